@@ -1,0 +1,1251 @@
+/* ptcodec.h - Intel Processor Trace packet codec, v0.1.0 (license at end of file)
+
+   One header, no allocation, no globals, no I/O. Packets are encoded and
+   decoded byte for byte as the Intel SDM (Vol. 3C, "Intel Processor Trace")
+   defines them; SPEC.md in the ptcodec repository is the contract for every
+   behaviour described here.
+
+   USAGE
+     In exactly one C or C++ file:
+         #define PTCODEC_IMPLEMENTATION
+         #include "ptcodec.h"
+     Everywhere else just #include "ptcodec.h".
+
+   BUILD OPTIONS (define before including the header)
+     PTCODEC_IMPLEMENTATION  emit the function bodies in this translation unit
+     PTCODEC_STATIC          make every function static to this translation
+                             unit (use together with PTCODEC_IMPLEMENTATION)
+     PTC_ASSERT(x)           check internal invariants (default: nothing);
+                             never used for input validation - bad input
+                             always comes back as an error status
+
+   SECTIONS (they follow SPEC.md)
+     1. Status codes            ptc_status, ptc_status_name()
+     2. Packets                 ptc_packet, ptc_packet_type
+     3. Single-packet decode    ptc_decode_packet()
+     4. Encoding                ptc_encode_packet()
+     5. Stream decoding         ptc_decoder, ptc_item
+*/
+#ifndef PTCODEC_H_INCLUDED
+#define PTCODEC_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PTCODEC_VERSION_MAJOR 0
+#define PTCODEC_VERSION_MINOR 1
+#define PTCODEC_VERSION_PATCH 0
+#define PTCODEC_VERSION_STRING "0.1.0"
+
+#if defined(PTCODEC_STATIC)
+#  if defined(__GNUC__) || defined(__clang__)
+#    define PTCDEF static __attribute__((unused))
+#  else
+#    define PTCDEF static
+#  endif
+#else
+#  define PTCDEF extern
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ===================================================================== */
+/* 1. Status codes                                                        */
+/* ===================================================================== */
+
+/* X(enumerator, value, name, message). Values >= 0 are not errors:
+   PTC_NEED_INPUT and PTC_END only come from ptc_decoder_next(). */
+#define PTC_STATUS_LIST(X) \
+    X(PTC_OK,               0, "ok",           "success") \
+    X(PTC_NEED_INPUT,       1, "need_input",   "all input given so far is used; feed the next chunk or finish") \
+    X(PTC_END,              2, "end",          "the input is finished and everything in it was reported") \
+    X(PTC_ERR_TRUNCATED,   -1, "truncated",    "the input ends inside a packet") \
+    X(PTC_ERR_BAD_OPCODE,  -2, "bad_opcode",   "these bytes are not the opcode of any packet") \
+    X(PTC_ERR_BAD_IPBYTES, -3, "bad_ipbytes",  "IP packet with a reserved IPBytes value (101b or 111b)") \
+    X(PTC_ERR_RESERVED,    -4, "reserved_value", "a field holds a value that the SDM reserves") \
+    X(PTC_ERR_BAD_PSB,     -5, "bad_psb",      "02 82 starts a PSB but the 16-byte pattern is broken") \
+    X(PTC_ERR_EMPTY_TNT,   -6, "empty_tnt",    "TNT-64 payload without a stop bit and at least one branch") \
+    X(PTC_ERR_CYC_OVERFLOW,-7, "cyc_overflow", "CYC packet whose cycle count does not fit in 64 bits") \
+    X(PTC_ERR_NO_PSB,      -8, "no_psb",       "no PSB in the input to synchronize on; nothing was decoded") \
+    X(PTC_ERR_RANGE,       -9, "out_of_range", "a field value cannot be represented in the packet") \
+    X(PTC_ERR_NO_SPACE,   -10, "no_space",     "the output buffer is too small for the packet") \
+    X(PTC_ERR_BAD_TYPE,   -11, "bad_type",     "not a packet type") \
+    X(PTC_ERR_BAD_ARGUMENT,-12,"bad_argument", "a required pointer is NULL or an argument is invalid") \
+    X(PTC_ERR_BAD_STATE,  -13, "bad_state",    "the call is not allowed in the decoder's current state")
+
+typedef enum ptc_status {
+#define PTC__X(e, v, n, m) e = v,
+    PTC_STATUS_LIST(PTC__X)
+#undef PTC__X
+    PTC_STATUS_MIN_ = -13
+} ptc_status;
+
+/* Short stable name ("truncated"), for logs and JSON. Never NULL. */
+PTCDEF const char *ptc_status_name(ptc_status status);
+/* One-sentence explanation. Never NULL. */
+PTCDEF const char *ptc_status_message(ptc_status status);
+
+PTCDEF const char *ptc_version(void);
+
+/* ===================================================================== */
+/* 2. Packets                                                             */
+/* ===================================================================== */
+
+/* X(enumerator, json name, libipt ptdump name) */
+#define PTC_PACKET_LIST(X) \
+    X(PTC_PAD,       "pad",       "pad") \
+    X(PTC_PSB,       "psb",       "psb") \
+    X(PTC_PSBEND,    "psbend",    "psbend") \
+    X(PTC_TNT8,      "tnt8",      "tnt.8") \
+    X(PTC_TNT64,     "tnt64",     "tnt.64") \
+    X(PTC_TIP,       "tip",       "tip") \
+    X(PTC_TIP_PGE,   "tip_pge",   "tip.pge") \
+    X(PTC_TIP_PGD,   "tip_pgd",   "tip.pgd") \
+    X(PTC_FUP,       "fup",       "fup") \
+    X(PTC_MODE_EXEC, "mode_exec", "mode.exec") \
+    X(PTC_MODE_TSX,  "mode_tsx",  "mode.tsx") \
+    X(PTC_PIP,       "pip",       "pip") \
+    X(PTC_VMCS,      "vmcs",      "vmcs") \
+    X(PTC_OVF,       "ovf",       "ovf") \
+    X(PTC_TSC,       "tsc",       "tsc") \
+    X(PTC_TMA,       "tma",       "tma") \
+    X(PTC_MTC,       "mtc",       "mtc") \
+    X(PTC_CYC,       "cyc",       "cyc") \
+    X(PTC_CBR,       "cbr",       "cbr") \
+    X(PTC_MNT,       "mnt",       "mnt") \
+    X(PTC_PTW,       "ptw",       "ptw") \
+    X(PTC_EXSTOP,    "exstop",    "exstop") \
+    X(PTC_MWAIT,     "mwait",     "mwait") \
+    X(PTC_PWRE,      "pwre",      "pwre") \
+    X(PTC_PWRX,      "pwrx",      "pwrx") \
+    X(PTC_STOP,      "stop",      "stop") \
+    X(PTC_BBP,       "bbp",       "bbp") \
+    X(PTC_BIP,       "bip",       "bip") \
+    X(PTC_BEP,       "bep",       "bep") \
+    X(PTC_CFE,       "cfe",       "cfe") \
+    X(PTC_EVD,       "evd",       "evd") \
+    X(PTC_TRIG,      "trig",      "trig")
+
+typedef enum ptc_packet_type {
+    PTC_NONE = 0, /* a zeroed packet: not a packet; the encoder refuses it */
+#define PTC__X(e, j, d) e,
+    PTC_PACKET_LIST(PTC__X)
+#undef PTC__X
+    PTC_PACKET_TYPE_COUNT
+} ptc_packet_type;
+
+/* "tip_pge"; "none" for PTC_NONE and out-of-range values. */
+PTCDEF const char *ptc_packet_type_name(ptc_packet_type type);
+/* The name libipt's ptdump prints ("tip.pge"). */
+PTCDEF const char *ptc_packet_type_dump_name(ptc_packet_type type);
+
+/* The largest packet (PSB) is 16 bytes; no packet is longer. */
+#define PTC_MAX_PACKET_SIZE 16
+
+/* IPBytes values of TIP, TIP.PGE, TIP.PGD and FUP (SDM names in brackets). */
+enum {
+    PTC_IPC_SUPPRESSED = 0, /* no payload, IP not given              */
+    PTC_IPC_UPDATE_16  = 1, /* payload = IP[15:0], rest from last IP */
+    PTC_IPC_UPDATE_32  = 2, /* payload = IP[31:0], rest from last IP */
+    PTC_IPC_SEXT_48    = 3, /* payload = IP[47:0], sign-extended     */
+    PTC_IPC_UPDATE_48  = 4, /* payload = IP[47:0], rest from last IP */
+    PTC_IPC_FULL       = 6  /* payload = IP[63:0]                    */
+};
+
+/* One decoded packet, or one packet to encode. Every field is the value in
+   the packet's bytes; fields named "reserved" keep bits the SDM reserves but
+   decoders accept, so that encoding a decoded packet gives its exact bytes.
+   Unused union members must be zero when encoding (a zeroed struct plus
+   the fields you need is always right). */
+typedef struct ptc_packet {
+    ptc_packet_type type;
+    uint8_t size; /* bytes on the wire; on encode only read for CYC, see SPEC */
+    union {
+        /* TNT8 (1..6 branches) and TNT64 (1..47 branches). Bit count-1 of
+           bits is the oldest branch, bit 0 the newest; 1 = taken. */
+        struct { uint8_t count; uint64_t bits; } tnt;
+        /* TIP, TIP_PGE, TIP_PGD, FUP: ipc is IPBytes, payload the raw,
+           zero-extended IP bytes of the packet (before decompression). */
+        struct { uint8_t ipc; uint64_t payload; } ip;
+        struct { uint8_t csl, csd, if_flag, reserved; } mode_exec; /* reserved = byte1 bits 4:3 */
+        struct { uint8_t intx, abrt, reserved; } mode_tsx;          /* reserved = byte1 bits 4:2 */
+        struct { uint64_t cr3; uint8_t nr; } pip;  /* cr3: bits 51:5 significant */
+        struct { uint64_t base; } vmcs;            /* VMCS address: bits 51:12    */
+        struct { uint64_t tsc; } tsc;              /* TSC[55:0]                   */
+        struct { uint16_t ctc; uint16_t fc; } tma; /* CTC[15:0], FastCounter[8:0] */
+        struct { uint8_t ctc; } mtc;               /* CTC[N+7:N]                  */
+        struct { uint64_t cycles; } cyc;
+        struct { uint8_t ratio; uint8_t reserved; } cbr;
+        struct { uint64_t payload; } mnt;
+        /* bytes: 4 or 8; ip: a FUP with the PTWRITE's IP follows */
+        struct { uint64_t payload; uint8_t bytes; uint8_t ip; } ptw;
+        struct { uint8_t ip; } exstop;
+        struct { uint32_t hints; uint32_t ext; } mwait;
+        /* state/sub_state: raw 4-bit fields; C-state n is coded (n-1) mod 16.
+           hw: byte 2 bit 7 (C-state entry initiated by hardware);
+           reserved: byte 2 bits 6:0 (libipt reads its "hw" from bit 3). */
+        struct { uint8_t state, sub_state, hw, reserved; } pwre;
+        /* last/deepest: raw 4-bit core C-state fields, (n-1) mod 16;
+           wake: byte 3 bits 3:0 (bit 0 interrupt, 2 monitor store, 3 hw);
+           reserved: byte 3 bits 7:4 then bytes 4..6, as bits 27:0. */
+        struct { uint8_t last, deepest, wake; uint32_t reserved; } pwrx;
+        /* sz = 1: the block's BIPs carry 4-byte items, 0: 8-byte items */
+        struct { uint8_t sz, block_type, reserved; } bbp;
+        /* bytes: 4 or 8 (set by the enclosing BBP) */
+        struct { uint8_t id; uint8_t bytes; uint64_t value; } bip;
+        struct { uint8_t ip; } bep;
+        struct { uint8_t ip, cfe_type, vector, reserved; } cfe; /* reserved: byte 2 bits 6:5 */
+        struct { uint8_t evd_type, reserved; uint64_t payload; } evd; /* reserved: byte 2 bits 7:5 */
+        /* icnt is present on the wire only when icntv is set */
+        struct { uint8_t trbv, ip, icntv, mult, reserved; uint16_t icnt; } trig;
+    } u;
+} ptc_packet;
+
+/* PEBS-via-PT block context. A BIP has no opcode of its own: its first byte
+   (bits 2:0 = 100b) is only a BIP between a BBP and the end of its block. */
+typedef enum ptc_block_ctx {
+    PTC_BLOCK_NONE = 0,
+    PTC_BLOCK_4    = 4, /* inside a block of 4-byte items */
+    PTC_BLOCK_8    = 8  /* inside a block of 8-byte items */
+} ptc_block_ctx;
+
+/* The block context after `pkt`, given the context before it. A BBP opens a
+   block; BIP, PAD, timing packets, FUP, MNT, EXSTOP, PWRE and PWRX keep it;
+   every other packet (BEP among them) closes it. */
+PTCDEF ptc_block_ctx ptc_block_ctx_after(ptc_block_ctx before, const ptc_packet *pkt);
+
+/* Field-by-field equality of two packets (only the fields of their type). */
+PTCDEF int ptc_packet_equal(const ptc_packet *a, const ptc_packet *b);
+
+/* ===================================================================== */
+/* 3. Single-packet decode                                                */
+/* ===================================================================== */
+
+/* Decodes the packet at buf[0]. Reads at most min(len, PTC_MAX_PACKET_SIZE)
+   bytes. Returns PTC_OK (pkt filled, pkt->size > 0), PTC_ERR_TRUNCATED when
+   the bytes so far are a valid beginning of a packet but len is too short,
+   or a malformed-input error (bad_opcode, bad_ipbytes, reserved_value,
+   bad_psb, empty_tnt, cyc_overflow). `blk` is the PEBS block context. */
+PTCDEF ptc_status ptc_decode_packet(const uint8_t *buf, size_t len,
+                                    ptc_block_ctx blk, ptc_packet *pkt);
+
+/* ===================================================================== */
+/* 4. Encoding                                                            */
+/* ===================================================================== */
+
+/* Writes pkt's bytes to out. Refuses (and writes nothing) when a field
+   cannot be represented (PTC_ERR_RANGE), the type is unknown
+   (PTC_ERR_BAD_TYPE) or cap is too small (PTC_ERR_NO_SPACE). Anything it
+   writes decodes back to an equal packet. *written gets the size on
+   success and 0 otherwise; it may be NULL. */
+PTCDEF ptc_status ptc_encode_packet(const ptc_packet *pkt, uint8_t *out,
+                                    size_t cap, size_t *written);
+
+/* ===================================================================== */
+/* 5. Stream decoding                                                     */
+/* ===================================================================== */
+
+/* Decoder flags */
+#define PTC_DECODE_NO_SYNC 1u /* decode from the first byte; no PSB search */
+
+/* One thing the stream decoder reports: a packet or an error. */
+typedef struct ptc_item {
+    uint64_t offset;   /* stream offset of the packet or of the error */
+    ptc_status error;  /* PTC_OK for a packet, else what is wrong at offset */
+    ptc_packet pkt;    /* valid when error == PTC_OK */
+    /* TIP/TIP.PGE/TIP.PGD/FUP: the IP after decompression against the last
+       IP. ip_known is 1 when every bit of it is known (0 for a suppressed
+       IP, or compression against a last IP never fully seen). */
+    uint64_t ip;
+    uint8_t ip_known;
+} ptc_item;
+
+/* All fields are private; the struct is public so it can live anywhere.
+   Invariant: carry holds exactly the stream bytes [pos, chunk_off) when
+   pos < chunk_off (a packet or PSB that began before the current chunk);
+   otherwise pos lies inside the current chunk. */
+typedef struct ptc_decoder {
+    const uint8_t *chunk;      /* current chunk, owned by the caller      */
+    size_t chunk_len;          /* 0 once the chunk is used up             */
+    uint64_t chunk_off;        /* stream offset of chunk[0]               */
+    uint64_t pos;              /* stream offset of the next byte to decode */
+    uint64_t start_off;        /* stream offset of the first byte          */
+    uint8_t carry[PTC_MAX_PACKET_SIZE];
+    size_t carry_len;
+    uint64_t last_ip;
+    uint64_t last_ip_known;    /* mask of the bits of last_ip that are known */
+    unsigned flags;
+    int searching;             /* looking for a PSB                        */
+    int synced_once;           /* a PSB was found, or NO_SYNC              */
+    int finished;              /* no input after the current chunk         */
+    int done;                  /* everything was reported                  */
+    ptc_block_ctx block;
+} ptc_decoder;
+
+/* Prepares a decoder. base_offset is the stream offset of the first byte
+   that will be fed (for decoding from the middle of a file). */
+PTCDEF void ptc_decoder_init(ptc_decoder *dec, unsigned flags, uint64_t base_offset);
+
+/* Gives the next chunk of input. Allowed right after init and whenever
+   ptc_decoder_next() returned PTC_NEED_INPUT; otherwise PTC_ERR_BAD_STATE.
+   The decoder keeps a pointer into buf until it asks for more input, and
+   copies at most PTC_MAX_PACKET_SIZE-1 unfinished bytes before it does. */
+PTCDEF ptc_status ptc_decoder_feed(ptc_decoder *dec, const uint8_t *buf, size_t len);
+
+/* Declares that no input follows the current chunk. */
+PTCDEF void ptc_decoder_finish(ptc_decoder *dec);
+
+/* Convenience: init + feed(buf, len) + finish. */
+PTCDEF void ptc_decoder_init_buffer(ptc_decoder *dec, unsigned flags,
+                                    const uint8_t *buf, size_t len);
+
+/* Reports the next packet or error in *item and returns PTC_OK, or returns
+   PTC_NEED_INPUT (feed more, or finish) or PTC_END (nothing more, ever).
+   Rules (SPEC.md "Stream decoding"): without PTC_DECODE_NO_SYNC, bytes
+   before the first PSB are skipped; a malformed packet is reported at its
+   offset and decoding resumes at the next PSB after it; the input ending
+   inside a packet is a truncated error at that packet's offset; with no
+   PSB anywhere (sync mode, non-empty input) one no_psb error at the first
+   offset. Results never depend on how the input was split into chunks. */
+PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PTCODEC_H_INCLUDED */
+
+/* ===================================================================== */
+/*                          IMPLEMENTATION                                */
+/* ===================================================================== */
+#if defined(PTCODEC_IMPLEMENTATION) && !defined(PTCODEC_IMPLEMENTATION_ONCE)
+#define PTCODEC_IMPLEMENTATION_ONCE
+
+#include <string.h>
+
+#ifndef PTC_ASSERT
+#define PTC_ASSERT(x) ((void)0)
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define PTC__LIKELY(x) __builtin_expect(!!(x), 1)
+#  define PTC__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#  define PTC__LIKELY(x) (x)
+#  define PTC__UNLIKELY(x) (x)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- 1. Status codes ------------------------------------------------ */
+
+PTCDEF const char *ptc_status_name(ptc_status status)
+{
+    switch (status) {
+#define PTC__X(e, v, n, m) case e: return n;
+    PTC_STATUS_LIST(PTC__X)
+#undef PTC__X
+    default: return "unknown_status";
+    }
+}
+
+PTCDEF const char *ptc_status_message(ptc_status status)
+{
+    switch (status) {
+#define PTC__X(e, v, n, m) case e: return m;
+    PTC_STATUS_LIST(PTC__X)
+#undef PTC__X
+    default: return "not a ptcodec status code";
+    }
+}
+
+PTCDEF const char *ptc_version(void) { return PTCODEC_VERSION_STRING; }
+
+/* ---- 2. Packets ----------------------------------------------------- */
+
+PTCDEF const char *ptc_packet_type_name(ptc_packet_type type)
+{
+    switch (type) {
+#define PTC__X(e, j, d) case e: return j;
+    PTC_PACKET_LIST(PTC__X)
+#undef PTC__X
+    default: return "none";
+    }
+}
+
+PTCDEF const char *ptc_packet_type_dump_name(ptc_packet_type type)
+{
+    switch (type) {
+#define PTC__X(e, j, d) case e: return d;
+    PTC_PACKET_LIST(PTC__X)
+#undef PTC__X
+    default: return "none";
+    }
+}
+
+PTCDEF ptc_block_ctx ptc_block_ctx_after(ptc_block_ctx before, const ptc_packet *pkt)
+{
+    switch (pkt->type) {
+    case PTC_BBP:
+        return pkt->u.bbp.sz ? PTC_BLOCK_4 : PTC_BLOCK_8;
+    case PTC_BIP: case PTC_PAD: case PTC_TSC: case PTC_TMA: case PTC_MTC:
+    case PTC_CYC: case PTC_CBR: case PTC_FUP: case PTC_MNT: case PTC_EXSTOP:
+    case PTC_PWRE: case PTC_PWRX:
+        return before;
+    default:
+        return PTC_BLOCK_NONE;
+    }
+}
+
+PTCDEF int ptc_packet_equal(const ptc_packet *a, const ptc_packet *b)
+{
+    const ptc_packet *x = a, *y = b;
+    if (x->type != y->type || x->size != y->size) return 0;
+    switch (x->type) {
+    case PTC_TNT8: case PTC_TNT64:
+        return x->u.tnt.count == y->u.tnt.count && x->u.tnt.bits == y->u.tnt.bits;
+    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP:
+        return x->u.ip.ipc == y->u.ip.ipc && x->u.ip.payload == y->u.ip.payload;
+    case PTC_MODE_EXEC:
+        return x->u.mode_exec.csl == y->u.mode_exec.csl && x->u.mode_exec.csd == y->u.mode_exec.csd &&
+               x->u.mode_exec.if_flag == y->u.mode_exec.if_flag &&
+               x->u.mode_exec.reserved == y->u.mode_exec.reserved;
+    case PTC_MODE_TSX:
+        return x->u.mode_tsx.intx == y->u.mode_tsx.intx && x->u.mode_tsx.abrt == y->u.mode_tsx.abrt &&
+               x->u.mode_tsx.reserved == y->u.mode_tsx.reserved;
+    case PTC_PIP: return x->u.pip.cr3 == y->u.pip.cr3 && x->u.pip.nr == y->u.pip.nr;
+    case PTC_VMCS: return x->u.vmcs.base == y->u.vmcs.base;
+    case PTC_TSC: return x->u.tsc.tsc == y->u.tsc.tsc;
+    case PTC_TMA: return x->u.tma.ctc == y->u.tma.ctc && x->u.tma.fc == y->u.tma.fc;
+    case PTC_MTC: return x->u.mtc.ctc == y->u.mtc.ctc;
+    case PTC_CYC: return x->u.cyc.cycles == y->u.cyc.cycles;
+    case PTC_CBR: return x->u.cbr.ratio == y->u.cbr.ratio && x->u.cbr.reserved == y->u.cbr.reserved;
+    case PTC_MNT: return x->u.mnt.payload == y->u.mnt.payload;
+    case PTC_PTW:
+        return x->u.ptw.payload == y->u.ptw.payload && x->u.ptw.bytes == y->u.ptw.bytes &&
+               x->u.ptw.ip == y->u.ptw.ip;
+    case PTC_EXSTOP: return x->u.exstop.ip == y->u.exstop.ip;
+    case PTC_MWAIT: return x->u.mwait.hints == y->u.mwait.hints && x->u.mwait.ext == y->u.mwait.ext;
+    case PTC_PWRE:
+        return x->u.pwre.state == y->u.pwre.state && x->u.pwre.sub_state == y->u.pwre.sub_state &&
+               x->u.pwre.hw == y->u.pwre.hw && x->u.pwre.reserved == y->u.pwre.reserved;
+    case PTC_PWRX:
+        return x->u.pwrx.last == y->u.pwrx.last && x->u.pwrx.deepest == y->u.pwrx.deepest &&
+               x->u.pwrx.wake == y->u.pwrx.wake && x->u.pwrx.reserved == y->u.pwrx.reserved;
+    case PTC_BBP:
+        return x->u.bbp.sz == y->u.bbp.sz && x->u.bbp.block_type == y->u.bbp.block_type &&
+               x->u.bbp.reserved == y->u.bbp.reserved;
+    case PTC_BIP:
+        return x->u.bip.id == y->u.bip.id && x->u.bip.bytes == y->u.bip.bytes &&
+               x->u.bip.value == y->u.bip.value;
+    case PTC_BEP: return x->u.bep.ip == y->u.bep.ip;
+    case PTC_CFE:
+        return x->u.cfe.ip == y->u.cfe.ip && x->u.cfe.cfe_type == y->u.cfe.cfe_type &&
+               x->u.cfe.vector == y->u.cfe.vector && x->u.cfe.reserved == y->u.cfe.reserved;
+    case PTC_EVD:
+        return x->u.evd.evd_type == y->u.evd.evd_type && x->u.evd.reserved == y->u.evd.reserved &&
+               x->u.evd.payload == y->u.evd.payload;
+    case PTC_TRIG:
+        return x->u.trig.trbv == y->u.trig.trbv && x->u.trig.ip == y->u.trig.ip &&
+               x->u.trig.icntv == y->u.trig.icntv && x->u.trig.mult == y->u.trig.mult &&
+               x->u.trig.reserved == y->u.trig.reserved &&
+               (!x->u.trig.icntv || x->u.trig.icnt == y->u.trig.icnt);
+    default:
+        return 1; /* PAD, PSB, PSBEND, OVF, STOP carry nothing */
+    }
+}
+
+/* ---- 3. Single-packet decode ---------------------------------------- */
+
+/* What the first byte says. One table lookup replaces the SDM's decision
+   tree; the table is computed by the compiler from PTC__FIRST_CLASS, which
+   states the rule once. */
+enum {
+    PTC__K_BAD = 0, PTC__K_PAD, PTC__K_EXT, PTC__K_TSC, PTC__K_MTC, PTC__K_MODE,
+    PTC__K_TRIG, PTC__K_CYC, PTC__K_TNT8, PTC__K_TIP, PTC__K_TIP_PGE,
+    PTC__K_TIP_PGD, PTC__K_FUP, PTC__K_BAD_IPC
+};
+
+/* IP packet with IPBytes (bits 7:5) 101b or 111b */
+#define PTC__IPC_RESERVED(b) ((((b) >> 5) & 7) == 5 || (((b) >> 5) & 7) == 7)
+#define PTC__IP_FAMILY(b, k) (PTC__IPC_RESERVED(b) ? PTC__K_BAD_IPC : (k))
+#define PTC__FIRST_CLASS(b) \
+    ((b) == 0x00 ? PTC__K_PAD : (b) == 0x02 ? PTC__K_EXT : (b) == 0x19 ? PTC__K_TSC : \
+     (b) == 0x59 ? PTC__K_MTC : (b) == 0x99 ? PTC__K_MODE : (b) == 0xD9 ? PTC__K_TRIG : \
+     ((b) & 3) == 3 ? PTC__K_CYC : ((b) & 1) == 0 ? PTC__K_TNT8 : \
+     ((b) & 0x1F) == 0x01 ? PTC__IP_FAMILY(b, PTC__K_TIP_PGD) : \
+     ((b) & 0x1F) == 0x0D ? PTC__IP_FAMILY(b, PTC__K_TIP) : \
+     ((b) & 0x1F) == 0x11 ? PTC__IP_FAMILY(b, PTC__K_TIP_PGE) : \
+     ((b) & 0x1F) == 0x1D ? PTC__IP_FAMILY(b, PTC__K_FUP) : PTC__K_BAD)
+
+/* What the byte after 0x02 says: a packet type, or 0 = bad opcode. PTW's
+   reserved PayloadBytes values (2, 3) map to PTC__X_PTW_RSVD. MNT sits
+   behind a second escape (02 C3 88). */
+#define PTC__X_PTW_RSVD ((ptc_packet_type)(PTC_PACKET_TYPE_COUNT + 0))
+#define PTC__X_MNT_ESC ((ptc_packet_type)(PTC_PACKET_TYPE_COUNT + 1))
+#define PTC__EXT_CLASS(b) \
+    ((b) == 0x82 ? PTC_PSB : (b) == 0x23 ? PTC_PSBEND : (b) == 0xF3 ? PTC_OVF : \
+     (b) == 0x03 ? PTC_CBR : (b) == 0x73 ? PTC_TMA : (b) == 0x43 ? PTC_PIP : \
+     (b) == 0xC8 ? PTC_VMCS : (b) == 0xA3 ? PTC_TNT64 : (b) == 0x83 ? PTC_STOP : \
+     (b) == 0xC3 ? PTC__X_MNT_ESC : ((b) & 0x7F) == 0x62 ? PTC_EXSTOP : \
+     (b) == 0xC2 ? PTC_MWAIT : (b) == 0x22 ? PTC_PWRE : (b) == 0xA2 ? PTC_PWRX : \
+     ((b) & 0x1F) == 0x12 ? ((((b) >> 5) & 3) >= 2 ? PTC__X_PTW_RSVD : PTC_PTW) : \
+     (b) == 0x13 ? PTC_CFE : (b) == 0x53 ? PTC_EVD : (b) == 0x63 ? PTC_BBP : \
+     ((b) & 0x7F) == 0x33 ? PTC_BEP : PTC_NONE)
+
+#define PTC__R4(M, b) M(b), M((b) + 1), M((b) + 2), M((b) + 3)
+#define PTC__R16(M, b) PTC__R4(M, b), PTC__R4(M, (b) + 4), PTC__R4(M, (b) + 8), PTC__R4(M, (b) + 12)
+#define PTC__R64(M, b) PTC__R16(M, b), PTC__R16(M, (b) + 16), PTC__R16(M, (b) + 32), PTC__R16(M, (b) + 48)
+#define PTC__R256(M) PTC__R64(M, 0), PTC__R64(M, 64), PTC__R64(M, 128), PTC__R64(M, 192)
+
+static const uint8_t ptc__first_class[256] = { PTC__R256(PTC__FIRST_CLASS) };
+static const uint8_t ptc__ext_class[256] = { PTC__R256(PTC__EXT_CLASS) };
+
+/* Payload bytes for each IPBytes value; reserved values never get here. */
+static const uint8_t ptc__ipc_bytes[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
+
+static const uint8_t ptc__psb_pattern[16] = {
+    0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+    0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82
+};
+
+/* Little-endian load of n (<= 8) bytes. */
+static uint64_t ptc__le(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    unsigned i;
+    for (i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static void ptc__put_le(uint8_t *p, uint64_t v, unsigned n)
+{
+    unsigned i;
+    for (i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Index of the most significant set bit; v != 0. */
+static unsigned ptc__msb(uint64_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return 63u - (unsigned)__builtin_clzll(v);
+#else
+    unsigned r = 0;
+    while (v >>= 1) r++;
+    return r;
+#endif
+}
+
+static ptc_status ptc__decode_cyc(const uint8_t *buf, size_t len, ptc_packet *pkt)
+{
+    uint64_t v = buf[0] >> 3;
+    size_t i;
+    if (!(buf[0] & 4)) {
+        pkt->size = 1;
+        pkt->u.cyc.cycles = v;
+        return PTC_OK;
+    }
+    /* Byte i (i >= 1) carries cycle bits [5+7(i-1) +6 : 5+7(i-1)]. A 64-bit
+       count needs at most 10 bytes, and byte 10 may only use its low 3
+       payload bits (cycle bits 63:61). */
+    for (i = 1; i < 10; i++) {
+        uint8_t b;
+        if (i >= len) return PTC_ERR_TRUNCATED;
+        b = buf[i];
+        if (i == 9 && ((b >> 4) != 0 || (b & 1))) return PTC_ERR_CYC_OVERFLOW;
+        v |= (uint64_t)(b >> 1) << (5 + 7 * (i - 1));
+        if (!(b & 1)) {
+            pkt->size = (uint8_t)(i + 1);
+            pkt->u.cyc.cycles = v;
+            return PTC_OK;
+        }
+    }
+    return PTC_ERR_CYC_OVERFLOW; /* not reached: i == 9 returns above */
+}
+
+static ptc_status ptc__decode_ext(const uint8_t *buf, size_t len, ptc_packet *pkt)
+{
+    unsigned k;
+    uint8_t b1;
+    if (len < 2) return PTC_ERR_TRUNCATED;
+    b1 = buf[1];
+    k = ptc__ext_class[b1];
+    switch (k) {
+    case PTC_NONE: return PTC_ERR_BAD_OPCODE;
+    case PTC__X_PTW_RSVD: return PTC_ERR_RESERVED;
+    case PTC_PSB: {
+        size_t n = len < 16 ? len : 16;
+        if (memcmp(buf, ptc__psb_pattern, n) != 0) return PTC_ERR_BAD_PSB;
+        if (n < 16) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_PSB; pkt->size = 16;
+        return PTC_OK;
+    }
+    case PTC__X_MNT_ESC:
+        if (len < 3) return PTC_ERR_TRUNCATED;
+        if (buf[2] != 0x88) return PTC_ERR_BAD_OPCODE;
+        if (len < 11) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_MNT; pkt->size = 11;
+        pkt->u.mnt.payload = ptc__le(buf + 3, 8);
+        return PTC_OK;
+    case PTC_PSBEND: case PTC_OVF: case PTC_STOP:
+        pkt->type = (ptc_packet_type)k; pkt->size = 2;
+        return PTC_OK;
+    case PTC_EXSTOP:
+        pkt->type = PTC_EXSTOP; pkt->size = 2; pkt->u.exstop.ip = (uint8_t)(b1 >> 7);
+        return PTC_OK;
+    case PTC_BEP:
+        pkt->type = PTC_BEP; pkt->size = 2; pkt->u.bep.ip = (uint8_t)(b1 >> 7);
+        return PTC_OK;
+    case PTC_CBR:
+        if (len < 4) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_CBR; pkt->size = 4;
+        pkt->u.cbr.ratio = buf[2]; pkt->u.cbr.reserved = buf[3];
+        return PTC_OK;
+    case PTC_TMA:
+        if (len < 7) return PTC_ERR_TRUNCATED;
+        if (buf[4] != 0 || (buf[6] & 0xFE) != 0) return PTC_ERR_RESERVED;
+        pkt->type = PTC_TMA; pkt->size = 7;
+        pkt->u.tma.ctc = (uint16_t)ptc__le(buf + 2, 2);
+        pkt->u.tma.fc = (uint16_t)(buf[5] | ((buf[6] & 1u) << 8));
+        return PTC_OK;
+    case PTC_PIP: {
+        uint64_t p;
+        if (len < 8) return PTC_ERR_TRUNCATED;
+        p = ptc__le(buf + 2, 6);
+        pkt->type = PTC_PIP; pkt->size = 8;
+        pkt->u.pip.nr = (uint8_t)(p & 1);
+        pkt->u.pip.cr3 = (p >> 1) << 5;
+        return PTC_OK;
+    }
+    case PTC_VMCS:
+        if (len < 7) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_VMCS; pkt->size = 7;
+        pkt->u.vmcs.base = ptc__le(buf + 2, 5) << 12;
+        return PTC_OK;
+    case PTC_TNT64: {
+        uint64_t p;
+        unsigned stop;
+        if (len < 8) return PTC_ERR_TRUNCATED;
+        p = ptc__le(buf + 2, 6);
+        if (p < 2) return PTC_ERR_EMPTY_TNT;
+        stop = ptc__msb(p);
+        pkt->type = PTC_TNT64; pkt->size = 8;
+        pkt->u.tnt.count = (uint8_t)stop;
+        pkt->u.tnt.bits = p & ((UINT64_C(1) << stop) - 1);
+        return PTC_OK;
+    }
+    case PTC_MWAIT:
+        if (len < 10) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_MWAIT; pkt->size = 10;
+        pkt->u.mwait.hints = (uint32_t)ptc__le(buf + 2, 4);
+        pkt->u.mwait.ext = (uint32_t)ptc__le(buf + 6, 4);
+        return PTC_OK;
+    case PTC_PWRE:
+        if (len < 4) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_PWRE; pkt->size = 4;
+        pkt->u.pwre.hw = (uint8_t)(buf[2] >> 7);
+        pkt->u.pwre.reserved = (uint8_t)(buf[2] & 0x7F);
+        pkt->u.pwre.state = (uint8_t)(buf[3] >> 4);
+        pkt->u.pwre.sub_state = (uint8_t)(buf[3] & 0xF);
+        return PTC_OK;
+    case PTC_PWRX:
+        if (len < 7) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_PWRX; pkt->size = 7;
+        pkt->u.pwrx.deepest = (uint8_t)(buf[2] & 0xF);
+        pkt->u.pwrx.last = (uint8_t)(buf[2] >> 4);
+        pkt->u.pwrx.wake = (uint8_t)(buf[3] & 0xF);
+        pkt->u.pwrx.reserved = (uint32_t)(buf[3] >> 4) | ((uint32_t)ptc__le(buf + 4, 3) << 4);
+        return PTC_OK;
+    case PTC_PTW: {
+        unsigned n = (b1 & 0x20) ? 8u : 4u;
+        if (len < 2 + (size_t)n) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_PTW; pkt->size = (uint8_t)(2 + n);
+        pkt->u.ptw.bytes = (uint8_t)n;
+        pkt->u.ptw.ip = (uint8_t)(b1 >> 7);
+        pkt->u.ptw.payload = ptc__le(buf + 2, n);
+        return PTC_OK;
+    }
+    case PTC_CFE:
+        if (len < 4) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_CFE; pkt->size = 4;
+        pkt->u.cfe.ip = (uint8_t)(buf[2] >> 7);
+        pkt->u.cfe.reserved = (uint8_t)((buf[2] >> 5) & 3);
+        pkt->u.cfe.cfe_type = (uint8_t)(buf[2] & 0x1F);
+        pkt->u.cfe.vector = buf[3];
+        return PTC_OK;
+    case PTC_EVD:
+        if (len < 11) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_EVD; pkt->size = 11;
+        pkt->u.evd.evd_type = (uint8_t)(buf[2] & 0x1F);
+        pkt->u.evd.reserved = (uint8_t)(buf[2] >> 5);
+        pkt->u.evd.payload = ptc__le(buf + 3, 8);
+        return PTC_OK;
+    case PTC_BBP:
+        if (len < 3) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_BBP; pkt->size = 3;
+        pkt->u.bbp.sz = (uint8_t)(buf[2] >> 7);
+        pkt->u.bbp.reserved = (uint8_t)((buf[2] >> 5) & 3);
+        pkt->u.bbp.block_type = (uint8_t)(buf[2] & 0x1F);
+        return PTC_OK;
+    default:
+        PTC_ASSERT(0);
+        return PTC_ERR_BAD_OPCODE;
+    }
+}
+
+PTCDEF ptc_status ptc_decode_packet(const uint8_t *buf, size_t len,
+                                    ptc_block_ctx blk, ptc_packet *pkt)
+{
+    uint8_t b0;
+    if (!pkt || (!buf && len)) return PTC_ERR_BAD_ARGUMENT;
+    memset(pkt, 0, sizeof *pkt);
+    if (len == 0) return PTC_ERR_TRUNCATED;
+    b0 = buf[0];
+    if (blk != PTC_BLOCK_NONE && (b0 & 7) == 4) {
+        unsigned n = blk == PTC_BLOCK_4 ? 4u : 8u;
+        if (len < 1 + (size_t)n) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_BIP; pkt->size = (uint8_t)(1 + n);
+        pkt->u.bip.id = (uint8_t)(b0 >> 3);
+        pkt->u.bip.bytes = (uint8_t)n;
+        pkt->u.bip.value = ptc__le(buf + 1, n);
+        return PTC_OK;
+    }
+    switch (ptc__first_class[b0]) {
+    case PTC__K_PAD:
+        pkt->type = PTC_PAD; pkt->size = 1;
+        return PTC_OK;
+    case PTC__K_TNT8: {
+        unsigned stop = ptc__msb(b0); /* b0 >= 4 here: 0 and 2 have own classes */
+        pkt->type = PTC_TNT8; pkt->size = 1;
+        pkt->u.tnt.count = (uint8_t)(stop - 1);
+        pkt->u.tnt.bits = (uint64_t)((b0 >> 1) & ((1u << (stop - 1)) - 1));
+        return PTC_OK;
+    }
+    case PTC__K_CYC:
+        pkt->type = PTC_CYC;
+        return ptc__decode_cyc(buf, len, pkt);
+    case PTC__K_TIP: case PTC__K_TIP_PGE: case PTC__K_TIP_PGD: case PTC__K_FUP: {
+        static const ptc_packet_type types[4] = { PTC_TIP, PTC_TIP_PGE, PTC_TIP_PGD, PTC_FUP };
+        unsigned ipc = b0 >> 5, n = ptc__ipc_bytes[ipc];
+        if (len < 1 + (size_t)n) return PTC_ERR_TRUNCATED;
+        pkt->type = types[ptc__first_class[b0] - PTC__K_TIP];
+        pkt->size = (uint8_t)(1 + n);
+        pkt->u.ip.ipc = (uint8_t)ipc;
+        pkt->u.ip.payload = ptc__le(buf + 1, n);
+        return PTC_OK;
+    }
+    case PTC__K_EXT:
+        return ptc__decode_ext(buf, len, pkt);
+    case PTC__K_MTC:
+        if (len < 2) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_MTC; pkt->size = 2; pkt->u.mtc.ctc = buf[1];
+        return PTC_OK;
+    case PTC__K_TSC:
+        if (len < 8) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_TSC; pkt->size = 8; pkt->u.tsc.tsc = ptc__le(buf + 1, 7);
+        return PTC_OK;
+    case PTC__K_MODE: {
+        uint8_t b1;
+        if (len < 2) return PTC_ERR_TRUNCATED;
+        b1 = buf[1];
+        switch (b1 >> 5) {
+        case 0:
+            pkt->type = PTC_MODE_EXEC; pkt->size = 2;
+            pkt->u.mode_exec.csl = (uint8_t)(b1 & 1);
+            pkt->u.mode_exec.csd = (uint8_t)((b1 >> 1) & 1);
+            pkt->u.mode_exec.if_flag = (uint8_t)((b1 >> 2) & 1);
+            pkt->u.mode_exec.reserved = (uint8_t)((b1 >> 3) & 3);
+            return PTC_OK;
+        case 1:
+            pkt->type = PTC_MODE_TSX; pkt->size = 2;
+            pkt->u.mode_tsx.intx = (uint8_t)(b1 & 1);
+            pkt->u.mode_tsx.abrt = (uint8_t)((b1 >> 1) & 1);
+            pkt->u.mode_tsx.reserved = (uint8_t)((b1 >> 2) & 7);
+            return PTC_OK;
+        default:
+            return PTC_ERR_RESERVED;
+        }
+    }
+    case PTC__K_TRIG: {
+        uint8_t b1;
+        size_t n;
+        if (len < 2) return PTC_ERR_TRUNCATED;
+        b1 = buf[1];
+        n = (b1 & 0x40) ? 5 : 3;
+        if (len < n) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_TRIG; pkt->size = (uint8_t)n;
+        pkt->u.trig.ip = (uint8_t)(b1 >> 7);
+        pkt->u.trig.icntv = (uint8_t)((b1 >> 6) & 1);
+        pkt->u.trig.mult = (uint8_t)((b1 >> 5) & 1);
+        pkt->u.trig.reserved = (uint8_t)(b1 & 0x1F);
+        pkt->u.trig.trbv = buf[2];
+        if (n == 5) pkt->u.trig.icnt = (uint16_t)ptc__le(buf + 3, 2);
+        return PTC_OK;
+    }
+    case PTC__K_BAD_IPC:
+        return PTC_ERR_BAD_IPBYTES;
+    default:
+        return PTC_ERR_BAD_OPCODE;
+    }
+}
+
+/* ---- 4. Encoding ---------------------------------------------------- */
+
+/* Bytes of the shortest CYC holding `cycles`: 5 bits in the first byte,
+   7 in each further one. */
+static unsigned ptc__cyc_min_size(uint64_t cycles)
+{
+    unsigned bits = cycles ? ptc__msb(cycles) + 1 : 1, n = 1;
+    while (bits > 5 + 7 * (n - 1)) n++;
+    return n;
+}
+
+/* Encodes into out (at least PTC_MAX_PACKET_SIZE bytes); returns the size
+   or a negative status. */
+static int ptc__encode(const ptc_packet *pkt, uint8_t *out)
+{
+#define PTC__NEED(cond) do { if (!(cond)) return PTC_ERR_RANGE; } while (0)
+    switch (pkt->type) {
+    case PTC_PAD: out[0] = 0; return 1;
+    case PTC_PSB: memcpy(out, ptc__psb_pattern, 16); return 16;
+    case PTC_PSBEND: out[0] = 2; out[1] = 0x23; return 2;
+    case PTC_OVF: out[0] = 2; out[1] = 0xF3; return 2;
+    case PTC_STOP: out[0] = 2; out[1] = 0x83; return 2;
+    case PTC_TNT8: {
+        unsigned c = pkt->u.tnt.count;
+        PTC__NEED(c >= 1 && c <= 6 && (pkt->u.tnt.bits >> c) == 0);
+        out[0] = (uint8_t)((((1u << c) | (unsigned)pkt->u.tnt.bits)) << 1);
+        return 1;
+    }
+    case PTC_TNT64: {
+        unsigned c = pkt->u.tnt.count;
+        PTC__NEED(c >= 1 && c <= 47 && (pkt->u.tnt.bits >> c) == 0);
+        out[0] = 2; out[1] = 0xA3;
+        ptc__put_le(out + 2, (UINT64_C(1) << c) | pkt->u.tnt.bits, 6);
+        return 8;
+    }
+    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP: {
+        static const uint8_t base[] = { 0x0D, 0x11, 0x01, 0x1D };
+        unsigned ipc = pkt->u.ip.ipc, n;
+        PTC__NEED(ipc <= 7 && ipc != 5 && ipc != 7);
+        n = ptc__ipc_bytes[ipc];
+        PTC__NEED(n == 8 || (pkt->u.ip.payload >> (8 * n)) == 0);
+        out[0] = (uint8_t)(base[pkt->type - PTC_TIP] | (ipc << 5));
+        ptc__put_le(out + 1, pkt->u.ip.payload, n);
+        return (int)(1 + n);
+    }
+    case PTC_MODE_EXEC:
+        PTC__NEED(pkt->u.mode_exec.csl <= 1 && pkt->u.mode_exec.csd <= 1 &&
+                  pkt->u.mode_exec.if_flag <= 1 && pkt->u.mode_exec.reserved <= 3);
+        out[0] = 0x99;
+        out[1] = (uint8_t)(pkt->u.mode_exec.csl | (pkt->u.mode_exec.csd << 1) |
+                           (pkt->u.mode_exec.if_flag << 2) | (pkt->u.mode_exec.reserved << 3));
+        return 2;
+    case PTC_MODE_TSX:
+        PTC__NEED(pkt->u.mode_tsx.intx <= 1 && pkt->u.mode_tsx.abrt <= 1 &&
+                  pkt->u.mode_tsx.reserved <= 7);
+        out[0] = 0x99;
+        out[1] = (uint8_t)(0x20 | pkt->u.mode_tsx.intx | (pkt->u.mode_tsx.abrt << 1) |
+                           (pkt->u.mode_tsx.reserved << 2));
+        return 2;
+    case PTC_PIP:
+        /* CR3 bits 51:5 travel; anything else would be silently lost. */
+        PTC__NEED((pkt->u.pip.cr3 & ~UINT64_C(0x000FFFFFFFFFFFE0)) == 0 && pkt->u.pip.nr <= 1);
+        out[0] = 2; out[1] = 0x43;
+        ptc__put_le(out + 2, ((pkt->u.pip.cr3 >> 5) << 1) | pkt->u.pip.nr, 6);
+        return 8;
+    case PTC_VMCS:
+        PTC__NEED((pkt->u.vmcs.base & ~UINT64_C(0x000FFFFFFFFFF000)) == 0);
+        out[0] = 2; out[1] = 0xC8;
+        ptc__put_le(out + 2, pkt->u.vmcs.base >> 12, 5);
+        return 7;
+    case PTC_TSC:
+        PTC__NEED((pkt->u.tsc.tsc >> 56) == 0);
+        out[0] = 0x19;
+        ptc__put_le(out + 1, pkt->u.tsc.tsc, 7);
+        return 8;
+    case PTC_TMA:
+        PTC__NEED(pkt->u.tma.fc <= 0x1FF);
+        out[0] = 2; out[1] = 0x73;
+        ptc__put_le(out + 2, pkt->u.tma.ctc, 2);
+        out[4] = 0;
+        out[5] = (uint8_t)pkt->u.tma.fc;
+        out[6] = (uint8_t)(pkt->u.tma.fc >> 8);
+        return 7;
+    case PTC_MTC: out[0] = 0x59; out[1] = pkt->u.mtc.ctc; return 2;
+    case PTC_CYC: {
+        uint64_t v = pkt->u.cyc.cycles;
+        unsigned n = ptc__cyc_min_size(v), i;
+        if (pkt->size != 0) {
+            /* An explicit size asks for that exact (possibly longer than
+               necessary) encoding, so decoded packets re-encode exactly. */
+            PTC__NEED(pkt->size >= n && pkt->size <= 10);
+            n = pkt->size;
+        }
+        out[0] = (uint8_t)(3 | ((v & 0x1F) << 3) | (n > 1 ? 4 : 0));
+        v >>= 5;
+        for (i = 1; i < n; i++) {
+            out[i] = (uint8_t)(((v & 0x7F) << 1) | (i + 1 < n ? 1 : 0));
+            v >>= 7;
+        }
+        return (int)n;
+    }
+    case PTC_CBR:
+        out[0] = 2; out[1] = 0x03; out[2] = pkt->u.cbr.ratio; out[3] = pkt->u.cbr.reserved;
+        return 4;
+    case PTC_MNT:
+        out[0] = 2; out[1] = 0xC3; out[2] = 0x88;
+        ptc__put_le(out + 3, pkt->u.mnt.payload, 8);
+        return 11;
+    case PTC_PTW: {
+        unsigned n = pkt->u.ptw.bytes;
+        PTC__NEED((n == 4 || n == 8) && pkt->u.ptw.ip <= 1);
+        PTC__NEED(n == 8 || (pkt->u.ptw.payload >> 32) == 0);
+        out[0] = 2;
+        out[1] = (uint8_t)(0x12 | (n == 8 ? 0x20 : 0) | (pkt->u.ptw.ip << 7));
+        ptc__put_le(out + 2, pkt->u.ptw.payload, n);
+        return (int)(2 + n);
+    }
+    case PTC_EXSTOP:
+        PTC__NEED(pkt->u.exstop.ip <= 1);
+        out[0] = 2; out[1] = (uint8_t)(0x62 | (pkt->u.exstop.ip << 7));
+        return 2;
+    case PTC_MWAIT:
+        out[0] = 2; out[1] = 0xC2;
+        ptc__put_le(out + 2, pkt->u.mwait.hints, 4);
+        ptc__put_le(out + 6, pkt->u.mwait.ext, 4);
+        return 10;
+    case PTC_PWRE:
+        PTC__NEED(pkt->u.pwre.state <= 15 && pkt->u.pwre.sub_state <= 15 &&
+                  pkt->u.pwre.hw <= 1 && pkt->u.pwre.reserved <= 0x7F);
+        out[0] = 2; out[1] = 0x22;
+        out[2] = (uint8_t)((pkt->u.pwre.hw << 7) | pkt->u.pwre.reserved);
+        out[3] = (uint8_t)((pkt->u.pwre.state << 4) | pkt->u.pwre.sub_state);
+        return 4;
+    case PTC_PWRX:
+        PTC__NEED(pkt->u.pwrx.last <= 15 && pkt->u.pwrx.deepest <= 15 &&
+                  pkt->u.pwrx.wake <= 15 && pkt->u.pwrx.reserved <= 0x0FFFFFFF);
+        out[0] = 2; out[1] = 0xA2;
+        out[2] = (uint8_t)((pkt->u.pwrx.last << 4) | pkt->u.pwrx.deepest);
+        out[3] = (uint8_t)(((pkt->u.pwrx.reserved & 0xF) << 4) | pkt->u.pwrx.wake);
+        ptc__put_le(out + 4, pkt->u.pwrx.reserved >> 4, 3);
+        return 7;
+    case PTC_BBP:
+        PTC__NEED(pkt->u.bbp.sz <= 1 && pkt->u.bbp.block_type <= 0x1F && pkt->u.bbp.reserved <= 3);
+        out[0] = 2; out[1] = 0x63;
+        out[2] = (uint8_t)((pkt->u.bbp.sz << 7) | (pkt->u.bbp.reserved << 5) | pkt->u.bbp.block_type);
+        return 3;
+    case PTC_BIP: {
+        unsigned n = pkt->u.bip.bytes;
+        PTC__NEED((n == 4 || n == 8) && pkt->u.bip.id <= 0x1F);
+        PTC__NEED(n == 8 || (pkt->u.bip.value >> 32) == 0);
+        out[0] = (uint8_t)((pkt->u.bip.id << 3) | 4);
+        ptc__put_le(out + 1, pkt->u.bip.value, n);
+        return (int)(1 + n);
+    }
+    case PTC_BEP:
+        PTC__NEED(pkt->u.bep.ip <= 1);
+        out[0] = 2; out[1] = (uint8_t)(0x33 | (pkt->u.bep.ip << 7));
+        return 2;
+    case PTC_CFE:
+        PTC__NEED(pkt->u.cfe.ip <= 1 && pkt->u.cfe.cfe_type <= 0x1F && pkt->u.cfe.reserved <= 3);
+        out[0] = 2; out[1] = 0x13;
+        out[2] = (uint8_t)((pkt->u.cfe.ip << 7) | (pkt->u.cfe.reserved << 5) | pkt->u.cfe.cfe_type);
+        out[3] = pkt->u.cfe.vector;
+        return 4;
+    case PTC_EVD:
+        PTC__NEED(pkt->u.evd.evd_type <= 0x1F && pkt->u.evd.reserved <= 7);
+        out[0] = 2; out[1] = 0x53;
+        out[2] = (uint8_t)((pkt->u.evd.reserved << 5) | pkt->u.evd.evd_type);
+        ptc__put_le(out + 3, pkt->u.evd.payload, 8);
+        return 11;
+    case PTC_TRIG:
+        PTC__NEED(pkt->u.trig.ip <= 1 && pkt->u.trig.icntv <= 1 && pkt->u.trig.mult <= 1 &&
+                  pkt->u.trig.reserved <= 0x1F);
+        PTC__NEED(pkt->u.trig.icntv || pkt->u.trig.icnt == 0);
+        out[0] = 0xD9;
+        out[1] = (uint8_t)((pkt->u.trig.ip << 7) | (pkt->u.trig.icntv << 6) |
+                           (pkt->u.trig.mult << 5) | pkt->u.trig.reserved);
+        out[2] = pkt->u.trig.trbv;
+        if (!pkt->u.trig.icntv) return 3;
+        ptc__put_le(out + 3, pkt->u.trig.icnt, 2);
+        return 5;
+    default:
+        return PTC_ERR_BAD_TYPE;
+    }
+#undef PTC__NEED
+}
+
+PTCDEF ptc_status ptc_encode_packet(const ptc_packet *pkt, uint8_t *out,
+                                    size_t cap, size_t *written)
+{
+    uint8_t tmp[PTC_MAX_PACKET_SIZE];
+    int n;
+    if (written) *written = 0;
+    if (!pkt || (!out && cap)) return PTC_ERR_BAD_ARGUMENT;
+    n = ptc__encode(pkt, tmp);
+    if (n < 0) return (ptc_status)n;
+    if ((size_t)n > cap) return PTC_ERR_NO_SPACE;
+    memcpy(out, tmp, (size_t)n);
+    if (written) *written = (size_t)n;
+    return PTC_OK;
+}
+
+/* ---- 5. Stream decoding --------------------------------------------- */
+
+PTCDEF void ptc_decoder_init(ptc_decoder *dec, unsigned flags, uint64_t base_offset)
+{
+    memset(dec, 0, sizeof *dec);
+    dec->flags = flags;
+    dec->chunk_off = dec->pos = dec->start_off = base_offset;
+    dec->searching = !(flags & PTC_DECODE_NO_SYNC);
+    dec->synced_once = !dec->searching;
+}
+
+/* The chunk is used up: forget it, keeping its offset for the next one. */
+static void ptc__retire_chunk(ptc_decoder *dec)
+{
+    dec->chunk_off += dec->chunk_len;
+    dec->chunk_len = 0;
+    dec->chunk = NULL;
+}
+
+PTCDEF ptc_status ptc_decoder_feed(ptc_decoder *dec, const uint8_t *buf, size_t len)
+{
+    if (!dec || (!buf && len)) return PTC_ERR_BAD_ARGUMENT;
+    if (dec->pos >= dec->chunk_off && dec->pos == dec->chunk_off + dec->chunk_len)
+        ptc__retire_chunk(dec);
+    if (dec->finished || dec->chunk_len != 0) return PTC_ERR_BAD_STATE;
+    dec->chunk = buf;
+    dec->chunk_len = len;
+    return PTC_OK;
+}
+
+PTCDEF void ptc_decoder_finish(ptc_decoder *dec) { dec->finished = 1; }
+
+PTCDEF void ptc_decoder_init_buffer(ptc_decoder *dec, unsigned flags,
+                                    const uint8_t *buf, size_t len)
+{
+    ptc_decoder_init(dec, flags, 0);
+    (void)ptc_decoder_feed(dec, buf, len);
+    ptc_decoder_finish(dec);
+}
+
+/* Moves pos forward by n bytes, keeping the carry invariant. */
+static void ptc__advance(ptc_decoder *dec, size_t n)
+{
+    dec->pos += n;
+    if (dec->pos < dec->chunk_off) {
+        size_t keep = (size_t)(dec->chunk_off - dec->pos);
+        memmove(dec->carry, dec->carry + (dec->carry_len - keep), keep);
+        dec->carry_len = keep;
+    } else {
+        dec->carry_len = 0;
+    }
+}
+
+/* The bytes [pos, end of chunk) cannot be judged yet (fewer than
+   PTC_MAX_PACKET_SIZE of them): keep them and ask for more input. */
+static ptc_status ptc__wait_for_input(ptc_decoder *dec, const uint8_t *p, size_t avail)
+{
+    PTC_ASSERT(avail < PTC_MAX_PACKET_SIZE);
+    memmove(dec->carry, p, avail);
+    dec->carry_len = avail;
+    ptc__retire_chunk(dec);
+    PTC_ASSERT(dec->chunk_off - dec->pos == avail);
+    return PTC_NEED_INPUT;
+}
+
+/* How the bytes at p compare with a PSB. */
+enum { PTC__PSB_NO, PTC__PSB_PARTIAL, PTC__PSB_FULL };
+static int ptc__psb_match(const uint8_t *p, size_t avail)
+{
+    size_t n = avail < 16 ? avail : 16;
+    if (memcmp(p, ptc__psb_pattern, n) != 0) return PTC__PSB_NO;
+    return n == 16 ? PTC__PSB_FULL : PTC__PSB_PARTIAL;
+}
+
+/* First PSB (full, or partial at the very end) in p[0..avail). Returns its
+   index, or avail when there is none; *kind tells which. */
+static size_t ptc__psb_find(const uint8_t *p, size_t avail, int *kind)
+{
+    size_t i = 0;
+    while (i < avail) {
+        const uint8_t *q = (const uint8_t *)memchr(p + i, 0x02, avail - i);
+        int m;
+        if (!q) break;
+        i = (size_t)(q - p);
+        m = ptc__psb_match(q, avail - i);
+        if (m != PTC__PSB_NO) { *kind = m; return i; }
+        i++;
+    }
+    *kind = PTC__PSB_NO;
+    return avail;
+}
+
+static void ptc__apply_ip(ptc_decoder *dec, ptc_item *item)
+{
+    static const uint64_t keep_mask[8] = {
+        0, ~UINT64_C(0xFFFF), ~UINT64_C(0xFFFFFFFF), 0, ~UINT64_C(0xFFFFFFFFFFFF), 0, 0, 0
+    };
+    unsigned ipc = item->pkt.u.ip.ipc;
+    uint64_t payload = item->pkt.u.ip.payload, ip;
+    if (ipc == PTC_IPC_SUPPRESSED) {
+        item->ip = 0;
+        item->ip_known = 0;
+        return;
+    }
+    if (ipc == PTC_IPC_SEXT_48)
+        ip = (payload & (UINT64_C(1) << 47)) ? (payload | ~UINT64_C(0xFFFFFFFFFFFF)) : payload;
+    else
+        ip = (dec->last_ip & keep_mask[ipc]) | payload;
+    dec->last_ip = ip;
+    dec->last_ip_known |= ~keep_mask[ipc];
+    item->ip = ip;
+    item->ip_known = dec->last_ip_known == ~UINT64_C(0);
+}
+
+/* Bookkeeping that follows every decoded packet. */
+static void ptc__account(ptc_decoder *dec, ptc_item *item)
+{
+    switch (item->pkt.type) {
+    case PTC_PSB:
+        /* The SDM resets the last IP to zero at every PSB: IPs after it are
+           full or compressed against zero. */
+        dec->last_ip = 0;
+        dec->last_ip_known = ~UINT64_C(0);
+        break;
+    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP:
+        ptc__apply_ip(dec, item);
+        break;
+    default:
+        break;
+    }
+    dec->block = ptc_block_ctx_after(dec->block, &item->pkt);
+}
+
+static void ptc__report_error(ptc_item *item, uint64_t offset, ptc_status error)
+{
+    memset(item, 0, sizeof *item);
+    item->offset = offset;
+    item->error = error;
+}
+
+PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
+{
+    uint8_t window[2 * PTC_MAX_PACKET_SIZE];
+    if (!dec || !item) return PTC_ERR_BAD_ARGUMENT;
+    for (;;) {
+        const uint8_t *p;
+        size_t avail;
+        int in_carry = dec->pos < dec->chunk_off;
+        if (dec->done) return PTC_END;
+        if (in_carry) {
+            /* The bytes at pos straddle two chunks: join the carried bytes
+               and the start of this chunk. PTC_MAX_PACKET_SIZE bytes from
+               pos are always enough to judge a packet or a PSB. */
+            size_t head = dec->chunk_len < PTC_MAX_PACKET_SIZE ? dec->chunk_len : PTC_MAX_PACKET_SIZE;
+            memcpy(window, dec->carry, dec->carry_len);
+            if (head) memcpy(window + dec->carry_len, dec->chunk, head);
+            p = window;
+            avail = dec->carry_len + head;
+        } else {
+            size_t at = (size_t)(dec->pos - dec->chunk_off);
+            p = dec->chunk + at;
+            avail = dec->chunk_len - at;
+        }
+        if (avail == 0) {
+            ptc__retire_chunk(dec);
+            if (!dec->finished) return PTC_NEED_INPUT;
+            dec->done = 1;
+            if (!dec->synced_once && dec->pos > dec->start_off) {
+                ptc__report_error(item, dec->start_off, PTC_ERR_NO_PSB);
+                return PTC_OK;
+            }
+            return PTC_END;
+        }
+        if (dec->searching) {
+            int kind;
+            /* In the carried bytes, look at one position at a time; in the
+               chunk itself, scan it all. */
+            size_t at = in_carry ? 0 : ptc__psb_find(p, avail, &kind);
+            if (in_carry) kind = ptc__psb_match(p, avail);
+            if (kind == PTC__PSB_FULL) {
+                ptc__advance(dec, at);
+                dec->searching = 0;
+                dec->synced_once = 1;
+                continue;
+            }
+            if (kind == PTC__PSB_PARTIAL && !dec->finished) {
+                ptc__advance(dec, at);
+                return ptc__wait_for_input(dec, p + at, avail - at);
+            }
+            /* No PSB begins here (a partial one at the very end of the input
+               can never complete). */
+            ptc__advance(dec, in_carry ? 1 : avail);
+            continue;
+        } else {
+            ptc_status st = ptc_decode_packet(p, avail, dec->block, &item->pkt);
+            if (PTC__LIKELY(st == PTC_OK)) {
+                item->offset = dec->pos;
+                item->error = PTC_OK;
+                item->ip = 0;
+                item->ip_known = 0;
+                ptc__account(dec, item);
+                ptc__advance(dec, item->pkt.size);
+                return PTC_OK;
+            }
+            if (st == PTC_ERR_TRUNCATED) {
+                if (!dec->finished) return ptc__wait_for_input(dec, p, avail);
+                ptc__report_error(item, dec->pos, st);
+                ptc__advance(dec, avail);
+                return PTC_OK;
+            }
+            /* Malformed: report it, then look for the next PSB after it. */
+            ptc__report_error(item, dec->pos, st);
+            dec->searching = 1;
+            dec->block = PTC_BLOCK_NONE;
+            ptc__advance(dec, 1);
+            return PTC_OK;
+        }
+    }
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PTCODEC_IMPLEMENTATION */
+
+/*
+REVISION HISTORY
+    0.1.0  first release: every Intel PT packet, encoder, stream decoder
+
+LICENSE
+    MIT License
+
+    Copyright (c) 2026 the ptcodec authors
+
+    Permission is hereby granted, free of charge, to any person obtaining a
+    copy of this software and associated documentation files (the
+    "Software"), to deal in the Software without restriction, including
+    without limitation the rights to use, copy, modify, merge, publish,
+    distribute, sublicense, and/or sell copies of the Software, and to permit
+    persons to whom the Software is furnished to do so, subject to the
+    following conditions:
+
+    The above copyright notice and this permission notice shall be included
+    in all copies or substantial portions of the Software.
+
+    THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS
+    OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF
+    MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN
+    NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,
+    DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR
+    OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE
+    USE OR OTHER DEALINGS IN THE SOFTWARE.
+*/

@@ -1,0 +1,403 @@
+/* Part 1 section 1.5, 1.6, 1.9: the stream decoder. */
+#define PTCODEC_IMPLEMENTATION
+#include "../ptcodec.h"
+#include "testlib.h"
+#include "pktgen.h"
+
+#include <string.h>
+
+#define MAX_ITEMS 60000
+
+typedef struct item_list { ptc_item it[MAX_ITEMS]; size_t n; int overflow; } item_list;
+
+static item_list A, B;
+
+/* Decodes buf in chunks whose sizes come from `sizes` (cycled; 0 = one
+   chunk). Returns 0 if the decoder misbehaved. */
+static int decode(const uint8_t *buf, size_t len, unsigned flags, const size_t *sizes,
+                  size_t nsizes, item_list *out)
+{
+    ptc_decoder d;
+    size_t at = 0, k = 0;
+    out->n = 0;
+    out->overflow = 0;
+    ptc_decoder_init(&d, flags, 0);
+    if (!nsizes) {
+        if (ptc_decoder_feed(&d, buf, len) != PTC_OK) return 0;
+        at = len;
+    }
+    if (at == len) ptc_decoder_finish(&d);
+    for (;;) {
+        ptc_item it;
+        ptc_status st = ptc_decoder_next(&d, &it);
+        if (st == PTC_OK) {
+            if (out->n < MAX_ITEMS) out->it[out->n++] = it;
+            else out->overflow = 1;
+            continue;
+        }
+        if (st == PTC_END) return 1;
+        if (st != PTC_NEED_INPUT) return 0;
+        if (at == len) return 0; /* asked for input after finish */
+        {
+            size_t n = sizes[k++ % nsizes];
+            if (n > len - at) n = len - at;
+            if (ptc_decoder_feed(&d, buf + at, n) != PTC_OK) return 0;
+            at += n;
+            if (at == len) ptc_decoder_finish(&d);
+        }
+    }
+}
+
+static int items_equal(const ptc_item *a, const ptc_item *b)
+{
+    if (a->offset != b->offset || a->error != b->error) return 0;
+    if (a->error != PTC_OK) return 1;
+    return ptc_packet_equal(&a->pkt, &b->pkt) && a->ip == b->ip && a->ip_known == b->ip_known;
+}
+
+static int lists_equal(const item_list *a, const item_list *b, size_t *where)
+{
+    size_t i;
+    for (i = 0; i < a->n && i < b->n; i++)
+        if (!items_equal(&a->it[i], &b->it[i])) { *where = i; return 0; }
+    *where = i;
+    return a->n == b->n;
+}
+
+static size_t put(uint8_t *buf, size_t at, ptc_packet_type t, uint64_t v)
+{
+    ptc_packet p;
+    size_t w = 0;
+    memset(&p, 0, sizeof p);
+    p.type = t;
+    switch (t) {
+    case PTC_MTC: p.u.mtc.ctc = (uint8_t)v; break;
+    case PTC_TSC: p.u.tsc.tsc = v; break;
+    case PTC_TNT8: p.u.tnt.count = 2; p.u.tnt.bits = v & 3; break;
+    case PTC_CYC: p.u.cyc.cycles = v; break;
+    default: break;
+    }
+    (void)ptc_encode_packet(&p, buf + at, 64, &w);
+    return at + w;
+}
+
+static size_t put_ip(uint8_t *buf, size_t at, ptc_packet_type t, unsigned ipc, uint64_t payload)
+{
+    ptc_packet p;
+    size_t w = 0;
+    memset(&p, 0, sizeof p);
+    p.type = t;
+    p.u.ip.ipc = (uint8_t)ipc;
+    p.u.ip.payload = payload;
+    CHECK(ptc_encode_packet(&p, buf + at, 64, &w) == PTC_OK);
+    return at + w;
+}
+
+/* ---- 1.9 rule 1: sync ---------------------------------------------------- */
+
+static void sync_skips_to_first_psb(void)
+{
+    uint8_t buf[128];
+    size_t n = 0;
+    buf[n++] = 0xC9; buf[n++] = 0x59; buf[n++] = 0x00; /* junk, then an MTC fragment */
+    n = put(buf, n, PTC_PSB, 0);
+    n = put(buf, n, PTC_MTC, 7);
+    n = put(buf, n, PTC_PSBEND, 0);
+    CHECK(decode(buf, n, 0, NULL, 0, &A));
+    CHECK(A.n == 3 && A.it[0].offset == 3 && A.it[0].pkt.type == PTC_PSB && A.it[1].pkt.type == PTC_MTC &&
+          A.it[1].offset == 19 && A.it[2].pkt.type == PTC_PSBEND, "got %zu items", A.n);
+    /* without sync, the junk is decoded and reported */
+    CHECK(decode(buf, n, PTC_DECODE_NO_SYNC, NULL, 0, &A));
+    CHECK(A.n == 4 && A.it[0].offset == 0 && A.it[0].error == PTC_ERR_BAD_OPCODE &&
+          A.it[1].offset == 3 && A.it[1].pkt.type == PTC_PSB, "got %zu items", A.n);
+}
+
+static void base_offset_shifts_every_offset(void)
+{
+    uint8_t buf[64];
+    ptc_decoder d;
+    ptc_item it;
+    size_t n = put(buf, 0, PTC_PSB, 0);
+    n = put(buf, n, PTC_MTC, 1);
+    ptc_decoder_init(&d, 0, 1000);
+    CHECK(ptc_decoder_feed(&d, buf, n) == PTC_OK);
+    ptc_decoder_finish(&d);
+    CHECK(ptc_decoder_next(&d, &it) == PTC_OK && it.offset == 1000);
+    CHECK(ptc_decoder_next(&d, &it) == PTC_OK && it.offset == 1016 && it.pkt.type == PTC_MTC);
+    CHECK(ptc_decoder_next(&d, &it) == PTC_END);
+    CHECK(ptc_decoder_next(&d, &it) == PTC_END, "END is sticky");
+}
+
+/* ---- 1.9 rule 2: errors and resync ---------------------------------------- */
+
+static void malformed_packet_resyncs_at_next_psb(void)
+{
+    uint8_t buf[256];
+    size_t n = 0, bad, psb2;
+    n = put(buf, n, PTC_PSB, 0);
+    n = put(buf, n, PTC_TNT8, 1);
+    n = put(buf, n, PTC_MTC, 2);
+    bad = n;
+    buf[n++] = 0x02; buf[n++] = 0x00;        /* bad ext opcode */
+    n = put(buf, n, PTC_MTC, 3);              /* lost: between error and PSB */
+    buf[n++] = 0x02; buf[n++] = 0x82;        /* a PSB fragment is not a PSB... */
+    buf[n++] = 0x02; buf[n++] = 0x00;        /* ...(and 02 82 right before a PSB would be one) */
+    psb2 = n;
+    n = put(buf, n, PTC_PSB, 0);
+    n = put(buf, n, PTC_MTC, 4);
+    CHECK(decode(buf, n, 0, NULL, 0, &A));
+    CHECK(A.n == 6, "got %zu items", A.n);
+    if (A.n != 6) return;
+    CHECK(A.it[0].pkt.type == PTC_PSB && A.it[1].pkt.type == PTC_TNT8 && A.it[2].pkt.type == PTC_MTC);
+    CHECK(A.it[3].error == PTC_ERR_BAD_OPCODE && A.it[3].offset == bad);
+    CHECK(A.it[4].pkt.type == PTC_PSB && A.it[4].offset == psb2);
+    CHECK(A.it[5].pkt.type == PTC_MTC && A.it[5].pkt.u.mtc.ctc == 4);
+}
+
+static void resync_can_start_right_after_the_error_byte(void)
+{
+    /* The search for a PSB after an error starts at the very next byte. */
+    uint8_t buf[64];
+    size_t n = 0;
+    buf[n++] = 0xC9;                /* bad opcode at 0 */
+    n = put(buf, n, PTC_PSB, 0);    /* PSB at 1 */
+    CHECK(decode(buf, n, PTC_DECODE_NO_SYNC, NULL, 0, &A));
+    CHECK(A.n == 2 && A.it[0].error == PTC_ERR_BAD_OPCODE && A.it[1].offset == 1 &&
+          A.it[1].pkt.type == PTC_PSB);
+}
+
+/* ---- 1.9 rule 3: end of input --------------------------------------------- */
+
+static void input_ending_inside_a_packet_is_truncated(void)
+{
+    uint8_t buf[64];
+    size_t n = put(buf, 0, PTC_PSB, 0), tsc_at;
+    n = put(buf, n, PTC_MTC, 1);
+    tsc_at = n;
+    n = put(buf, n, PTC_TSC, 0x1234);
+    CHECK(decode(buf, n - 3, 0, NULL, 0, &A));
+    CHECK(A.n == 3 && A.it[2].error == PTC_ERR_TRUNCATED && A.it[2].offset == tsc_at, "got %zu", A.n);
+    /* a PSB cut short is truncated too (not skipped, not bad_psb) */
+    CHECK(decode(buf, 9, 0, NULL, 0, &A));
+    CHECK(A.n == 1 && A.it[0].error == PTC_ERR_NO_PSB && A.it[0].offset == 0, "sync: %zu", A.n);
+    CHECK(decode(buf, 9, PTC_DECODE_NO_SYNC, NULL, 0, &A));
+    CHECK(A.n == 1 && A.it[0].error == PTC_ERR_TRUNCATED && A.it[0].offset == 0, "no-sync: %zu", A.n);
+}
+
+static void no_psb_is_reported_once(void)
+{
+    uint8_t buf[64];
+    size_t n = put(buf, 0, PTC_MTC, 1);
+    n = put(buf, n, PTC_TNT8, 1);
+    CHECK(decode(buf, n, 0, NULL, 0, &A));
+    CHECK(A.n == 1 && A.it[0].error == PTC_ERR_NO_PSB && A.it[0].offset == 0);
+    CHECK(decode(buf, 0, 0, NULL, 0, &A) && A.n == 0, "empty input: no items");
+    CHECK(decode(buf, 0, PTC_DECODE_NO_SYNC, NULL, 0, &A) && A.n == 0);
+    /* after a PSB, a later error with no PSB after it reports only the error */
+    n = put(buf, 0, PTC_PSB, 0);
+    buf[n++] = 0xC9;
+    n = put(buf, n, PTC_MTC, 1);
+    CHECK(decode(buf, n, 0, NULL, 0, &A));
+    CHECK(A.n == 2 && A.it[1].error == PTC_ERR_BAD_OPCODE && A.it[1].offset == 16);
+}
+
+/* ---- 1.5 last IP ---------------------------------------------------------- */
+
+static void last_ip_decompression(void)
+{
+    uint8_t buf[256];
+    size_t n = 0;
+    n = put_ip(buf, n, PTC_FUP, 2, 0x11223344);      /* no-sync: before any PSB */
+    n = put_ip(buf, n, PTC_TIP, 6, UINT64_C(0xFFFF800012345678));
+    n = put_ip(buf, n, PTC_TIP, 1, 0xABCD);
+    n = put_ip(buf, n, PTC_TIP, 0, 0);                /* suppressed */
+    n = put_ip(buf, n, PTC_TIP, 2, 0x01020304);
+    n = put_ip(buf, n, PTC_TIP, 3, UINT64_C(0x800000001000)); /* sext48, negative */
+    n = put_ip(buf, n, PTC_TIP, 4, UINT64_C(0x000000002000));
+    n = put(buf, n, PTC_OVF, 0);                      /* OVF keeps the last IP */
+    n = put_ip(buf, n, PTC_FUP, 1, 0x3000);
+    n = put(buf, n, PTC_PSB, 0);                      /* PSB resets it to zero */
+    n = put_ip(buf, n, PTC_TIP_PGE, 1, 0x4000);
+    CHECK(decode(buf, n, PTC_DECODE_NO_SYNC, NULL, 0, &A));
+    CHECK(A.n == 11, "%zu items", A.n);
+    if (A.n != 11) return;
+    CHECK(A.it[0].ip_known == 0 && A.it[0].ip == 0x11223344, "compressed before any full IP");
+    CHECK(A.it[1].ip_known && A.it[1].ip == UINT64_C(0xFFFF800012345678));
+    CHECK(A.it[2].ip_known && A.it[2].ip == UINT64_C(0xFFFF80001234ABCD));
+    CHECK(!A.it[3].ip_known, "suppressed");
+    CHECK(A.it[4].ip_known && A.it[4].ip == UINT64_C(0xFFFF800001020304), "suppressed kept last IP");
+    CHECK(A.it[5].ip_known && A.it[5].ip == UINT64_C(0xFFFF800000001000), "sext48");
+    CHECK(A.it[6].ip_known && A.it[6].ip == UINT64_C(0xFFFF000000002000), "update48");
+    CHECK(A.it[8].ip_known && A.it[8].ip == UINT64_C(0xFFFF000000003000), "after OVF");
+    CHECK(A.it[10].ip_known && A.it[10].ip == 0x4000, "after PSB: against zero");
+}
+
+/* ---- 1.6 block context ------------------------------------------------------ */
+
+static void bip_only_inside_blocks(void)
+{
+    uint8_t buf[128];
+    size_t n = 0;
+    ptc_packet p;
+    size_t w;
+    n = put(buf, n, PTC_PSB, 0);
+    memset(&p, 0, sizeof p); p.type = PTC_BBP; p.u.bbp.sz = 1; p.u.bbp.block_type = 2;
+    ptc_encode_packet(&p, buf + n, 16, &w); n += w;
+    buf[n++] = 0x0C; buf[n++] = 1; buf[n++] = 2; buf[n++] = 3; buf[n++] = 4; /* BIP id 1, 4 bytes */
+    n = put(buf, n, PTC_MTC, 9);                                              /* keeps the block */
+    buf[n++] = 0x14; buf[n++] = 5; buf[n++] = 6; buf[n++] = 7; buf[n++] = 8; /* BIP id 2 */
+    memset(&p, 0, sizeof p); p.type = PTC_BEP;
+    ptc_encode_packet(&p, buf + n, 16, &w); n += w;
+    buf[n++] = 0x0C;                                                          /* TNT-8 again */
+    CHECK(decode(buf, n, 0, NULL, 0, &A));
+    CHECK(A.n == 7, "%zu items", A.n);
+    if (A.n != 7) return;
+    CHECK(A.it[2].pkt.type == PTC_BIP && A.it[2].pkt.u.bip.id == 1 && A.it[2].pkt.u.bip.value == 0x04030201);
+    CHECK(A.it[4].pkt.type == PTC_BIP && A.it[4].pkt.u.bip.id == 2 && A.it[4].pkt.size == 5);
+    CHECK(A.it[6].pkt.type == PTC_TNT8 && A.it[6].pkt.u.tnt.count == 2);
+}
+
+/* ---- 1.9 rule 4: chunks --------------------------------------------------- */
+
+/* A stream of random packets with damage: flipped bytes, cut packets,
+   runs of junk. */
+static size_t damaged_stream(pg_rng *r, uint8_t *buf, size_t cap)
+{
+    pg_mix mix;
+    size_t n, i, flips;
+    pg_mix_uniform(&mix, 0);
+    n = pg_stream(r, &mix, 0, 200 + pg_next(r) % 400, buf, cap, NULL, NULL, 0, NULL);
+    flips = pg_next(r) % 6;
+    for (i = 0; i < flips && n; i++) buf[pg_next(r) % n] ^= (uint8_t)(1u << (pg_next(r) % 8));
+    if (pg_next(r) % 3 == 0 && n > 10) n -= pg_next(r) % 10; /* cut the end */
+    return n;
+}
+
+static void chunked_equals_one_shot(void)
+{
+    static uint8_t buf[8192];
+    pg_rng r = { 99 };
+    int s, trial;
+    for (trial = 0; trial < 60; trial++) {
+        size_t n = damaged_stream(&r, buf, sizeof buf), where;
+        unsigned flags = (trial & 1) ? PTC_DECODE_NO_SYNC : 0;
+        CHECK(decode(buf, n, flags, NULL, 0, &A) && !A.overflow);
+        for (s = 1; s <= 40; s++) {
+            size_t sz = (size_t)s;
+            CHECK(decode(buf, n, flags, &sz, 1, &B), "chunk %d", s);
+            CHECK(lists_equal(&A, &B, &where), "trial %d chunk %d: item %zu differs (%zu vs %zu items)",
+                  trial, s, where, A.n, B.n);
+        }
+        {
+            size_t sizes[7];
+            int k;
+            for (k = 0; k < 7; k++) sizes[k] = pg_range(&r, 0, 70); /* empty chunks too */
+            sizes[0] = sizes[0] ? sizes[0] : 1;
+            CHECK(decode(buf, n, flags, sizes, 7, &B));
+            CHECK(lists_equal(&A, &B, &where), "trial %d random chunks: item %zu differs", trial, where);
+        }
+    }
+}
+
+/* Items cover the input: each packet's bytes re-encode to the input bytes
+   at its offset, offsets increase, and nothing before an error is lost. */
+static void items_reproduce_the_input(void)
+{
+    static uint8_t buf[8192];
+    pg_rng r = { 4242 };
+    int trial;
+    for (trial = 0; trial < 200; trial++) {
+        size_t n = damaged_stream(&r, buf, sizeof buf), i;
+        uint64_t next = 0;
+        CHECK(decode(buf, n, PTC_DECODE_NO_SYNC, NULL, 0, &A));
+        int after_error = 0;
+        for (i = 0; i < A.n; i++) {
+            const ptc_item *it = &A.it[i];
+            if (it->error == PTC_OK) {
+                uint8_t out[16];
+                size_t w = 0;
+                /* right after an error, decoding resumes at a PSB further on;
+                   otherwise each packet starts where the last one ended */
+                if (after_error)
+                    CHECK(it->pkt.type == PTC_PSB && it->offset >= next, "trial %d item %zu", trial, i);
+                else
+                    CHECK(it->offset == next, "trial %d item %zu: gap without an error", trial, i);
+                CHECK(ptc_encode_packet(&it->pkt, out, sizeof out, &w) == PTC_OK && w == it->pkt.size &&
+                      it->offset + w <= n && memcmp(out, buf + it->offset, w) == 0,
+                      "trial %d item %zu does not re-encode to its bytes", trial, i);
+                next = it->offset + it->pkt.size;
+                after_error = 0;
+            } else {
+                CHECK(!after_error && it->offset == next, "trial %d: error item %zu not where decoding stood",
+                      trial, i);
+                next = it->offset + 1;
+                after_error = 1;
+            }
+        }
+    }
+}
+
+static void large_stream_chunked(void)
+{
+    static uint8_t buf[1 << 20];
+    static const size_t sizes[] = { 4096, 1, 15, 16, 17, 65536, 3 };
+    pg_rng r = { 5 };
+    pg_mix mix;
+    size_t n, where, cnt = 0;
+    pg_mix_dense(&mix);
+    n = pg_stream(&r, &mix, 0, 4096, buf, sizeof buf, NULL, NULL, 0, &cnt);
+    CHECK(cnt > 100000, "only %zu packets", cnt);
+    /* the item list holds MAX_ITEMS: decode the first 64 KiB */
+    if (n > 65536) n = 65536;
+    CHECK(decode(buf, n, 0, NULL, 0, &A) && !A.overflow);
+    CHECK(decode(buf, n, 0, sizes, 7, &B) && !B.overflow);
+    CHECK(lists_equal(&A, &B, &where), "item %zu differs", where);
+    {
+        size_t i, errors = 0;
+        /* the 64 KiB cut may fall inside the last packet */
+        for (i = 0; i + 1 < A.n; i++) errors += A.it[i].error != PTC_OK;
+        CHECK(errors == 0, "%zu errors in a clean stream", errors);
+        CHECK(A.n > 0 && (A.it[A.n - 1].error == PTC_OK || A.it[A.n - 1].error == PTC_ERR_TRUNCATED));
+    }
+}
+
+/* ---- API misuse ------------------------------------------------------------- */
+
+static void api_misuse_is_an_error_not_a_crash(void)
+{
+    uint8_t buf[32];
+    ptc_decoder d;
+    ptc_item it;
+    size_t n = put(buf, 0, PTC_PSB, 0);
+    ptc_decoder_init(&d, 0, 0);
+    CHECK(ptc_decoder_feed(&d, buf, n) == PTC_OK);
+    CHECK(ptc_decoder_feed(&d, buf, n) == PTC_ERR_BAD_STATE, "feed before the chunk is used");
+    CHECK(ptc_decoder_feed(NULL, buf, n) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_decoder_next(&d, NULL) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_decoder_next(NULL, &it) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_decoder_next(&d, &it) == PTC_OK && it.pkt.type == PTC_PSB);
+    CHECK(ptc_decoder_next(&d, &it) == PTC_NEED_INPUT);
+    CHECK(ptc_decoder_feed(&d, NULL, 5) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_decoder_feed(&d, NULL, 0) == PTC_OK, "an empty chunk is fine");
+    CHECK(ptc_decoder_next(&d, &it) == PTC_NEED_INPUT);
+    ptc_decoder_finish(&d);
+    CHECK(ptc_decoder_feed(&d, buf, n) == PTC_ERR_BAD_STATE, "feed after finish");
+    CHECK(ptc_decoder_next(&d, &it) == PTC_END);
+}
+
+int main(void)
+{
+    RUN(sync_skips_to_first_psb);
+    RUN(base_offset_shifts_every_offset);
+    RUN(malformed_packet_resyncs_at_next_psb);
+    RUN(resync_can_start_right_after_the_error_byte);
+    RUN(input_ending_inside_a_packet_is_truncated);
+    RUN(no_psb_is_reported_once);
+    RUN(last_ip_decompression);
+    RUN(bip_only_inside_blocks);
+    RUN(chunked_equals_one_shot);
+    RUN(items_reproduce_the_input);
+    RUN(large_stream_chunked);
+    RUN(api_misuse_is_an_error_not_a_crash);
+    TL_EXIT();
+}

@@ -1,0 +1,260 @@
+/* dumpfmt.h - how ptdump prints an item: libipt's ptdump text layout and
+   JSON lines (SPEC.md 1.10). Shared by tools/ptdump.c and the tests that
+   compare its output with libipt's. Include after ptcodec.h. */
+#ifndef PTCODEC_DUMPFMT_H
+#define PTCODEC_DUMPFMT_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define DF_FN static __attribute__((unused))
+#else
+#define DF_FN static
+#endif
+
+/* A bounded string builder: output past cap is dropped, never overrun. */
+typedef struct df_buf { char *s; size_t cap, len; } df_buf;
+
+DF_FN void df_printf(df_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    if (b->len >= b->cap) return;
+    va_start(ap, fmt);
+    n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    if (n > 0) b->len += (size_t)n < b->cap - b->len ? (size_t)n : b->cap - b->len - 1;
+}
+
+typedef unsigned long long df_u64;
+
+DF_FN const char *df_cfe_name(unsigned t)
+{
+    static const char *names[] = { "", "intr", "iret", "smi", "rsm", "sipi", "init", "vmentry",
+                                   "vmexit", "vmexit_intr", "shutdown", "", "uintr", "uiret" };
+    return t < sizeof names / sizeof names[0] && names[t][0] ? names[t] : "unknown";
+}
+
+DF_FN int df_cfe_has_vector(unsigned t) { return t == 1 || t == 5 || t == 9 || t == 12; }
+
+DF_FN const char *df_evd_name(unsigned t)
+{
+    return t == 0 ? "pfa" : t == 1 ? "vmxq" : t == 2 ? "vmxr" : "unknown";
+}
+
+/* The IP as libipt's ptdump shows it: '?' for digits taken from the last IP. */
+DF_FN void df_ip_text(df_buf *b, const ptc_packet *p)
+{
+    uint64_t v = p->u.ip.payload;
+    switch (p->u.ip.ipc) {
+    case PTC_IPC_SUPPRESSED: df_printf(b, "0: ????????????????"); break;
+    case PTC_IPC_UPDATE_16: df_printf(b, "1: ????????????%04llx", (df_u64)v); break;
+    case PTC_IPC_UPDATE_32: df_printf(b, "2: ????????%08llx", (df_u64)v); break;
+    case PTC_IPC_SEXT_48:
+        if (v & (UINT64_C(1) << 47)) v |= ~UINT64_C(0xFFFFFFFFFFFF);
+        df_printf(b, "3: %016llx", (df_u64)v);
+        break;
+    case PTC_IPC_UPDATE_48: df_printf(b, "4: ????%012llx", (df_u64)v); break;
+    default: df_printf(b, "%u: %016llx", p->u.ip.ipc, (df_u64)v); break;
+    }
+}
+
+/* Comma-separated flags: adds ", " between words. */
+DF_FN void df_flag(df_buf *b, int *first, int on, const char *word)
+{
+    if (!on) return;
+    df_printf(b, "%s%s", *first ? "" : ", ", word);
+    *first = 0;
+}
+
+/* One text line (without newline) for an item. */
+DF_FN void df_text(df_buf *b, const ptc_item *it)
+{
+    const ptc_packet *p = &it->pkt;
+    size_t payload_at;
+    int first = 1;
+    if (it->error != PTC_OK) {
+        df_printf(b, "[%llx: error decoding packet: %s (%s)]", (df_u64)it->offset,
+                  ptc_status_message(it->error), ptc_status_name(it->error));
+        return;
+    }
+    df_printf(b, "%016llx  %-10s ", (df_u64)it->offset, ptc_packet_type_dump_name(p->type));
+    payload_at = b->len;
+    switch (p->type) {
+    case PTC_TNT8: case PTC_TNT64: {
+        int i;
+        for (i = (int)p->u.tnt.count - 1; i >= 0; i--)
+            df_printf(b, "%c", ((p->u.tnt.bits >> i) & 1) ? '!' : '.');
+        break;
+    }
+    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP: df_ip_text(b, p); break;
+    case PTC_MODE_EXEC:
+        df_flag(b, &first, p->u.mode_exec.csl, "cs.l");
+        df_flag(b, &first, p->u.mode_exec.csd, "cs.d");
+        df_flag(b, &first, p->u.mode_exec.if_flag, "if");
+        break;
+    case PTC_MODE_TSX:
+        df_flag(b, &first, p->u.mode_tsx.intx, "intx");
+        df_flag(b, &first, p->u.mode_tsx.abrt, "abrt");
+        break;
+    case PTC_PIP:
+        df_printf(b, "%llx%s", (df_u64)p->u.pip.cr3, p->u.pip.nr ? ", nr" : "");
+        break;
+    case PTC_VMCS: df_printf(b, "%llx", (df_u64)p->u.vmcs.base); break;
+    case PTC_TSC: df_printf(b, "%llx", (df_u64)p->u.tsc.tsc); break;
+    case PTC_TMA: df_printf(b, "%x, %x", p->u.tma.ctc, p->u.tma.fc); break;
+    case PTC_MTC: df_printf(b, "%x", p->u.mtc.ctc); break;
+    case PTC_CYC: df_printf(b, "%llx", (df_u64)p->u.cyc.cycles); break;
+    case PTC_CBR: df_printf(b, "%x", p->u.cbr.ratio); break;
+    case PTC_MNT: df_printf(b, "%llx", (df_u64)p->u.mnt.payload); break;
+    case PTC_PTW:
+        df_printf(b, "%u: %llx%s", p->u.ptw.bytes == 8 ? 1u : 0u, (df_u64)p->u.ptw.payload,
+                  p->u.ptw.ip ? ", ip" : "");
+        break;
+    case PTC_EXSTOP: df_flag(b, &first, p->u.exstop.ip, "ip"); break;
+    case PTC_BEP: df_flag(b, &first, p->u.bep.ip, "ip"); break;
+    case PTC_MWAIT: df_printf(b, "%08x, %08x", p->u.mwait.hints, p->u.mwait.ext); break;
+    case PTC_PWRE:
+        df_printf(b, "c%u.%u%s", (p->u.pwre.state + 1u) & 15u, (p->u.pwre.sub_state + 1u) & 15u,
+                  p->u.pwre.hw ? ", hw" : "");
+        break;
+    case PTC_PWRX:
+        df_flag(b, &first, p->u.pwrx.wake & 1, "int");
+        df_flag(b, &first, p->u.pwrx.wake & 4, "st");
+        df_flag(b, &first, p->u.pwrx.wake & 8, "hw");
+        df_printf(b, "%s: c%u, c%u", first ? "none" : "", (p->u.pwrx.last + 1u) & 15u,
+                  (p->u.pwrx.deepest + 1u) & 15u);
+        break;
+    case PTC_CFE:
+        df_printf(b, "%x", p->u.cfe.cfe_type);
+        if (df_cfe_has_vector(p->u.cfe.cfe_type)) df_printf(b, ": %u", p->u.cfe.vector);
+        if (p->u.cfe.ip) df_printf(b, ", ip");
+        break;
+    case PTC_EVD: df_printf(b, "%x: %llx", p->u.evd.evd_type, (df_u64)p->u.evd.payload); break;
+    case PTC_TRIG:
+        df_printf(b, "%x", p->u.trig.trbv);
+        if (p->u.trig.ip) df_printf(b, ", ip");
+        if (p->u.trig.mult) df_printf(b, ", mult");
+        if (p->u.trig.icntv) df_printf(b, ", icnt: %u", p->u.trig.icnt);
+        break;
+    case PTC_BBP: df_printf(b, "%x, %u", p->u.bbp.block_type, p->u.bbp.sz ? 4u : 8u); break;
+    case PTC_BIP: df_printf(b, "%x: %llx", p->u.bip.id, (df_u64)p->u.bip.value); break;
+    default: break;
+    }
+    /* a second column, as libipt prints for some packets */
+    if (p->type == PTC_PIP || p->type == PTC_VMCS || p->type == PTC_CFE || p->type == PTC_EVD) {
+        while (b->len < payload_at + 21 && b->len + 1 < b->cap) df_printf(b, " ");
+        if (p->type == PTC_PIP) df_printf(b, "cr3 %016llx", (df_u64)p->u.pip.cr3);
+        if (p->type == PTC_VMCS) df_printf(b, "vmcs %016llx", (df_u64)p->u.vmcs.base);
+        if (p->type == PTC_CFE) df_printf(b, "type %s", df_cfe_name(p->u.cfe.cfe_type));
+        if (p->type == PTC_EVD) df_printf(b, "type %s", df_evd_name(p->u.evd.evd_type));
+    }
+    while (b->len > 0 && b->s[b->len - 1] == ' ') b->s[--b->len] = 0;
+}
+
+DF_FN void df_json_bool(df_buf *b, const char *k, unsigned v) { df_printf(b, ",\"%s\":%s", k, v ? "true" : "false"); }
+DF_FN void df_json_int(df_buf *b, const char *k, df_u64 v) { df_printf(b, ",\"%s\":%llu", k, v); }
+DF_FN void df_json_hex(df_buf *b, const char *k, df_u64 v) { df_printf(b, ",\"%s\":\"0x%llx\"", k, v); }
+
+/* One JSON object (without newline) for an item. */
+DF_FN void df_json(df_buf *b, const ptc_item *it)
+{
+    const ptc_packet *p = &it->pkt;
+    unsigned rsv = 0;
+    if (it->error != PTC_OK) {
+        df_printf(b, "{\"off\":%llu,\"error\":\"%s\",\"msg\":\"%s\"}", (df_u64)it->offset,
+                  ptc_status_name(it->error), ptc_status_message(it->error));
+        return;
+    }
+    df_printf(b, "{\"off\":%llu,\"size\":%u,\"type\":\"%s\"", (df_u64)it->offset, p->size,
+              ptc_packet_type_name(p->type));
+    switch (p->type) {
+    case PTC_TNT8: case PTC_TNT64: {
+        int i;
+        df_json_int(b, "count", p->u.tnt.count);
+        df_printf(b, ",\"bits\":\"");
+        for (i = (int)p->u.tnt.count - 1; i >= 0; i--) df_printf(b, "%c", ((p->u.tnt.bits >> i) & 1) ? '1' : '0');
+        df_printf(b, "\"");
+        break;
+    }
+    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP:
+        df_json_int(b, "ipc", p->u.ip.ipc);
+        df_json_hex(b, "ip", p->u.ip.payload);
+        if (it->ip_known) df_json_hex(b, "full_ip", it->ip);
+        break;
+    case PTC_MODE_EXEC:
+        df_json_bool(b, "csl", p->u.mode_exec.csl);
+        df_json_bool(b, "csd", p->u.mode_exec.csd);
+        df_json_bool(b, "if", p->u.mode_exec.if_flag);
+        rsv = p->u.mode_exec.reserved;
+        break;
+    case PTC_MODE_TSX:
+        df_json_bool(b, "intx", p->u.mode_tsx.intx);
+        df_json_bool(b, "abrt", p->u.mode_tsx.abrt);
+        rsv = p->u.mode_tsx.reserved;
+        break;
+    case PTC_PIP: df_json_hex(b, "cr3", p->u.pip.cr3); df_json_bool(b, "nr", p->u.pip.nr); break;
+    case PTC_VMCS: df_json_hex(b, "base", p->u.vmcs.base); break;
+    case PTC_TSC: df_json_hex(b, "tsc", p->u.tsc.tsc); break;
+    case PTC_TMA: df_json_int(b, "ctc", p->u.tma.ctc); df_json_int(b, "fc", p->u.tma.fc); break;
+    case PTC_MTC: df_json_int(b, "ctc", p->u.mtc.ctc); break;
+    case PTC_CYC: df_json_int(b, "cyc", p->u.cyc.cycles); break;
+    case PTC_CBR: df_json_int(b, "ratio", p->u.cbr.ratio); rsv = p->u.cbr.reserved; break;
+    case PTC_MNT: df_json_hex(b, "payload", p->u.mnt.payload); break;
+    case PTC_PTW:
+        df_json_int(b, "bytes", p->u.ptw.bytes);
+        df_json_bool(b, "ip", p->u.ptw.ip);
+        df_json_hex(b, "payload", p->u.ptw.payload);
+        break;
+    case PTC_EXSTOP: df_json_bool(b, "ip", p->u.exstop.ip); break;
+    case PTC_BEP: df_json_bool(b, "ip", p->u.bep.ip); break;
+    case PTC_MWAIT: df_json_int(b, "hints", p->u.mwait.hints); df_json_int(b, "ext", p->u.mwait.ext); break;
+    case PTC_PWRE:
+        df_json_int(b, "state", p->u.pwre.state);
+        df_json_int(b, "sub_state", p->u.pwre.sub_state);
+        df_json_bool(b, "hw", p->u.pwre.hw);
+        rsv = p->u.pwre.reserved;
+        break;
+    case PTC_PWRX:
+        df_json_int(b, "last", p->u.pwrx.last);
+        df_json_int(b, "deepest", p->u.pwrx.deepest);
+        df_json_int(b, "wake", p->u.pwrx.wake);
+        rsv = p->u.pwrx.reserved;
+        break;
+    case PTC_CFE:
+        df_json_bool(b, "ip", p->u.cfe.ip);
+        df_json_int(b, "cfe_type", p->u.cfe.cfe_type);
+        df_json_int(b, "vector", p->u.cfe.vector);
+        rsv = p->u.cfe.reserved;
+        break;
+    case PTC_EVD:
+        df_json_int(b, "evd_type", p->u.evd.evd_type);
+        df_json_hex(b, "payload", p->u.evd.payload);
+        rsv = p->u.evd.reserved;
+        break;
+    case PTC_TRIG:
+        df_json_int(b, "trbv", p->u.trig.trbv);
+        df_json_bool(b, "ip", p->u.trig.ip);
+        df_json_bool(b, "mult", p->u.trig.mult);
+        if (p->u.trig.icntv) df_json_int(b, "icnt", p->u.trig.icnt);
+        rsv = p->u.trig.reserved;
+        break;
+    case PTC_BBP:
+        df_json_int(b, "sz", p->u.bbp.sz);
+        df_json_int(b, "block_type", p->u.bbp.block_type);
+        rsv = p->u.bbp.reserved;
+        break;
+    case PTC_BIP:
+        df_json_int(b, "id", p->u.bip.id);
+        df_json_int(b, "bytes", p->u.bip.bytes);
+        df_json_hex(b, "value", p->u.bip.value);
+        break;
+    default: break;
+    }
+    if (rsv) df_json_int(b, "reserved", rsv);
+    df_printf(b, "}");
+}
+
+#endif
