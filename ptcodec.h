@@ -522,6 +522,18 @@ static uint64_t ptc__le(const uint8_t *p, unsigned n)
     return v;
 }
 
+/* Little-endian load of 8 bytes; the caller guarantees they are there. */
+static uint64_t ptc__load64(const uint8_t *p)
+{
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8); /* one unaligned load on little-endian hosts */
+    return v;
+#else
+    return ptc__le(p, 8);
+#endif
+}
+
 static void ptc__put_le(uint8_t *p, uint64_t v, unsigned n)
 {
     unsigned i;
@@ -544,12 +556,30 @@ static ptc_status ptc__decode_cyc(const uint8_t *buf, size_t len, ptc_packet *pk
 {
     uint64_t v = buf[0] >> 3;
     size_t i;
+    pkt->type = PTC_CYC;
     if (!(buf[0] & 4)) {
         pkt->size = 1;
         pkt->u.cyc.cycles = v;
         return PTC_OK;
     }
-    /* Byte i (i >= 1) carries cycle bits [5+7(i-1) +6 : 5+7(i-1)]. A 64-bit
+    if (len >= 9) {
+        /* Up to 8 continuation bytes at once: find the first without the
+           Exp bit, keep the 7 payload bits of each byte up to it, and
+           squeeze the 7-bit groups together in three steps. */
+        uint64_t x = ptc__load64(buf + 1);
+        uint64_t stops = ~x & UINT64_C(0x0101010101010101);
+        if (stops) {
+            uint64_t last = (stops & (~stops + 1)) << 7; /* top bit of the last byte */
+            uint64_t g = (x >> 1) & UINT64_C(0x7F7F7F7F7F7F7F7F) & ((last - 1) | last);
+            g = (g & UINT64_C(0x007F007F007F007F)) | ((g & UINT64_C(0x7F007F007F007F00)) >> 1);
+            g = (g & UINT64_C(0x00003FFF00003FFF)) | ((g & UINT64_C(0x3FFF00003FFF0000)) >> 2);
+            g = (g & UINT64_C(0x000000000FFFFFFF)) | ((g & UINT64_C(0x0FFFFFFF00000000)) >> 4);
+            pkt->size = (uint8_t)(2 + ptc__msb(last) / 8);
+            pkt->u.cyc.cycles = v | (g << 5);
+            return PTC_OK;
+        }
+    }
+    /* Byte i (i >= 1) carries cycle bits [5+7(i-1)+6 : 5+7(i-1)]. A 64-bit
        count needs at most 10 bytes, and byte 10 may only use its low 3
        payload bits (cycle bits 63:61). */
     for (i = 1; i < 10; i++) {
@@ -697,14 +727,56 @@ static ptc_status ptc__decode_ext(const uint8_t *buf, size_t len, ptc_packet *pk
     }
 }
 
-PTCDEF ptc_status ptc_decode_packet(const uint8_t *buf, size_t len,
-                                    ptc_block_ctx blk, ptc_packet *pkt)
+/* The fast path: packets whose first byte alone fixes their size and
+   whose fields are one constant byte, or one byte from byte 1, and one
+   masked 64-bit load from byte 1 (PAD, TNT-8, TIP/TIP.PGE/TIP.PGD/FUP,
+   MTC, TSC, 1-byte CYC: most of any trace). One table row per first byte
+   replaces the type switch, so mixed streams cost no mispredicted branch:
+       union byte 0  = small | (byte1 & small_mask)   (tnt.count, ip.ipc, mtc.ctc)
+       u64 at voff   = (load64(byte 1) & vmask) | vconst
+   written in this order (the u64 of TSC/CYC covers union byte 0). */
+typedef struct ptc__fast_row { uint8_t type, size, small, small_mask, voff; uint64_t vmask, vconst; } ptc__fast_row;
+
+#define PTC__IS_TNT8(b) (((b) & 1) == 0 && (b) != 0 && (b) != 2)
+#define PTC__IS_IPF(b) (ptc__first_class_of(b) >= PTC__K_TIP && ptc__first_class_of(b) <= PTC__K_FUP)
+#define ptc__first_class_of(b) PTC__FIRST_CLASS(b)
+#define PTC__MSB8(b) ((b) >= 128 ? 7 : (b) >= 64 ? 6 : (b) >= 32 ? 5 : (b) >= 16 ? 4 : (b) >= 8 ? 3 : (b) >= 4 ? 2 : 1)
+#define PTC__IPC_BYTES(b) ((b) >> 5 == 6 ? 8 : (b) >> 5 == 0 ? 0 : (b) >> 5 <= 2 ? 2 * ((b) >> 5) : 6)
+#define PTC__FAST_TYPE(b) \
+    ((b) == 0x00 ? (int)PTC_PAD : PTC__IS_TNT8(b) ? (int)PTC_TNT8 : (b) == 0x59 ? (int)PTC_MTC : \
+     (b) == 0x19 ? (int)PTC_TSC : (((b) & 7) == 3) ? (int)PTC_CYC : \
+     ptc__first_class_of(b) == PTC__K_TIP ? (int)PTC_TIP : ptc__first_class_of(b) == PTC__K_TIP_PGE ? (int)PTC_TIP_PGE : \
+     ptc__first_class_of(b) == PTC__K_TIP_PGD ? (int)PTC_TIP_PGD : ptc__first_class_of(b) == PTC__K_FUP ? (int)PTC_FUP : 0)
+#define PTC__FAST_SIZE(b) \
+    (PTC__IS_IPF(b) ? 1 + PTC__IPC_BYTES(b) : (b) == 0x59 ? 2 : (b) == 0x19 ? 8 : PTC__FAST_TYPE(b) ? 1 : 0)
+#define PTC__FAST_SMALL(b) (PTC__IS_TNT8(b) ? PTC__MSB8(b) - 1 : PTC__IS_IPF(b) ? (b) >> 5 : 0)
+#define PTC__FAST_VOFF(b) \
+    ((b) == 0x19 || ((b) & 7) == 3 ? offsetof(ptc_packet, u.tsc.tsc) : offsetof(ptc_packet, u.ip.payload))
+#define PTC__FAST_VMASK(b) \
+    (PTC__IS_IPF(b) ? (PTC__IPC_BYTES(b) == 8 ? ~UINT64_C(0) : PTC__IPC_BYTES(b) == 6 ? UINT64_C(0xFFFFFFFFFFFF) : \
+                       PTC__IPC_BYTES(b) == 4 ? UINT64_C(0xFFFFFFFF) : PTC__IPC_BYTES(b) == 2 ? UINT64_C(0xFFFF) : 0) : \
+     (b) == 0x19 ? UINT64_C(0x00FFFFFFFFFFFFFF) : 0)
+#define PTC__FAST_VCONST(b) \
+    (PTC__IS_TNT8(b) ? (uint64_t)(((b) >> 1) & ((1u << (PTC__MSB8(b) - 1)) - 1)) : \
+     ((b) & 7) == 3 ? (uint64_t)((b) >> 3) : 0)
+#define PTC__FAST_ROW(b) \
+    { (uint8_t)PTC__FAST_TYPE(b), (uint8_t)PTC__FAST_SIZE(b), (uint8_t)PTC__FAST_SMALL(b), \
+      (uint8_t)((b) == 0x59 ? 0xFF : 0), (uint8_t)PTC__FAST_VOFF(b), PTC__FAST_VMASK(b), PTC__FAST_VCONST(b) }
+
+static const ptc__fast_row ptc__fast[256] = { PTC__R256(PTC__FAST_ROW) };
+
+/* The fast path relies on these layouts: tnt and ip share their u64's
+   offset, and tnt.count / ip.ipc / mtc.ctc are union byte 0. */
+typedef char ptc__layout_check[
+    (offsetof(ptc_packet, u.tnt.bits) == offsetof(ptc_packet, u.ip.payload) &&
+     offsetof(ptc_packet, u.tsc.tsc) == offsetof(ptc_packet, u.cyc.cycles) &&
+     offsetof(ptc_packet, u.tsc.tsc) == offsetof(ptc_packet, u) &&
+     offsetof(ptc_packet, u.tnt.count) == offsetof(ptc_packet, u) &&
+     offsetof(ptc_packet, u.mtc.ctc) == offsetof(ptc_packet, u)) ? 1 : -1];
+
+static ptc_status ptc__decode_slow(const uint8_t *buf, size_t len, ptc_block_ctx blk, ptc_packet *pkt)
 {
-    uint8_t b0;
-    if (!pkt || (!buf && len)) return PTC_ERR_BAD_ARGUMENT;
-    memset(pkt, 0, sizeof *pkt);
-    if (len == 0) return PTC_ERR_TRUNCATED;
-    b0 = buf[0];
+    uint8_t b0 = buf[0];
     if (blk != PTC_BLOCK_NONE && (b0 & 7) == 4) {
         unsigned n = blk == PTC_BLOCK_4 ? 4u : 8u;
         if (len < 1 + (size_t)n) return PTC_ERR_TRUNCATED;
@@ -791,6 +863,43 @@ PTCDEF ptc_status ptc_decode_packet(const uint8_t *buf, size_t len,
     default:
         return PTC_ERR_BAD_OPCODE;
     }
+}
+
+/* Returns the packet's size (> 0) or an error status (< 0). Inlined into
+   the stream decoder, so the size stays in a register: the position of the
+   next packet depends on it, and that chain sets the decoder's speed. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int ptc__decode(const uint8_t *buf, size_t len, ptc_block_ctx blk, ptc_packet *pkt)
+{
+    ptc_status st;
+    if (PTC__LIKELY(len >= PTC_MAX_PACKET_SIZE && blk == PTC_BLOCK_NONE)) {
+        const ptc__fast_row *f = &ptc__fast[buf[0]];
+        if (PTC__LIKELY(f->type != 0)) {
+            uint64_t v = (ptc__load64(buf + 1) & f->vmask) | f->vconst;
+            uint8_t small = (uint8_t)(f->small | (buf[1] & f->small_mask));
+            memset(pkt, 0, sizeof *pkt);
+            pkt->type = (ptc_packet_type)f->type;
+            pkt->size = f->size;
+            memcpy((char *)pkt + offsetof(ptc_packet, u), &small, 1);
+            memcpy((char *)pkt + f->voff, &v, 8);
+            return f->size;
+        }
+    }
+    memset(pkt, 0, sizeof *pkt);
+    if (len == 0) return PTC_ERR_TRUNCATED;
+    st = ptc__decode_slow(buf, len, blk, pkt);
+    return st == PTC_OK ? pkt->size : (int)st;
+}
+
+PTCDEF ptc_status ptc_decode_packet(const uint8_t *buf, size_t len,
+                                    ptc_block_ctx blk, ptc_packet *pkt)
+{
+    int n;
+    if (!pkt || (!buf && len)) return PTC_ERR_BAD_ARGUMENT;
+    n = ptc__decode(buf, len, blk, pkt);
+    return n > 0 ? PTC_OK : (ptc_status)n;
 }
 
 /* ---- 4. Encoding ---------------------------------------------------- */
@@ -1087,45 +1196,56 @@ static size_t ptc__psb_find(const uint8_t *p, size_t avail, int *kind)
     return avail;
 }
 
-static void ptc__apply_ip(ptc_decoder *dec, ptc_item *item)
+/* Per packet type: what the stream decoder must do after it. */
+enum { PTC__F_IP = 1, PTC__F_RARE = 2 /* PSB or BBP */ };
+static const uint8_t ptc__type_flags[PTC_PACKET_TYPE_COUNT + 2] = {
+#define PTC__X(e, j, d) (uint8_t)((e == PTC_TIP || e == PTC_TIP_PGE || e == PTC_TIP_PGD || e == PTC_FUP) ? \
+                                  PTC__F_IP : (e == PTC_PSB || e == PTC_BBP) ? PTC__F_RARE : 0),
+    0, PTC_PACKET_LIST(PTC__X) 0, 0
+#undef PTC__X
+};
+
+/* Bits of the last IP that an IP packet keeps, by IPBytes (§1.5). */
+static const uint64_t ptc__ipc_keep[8] = {
+    ~UINT64_C(0), ~UINT64_C(0xFFFF), ~UINT64_C(0xFFFFFFFF), 0,
+    ~UINT64_C(0xFFFFFFFFFFFF), ~UINT64_C(0), 0, ~UINT64_C(0)
+};
+
+/* Last-IP decompression, without a branch on the packet type: for a
+   packet that is not an IP packet, ipc and payload are masked to zero,
+   which is the "suppressed" case and leaves the last IP alone. */
+static void ptc__track_ip(ptc_decoder *dec, ptc_item *item, unsigned flags)
 {
-    static const uint64_t keep_mask[8] = {
-        0, ~UINT64_C(0xFFFF), ~UINT64_C(0xFFFFFFFF), 0, ~UINT64_C(0xFFFFFFFFFFFF), 0, 0, 0
-    };
-    unsigned ipc = item->pkt.u.ip.ipc;
-    uint64_t payload = item->pkt.u.ip.payload, ip;
-    if (ipc == PTC_IPC_SUPPRESSED) {
-        item->ip = 0;
-        item->ip_known = 0;
-        return;
-    }
-    if (ipc == PTC_IPC_SEXT_48)
-        ip = (payload & (UINT64_C(1) << 47)) ? (payload | ~UINT64_C(0xFFFFFFFFFFFF)) : payload;
-    else
-        ip = (dec->last_ip & keep_mask[ipc]) | payload;
+    uint64_t is_ip = (uint64_t)0 - (uint64_t)(flags & PTC__F_IP), payload, keep, sext, ip;
+    uint8_t ipc8;
+    unsigned ipc;
+    memcpy(&ipc8, (const char *)&item->pkt + offsetof(ptc_packet, u.ip.ipc), 1);
+    memcpy(&payload, (const char *)&item->pkt + offsetof(ptc_packet, u.ip.payload), 8);
+    ipc = ipc8 & (unsigned)is_ip & 7u;
+    payload &= is_ip;
+    keep = ptc__ipc_keep[ipc];
+    sext = (uint64_t)0 - ((payload >> 47) & (uint64_t)(ipc == PTC_IPC_SEXT_48));
+    ip = (dec->last_ip & keep) | payload | (sext & ~UINT64_C(0xFFFFFFFFFFFF));
     dec->last_ip = ip;
-    dec->last_ip_known |= ~keep_mask[ipc];
-    item->ip = ip;
-    item->ip_known = dec->last_ip_known == ~UINT64_C(0);
+    dec->last_ip_known |= ~keep;
+    item->ip = ip & ((uint64_t)0 - (uint64_t)(ipc != 0));
+    item->ip_known = (uint8_t)(ipc != 0 && dec->last_ip_known == ~UINT64_C(0));
 }
 
 /* Bookkeeping that follows every decoded packet. */
 static void ptc__account(ptc_decoder *dec, ptc_item *item)
 {
-    switch (item->pkt.type) {
-    case PTC_PSB:
-        /* The SDM resets the last IP to zero at every PSB: IPs after it are
-           full or compressed against zero. */
-        dec->last_ip = 0;
-        dec->last_ip_known = ~UINT64_C(0);
-        break;
-    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP:
-        ptc__apply_ip(dec, item);
-        break;
-    default:
-        break;
+    unsigned flags = ptc__type_flags[item->pkt.type];
+    ptc__track_ip(dec, item, flags);
+    if (PTC__UNLIKELY((flags & PTC__F_RARE) || dec->block != PTC_BLOCK_NONE)) {
+        if (item->pkt.type == PTC_PSB) {
+            /* The SDM resets the last IP to zero at every PSB: IPs after it
+               are full or compressed against zero. */
+            dec->last_ip = 0;
+            dec->last_ip_known = ~UINT64_C(0);
+        }
+        dec->block = ptc_block_ctx_after(dec->block, &item->pkt);
     }
-    dec->block = ptc_block_ctx_after(dec->block, &item->pkt);
 }
 
 static void ptc__report_error(ptc_item *item, uint64_t offset, ptc_status error)
@@ -1135,10 +1255,10 @@ static void ptc__report_error(ptc_item *item, uint64_t offset, ptc_status error)
     item->error = error;
 }
 
-PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
+/* Everything but the common case: chunk edges, sync search, errors. */
+static ptc_status ptc__next_general(ptc_decoder *dec, ptc_item *item)
 {
     uint8_t window[2 * PTC_MAX_PACKET_SIZE];
-    if (!dec || !item) return PTC_ERR_BAD_ARGUMENT;
     for (;;) {
         const uint8_t *p;
         size_t avail;
@@ -1155,8 +1275,9 @@ PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
             avail = dec->carry_len + head;
         } else {
             size_t at = (size_t)(dec->pos - dec->chunk_off);
-            p = dec->chunk + at;
             avail = dec->chunk_len - at;
+            /* no pointer arithmetic on a chunk with nothing left: it may be NULL */
+            p = avail ? dec->chunk + at : NULL;
         }
         if (avail == 0) {
             ptc__retire_chunk(dec);
@@ -1189,14 +1310,13 @@ PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
             ptc__advance(dec, in_carry ? 1 : avail);
             continue;
         } else {
-            ptc_status st = ptc_decode_packet(p, avail, dec->block, &item->pkt);
-            if (PTC__LIKELY(st == PTC_OK)) {
+            int n = ptc__decode(p, avail, dec->block, &item->pkt);
+            ptc_status st = n > 0 ? PTC_OK : (ptc_status)n;
+            if (st == PTC_OK) {
                 item->offset = dec->pos;
                 item->error = PTC_OK;
-                item->ip = 0;
-                item->ip_known = 0;
                 ptc__account(dec, item);
-                ptc__advance(dec, item->pkt.size);
+                ptc__advance(dec, (size_t)n);
                 return PTC_OK;
             }
             if (st == PTC_ERR_TRUNCATED) {
@@ -1213,6 +1333,27 @@ PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
             return PTC_OK;
         }
     }
+}
+
+PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
+{
+    if (!dec || !item) return PTC_ERR_BAD_ARGUMENT;
+    /* The common case: decoding (not searching), inside the current chunk,
+       with a whole packet's worth of bytes ahead. */
+    if (PTC__LIKELY(!dec->searching && dec->pos >= dec->chunk_off)) {
+        size_t at = (size_t)(dec->pos - dec->chunk_off);
+        if (PTC__LIKELY(dec->chunk_len - at >= PTC_MAX_PACKET_SIZE)) {
+            int n = ptc__decode(dec->chunk + at, dec->chunk_len - at, dec->block, &item->pkt);
+            if (PTC__LIKELY(n > 0)) {
+                item->offset = dec->pos;
+                item->error = PTC_OK;
+                ptc__account(dec, item);
+                dec->pos += (size_t)n;
+                return PTC_OK;
+            }
+        }
+    }
+    return ptc__next_general(dec, item);
 }
 
 #ifdef __cplusplus

@@ -3,7 +3,7 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"
-#include "pktgen.h"
+#include "../tools/pktgen.h"
 
 #include <string.h>
 
@@ -400,7 +400,7 @@ static void every_packet_round_trips_at_boundaries(void)
 
 static void random_packets_round_trip(void)
 {
-    pg_rng r = { 12345 };
+    pg_rng r = pg_seed(12345);
     int i, t;
     char what[64];
     for (i = 0; i < 4000; i++)
@@ -418,7 +418,7 @@ static void random_packets_round_trip(void)
    the time, so reserved-bit checks and short fields are both reached. */
 static void accepted_bytes_reencode_exactly(void)
 {
-    pg_rng r = { 777 };
+    pg_rng r = pg_seed(777);
     int op, rep, accepted = 0;
     for (op = 0; op < 512; op++)
         for (rep = 0; rep < 64; rep++) {

@@ -2,7 +2,7 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"
-#include "pktgen.h"
+#include "../tools/pktgen.h"
 
 #include <string.h>
 
@@ -276,7 +276,7 @@ static size_t damaged_stream(pg_rng *r, uint8_t *buf, size_t cap)
 static void chunked_equals_one_shot(void)
 {
     static uint8_t buf[8192];
-    pg_rng r = { 99 };
+    pg_rng r = pg_seed(99);
     int s, trial;
     for (trial = 0; trial < 60; trial++) {
         size_t n = damaged_stream(&r, buf, sizeof buf), where;
@@ -304,7 +304,7 @@ static void chunked_equals_one_shot(void)
 static void items_reproduce_the_input(void)
 {
     static uint8_t buf[8192];
-    pg_rng r = { 4242 };
+    pg_rng r = pg_seed(4242);
     int trial;
     for (trial = 0; trial < 200; trial++) {
         size_t n = damaged_stream(&r, buf, sizeof buf), i;
@@ -341,7 +341,7 @@ static void large_stream_chunked(void)
 {
     static uint8_t buf[1 << 20];
     static const size_t sizes[] = { 4096, 1, 15, 16, 17, 65536, 3 };
-    pg_rng r = { 5 };
+    pg_rng r = pg_seed(5);
     pg_mix mix;
     size_t n, where, cnt = 0;
     pg_mix_dense(&mix);

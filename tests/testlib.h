@@ -50,6 +50,12 @@ TL_FN void tl_fail(const char *file, int line, const char *expr, const char *fmt
 /* Runs fn(arg) as the test called name. */
 TL_FN void tl_run_arg(const char *name, void (*fn)(const void *), const void *arg)
 {
+    static char tagged[300];
+    const char *tag = getenv("TL_TAG"); /* e.g. the compiler, when a suite runs twice */
+    if (tag && *tag) {
+        snprintf(tagged, sizeof tagged, "[%s] %s", tag, name);
+        name = tagged;
+    }
     tl_check_failures = 0;
     tl_skipped = 0;
     fn(arg);

@@ -13,12 +13,40 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef struct pg_rng { uint64_t s; } pg_rng;
+/* A random source: xorshift64* from seed s, or - when src is set - the
+   bytes of src (8 per draw, zero once they run out), so that a fuzzer
+   steers every choice the generator makes. */
+typedef struct pg_rng { uint64_t s; const uint8_t *src; size_t src_len; } pg_rng;
+
+PG_FN pg_rng pg_seed(uint64_t seed)
+{
+    pg_rng r;
+    memset(&r, 0, sizeof r);
+    r.s = seed;
+    return r;
+}
+
+PG_FN pg_rng pg_from_bytes(const uint8_t *src, size_t len)
+{
+    pg_rng r;
+    memset(&r, 0, sizeof r);
+    r.src = src;
+    r.src_len = len;
+    return r;
+}
 
 PG_FN uint64_t pg_next(pg_rng *r)
 {
+    uint64_t x;
+    if (r->src) {
+        size_t i, n = r->src_len < 8 ? r->src_len : 8;
+        for (x = 0, i = 0; i < n; i++) x |= (uint64_t)r->src[i] << (8 * i);
+        r->src += n;
+        r->src_len -= n;
+        return x;
+    }
     /* xorshift64* */
-    uint64_t x = r->s ? r->s : UINT64_C(0x9E3779B97F4A7C15);
+    x = r->s ? r->s : UINT64_C(0x9E3779B97F4A7C15);
     x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
     r->s = x;
     return x * UINT64_C(0x2545F4914F6CDD1D);
@@ -48,6 +76,8 @@ PG_FN uint64_t pg_bits(pg_rng *r, unsigned bits)
 /* Restrictions for a generated packet */
 #define PG_LIBIPT_205 1u  /* only what Debian's libipt 2.0.5 decodes the same way */
 #define PG_NO_RESERVED 2u /* reserved fields zero */
+#define PG_TYPICAL 4u     /* values as hardware makes them (small CYC counts, mostly
+                             compressed IPs, long TNT-64s) rather than edge cases */
 
 /* Fills *p with a random valid packet of type t; ctx is the block context
    (a BIP takes its item size from it; outside a block, BIP has 8 bytes). */
@@ -59,14 +89,20 @@ PG_FN void pg_packet(pg_rng *r, ptc_packet_type t, ptc_block_ctx ctx, unsigned f
     switch (t) {
     case PTC_TNT8: case PTC_TNT64: {
         unsigned c = (unsigned)pg_range(r, 1, t == PTC_TNT8 ? 6 : 47);
+        if (t == PTC_TNT64 && (flags & PG_TYPICAL)) c = 47; /* hardware fills TNT-64s */
         p->u.tnt.count = (uint8_t)c;
         p->u.tnt.bits = pg_bits(r, c);
+        /* Inside a PEBS block a TNT-8 byte ending in 100b reads as a BIP:
+           make the newest branch taken so the byte ends in x10b. */
+        if (t == PTC_TNT8 && ctx != PTC_BLOCK_NONE) p->u.tnt.bits |= 1;
         break;
     }
     case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP: {
         static const uint8_t ipcs[6] = { 0, 1, 2, 3, 4, 6 };
+        /* typical: 10% suppressed, 30% update16, 40% update32, 15% sext48, 5% full */
+        static const uint8_t typical[20] = { 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 6 };
         static const uint8_t width[7] = { 0, 16, 32, 48, 48, 0, 64 };
-        uint8_t ipc = ipcs[pg_next(r) % 6];
+        uint8_t ipc = (flags & PG_TYPICAL) ? typical[pg_next(r) % 20] : ipcs[pg_next(r) % 6];
         p->u.ip.ipc = ipc;
         p->u.ip.payload = width[ipc] ? pg_bits(r, width[ipc]) : 0;
         break;
@@ -95,7 +131,10 @@ PG_FN void pg_packet(pg_rng *r, ptc_packet_type t, ptc_block_ctx ctx, unsigned f
         break;
     case PTC_MTC: p->u.mtc.ctc = (uint8_t)pg_bits(r, 8); break;
     case PTC_CYC:
-        p->u.cyc.cycles = pg_bits(r, (unsigned)pg_range(r, 1, (flags & PG_LIBIPT_205) ? 61 : 64));
+        if (flags & PG_TYPICAL) /* 70% fit one byte, 25% two, 5% three */
+            p->u.cyc.cycles = pg_next(r) % (pg_next(r) % 20 < 14 ? 32 : pg_next(r) % 5 ? 4096 : 1u << 19);
+        else
+            p->u.cyc.cycles = pg_bits(r, (unsigned)pg_range(r, 1, (flags & PG_LIBIPT_205) ? 61 : 64));
         break;
     case PTC_CBR:
         p->u.cbr.ratio = (uint8_t)pg_bits(r, 8);

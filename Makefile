@@ -1,0 +1,125 @@
+# ptcodec - the reference codec for Intel PT timing. See README.md.
+#
+#   make           the tools: build/ptdump, build/ptgen
+#   make demo      a sample stream dumped by ptdump
+#   make check     every test (installs missing Debian packages as root)
+#   make bench     throughput against libipt, measured in one run
+#   make fuzz      every fuzz target for libFuzzer, AFL++ (+ cmplog) and replay
+#   make fuzz-run TARGET=fuzz_stream SECONDS=60
+#   make corpus    regenerate the seed corpora
+#   make clean
+
+BUILD   ?= build
+CC      ?= cc
+CLANG   ?= clang
+WARN    := -Wall -Wextra -Werror -pedantic
+SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
+TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
+HDR     := ptcodec.h
+TOOLHDR := tools/dumpfmt.h tools/pktgen.h
+TESTHDR := tests/testlib.h tools/pktgen.h tools/dumpfmt.h tests/libipt_allowlist.h
+TOOLS   := ptdump ptgen
+TESTS   := test_packets test_stream test_golden test_realtraces
+FUZZ_TARGETS := fuzz_stream fuzz_roundtrip
+FUZZHDR := fuzz/fuzz_helpers.h tools/pktgen.h
+
+HAVE_LIBIPT := $(shell test -f /usr/include/intel-pt.h && echo yes)
+HAVE_AFL    := $(shell command -v afl-clang-fast >/dev/null 2>&1 && echo yes)
+HAVE_LIBFUZZER := $(shell printf 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){(void)d;(void)n;return 0;}' \
+                   | $(CLANG) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo yes)
+
+.PHONY: all tools demo check check-build deps bench fuzz fuzz-run corpus clean
+
+all: tools
+tools: $(addprefix $(BUILD)/,$(TOOLS))
+
+$(BUILD) $(BUILD)/san $(BUILD)/test/clang $(BUILD)/test/gcc $(BUILD)/replay $(BUILD)/libfuzzer $(BUILD)/afl:
+	mkdir -p $@
+
+$(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: tools/%.c $(HDR) $(TOOLHDR) | $(BUILD)
+	$(CC) -std=c99 -O2 $(WARN) -o $@ $<
+
+# ---- demo -----------------------------------------------------------------
+# Until the hardware model exists: a built-in sample of every packet type.
+demo: tools
+	@$(BUILD)/ptgen --mix all --bytes 400 --seed 7 -o $(BUILD)/demo.pt
+	@echo "== ptdump $(BUILD)/demo.pt (a sample with every packet type, made by ptcodec's encoder)"
+	@$(BUILD)/ptdump $(BUILD)/demo.pt; true
+	@echo "== the same as JSON lines (first 8)"
+	@$(BUILD)/ptdump --jsonl $(BUILD)/demo.pt | head -8
+
+# ---- tests ----------------------------------------------------------------
+deps:
+	@sh tools/ensure-deps.sh
+
+check: deps
+	@$(MAKE) --no-print-directory check-build
+	@sh tests/run.sh $(BUILD)
+
+CHECK_BIN := $(addprefix $(BUILD)/test/clang/,$(TESTS)) \
+             $(addprefix $(BUILD)/test/gcc/,test_packets test_stream) \
+             $(addprefix $(BUILD)/san/,$(TOOLS)) \
+             $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS))
+ifeq ($(HAVE_LIBIPT),yes)
+CHECK_BIN += $(BUILD)/test/clang/test_libipt
+endif
+ifeq ($(HAVE_LIBFUZZER),yes)
+CHECK_BIN += $(addprefix $(BUILD)/libfuzzer/,$(FUZZ_TARGETS))
+endif
+ifeq ($(HAVE_AFL),yes)
+CHECK_BIN += $(addprefix $(BUILD)/afl/,$(FUZZ_TARGETS) $(addsuffix .cmplog,$(FUZZ_TARGETS)))
+endif
+
+check-build: $(CHECK_BIN) | $(BUILD)
+	@echo $(FUZZ_TARGETS) > $(BUILD)/fuzz-targets
+
+$(BUILD)/test/clang/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/clang
+	$(CLANG) $(TESTCFLAGS) -o $@ $< $(if $(filter test_libipt,$*),-lipt)
+
+$(BUILD)/test/gcc/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
+	gcc $(TESTCFLAGS) -o $@ $< $(if $(filter test_libipt,$*),-lipt)
+
+$(addprefix $(BUILD)/san/,$(TOOLS)): $(BUILD)/san/%: tools/%.c $(HDR) $(TOOLHDR) | $(BUILD)/san
+	$(CLANG) $(TESTCFLAGS) -o $@ $<
+
+# ---- fuzzing --------------------------------------------------------------
+# replay: engine-free driver, gcc + ASan/UBSan, exact-size inputs
+$(BUILD)/replay/%: fuzz/%.c fuzz/replay.c $(HDR) $(FUZZHDR) | $(BUILD)/replay
+	gcc $(TESTCFLAGS) -o $@ $< fuzz/replay.c
+
+$(BUILD)/libfuzzer/%: fuzz/%.c $(HDR) $(FUZZHDR) | $(BUILD)/libfuzzer
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $<
+
+# AFL++ through its libFuzzer-compatible driver (persistent mode, poisoned
+# tail: over-reads are caught), plus a cmplog build for -c
+$(BUILD)/afl/%.cmplog: fuzz/%.c $(HDR) $(FUZZHDR) | $(BUILD)/afl
+	AFL_QUIET=1 AFL_LLVM_CMPLOG=1 afl-clang-fast -g -O1 -fsanitize=fuzzer -o $@ $<
+
+$(BUILD)/afl/%: fuzz/%.c $(HDR) $(FUZZHDR) | $(BUILD)/afl
+	AFL_QUIET=1 AFL_USE_ASAN=1 AFL_USE_UBSAN=1 afl-clang-fast -g -O1 -fsanitize=fuzzer -o $@ $<
+
+fuzz: deps
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS)) \
+	  $(addprefix $(BUILD)/libfuzzer/,$(FUZZ_TARGETS)) \
+	  $(if $(HAVE_AFL),$(addprefix $(BUILD)/afl/,$(FUZZ_TARGETS) $(addsuffix .cmplog,$(FUZZ_TARGETS))))
+
+TARGET  ?= fuzz_stream
+SECONDS ?= 60
+fuzz-run: $(BUILD)/libfuzzer/$(TARGET)
+	mkdir -p $(BUILD)/fuzz-work/$(TARGET)
+	$(BUILD)/libfuzzer/$(TARGET) -max_total_time=$(SECONDS) -max_len=4096 -dict=fuzz/ptcodec.dict \
+	  -artifact_prefix=$(BUILD)/ $(BUILD)/fuzz-work/$(TARGET) corpus/$(TARGET)
+
+corpus: $(BUILD)/ptgen
+	sh fuzz/gen_seeds.sh $(BUILD)/ptgen corpus
+
+# ---- benchmark ------------------------------------------------------------
+$(BUILD)/bench_decode: bench/bench_decode.c $(HDR) tools/pktgen.h | $(BUILD)
+	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $< -lipt
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BUILD)/bench_decode
+	@$(BUILD)/bench_decode
+
+clean:
+	rm -rf $(BUILD)

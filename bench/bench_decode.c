@@ -1,0 +1,167 @@
+/* bench_decode - packet decode throughput of ptcodec next to libipt's
+   pt_pkt_next, on the same generated streams in the same run. Not a test:
+   it prints figures and never fails the build.
+
+   Streams: "dense", a branchy mix (TNT, TIP, FUP, ...) and "sparse",
+   mostly MTC and CYC, both from tools/pktgen.h with hardware-like values
+   and only packets both decoders know, PSB every 4 KiB; "real", the traces
+   recorded on hardware in shared/pt-traces, when present. Each decoder
+   runs REPS times over each stream; the fastest run counts. Both must
+   report the same number of packets. */
+#define _POSIX_C_SOURCE 200809L
+#define PTCODEC_IMPLEMENTATION
+#include "../ptcodec.h"
+#include "../tools/pktgen.h"
+#include <intel-pt.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define STREAM_BYTES (32u << 20)
+#define REPS 5
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The stream decoder as an application uses it: one item per packet. */
+static size_t run_ptcodec_stream(const uint8_t *buf, size_t len, uint64_t *check)
+{
+    ptc_decoder dec;
+    ptc_item it;
+    size_t n = 0;
+    uint64_t sum = 0;
+    ptc_decoder_init_buffer(&dec, PTC_DECODE_NO_SYNC, buf, len);
+    while (ptc_decoder_next(&dec, &it) == PTC_OK) {
+        n++;
+        sum += it.pkt.size;
+    }
+    *check = sum;
+    return n;
+}
+
+/* The single-packet decoder in a loop: the cost of decoding alone. */
+static size_t run_ptcodec_packets(const uint8_t *buf, size_t len, uint64_t *check)
+{
+    size_t at = 0, n = 0;
+    ptc_packet p;
+    ptc_block_ctx blk = PTC_BLOCK_NONE;
+    while (at < len && ptc_decode_packet(buf + at, len - at, blk, &p) == PTC_OK) {
+        at += p.size;
+        n++;
+    }
+    *check = at;
+    return n;
+}
+
+static size_t run_libipt(const uint8_t *buf, size_t len, uint64_t *check)
+{
+    struct pt_config cfg;
+    struct pt_packet_decoder *d;
+    struct pt_packet p;
+    size_t n = 0;
+    uint64_t sum = 0;
+    int rc;
+    pt_config_init(&cfg);
+    cfg.begin = (uint8_t *)buf;
+    cfg.end = (uint8_t *)buf + len;
+    d = pt_pkt_alloc_decoder(&cfg);
+    if (!d || pt_pkt_sync_set(d, 0) < 0) return 0;
+    while ((rc = pt_pkt_next(d, &p, sizeof p)) > 0) {
+        n++;
+        sum += (uint64_t)rc;
+    }
+    pt_pkt_free_decoder(d);
+    *check = sum;
+    return n;
+}
+
+typedef size_t (*runner)(const uint8_t *, size_t, uint64_t *);
+
+static double best_seconds(runner fn, const uint8_t *buf, size_t len, size_t *packets)
+{
+    double best = 1e30;
+    int r;
+    for (r = 0; r < REPS; r++) {
+        uint64_t check = 0;
+        double t0 = now(), t;
+        *packets = fn(buf, len, &check);
+        t = now() - t0;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+/* The real traces recorded on hardware (shared/pt-traces), concatenated
+   until the buffer is full. Returns the length, 0 if they are absent. */
+static size_t load_real_traces(uint8_t *buf, size_t cap)
+{
+    static const char *names[] = { "libxdc_experiments__qemu_trace1", "libxdc_experiments__mruby_trace",
+                                   "libxdc_experiments__avscript_32_failed_trace_12709_1" };
+    const char *dirs[3];
+    size_t len = 0, i, d;
+    dirs[0] = getenv("PTCODEC_SHARED");
+    dirs[1] = "../shared";
+    dirs[2] = "/work/shared";
+    for (d = 0; d < 3; d++) {
+        int found = 0;
+        if (!dirs[d]) continue;
+        while (len < cap / 2) {
+            for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+                char path[512];
+                FILE *f;
+                snprintf(path, sizeof path, "%s/pt-traces/%s.pt", dirs[d], names[i]);
+                f = fopen(path, "rb");
+                if (!f) continue;
+                found = 1;
+                len += fread(buf + len, 1, cap - len, f);
+                fclose(f);
+            }
+            if (!found) break;
+        }
+        if (found) return len;
+    }
+    return 0;
+}
+
+int main(void)
+{
+    static const char *names[3] = { "dense", "sparse", "real" };
+    uint8_t *buf = (uint8_t *)malloc(STREAM_BYTES);
+    int s;
+    struct pt_version v = pt_library_version();
+    if (!buf) return 1;
+    printf("ptcodec %s vs libipt %u.%u.%u: packet decode, best of %d runs, %u MiB per stream\n\n",
+           ptc_version(), v.major, v.minor, v.patch, REPS, STREAM_BYTES >> 20);
+    printf("%-7s %-26s %10s %12s %8s\n", "stream", "decoder", "MB/s", "Mpackets/s", "vs libipt");
+    for (s = 0; s < 3; s++) {
+        pg_rng r = pg_seed(42 + (uint64_t)s);
+        pg_mix mix;
+        size_t len, n_stream, n_pkt, n_ipt;
+        double t_stream, t_pkt, t_ipt;
+        if (s == 2) {
+            len = load_real_traces(buf, STREAM_BYTES);
+            if (!len) { printf("real    (shared/pt-traces not found: skipped)\n"); continue; }
+        } else {
+            if (s == 0) pg_mix_dense(&mix); else pg_mix_sparse(&mix);
+            len = pg_stream(&r, &mix, PG_LIBIPT_205 | PG_TYPICAL, 4096, buf, STREAM_BYTES, NULL, NULL, 0, NULL);
+        }
+        t_ipt = best_seconds(run_libipt, buf, len, &n_ipt);
+        t_stream = best_seconds(run_ptcodec_stream, buf, len, &n_stream);
+        t_pkt = best_seconds(run_ptcodec_packets, buf, len, &n_pkt);
+        if (n_stream != n_ipt || n_pkt != n_ipt)
+            printf("WARNING: packet counts differ: ptcodec %zu/%zu, libipt %zu\n", n_stream, n_pkt, n_ipt);
+        printf("%-7s %-26s %10.0f %12.1f %8s\n", names[s], "libipt pt_pkt_next", len / t_ipt / 1e6,
+               n_ipt / t_ipt / 1e6, "1.0x");
+        printf("%-7s %-26s %10.0f %12.1f %7.1fx\n", names[s], "ptcodec stream decoder", len / t_stream / 1e6,
+               n_stream / t_stream / 1e6, t_ipt / t_stream);
+        printf("%-7s %-26s %10.0f %12.1f %7.1fx\n", names[s], "ptcodec ptc_decode_packet", len / t_pkt / 1e6,
+               n_pkt / t_pkt / 1e6, t_ipt / t_pkt);
+    }
+    free(buf);
+    return 0;
+}

@@ -1,0 +1,109 @@
+/* fuzz_stream: arbitrary bytes into the stream decoder (SPEC.md 1.9).
+
+   Oracles:
+   - decoding in fuzz-chosen chunks gives exactly the items of one-shot
+     decoding (each chunk is copied into its own exact-size allocation, so
+     a read past a chunk's end is caught by the sanitizer);
+   - every packet re-encodes to exactly the input bytes at its offset;
+   - offsets never go back; a packet follows the previous one directly
+     unless an error came in between, and then it is a PSB.
+   Parameters (from the input's end): sync or not, up to 8 chunk sizes. */
+#define PTCODEC_IMPLEMENTATION
+#include "../ptcodec.h"
+#include "fuzz_helpers.h"
+
+#include <string.h>
+
+static int same_item(const ptc_item *a, const ptc_item *b)
+{
+    if (a->offset != b->offset || a->error != b->error) return 0;
+    return a->error != PTC_OK ||
+           (ptc_packet_equal(&a->pkt, &b->pkt) && a->ip == b->ip && a->ip_known == b->ip_known);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fz_input in;
+    unsigned flags;
+    size_t sizes[8], nsizes, i, n = 0, at = 0, k = 0, cap, next = 0;
+    ptc_item *items, it;
+    ptc_decoder dec;
+    ptc_status st;
+    int after_error, last_empty = 0;
+    size_t nchunks = 0;
+    uint8_t *chunk = NULL;
+
+    if (size > FZ_MAX_INPUT) return 0;
+    in.data = data;
+    in.size = size;
+    flags = fz_take(&in, 0, 1) ? PTC_DECODE_NO_SYNC : 0;
+    nsizes = fz_take(&in, 1, 8);
+    for (i = 0; i < nsizes; i++) sizes[i] = fz_take(&in, 0, 255);
+
+    /* one shot. In sync mode the first packet is a PSB anywhere, as after
+       an error. */
+    after_error = !(flags & PTC_DECODE_NO_SYNC);
+    cap = in.size + 2;
+    items = (ptc_item *)malloc(cap * sizeof *items);
+    FZ_ASSERT(items != NULL, "out of memory");
+    ptc_decoder_init_buffer(&dec, flags, in.data, in.size);
+    while ((st = ptc_decoder_next(&dec, &it)) == PTC_OK) {
+        FZ_ASSERT(n < cap, "more items (%zu) than bytes (%zu)", n, in.size);
+        items[n++] = it;
+        if (it.error == PTC_OK) {
+            uint8_t out[PTC_MAX_PACKET_SIZE];
+            size_t w = 0;
+            FZ_ASSERT(after_error ? (it.pkt.type == PTC_PSB && it.offset >= next) : it.offset == next,
+                      "packet at %llu, decoding stood at %llu", (unsigned long long)it.offset,
+                      (unsigned long long)next);
+            FZ_ASSERT(ptc_encode_packet(&it.pkt, out, sizeof out, &w) == PTC_OK && w == it.pkt.size &&
+                          it.offset + w <= in.size && memcmp(out, in.data + it.offset, w) == 0,
+                      "%s at %llu does not re-encode to its bytes", ptc_packet_type_name(it.pkt.type),
+                      (unsigned long long)it.offset);
+            next = it.offset + w;
+            after_error = 0;
+        } else {
+            FZ_ASSERT(it.offset <= in.size, "error offset past the end");
+            FZ_ASSERT(it.error == PTC_ERR_NO_PSB || (!after_error && it.offset == next),
+                      "error %s at %llu, decoding stood at %llu", ptc_status_name(it.error),
+                      (unsigned long long)it.offset, (unsigned long long)next);
+            next = it.offset + 1;
+            after_error = 1;
+        }
+    }
+    FZ_ASSERT(st == PTC_END, "one-shot decoding ended with %s", ptc_status_name(st));
+
+    /* the same input in chunks */
+    ptc_decoder_init(&dec, flags, 0);
+    for (;;) {
+        st = ptc_decoder_next(&dec, &it);
+        if (st == PTC_OK) {
+            FZ_ASSERT(k < n && same_item(&it, &items[k]), "chunked item %zu differs from one-shot", k);
+            k++;
+        } else if (st == PTC_NEED_INPUT) {
+            size_t c;
+            free(chunk);
+            chunk = NULL;
+            if (at == in.size) { ptc_decoder_finish(&dec); continue; }
+            /* empty chunks are allowed, but never two in a row */
+            c = sizes[nchunks++ % nsizes];
+            if (c == 0 && last_empty) c = 1;
+            last_empty = c == 0;
+            if (c > in.size - at) c = in.size - at;
+            if (c) {
+                chunk = (uint8_t *)malloc(c);
+                FZ_ASSERT(chunk != NULL, "out of memory");
+                memcpy(chunk, in.data + at, c);
+            }
+            FZ_ASSERT(ptc_decoder_feed(&dec, chunk, c) == PTC_OK, "feed refused");
+            at += c;
+        } else {
+            FZ_ASSERT(st == PTC_END, "chunked decoding ended with %s", ptc_status_name(st));
+            break;
+        }
+    }
+    free(chunk);
+    FZ_ASSERT(k == n, "chunked decoding gave %zu items, one-shot %zu", k, n);
+    free(items);
+    return 0;
+}

@@ -1,0 +1,16 @@
+/* Translation unit 2 of the compile test: only uses the API. With
+   PTCODEC_STATIC it carries its own private copy of the implementation. */
+#ifdef PTCODEC_STATIC
+#define PTCODEC_IMPLEMENTATION
+#endif
+#include "../../ptcodec.h"
+
+int tu_other(void);
+
+int tu_other(void)
+{
+    static const uint8_t psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+    ptc_packet p;
+    if (ptc_decode_packet(psb, sizeof psb, PTC_BLOCK_NONE, &p) != PTC_OK) return -1;
+    return p.size;
+}

@@ -1,0 +1,24 @@
+#!/bin/sh
+# The header the way users drop it in: gcc, clang, g++ and clang++; C99, C11
+# and C++11/17; with and without PTCODEC_STATIC; two translation units
+# linked together; -Wall -Wextra -Werror -pedantic. One test per combination.
+cd "$(dirname "$0")/.." || exit 1
+out=${BUILD:-build}/compile
+mkdir -p "$out"
+for combo in "gcc c99" "gcc c11" "clang c99" "clang c11" "g++ c++11" "g++ c++17" "clang++ c++11" "clang++ c++17"; do
+  set -- $combo
+  cc=$1 std=$2
+  if ! command -v "$cc" >/dev/null 2>&1; then echo "skip - compile_${cc}_${std}: $cc not installed"; continue; fi
+  lang=""
+  case $cc in *++) lang="-x c++";; esac
+  for static in "" "-DPTCODEC_STATIC"; do
+    name="compile_${cc}_${std}${static:+_static}"
+    exe="$out/$(echo "$name" | tr '+' 'p')"
+    if $cc $lang -std=$std -Wall -Wextra -Werror -pedantic $static tests/compile/tu_impl.c tests/compile/tu_use.c \
+         -o "$exe" >"$exe.log" 2>&1 && "$exe"; then
+      echo "ok - $name"
+    else
+      echo "FAIL - $name"; sed 's/^/  /' "$exe.log" | head -20
+    fi
+  done
+done

@@ -1,0 +1,250 @@
+/* libipt_allowlist.h - ptcodec against libipt 2.0.5 (Debian 12's libipt-dev):
+   how a libipt packet compares with ours, and the one written list of the
+   places where the two knowingly differ (SPEC.md 1.11 says the same, with
+   the same reasons). Used by tests/test_libipt.c and fuzz/fuzz_diff_libipt.c.
+   Include after ptcodec.h and <intel-pt.h>. */
+#ifndef PTCODEC_LIBIPT_ALLOWLIST_H
+#define PTCODEC_LIBIPT_ALLOWLIST_H
+
+#include <stdio.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define LX_FN static __attribute__((unused))
+#else
+#define LX_FN static
+#endif
+
+/* The allowlist. Each entry: a short key and why it is not a bug. */
+#define LX_ALLOWLIST(X) \
+    X(LX_NEW_PACKET,  "libipt 2.0.5 does not know TRIG, CFE and EVD (libipt >= 2.1/2.2 does)") \
+    X(LX_PEBS,        "PEBS via PT (BBP, BIP, BEP) is not in libipt; a BIP only exists inside a BBP block") \
+    X(LX_CYC_10,      "a CYC with a count >= 2^61 needs 10 bytes; libipt's decoder stops at 9") \
+    X(LX_PWRE_HW,     "PWRE hw: libipt reads byte 2 bit 3, the SDM and Linux perf bit 7") \
+    X(LX_EXEC_IF,     "MODE.Exec IF (bit 2) came with event trace; libipt 2.0.5 ignores it") \
+    X(LX_PWRX_BIT1,   "PWRX wake reason bit 1 is reserved; libipt drops it, ptcodec keeps it")
+
+enum lx_reason {
+    LX_NONE = 0,
+#define LX_X(k, why) k,
+    LX_ALLOWLIST(LX_X)
+#undef LX_X
+    LX_REASON_COUNT
+};
+
+LX_FN const char *lx_reason_text(enum lx_reason r)
+{
+    switch (r) {
+#define LX_X(k, why) case k: return why;
+    LX_ALLOWLIST(LX_X)
+#undef LX_X
+    default: return "not allowlisted";
+    }
+}
+
+/* Error classes that the two decoders must agree on. */
+enum lx_class { LX_OK, LX_TRUNCATED, LX_MALFORMED, LX_OTHER };
+
+LX_FN enum lx_class lx_class_of_libipt(int rc)
+{
+    if (rc >= 0) return LX_OK;
+    if (rc == -pte_eos) return LX_TRUNCATED;
+    if (rc == -pte_bad_opc || rc == -pte_bad_packet) return LX_MALFORMED;
+    return LX_OTHER;
+}
+
+LX_FN enum lx_class lx_class_of_ptc(ptc_status st)
+{
+    switch (st) {
+    case PTC_OK: return LX_OK;
+    case PTC_ERR_TRUNCATED: return LX_TRUNCATED;
+    case PTC_ERR_BAD_OPCODE: case PTC_ERR_BAD_IPBYTES: case PTC_ERR_RESERVED: case PTC_ERR_BAD_PSB:
+    case PTC_ERR_EMPTY_TNT: case PTC_ERR_CYC_OVERFLOW: return LX_MALFORMED;
+    default: return LX_OTHER;
+    }
+}
+
+LX_FN const char *lx_class_name(enum lx_class c)
+{
+    return c == LX_OK ? "ok" : c == LX_TRUNCATED ? "truncated" : c == LX_MALFORMED ? "malformed" : "other";
+}
+
+/* libipt's type for ours (ppt_invalid when libipt has none). */
+LX_FN enum pt_packet_type lx_type(ptc_packet_type t)
+{
+    switch (t) {
+    case PTC_PAD: return ppt_pad;
+    case PTC_PSB: return ppt_psb;
+    case PTC_PSBEND: return ppt_psbend;
+    case PTC_TNT8: return ppt_tnt_8;
+    case PTC_TNT64: return ppt_tnt_64;
+    case PTC_TIP: return ppt_tip;
+    case PTC_TIP_PGE: return ppt_tip_pge;
+    case PTC_TIP_PGD: return ppt_tip_pgd;
+    case PTC_FUP: return ppt_fup;
+    case PTC_MODE_EXEC: case PTC_MODE_TSX: return ppt_mode;
+    case PTC_PIP: return ppt_pip;
+    case PTC_VMCS: return ppt_vmcs;
+    case PTC_OVF: return ppt_ovf;
+    case PTC_TSC: return ppt_tsc;
+    case PTC_TMA: return ppt_tma;
+    case PTC_MTC: return ppt_mtc;
+    case PTC_CYC: return ppt_cyc;
+    case PTC_CBR: return ppt_cbr;
+    case PTC_MNT: return ppt_mnt;
+    case PTC_PTW: return ppt_ptw;
+    case PTC_EXSTOP: return ppt_exstop;
+    case PTC_MWAIT: return ppt_mwait;
+    case PTC_PWRE: return ppt_pwre;
+    case PTC_PWRX: return ppt_pwrx;
+    case PTC_STOP: return ppt_stop;
+    default: return ppt_invalid;
+    }
+}
+
+/* Field-by-field comparison, with the field-level allowlist entries
+   (PWRE hw, MODE.Exec IF, PWRX bit 1) built in. Writes the first
+   difference to why. */
+LX_FN int lx_same(const ptc_packet *o, const struct pt_packet *t, char *why, size_t cap)
+{
+#define LX_FIELD(cond, name) do { if (!(cond)) { snprintf(why, cap, "%s", name); return 0; } } while (0)
+    LX_FIELD(lx_type(o->type) == t->type, "type");
+    LX_FIELD(o->size == t->size, "size");
+    switch (o->type) {
+    case PTC_TNT8: case PTC_TNT64:
+        LX_FIELD(o->u.tnt.count == t->payload.tnt.bit_size, "tnt.count");
+        LX_FIELD(o->u.tnt.bits == t->payload.tnt.payload, "tnt.bits");
+        break;
+    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP:
+        LX_FIELD(o->u.ip.ipc == (unsigned)t->payload.ip.ipc, "ip.ipc");
+        LX_FIELD(o->u.ip.payload == t->payload.ip.ip, "ip.payload");
+        break;
+    case PTC_MODE_EXEC: /* LX_EXEC_IF: the IF bit is not compared */
+        LX_FIELD(t->payload.mode.leaf == pt_mol_exec, "mode.leaf");
+        LX_FIELD(o->u.mode_exec.csl == t->payload.mode.bits.exec.csl, "mode.exec.csl");
+        LX_FIELD(o->u.mode_exec.csd == t->payload.mode.bits.exec.csd, "mode.exec.csd");
+        break;
+    case PTC_MODE_TSX:
+        LX_FIELD(t->payload.mode.leaf == pt_mol_tsx, "mode.leaf");
+        LX_FIELD(o->u.mode_tsx.intx == t->payload.mode.bits.tsx.intx, "mode.tsx.intx");
+        LX_FIELD(o->u.mode_tsx.abrt == t->payload.mode.bits.tsx.abrt, "mode.tsx.abrt");
+        break;
+    case PTC_PIP:
+        LX_FIELD(o->u.pip.cr3 == t->payload.pip.cr3, "pip.cr3");
+        LX_FIELD(o->u.pip.nr == t->payload.pip.nr, "pip.nr");
+        break;
+    case PTC_VMCS: LX_FIELD(o->u.vmcs.base == t->payload.vmcs.base, "vmcs.base"); break;
+    case PTC_TSC: LX_FIELD(o->u.tsc.tsc == t->payload.tsc.tsc, "tsc"); break;
+    case PTC_TMA:
+        LX_FIELD(o->u.tma.ctc == t->payload.tma.ctc, "tma.ctc");
+        LX_FIELD(o->u.tma.fc == t->payload.tma.fc, "tma.fc");
+        break;
+    case PTC_MTC: LX_FIELD(o->u.mtc.ctc == t->payload.mtc.ctc, "mtc.ctc"); break;
+    case PTC_CYC: LX_FIELD(o->u.cyc.cycles == t->payload.cyc.value, "cyc"); break;
+    case PTC_CBR: LX_FIELD(o->u.cbr.ratio == t->payload.cbr.ratio, "cbr.ratio"); break;
+    case PTC_MNT: LX_FIELD(o->u.mnt.payload == t->payload.mnt.payload, "mnt"); break;
+    case PTC_PTW:
+        LX_FIELD(o->u.ptw.bytes == (t->payload.ptw.plc ? 8 : 4), "ptw.bytes");
+        LX_FIELD(o->u.ptw.ip == t->payload.ptw.ip, "ptw.ip");
+        LX_FIELD(o->u.ptw.payload == t->payload.ptw.payload, "ptw.payload");
+        break;
+    case PTC_EXSTOP: LX_FIELD(o->u.exstop.ip == t->payload.exstop.ip, "exstop.ip"); break;
+    case PTC_MWAIT:
+        LX_FIELD(o->u.mwait.hints == t->payload.mwait.hints, "mwait.hints");
+        LX_FIELD(o->u.mwait.ext == t->payload.mwait.ext, "mwait.ext");
+        break;
+    case PTC_PWRE: /* LX_PWRE_HW: libipt's hw is our byte-2 bit 3 */
+        LX_FIELD(o->u.pwre.state == t->payload.pwre.state, "pwre.state");
+        LX_FIELD(o->u.pwre.sub_state == t->payload.pwre.sub_state, "pwre.sub_state");
+        LX_FIELD(((o->u.pwre.reserved >> 3) & 1) == t->payload.pwre.hw, "pwre.hw (bit 3)");
+        break;
+    case PTC_PWRX: /* LX_PWRX_BIT1 */
+        LX_FIELD(o->u.pwrx.last == t->payload.pwrx.last, "pwrx.last");
+        LX_FIELD(o->u.pwrx.deepest == t->payload.pwrx.deepest, "pwrx.deepest");
+        LX_FIELD((o->u.pwrx.wake & 1) == t->payload.pwrx.interrupt, "pwrx.interrupt");
+        LX_FIELD(((o->u.pwrx.wake >> 2) & 1) == t->payload.pwrx.store, "pwrx.store");
+        LX_FIELD(((o->u.pwrx.wake >> 3) & 1) == t->payload.pwrx.autonomous, "pwrx.autonomous");
+        break;
+    default: break;
+    }
+    return 1;
+#undef LX_FIELD
+}
+
+/* When the two decoders disagree at the packet starting at b (avail bytes,
+   block context blk; ours returned st and, if OK, packet o; libipt rc),
+   the allowlist entry that explains it, or LX_NONE. The opcode bytes
+   decide, so a truncated or damaged TRIG is still a TRIG. After an
+   allowlisted disagreement the two streams may no longer be aligned, so
+   callers stop comparing. The field-level entries (LX_PWRE_HW, LX_EXEC_IF,
+   LX_PWRX_BIT1) are applied by lx_same() and never end a comparison. */
+LX_FN enum lx_reason lx_explain(const uint8_t *b, size_t avail, ptc_block_ctx blk,
+                                ptc_status st, const ptc_packet *o, int rc)
+{
+    if (avail >= 1 && b[0] == 0xD9) return LX_NEW_PACKET;
+    if (avail >= 2 && b[0] == 0x02 && (b[1] == 0x13 || b[1] == 0x53)) return LX_NEW_PACKET;
+    if (avail >= 2 && b[0] == 0x02 && (b[1] == 0x63 || (b[1] & 0x7F) == 0x33)) return LX_PEBS;
+    if (avail >= 1 && blk != PTC_BLOCK_NONE && (b[0] & 7) == 4) return LX_PEBS;
+    if (st == PTC_OK && o->type == PTC_CYC && o->size == 10 && rc == -pte_bad_packet) return LX_CYC_10;
+    return LX_NONE;
+}
+
+/* Our packet as libipt's, for its encoder. Returns 0 for types libipt does
+   not have. */
+LX_FN int lx_to_libipt(const ptc_packet *o, struct pt_packet *t)
+{
+    memset(t, 0, sizeof *t);
+    t->type = lx_type(o->type);
+    if (t->type == ppt_invalid) return 0;
+    switch (o->type) {
+    case PTC_TNT8: case PTC_TNT64:
+        t->payload.tnt.bit_size = o->u.tnt.count;
+        t->payload.tnt.payload = o->u.tnt.bits;
+        break;
+    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP:
+        t->payload.ip.ipc = (enum pt_ip_compression)o->u.ip.ipc;
+        t->payload.ip.ip = o->u.ip.payload;
+        break;
+    case PTC_MODE_EXEC:
+        t->payload.mode.leaf = pt_mol_exec;
+        t->payload.mode.bits.exec.csl = o->u.mode_exec.csl;
+        t->payload.mode.bits.exec.csd = o->u.mode_exec.csd;
+        break;
+    case PTC_MODE_TSX:
+        t->payload.mode.leaf = pt_mol_tsx;
+        t->payload.mode.bits.tsx.intx = o->u.mode_tsx.intx;
+        t->payload.mode.bits.tsx.abrt = o->u.mode_tsx.abrt;
+        break;
+    case PTC_PIP: t->payload.pip.cr3 = o->u.pip.cr3; t->payload.pip.nr = o->u.pip.nr; break;
+    case PTC_VMCS: t->payload.vmcs.base = o->u.vmcs.base; break;
+    case PTC_TSC: t->payload.tsc.tsc = o->u.tsc.tsc; break;
+    case PTC_TMA: t->payload.tma.ctc = o->u.tma.ctc; t->payload.tma.fc = o->u.tma.fc; break;
+    case PTC_MTC: t->payload.mtc.ctc = o->u.mtc.ctc; break;
+    case PTC_CYC: t->payload.cyc.value = o->u.cyc.cycles; break;
+    case PTC_CBR: t->payload.cbr.ratio = o->u.cbr.ratio; break;
+    case PTC_MNT: t->payload.mnt.payload = o->u.mnt.payload; break;
+    case PTC_PTW:
+        t->payload.ptw.plc = o->u.ptw.bytes == 8 ? 1 : 0;
+        t->payload.ptw.ip = o->u.ptw.ip;
+        t->payload.ptw.payload = o->u.ptw.payload;
+        break;
+    case PTC_EXSTOP: t->payload.exstop.ip = o->u.exstop.ip; break;
+    case PTC_MWAIT: t->payload.mwait.hints = o->u.mwait.hints; t->payload.mwait.ext = o->u.mwait.ext; break;
+    case PTC_PWRE:
+        t->payload.pwre.state = o->u.pwre.state;
+        t->payload.pwre.sub_state = o->u.pwre.sub_state;
+        t->payload.pwre.hw = (o->u.pwre.reserved >> 3) & 1;
+        break;
+    case PTC_PWRX:
+        t->payload.pwrx.last = o->u.pwrx.last;
+        t->payload.pwrx.deepest = o->u.pwrx.deepest;
+        t->payload.pwrx.interrupt = o->u.pwrx.wake & 1;
+        t->payload.pwrx.store = (o->u.pwrx.wake >> 2) & 1;
+        t->payload.pwrx.autonomous = (o->u.pwrx.wake >> 3) & 1;
+        break;
+    default: break;
+    }
+    return 1;
+}
+
+#endif

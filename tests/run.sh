@@ -1,0 +1,55 @@
+#!/bin/sh
+# Runs every test of `make check` and prints the tally. Each test program
+# prints "ok - NAME", "FAIL - NAME" or "skip - NAME: why" lines; a program
+# that dies without saying so counts as one failed test. The last line is
+# "N passed, N failed".
+# usage: tests/run.sh BUILD_DIR
+b=${1:-build}
+log=$(mktemp)
+trap 'rm -f "$log" "$log.one" "$log.r" "$log.f"' EXIT
+run() { # label command...
+  label=$1; shift
+  "$@" >"$log.one" 2>&1; st=$?
+  cat "$log.one"
+  cat "$log.one" >> "$log"
+  if [ $st != 0 ] && ! grep -q '^FAIL - ' "$log.one"; then
+    echo "FAIL - $label (exit status $st)" | tee -a "$log"
+  fi
+}
+for cc in clang gcc; do
+  for t in test_packets test_stream; do run "$cc/$t" env TL_TAG="$cc" "$b/test/$cc/$t" SPEC.md; done
+done
+run test_golden "$b/test/clang/test_golden"
+run test_realtraces "$b/test/clang/test_realtraces"
+if [ -x "$b/test/clang/test_libipt" ]; then run test_libipt "$b/test/clang/test_libipt"
+else echo "skip - test_libipt: libipt-dev is not installed" | tee -a "$log"; fi
+run test_cli sh tests/test_cli.sh "$b/san"
+run compile_matrix env BUILD="$b" sh tests/compile_matrix.sh
+# Every corpus file through its target, engine-free (gcc, ASan+UBSan).
+replay() { # target
+  if "$b/replay/$1" "corpus/$1" > "$log.r" 2>&1; then echo "ok - replay_$1: $(tail -1 "$log.r")"
+  else tail -20 "$log.r"; echo "FAIL - replay_$1"; fi
+}
+# A short libFuzzer run from the corpus, so a regression shows up quickly.
+smoke() { # target
+  mkdir -p "$b/smoke-$1"
+  if "$b/libfuzzer/$1" -max_total_time="${SMOKE_SECONDS:-10}" -max_len=4096 -dict=fuzz/ptcodec.dict \
+       -artifact_prefix="$b/" "$b/smoke-$1" "corpus/$1" > "$log.f" 2>&1; then
+    echo "ok - fuzz_smoke_$1: $(grep -o '#[0-9]*[[:space:]]*DONE.*' "$log.f" | head -1)"
+  else
+    grep -A20 -E 'ERROR|FZ_ASSERT|runtime error' "$log.f" | head -40; echo "FAIL - fuzz_smoke_$1"
+  fi
+}
+for t in $(cat "$b/fuzz-targets"); do
+  run "replay_$t" replay "$t"
+  if [ -x "$b/libfuzzer/$t" ]; then run "fuzz_smoke_$t" smoke "$t"
+  else echo "skip - fuzz_smoke_$t: clang with libFuzzer is not installed" | tee -a "$log"; fi
+  if [ -x "$b/afl/$t" ] && [ -x "$b/afl/$t.cmplog" ]; then echo "ok - afl_build_$t" | tee -a "$log"
+  else echo "skip - afl_build_$t: afl++ is not installed" | tee -a "$log"; fi
+done
+passed=$(grep -c '^ok - ' "$log")
+failed=$(grep -c '^FAIL - ' "$log")
+skipped=$(grep -c '^skip - ' "$log")
+[ "$skipped" != 0 ] && echo "($skipped skipped)"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
