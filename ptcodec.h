@@ -216,7 +216,9 @@ typedef enum ptc_block_ctx {
    every other packet (BEP among them) closes it. */
 PTCDEF ptc_block_ctx ptc_block_ctx_after(ptc_block_ctx before, const ptc_packet *pkt);
 
-/* Field-by-field equality of two packets (only the fields of their type). */
+/* Equality of two packets: same type, size and field values (the fields
+   of their type only). Packets the encoder refuses are equal only when
+   their structs are identical byte for byte. */
 PTCDEF int ptc_packet_equal(const ptc_packet *a, const ptc_packet *b);
 
 /* ===================================================================== */
@@ -401,62 +403,20 @@ PTCDEF ptc_block_ctx ptc_block_ctx_after(ptc_block_ctx before, const ptc_packet 
     }
 }
 
+static int ptc__encode(const ptc_packet *pkt, uint8_t *out);
+
+/* Equal packets are the ones with the same bytes: the encoder is exact
+   (SPEC 1.8), so this compares every field of the type and nothing else,
+   and the knowledge of which fields a type has stays in one place. */
 PTCDEF int ptc_packet_equal(const ptc_packet *a, const ptc_packet *b)
 {
-    const ptc_packet *x = a, *y = b;
-    if (x->type != y->type || x->size != y->size) return 0;
-    switch (x->type) {
-    case PTC_TNT8: case PTC_TNT64:
-        return x->u.tnt.count == y->u.tnt.count && x->u.tnt.bits == y->u.tnt.bits;
-    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP:
-        return x->u.ip.ipc == y->u.ip.ipc && x->u.ip.payload == y->u.ip.payload;
-    case PTC_MODE_EXEC:
-        return x->u.mode_exec.csl == y->u.mode_exec.csl && x->u.mode_exec.csd == y->u.mode_exec.csd &&
-               x->u.mode_exec.if_flag == y->u.mode_exec.if_flag &&
-               x->u.mode_exec.reserved == y->u.mode_exec.reserved;
-    case PTC_MODE_TSX:
-        return x->u.mode_tsx.intx == y->u.mode_tsx.intx && x->u.mode_tsx.abrt == y->u.mode_tsx.abrt &&
-               x->u.mode_tsx.reserved == y->u.mode_tsx.reserved;
-    case PTC_PIP: return x->u.pip.cr3 == y->u.pip.cr3 && x->u.pip.nr == y->u.pip.nr;
-    case PTC_VMCS: return x->u.vmcs.base == y->u.vmcs.base;
-    case PTC_TSC: return x->u.tsc.tsc == y->u.tsc.tsc;
-    case PTC_TMA: return x->u.tma.ctc == y->u.tma.ctc && x->u.tma.fc == y->u.tma.fc;
-    case PTC_MTC: return x->u.mtc.ctc == y->u.mtc.ctc;
-    case PTC_CYC: return x->u.cyc.cycles == y->u.cyc.cycles;
-    case PTC_CBR: return x->u.cbr.ratio == y->u.cbr.ratio && x->u.cbr.reserved == y->u.cbr.reserved;
-    case PTC_MNT: return x->u.mnt.payload == y->u.mnt.payload;
-    case PTC_PTW:
-        return x->u.ptw.payload == y->u.ptw.payload && x->u.ptw.bytes == y->u.ptw.bytes &&
-               x->u.ptw.ip == y->u.ptw.ip;
-    case PTC_EXSTOP: return x->u.exstop.ip == y->u.exstop.ip;
-    case PTC_MWAIT: return x->u.mwait.hints == y->u.mwait.hints && x->u.mwait.ext == y->u.mwait.ext;
-    case PTC_PWRE:
-        return x->u.pwre.state == y->u.pwre.state && x->u.pwre.sub_state == y->u.pwre.sub_state &&
-               x->u.pwre.hw == y->u.pwre.hw && x->u.pwre.reserved == y->u.pwre.reserved;
-    case PTC_PWRX:
-        return x->u.pwrx.last == y->u.pwrx.last && x->u.pwrx.deepest == y->u.pwrx.deepest &&
-               x->u.pwrx.wake == y->u.pwrx.wake && x->u.pwrx.reserved == y->u.pwrx.reserved;
-    case PTC_BBP:
-        return x->u.bbp.sz == y->u.bbp.sz && x->u.bbp.block_type == y->u.bbp.block_type &&
-               x->u.bbp.reserved == y->u.bbp.reserved;
-    case PTC_BIP:
-        return x->u.bip.id == y->u.bip.id && x->u.bip.bytes == y->u.bip.bytes &&
-               x->u.bip.value == y->u.bip.value;
-    case PTC_BEP: return x->u.bep.ip == y->u.bep.ip;
-    case PTC_CFE:
-        return x->u.cfe.ip == y->u.cfe.ip && x->u.cfe.cfe_type == y->u.cfe.cfe_type &&
-               x->u.cfe.vector == y->u.cfe.vector && x->u.cfe.reserved == y->u.cfe.reserved;
-    case PTC_EVD:
-        return x->u.evd.evd_type == y->u.evd.evd_type && x->u.evd.reserved == y->u.evd.reserved &&
-               x->u.evd.payload == y->u.evd.payload;
-    case PTC_TRIG:
-        return x->u.trig.trbv == y->u.trig.trbv && x->u.trig.ip == y->u.trig.ip &&
-               x->u.trig.icntv == y->u.trig.icntv && x->u.trig.mult == y->u.trig.mult &&
-               x->u.trig.reserved == y->u.trig.reserved &&
-               (!x->u.trig.icntv || x->u.trig.icnt == y->u.trig.icnt);
-    default:
-        return 1; /* PAD, PSB, PSBEND, OVF, STOP carry nothing */
-    }
+    uint8_t ea[PTC_MAX_PACKET_SIZE], eb[PTC_MAX_PACKET_SIZE];
+    int na, nb;
+    if (a->type != b->type || a->size != b->size) return 0;
+    na = ptc__encode(a, ea);
+    nb = ptc__encode(b, eb);
+    if (na < 0 || nb < 0) return na == nb && memcmp(a, b, sizeof *a) == 0;
+    return na == nb && memcmp(ea, eb, (size_t)na) == 0;
 }
 
 /* ---- 3. Single-packet decode ---------------------------------------- */
