@@ -1,9 +1,9 @@
 # ptcodec - the reference codec for Intel PT timing. See README.md.
 #
-#   make           the tools: build/ptdump, build/ptgen
-#   make demo      a sample stream dumped by ptdump
+#   make           the tools: build/ptdump, build/ptsim, build/ptgen
+#   make demo      ptsim on the filtered workload, with and without MTC suppression
 #   make check     every test (installs missing Debian packages as root)
-#   make bench     throughput against libipt, measured in one run
+#   make bench     decoder throughput against libipt, and the model's speed
 #   make fuzz      every fuzz target for libFuzzer, AFL++ (+ cmplog) and replay
 #   make fuzz-run TARGET=fuzz_stream SECONDS=60
 #   make corpus    regenerate the seed corpora
@@ -16,11 +16,11 @@ WARN    := -Wall -Wextra -Werror -pedantic
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
-TOOLHDR := tools/dumpfmt.h tools/pktgen.h
-TESTHDR := tests/testlib.h tools/pktgen.h tools/dumpfmt.h tests/libipt_allowlist.h
-TOOLS   := ptdump ptgen
-TESTS   := test_packets test_stream test_golden test_realtraces
-FUZZ_TARGETS := fuzz_stream fuzz_roundtrip
+TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/workloads.h
+TESTHDR := tests/testlib.h tests/libipt_allowlist.h $(TOOLHDR)
+TOOLS   := ptdump ptsim ptgen
+TESTS   := test_packets test_stream test_golden test_realtraces test_model
+FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model
 FUZZHDR := fuzz/fuzz_helpers.h tools/pktgen.h
 
 HAVE_LIBIPT := $(shell test -f /usr/include/intel-pt.h && echo yes)
@@ -40,13 +40,17 @@ $(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: tools/%.c $(HDR) $(TOOLHDR) | $(BUI
 	$(CC) -std=c99 -O2 $(WARN) -o $@ $<
 
 # ---- demo -----------------------------------------------------------------
-# Until the hardware model exists: a built-in sample of every packet type.
+# The seed's main case: a rarely called function traced through an IP
+# filter, with and without MTC suppression.
 demo: tools
-	@$(BUILD)/ptgen --mix all --bytes 400 --seed 7 -o $(BUILD)/demo.pt
-	@echo "== ptdump $(BUILD)/demo.pt (a sample with every packet type, made by ptcodec's encoder)"
-	@$(BUILD)/ptdump $(BUILD)/demo.pt; true
-	@echo "== the same as JSON lines (first 8)"
-	@$(BUILD)/ptdump --jsonl $(BUILD)/demo.pt | head -8
+	@$(BUILD)/ptsim --workload filtered --cycles 100000000 -o $(BUILD)/demo.pt --svg $(BUILD)/demo.svg \
+	  --truth $(BUILD)/demo.truth.jsonl --compare-policy off
+	@echo "== the first packets (ptdump $(BUILD)/demo.pt):"
+	@$(BUILD)/ptdump $(BUILD)/demo.pt | head -24
+	@echo "== the stream checked against its policy (ptdump --check --config $(BUILD)/demo.pt.json):"
+	@$(BUILD)/ptdump --check --config $(BUILD)/demo.pt.json $(BUILD)/demo.pt > $(BUILD)/demo.check; \
+	  echo "exit status $$?, $$(grep -c violation $(BUILD)/demo.check) violations"
+	@echo "== a timeline of the first packets: $(BUILD)/demo.svg; the true time of every packet: $(BUILD)/demo.truth.jsonl"
 
 # ---- tests ----------------------------------------------------------------
 deps:
@@ -57,7 +61,8 @@ check: deps
 	@sh tests/run.sh $(BUILD)
 
 CHECK_BIN := $(addprefix $(BUILD)/test/clang/,$(TESTS)) \
-             $(addprefix $(BUILD)/test/gcc/,test_packets test_stream) \
+             $(addprefix $(BUILD)/test/gcc/,test_packets test_stream test_model) \
+             $(BUILD)/test/gcc/test_model_noi128 \
              $(addprefix $(BUILD)/san/,$(TOOLS)) \
              $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS))
 ifeq ($(HAVE_LIBIPT),yes)
@@ -78,6 +83,10 @@ $(BUILD)/test/clang/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/clang
 
 $(BUILD)/test/gcc/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
 	gcc $(TESTCFLAGS) -o $@ $< $(if $(filter test_libipt,$*),-lipt)
+
+# the model's exact clock through the portable 128-bit arithmetic
+$(BUILD)/test/gcc/test_model_noi128: tests/test_model.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
+	gcc $(TESTCFLAGS) -DPTC_NO_INT128 -o $@ $<
 
 $(addprefix $(BUILD)/san/,$(TOOLS)): $(BUILD)/san/%: tools/%.c $(HDR) $(TOOLHDR) | $(BUILD)/san
 	$(CLANG) $(TESTCFLAGS) -o $@ $<
@@ -117,9 +126,14 @@ corpus: $(BUILD)/ptgen
 $(BUILD)/bench_decode: bench/bench_decode.c $(HDR) tools/pktgen.h | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $< -lipt
 
+$(BUILD)/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)
+	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $<
+
 bench: deps
-	@$(MAKE) --no-print-directory $(BUILD)/bench_decode
+	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model
 	@$(BUILD)/bench_decode
+	@echo
+	@$(BUILD)/bench_model
 
 clean:
 	rm -rf $(BUILD)

@@ -25,6 +25,8 @@
      3. Single-packet decode    ptc_decode_packet()
      4. Encoding                ptc_encode_packet()
      5. Stream decoding         ptc_decoder, ptc_item
+     6. Hardware model          ptc_model, ptc_model_config, ptc_mtc_policy
+     7. Policy checker          ptc_checker
 */
 #ifndef PTCODEC_H_INCLUDED
 #define PTCODEC_H_INCLUDED
@@ -73,13 +75,15 @@ extern "C" {
     X(PTC_ERR_NO_SPACE,   -10, "no_space",     "the output buffer is too small for the packet") \
     X(PTC_ERR_BAD_TYPE,   -11, "bad_type",     "not a packet type") \
     X(PTC_ERR_BAD_ARGUMENT,-12,"bad_argument", "a required pointer is NULL or an argument is invalid") \
-    X(PTC_ERR_BAD_STATE,  -13, "bad_state",    "the call is not allowed in the decoder's current state")
+    X(PTC_ERR_BAD_STATE,  -13, "bad_state",    "the call is not allowed in the object's current state") \
+    X(PTC_ERR_BAD_CONFIG, -14, "bad_config",   "the configuration is invalid (the message of ptc_model_init says which field)") \
+    X(PTC_ERR_INEXACT,    -15, "inexact",      "exact arithmetic would overflow: the model refuses rather than round")
 
 typedef enum ptc_status {
 #define PTC__X(e, v, n, m) e = v,
     PTC_STATUS_LIST(PTC__X)
 #undef PTC__X
-    PTC_STATUS_MIN_ = -13
+    PTC_STATUS_MIN_ = -15
 } ptc_status;
 
 /* Short stable name ("truncated"), for logs and JSON. Never NULL. */
@@ -312,6 +316,205 @@ PTCDEF void ptc_decoder_init_buffer(ptc_decoder *dec, unsigned flags,
    PSB anywhere (sync mode, non-empty input) one no_psb error at the first
    offset. Results never depend on how the input was split into chunks. */
 PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item);
+
+
+/* ===================================================================== */
+/* 6. Hardware model (SPEC.md part 2)                                     */
+/* ===================================================================== */
+
+/* MTC suppression and resume (seed patent US 12,386,726; SPEC 2.5). */
+typedef struct ptc_mtc_policy {
+    uint8_t threshold;       /* suppress after this many MTCs in a row with no
+                                non-timing packet between them; 0 = never */
+    uint8_t resume_on_value; /* 1: an MTC whose payload is resume_value is emitted */
+    uint8_t resume_value;
+    uint8_t resume_after;    /* 1..255: the MTC after this many suppressed ones is
+                                emitted; 0 = no counter */
+    uint8_t min_burst;       /* after a resume that no non-timing packet caused,
+                                this many MTCs (>= 2) before suppressing again */
+} ptc_mtc_policy;
+
+/* The seed's example: threshold 2, resume after 255 suppressed, bursts of 2. */
+PTCDEF void ptc_mtc_policy_default(ptc_mtc_policy *p);
+
+typedef struct ptc_model_config {
+    /* clocks (SPEC 2.1): ART (= CTC) runs at art_hz; TSC = K + ART * ebx / eax;
+       the core runs at core_ratio * 100 MHz */
+    uint32_t art_hz;              /* crystal clock, <= 100 MHz */
+    uint32_t cpuid_15_eax;        /* TSC:ART ratio denominator */
+    uint32_t cpuid_15_ebx;        /* TSC:ART ratio numerator (ebx/eax <= 510) */
+    uint8_t core_ratio;           /* initial core:bus ratio (CBR), >= 1 */
+    uint64_t tsc_offset;          /* K */
+    uint64_t art_start;           /* ART (CTC) value at time 0 */
+    /* IA32_RTIT_CTL */
+    uint8_t branch_en, tsc_en, mtc_en, cyc_en, pwr_evt_en, ptw_en, fup_on_ptw;
+    uint8_t os, user;             /* trace CPL 0 / CPL > 0 */
+    uint8_t mtc_freq;             /* MTC when CTC bit mtc_freq toggles (0..15) */
+    uint8_t cyc_thresh;           /* 0: CYC before every eligible packet; T: after >= 2^(T-1) cycles */
+    uint8_t psb_freq;             /* PSB+ every 2^(psb_freq+11) bytes (0..15) */
+    /* implementation choices the SDM leaves open */
+    uint8_t cyc_bits;             /* width of the wrapping cycle counter (2..32) */
+    uint8_t long_tnt;             /* collect up to 47 branches into TNT-64s */
+    /* IP filtering: tracing only inside [lo, hi) of one of the ranges; none = everywhere */
+    uint8_t nfilters;
+    uint64_t filter_lo[4], filter_hi[4];
+    /* the internal packet buffer: fifo_bytes, drained at drain_bytes per
+       drain_cycles core cycles; overflowing it loses packets and ends in an
+       OVF. fifo_bytes = 0: it never overflows */
+    uint32_t fifo_bytes, drain_bytes, drain_cycles;
+    ptc_mtc_policy policy;
+    /* step one cycle at a time instead of jumping from event to event (the
+       reference the fast path is tested against; same output, slower) */
+    uint8_t reference_stepping;
+} ptc_model_config;
+
+/* Defaults: 24 MHz ART, TSC 2.4 GHz (eax 2, ebx 200), core ratio 30,
+   branch/TSC/MTC on, mtc_freq 3, CYC off, user tracing, psb_freq 0, 12-bit
+   cycle counter, short TNT, no filter, no overflow, suppression off. */
+PTCDEF void ptc_model_config_default(ptc_model_config *cfg);
+
+/* A time the model knows exactly: TSC = tsc + num/den (0 <= num < den). */
+typedef struct ptc_exact_tsc { uint64_t tsc, num, den; } ptc_exact_tsc;
+
+enum { PTC_FATE_EMITTED = 0, PTC_FATE_SUPPRESSED = 1, PTC_FATE_DROPPED = 2 };
+
+/* What the model reports for every packet it generates. */
+typedef struct ptc_truth {
+    ptc_packet pkt;
+    uint64_t offset;      /* stream offset (where it would be, if not emitted) */
+    uint64_t cycle;       /* powered core cycles since the start */
+    ptc_exact_tsc time;   /* the true TSC when it was generated */
+    uint64_t art;         /* the ART (CTC) count then */
+    uint8_t fate;         /* PTC_FATE_*: emitted, suppressed by the policy, lost to overflow */
+} ptc_truth;
+
+/* Workload events (SPEC 2.3). */
+typedef enum ptc_event_kind {
+    PTC_EV_BRANCH = 1, PTC_EV_JUMP, PTC_EV_INDIRECT, PTC_EV_INTERRUPT, PTC_EV_PTWRITE,
+    PTC_EV_CR3, PTC_EV_MODE, PTC_EV_SLEEP, PTC_EV_RATIO
+} ptc_event_kind;
+
+typedef struct ptc_event_truth {
+    uint64_t index;       /* 0, 1, 2, ... in the order the workload gave them */
+    ptc_event_kind kind;
+    uint64_t cycle;
+    ptc_exact_tsc time;
+    uint64_t ip, target;  /* the instruction, and where control went */
+    uint8_t taken;        /* conditional branches */
+    uint8_t traced;       /* it produced trace (a TNT bit, TIP, FUP, PTW, ...) */
+    uint64_t offset;      /* stream offset when it retired */
+} ptc_event_truth;
+
+/* Where the model's output goes: every packet's bytes (len 0 when it was
+   suppressed or dropped) with its truth, and every workload event. */
+typedef struct ptc_model_sink {
+    void *user;
+    void (*packet)(void *user, const uint8_t *bytes, size_t len, const ptc_truth *truth);
+    void (*event)(void *user, const ptc_event_truth *ev); /* may be NULL */
+} ptc_model_sink;
+
+/* All fields are private. */
+typedef struct ptc_model {
+    ptc_model_config cfg;
+    ptc_model_sink sink;
+    const char *error_field;          /* which config field init rejected */
+    uint64_t cycle, art, art_num, art_den, art_inc;
+    uint64_t art_per_cycle_num;       /* art_hz / gcd(art_hz, 1e8)       */
+    uint64_t bclk_den;                /* 1e8 / gcd(art_hz, 1e8)          */
+    uint8_t ratio;
+    int enabled, packet_en;
+    uint64_t ip, last_ip, cr3;
+    int last_ip_valid;
+    uint8_t csl, csd, cpl;
+    uint64_t tnt_bits;
+    uint8_t tnt_count;
+    uint64_t cyc_count;
+    uint64_t psb_bytes;
+    int psb_pending, in_psb;
+    uint32_t mtc_run, mtc_need, suppressed;
+    int suppressing;
+    uint64_t fifo_fill;
+    int overflow;
+    uint64_t offset, events, generated;
+    uint64_t n_mtc_emitted, n_mtc_suppressed, n_dropped;
+} ptc_model;
+
+/* Checks cfg and prepares the model; PTC_ERR_BAD_CONFIG names the field in
+   ptc_model_error_field(). Nothing is emitted until ptc_model_start(). */
+PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, const ptc_model_sink *sink);
+PTCDEF const char *ptc_model_error_field(const ptc_model *m);
+
+/* TraceEn 0 -> 1 with the next instruction at ip: PSB+, then MODE.Exec and
+   TIP.PGE if packets are enabled there. */
+PTCDEF ptc_status ptc_model_start(ptc_model *m, uint64_t ip);
+/* TraceEn 1 -> 0: pending TNT, TIP.PGD if packets were enabled. */
+PTCDEF ptc_status ptc_model_stop(ptc_model *m);
+
+/* Time passes: `cycles` core cycles without control flow. MTCs, CYC
+   wraps, PSB+ and overflow recovery happen as they fall due. */
+PTCDEF ptc_status ptc_model_idle(ptc_model *m, uint64_t cycles);
+/* Core cycles until the next MTC edge (UINT64_MAX if MTCs are off). */
+PTCDEF uint64_t ptc_model_cycles_to_mtc(const ptc_model *m);
+
+/* Control flow retiring now. ip is the instruction's address; target where
+   control goes next. */
+PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, int taken);
+PTCDEF ptc_status ptc_model_jump(ptc_model *m, uint64_t ip, uint64_t target, int indirect);
+PTCDEF ptc_status ptc_model_interrupt(ptc_model *m, uint64_t ip, uint64_t handler);
+PTCDEF ptc_status ptc_model_ptwrite(ptc_model *m, uint64_t ip, uint64_t value, int bytes);
+PTCDEF ptc_status ptc_model_cr3(ptc_model *m, uint64_t ip, uint64_t cr3);
+/* A far transfer that changes the execution mode (CS.L, CS.D). */
+PTCDEF ptc_status ptc_model_mode(ptc_model *m, uint64_t ip, uint64_t target, int csl, int csd);
+/* A core:bus ratio change (EIST in C0): TSC, TMA, CBR. */
+PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio);
+/* MWAIT (mwait != 0, with hints/ext) or HLT at ip into C-state cstate (1..15)
+   for art_ticks ART ticks with the core clock stopped, then a wake (by an
+   interrupt when wake_int). */
+PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t hints, uint32_t ext,
+                                  uint8_t cstate, uint64_t art_ticks, int wake_int);
+
+/* The exact true TSC now. */
+PTCDEF ptc_exact_tsc ptc_model_now(const ptc_model *m);
+/* TSC ticks per core cycle at the current ratio, as nom_freq / CBR would give
+   it: tsc_hz / (ratio * 100 MHz), as num/den. */
+PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t *den);
+
+/* ===================================================================== */
+/* 7. Policy checker (SPEC.md 2.6)                                        */
+/* ===================================================================== */
+
+/* What the checker can find wrong in a stream (X(enumerator, name, message)). */
+#define PTC_VIOLATION_LIST(X) \
+    X(PTC_VIOL_NONE,          "none",               "no violation") \
+    X(PTC_VIOL_NOT_SUPPRESSED,"mtc_not_suppressed", "an MTC was emitted where the policy suppresses it") \
+    X(PTC_VIOL_MISSING_MTC,   "missing_mtc",        "MTC periods are missing but the policy did not allow suppression") \
+    X(PTC_VIOL_GAP_TOO_LONG,  "gap_too_long",       "more MTCs were suppressed than the resume rules allow") \
+    X(PTC_VIOL_EARLY_RESUME,  "early_resume",       "suppression ended without a resume condition") \
+    X(PTC_VIOL_LATE_RESUME,   "late_resume",        "a suppressed MTC met a resume condition")
+
+typedef enum ptc_violation {
+#define PTC__X(e, n, m) e,
+    PTC_VIOLATION_LIST(PTC__X)
+#undef PTC__X
+    PTC_VIOLATION_COUNT
+} ptc_violation;
+
+PTCDEF const char *ptc_violation_name(ptc_violation v);
+PTCDEF const char *ptc_violation_message(ptc_violation v);
+
+/* All fields are private. */
+typedef struct ptc_checker {
+    ptc_mtc_policy policy;
+    int have_mtc;            /* an MTC since the last re-anchor */
+    uint8_t last_payload;
+    uint32_t run, need;      /* emitted MTCs since the last NTP/resume, and the run that starts suppression */
+    int ntp_since_mtc;       /* a non-timing packet since the last MTC */
+    uint64_t violations;
+} ptc_checker;
+
+PTCDEF void ptc_checker_init(ptc_checker *c, const ptc_mtc_policy *policy);
+/* Feeds one decoded packet; returns PTC_VIOL_NONE or the rule it breaks. */
+PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt);
 
 #ifdef __cplusplus
 }
@@ -1314,6 +1517,917 @@ PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
         }
     }
     return ptc__next_general(dec, item);
+}
+
+/* ---- 6. Hardware model ---------------------------------------------- */
+
+/* 128-bit arithmetic for the exact clocks: (a*b + add - sub) / d, when the
+   quotient fits 64 bits (returns 0, with *q = UINT64_MAX, otherwise). The caller guarantees
+   a*b + add >= sub. Native where the compiler has 128-bit integers, a
+   portable long division elsewhere (and in the PTC_NO_INT128 test build). */
+#if defined(__SIZEOF_INT128__) && !defined(PTC_NO_INT128)
+__extension__ typedef unsigned __int128 ptc__u128;
+static int ptc__mad_div(uint64_t a, uint64_t b, uint64_t add, uint64_t sub, uint64_t d,
+                        uint64_t *q, uint64_t *r)
+{
+    ptc__u128 x = (ptc__u128)a * b + add - sub, qq = x / d;
+    *q = (uint64_t)qq;
+    *r = (uint64_t)(x % d);
+    if ((uint64_t)(qq >> 64) != 0) { *q = UINT64_MAX; *r = 0; return 0; }
+    return 1;
+}
+#else
+static int ptc__mad_div(uint64_t a, uint64_t b, uint64_t add, uint64_t sub, uint64_t d,
+                        uint64_t *q, uint64_t *r)
+{
+    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    uint64_t lo = (p00 & 0xFFFFFFFFu) | (mid << 32);
+    uint64_t hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32), old, qv = 0;
+    int i;
+    lo += add;
+    hi += lo < add;
+    old = lo;
+    lo -= sub;
+    hi -= old < sub;
+    *q = UINT64_MAX;
+    *r = 0;
+    if (hi >= d) return 0;
+    for (i = 0; i < 64; i++) { /* restoring division, one quotient bit a step */
+        uint64_t top = hi >> 63;
+        hi = (hi << 1) | (lo >> 63);
+        lo <<= 1;
+        qv <<= 1;
+        if (top || hi >= d) { hi -= d; qv |= 1; }
+    }
+    *q = qv;
+    *r = hi;
+    return 1;
+}
+#endif
+
+static uint64_t ptc__gcd(uint64_t a, uint64_t b)
+{
+    while (b) { uint64_t t = a % b; a = b; b = t; }
+    return a;
+}
+
+PTCDEF void ptc_mtc_policy_default(ptc_mtc_policy *p)
+{
+    memset(p, 0, sizeof *p);
+    p->threshold = 2;
+    p->resume_after = 255;
+    p->min_burst = 2;
+}
+
+PTCDEF void ptc_model_config_default(ptc_model_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->art_hz = 24000000;
+    c->cpuid_15_eax = 2;
+    c->cpuid_15_ebx = 200;
+    c->core_ratio = 30;
+    c->tsc_offset = 0x1000000;
+    c->branch_en = c->tsc_en = c->mtc_en = 1;
+    c->user = 1;
+    c->mtc_freq = 3;
+    c->cyc_bits = 12;
+    c->drain_bytes = c->drain_cycles = 1;
+    c->policy.min_burst = 2;
+}
+
+PTCDEF const char *ptc_model_error_field(const ptc_model *m) { return m->error_field ? m->error_field : ""; }
+
+/* The denominator of the ART phase after a change to `ratio`: one core
+   cycle is art_hz / (ratio * 1e8) ART ticks, so the phase needs a common
+   multiple of every ratio * bclk_den used so far. 0 when that, times eax,
+   would not fit 63 bits (exact TSC fractions must fit). */
+static uint64_t ptc__phase_den(const ptc_model *m, uint64_t den, uint8_t ratio)
+{
+    uint64_t unit = (uint64_t)ratio * m->bclk_den, g = ptc__gcd(den, unit), q, r;
+    if (!ptc__mad_div(den / g, unit, 0, 0, 1, &q, &r)) return 0;
+    if (q >= (UINT64_C(1) << 63) / m->cfg.cpuid_15_eax) return 0;
+    return q;
+}
+
+static int ptc__set_phase_den(ptc_model *m, uint8_t ratio)
+{
+    uint64_t den = ptc__phase_den(m, m->art_den ? m->art_den : 1, ratio), q, r;
+    if (!den) return 0;
+    if (m->art_den) m->art_num *= den / m->art_den;
+    m->art_den = den;
+    /* ART ticks per core cycle = art / (ratio * bclk) = inc / den */
+    (void)ptc__mad_div(m->art_per_cycle_num, den / ((uint64_t)ratio * m->bclk_den), 0, 0, 1, &q, &r);
+    m->art_inc = q;
+    m->ratio = ratio;
+    return 1;
+}
+
+PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, const ptc_model_sink *sink)
+{
+    const ptc_mtc_policy *pol;
+    uint64_t g;
+    unsigned i;
+#define PTC__REQUIRE(cond, field) do { if (!(cond)) { m->error_field = field; return PTC_ERR_BAD_CONFIG; } } while (0)
+    if (!m || !cfg) return PTC_ERR_BAD_ARGUMENT;
+    memset(m, 0, sizeof *m);
+    m->cfg = *cfg;
+    if (sink) m->sink = *sink;
+    pol = &cfg->policy;
+    PTC__REQUIRE(cfg->art_hz >= 1 && cfg->art_hz <= 100000000u, "art_hz");
+    PTC__REQUIRE(cfg->cpuid_15_eax >= 1, "cpuid_0x15_eax");
+    PTC__REQUIRE(cfg->cpuid_15_ebx >= 1 && cfg->cpuid_15_ebx / cfg->cpuid_15_eax <= 510 &&
+                 (cfg->cpuid_15_ebx / cfg->cpuid_15_eax < 510 || cfg->cpuid_15_ebx % cfg->cpuid_15_eax == 0),
+                 "cpuid_0x15_ebx");
+    PTC__REQUIRE(cfg->core_ratio >= 1, "core_ratio");
+    PTC__REQUIRE(cfg->mtc_freq <= 15, "mtc_freq");
+    PTC__REQUIRE(cfg->cyc_thresh <= 15, "cyc_thresh");
+    PTC__REQUIRE(cfg->psb_freq <= 15, "psb_freq");
+    PTC__REQUIRE(cfg->cyc_bits >= 2 && cfg->cyc_bits <= 32, "cyc_bits");
+    PTC__REQUIRE(cfg->nfilters <= 4, "nfilters");
+    for (i = 0; i < cfg->nfilters; i++) PTC__REQUIRE(cfg->filter_lo[i] < cfg->filter_hi[i], "filter");
+    PTC__REQUIRE(!cfg->fifo_bytes || (cfg->fifo_bytes >= 128 && cfg->drain_bytes >= 1 && cfg->drain_cycles >= 1 &&
+                                      cfg->fifo_bytes <= 0xFFFFFFFFu / cfg->drain_cycles),
+                 "fifo_bytes");
+    PTC__REQUIRE(!pol->threshold || pol->min_burst >= 2, "policy.min_burst");
+    /* a bound on every gap, so the 8-bit payload can always count it */
+    PTC__REQUIRE(!pol->threshold || pol->resume_after || pol->resume_on_value, "policy.resume");
+    g = ptc__gcd(cfg->art_hz, 100000000u);
+    m->art_per_cycle_num = cfg->art_hz / g;
+    m->bclk_den = 100000000u / g;
+    PTC__REQUIRE(ptc__set_phase_den(m, cfg->core_ratio), "core_ratio");
+#undef PTC__REQUIRE
+    m->art = cfg->art_start;
+    m->cpl = 3;
+    m->csl = 1;
+    return PTC_OK;
+}
+
+PTCDEF ptc_exact_tsc ptc_model_now(const ptc_model *m)
+{
+    /* TSC = K + (art + num/den) * ebx/eax, split so every step is exact:
+       art*ebx = q1*eax + r1; num*ebx = q2*den + r2;
+       TSC = K + q1 + (r1 + q2 + r2/den) / eax */
+    ptc_exact_tsc t;
+    uint64_t eax = m->cfg.cpuid_15_eax, ebx = m->cfg.cpuid_15_ebx, q1, r1, q2, r2, q3, r3;
+    (void)ptc__mad_div(m->art, ebx, 0, 0, eax, &q1, &r1);
+    (void)ptc__mad_div(m->art_num, ebx, 0, 0, m->art_den, &q2, &r2);
+    q3 = (r1 + q2) / eax;
+    r3 = (r1 + q2) % eax;
+    t.tsc = m->cfg.tsc_offset + q1 + q3;
+    t.num = r3 * m->art_den + r2;
+    t.den = m->art_den * eax;
+    return t;
+}
+
+/* FastCounter for a TMA: TSC ticks since the last ART edge, i.e. the TSC
+   now minus the TSC at the edge, both floored (SPEC 2.1). */
+static uint16_t ptc__fast_counter(const ptc_model *m)
+{
+    uint64_t eax = m->cfg.cpuid_15_eax, ebx = m->cfg.cpuid_15_ebx, q1, r1, q2, r2;
+    (void)ptc__mad_div(m->art, ebx, 0, 0, eax, &q1, &r1);
+    (void)ptc__mad_div(m->art_num, ebx, 0, 0, m->art_den, &q2, &r2);
+    return (uint16_t)((r1 + q2) / eax);
+}
+
+PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t *den)
+{
+    /* tsc_hz / (ratio * 1e8) = art_hz * ebx / (eax * ratio * 1e8) */
+    uint64_t n = m->art_per_cycle_num * m->cfg.cpuid_15_ebx;
+    uint64_t d = m->bclk_den * m->cfg.cpuid_15_eax * m->ratio, g = ptc__gcd(n, d);
+    *num = n / g;
+    *den = d / g;
+}
+
+/* -- packet classes the model needs -- */
+
+/* Not a non-timing packet in the seed's sense (SPEC 2.5). */
+static int ptc__is_timing(ptc_packet_type t)
+{
+    return t == PTC_MTC || t == PTC_CYC || t == PTC_TSC || t == PTC_TMA || t == PTC_PAD;
+}
+
+/* Packets a CYC may precede (SDM 36.3.6, with MWAIT as its packet table
+   says). TNT is handled at its first branch. */
+static int ptc__cyc_eligible(ptc_packet_type t)
+{
+    switch (t) {
+    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_MODE_EXEC: case PTC_MODE_TSX:
+    case PTC_PIP: case PTC_VMCS: case PTC_OVF: case PTC_MTC: case PTC_TSC: case PTC_PTW:
+    case PTC_EXSTOP: case PTC_MWAIT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int ptc__context_en(const ptc_model *m) { return m->cpl == 0 ? m->cfg.os : m->cfg.user; }
+
+static int ptc__filter_en(const ptc_model *m, uint64_t ip)
+{
+    unsigned i;
+    if (!m->cfg.nfilters) return 1;
+    for (i = 0; i < m->cfg.nfilters; i++)
+        if (ip >= m->cfg.filter_lo[i] && ip < m->cfg.filter_hi[i]) return 1;
+    return 0;
+}
+
+static int ptc__packet_en(const ptc_model *m, uint64_t ip)
+{
+    return m->enabled && m->cfg.branch_en && ptc__context_en(m) && ptc__filter_en(m, ip);
+}
+
+/* -- output -- */
+
+static void ptc__record(ptc_model *m, const ptc_packet *p, const uint8_t *bytes, size_t n, uint8_t fate)
+{
+    ptc_truth t;
+    if (!m->sink.packet) return;
+    t.pkt = *p;
+    t.offset = m->offset;
+    t.cycle = m->cycle;
+    t.time = ptc_model_now(m);
+    t.art = m->art;
+    t.fate = fate;
+    m->sink.packet(m->sink.user, bytes, fate == PTC_FATE_EMITTED ? n : 0, &t);
+}
+
+/* Writes a packet through the internal buffer. Returns 1 if it reached the
+   stream, 0 if the buffer overflowed and it was lost. */
+static int ptc__output(ptc_model *m, ptc_packet *p)
+{
+    uint8_t bytes[PTC_MAX_PACKET_SIZE];
+    int n = ptc__encode(p, bytes);
+    PTC_ASSERT(n > 0);
+    p->size = (uint8_t)n;
+    m->generated++;
+    if (!m->overflow && m->cfg.fifo_bytes) {
+        uint64_t add = (uint64_t)n * m->cfg.drain_cycles;
+        if (m->fifo_fill + add > (uint64_t)m->cfg.fifo_bytes * m->cfg.drain_cycles) {
+            /* full: this packet and all after it are lost until it drains */
+            m->overflow = 1;
+            m->tnt_count = 0;
+            m->tnt_bits = 0;
+        } else {
+            m->fifo_fill += add;
+        }
+    }
+    if (m->overflow) {
+        m->n_dropped++;
+        ptc__record(m, p, bytes, (size_t)n, PTC_FATE_DROPPED);
+        return 0;
+    }
+    ptc__record(m, p, bytes, (size_t)n, PTC_FATE_EMITTED);
+    m->offset += (uint64_t)n;
+    m->psb_bytes += (uint64_t)n;
+    if (p->type == PTC_PSB) {
+        /* PacketByteCnt restarts at the PSB; what comes after it counts */
+        m->psb_bytes = 0;
+        m->psb_pending = 0;
+    }
+    if (m->psb_bytes >= (UINT64_C(2048) << m->cfg.psb_freq)) m->psb_pending = 1;
+    return 1;
+}
+
+/* A CYC with the cycles since the last one: before an eligible packet once
+   the threshold is met (force: regardless of it). Never CYC(0), so never
+   two in one cycle. */
+static void ptc__cyc(ptc_model *m, int force)
+{
+    ptc_packet p;
+    uint64_t thresh = m->cfg.cyc_thresh ? UINT64_C(1) << (m->cfg.cyc_thresh - 1) : 0;
+    if (!m->cfg.cyc_en || !m->enabled || m->overflow || m->cyc_count == 0) return;
+    if (!force && m->cyc_count < thresh) return;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_CYC;
+    p.u.cyc.cycles = m->cyc_count;
+    m->cyc_count = 0;
+    (void)ptc__output(m, &p);
+}
+
+static int ptc__emit(ptc_model *m, ptc_packet *p);
+
+static void ptc__flush_tnt(ptc_model *m)
+{
+    ptc_packet p;
+    if (!m->tnt_count) return;
+    memset(&p, 0, sizeof p);
+    p.type = m->tnt_count > 6 ? PTC_TNT64 : PTC_TNT8;
+    p.u.tnt.count = m->tnt_count;
+    p.u.tnt.bits = m->tnt_bits;
+    m->tnt_count = 0;
+    m->tnt_bits = 0;
+    (void)ptc__emit(m, &p);
+}
+
+/* Every packet goes through here: a pending TNT goes first (branches
+   retired before this packet), non-timing packets resume MTCs, eligible
+   packets may get a CYC. */
+static int ptc__emit(ptc_model *m, ptc_packet *p)
+{
+    if (!ptc__is_timing(p->type)) {
+        if (m->tnt_count && p->type != PTC_TNT8 && p->type != PTC_TNT64) ptc__flush_tnt(m);
+        m->suppressing = 0;
+        m->mtc_run = 0;
+        m->mtc_need = m->cfg.policy.threshold;
+    }
+    if (ptc__cyc_eligible(p->type)) ptc__cyc(m, 0);
+    return ptc__output(m, p);
+}
+
+static int ptc__emit_simple(ptc_model *m, ptc_packet_type t)
+{
+    ptc_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = t;
+    return ptc__emit(m, &p);
+}
+
+/* An IP packet compressed against the last emitted IP (the shortest form;
+   sext48 before update48), or with the IP suppressed. */
+static void ptc__ip_packet(ptc_model *m, ptc_packet_type t, uint64_t ip, int suppress)
+{
+    ptc_packet p;
+    uint64_t sext = (ip & (UINT64_C(1) << 47)) ? (ip | ~UINT64_C(0xFFFFFFFFFFFF)) : (ip & UINT64_C(0xFFFFFFFFFFFF));
+    memset(&p, 0, sizeof p);
+    p.type = t;
+    if (suppress) {
+        p.u.ip.ipc = PTC_IPC_SUPPRESSED;
+    } else if (m->last_ip_valid && (ip >> 16) == (m->last_ip >> 16)) {
+        p.u.ip.ipc = PTC_IPC_UPDATE_16;
+        p.u.ip.payload = ip & 0xFFFF;
+    } else if (m->last_ip_valid && (ip >> 32) == (m->last_ip >> 32)) {
+        p.u.ip.ipc = PTC_IPC_UPDATE_32;
+        p.u.ip.payload = ip & 0xFFFFFFFFu;
+    } else if (sext == ip) {
+        p.u.ip.ipc = PTC_IPC_SEXT_48;
+        p.u.ip.payload = ip & UINT64_C(0xFFFFFFFFFFFF);
+    } else if (m->last_ip_valid && (ip >> 48) == (m->last_ip >> 48)) {
+        p.u.ip.ipc = PTC_IPC_UPDATE_48;
+        p.u.ip.payload = ip & UINT64_C(0xFFFFFFFFFFFF);
+    } else {
+        p.u.ip.ipc = PTC_IPC_FULL;
+        p.u.ip.payload = ip;
+    }
+    /* a lost packet does not become the reference: after an overflow the
+       next IP is compressed against one that reached the stream (SDM) */
+    if (ptc__emit(m, &p) && !suppress) {
+        m->last_ip = ip;
+        m->last_ip_valid = 1;
+    }
+}
+
+static void ptc__mode_exec(ptc_model *m)
+{
+    ptc_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_MODE_EXEC;
+    p.u.mode_exec.csl = m->csl;
+    p.u.mode_exec.csd = m->csd;
+    (void)ptc__emit(m, &p);
+}
+
+static void ptc__tsc_tma(ptc_model *m)
+{
+    ptc_packet p;
+    if (!m->cfg.tsc_en) return;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_TSC;
+    p.u.tsc.tsc = ptc_model_now(m).tsc & ((UINT64_C(1) << 56) - 1);
+    (void)ptc__emit(m, &p);
+    if (!m->cfg.mtc_en) return;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_TMA;
+    p.u.tma.ctc = (uint16_t)m->art;
+    p.u.tma.fc = ptc__fast_counter(m);
+    (void)ptc__emit(m, &p);
+}
+
+static void ptc__cbr(ptc_model *m)
+{
+    ptc_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_CBR;
+    p.u.cbr.ratio = m->ratio;
+    (void)ptc__emit(m, &p);
+}
+
+/* PSB+: the stream's periodic restatement of state (SPEC 2.2). */
+static void ptc__psb_plus(ptc_model *m)
+{
+    ptc_packet p;
+    m->in_psb = 1;
+    if (ptc__emit_simple(m, PTC_PSB)) {
+        m->last_ip = 0; /* the SDM resets the last IP at every PSB */
+        m->last_ip_valid = 1;
+    }
+    if (m->packet_en) {
+        ptc__mode_exec(m);
+        ptc__ip_packet(m, PTC_FUP, m->ip, 0);
+    }
+    if (m->cfg.os && ptc__context_en(m)) {
+        memset(&p, 0, sizeof p);
+        p.type = PTC_PIP;
+        p.u.pip.cr3 = m->cr3;
+        (void)ptc__emit(m, &p);
+    }
+    ptc__tsc_tma(m);
+    ptc__cbr(m);
+    (void)ptc__emit_simple(m, PTC_PSBEND);
+    m->in_psb = 0;
+}
+
+/* A PSB+ is due and can go out (not during an overflow, when PacketByteCnt
+   is frozen, nor inside another PSB+). */
+static int ptc__psb_due(const ptc_model *m)
+{
+    return m->psb_pending && m->enabled && !m->overflow && !m->in_psb;
+}
+
+/* After each event and at each cycle boundary: a due PSB+ goes out as
+   soon as nothing else is in flight. */
+static void ptc__settle(ptc_model *m)
+{
+    if (ptc__psb_due(m)) ptc__psb_plus(m);
+}
+
+/* -- time passing -- */
+
+static int ptc__cyc_counting(const ptc_model *m) { return m->enabled && m->cfg.cyc_en; }
+
+static uint64_t ptc__cyc_max(const ptc_model *m) { return (UINT64_C(1) << m->cfg.cyc_bits) - 1; }
+
+PTCDEF uint64_t ptc_model_cycles_to_mtc(const ptc_model *m)
+{
+    /* the next ART value that is a multiple of 2^mtc_freq is k ticks away;
+       the k-th tick happens in the j-th cycle from now, j minimal with
+       num + j*inc >= k*den */
+    uint64_t k, j, r;
+    if (!m->enabled || !m->cfg.mtc_en) return UINT64_MAX;
+    k = ((((m->art >> m->cfg.mtc_freq) + 1) << m->cfg.mtc_freq)) - m->art;
+    if (!ptc__mad_div(k, m->art_den, m->art_inc - 1, m->art_num, m->art_inc, &j, &r)) return UINT64_MAX;
+    return j;
+}
+
+/* d cycles pass with nothing else happening. */
+static void ptc__model_advance(ptc_model *m, uint64_t d)
+{
+    uint64_t ticks, rem;
+    if (!ptc__mad_div(d, m->art_inc, m->art_num, 0, m->art_den, &ticks, &rem)) {
+        ticks = UINT64_MAX; /* 2^64 ART ticks: centuries; not reachable */
+        rem = 0;
+    }
+    m->cycle += d;
+    m->art += ticks;
+    m->art_num = rem;
+    if (ptc__cyc_counting(m)) {
+        m->cyc_count += d;
+        if (m->overflow) m->cyc_count &= ptc__cyc_max(m); /* it wraps, unseen */
+    }
+    if (m->cfg.fifo_bytes) {
+        /* drain_bytes a cycle, never below empty */
+        if (d >= (m->fifo_fill + m->cfg.drain_bytes - 1) / m->cfg.drain_bytes) m->fifo_fill = 0;
+        else m->fifo_fill -= d * m->cfg.drain_bytes;
+    }
+}
+
+/* One cycle, the long way: the reference for ptc__advance. Returns 1 when
+   an MTC edge falls on the new boundary. */
+static int ptc__step_one(ptc_model *m)
+{
+    m->cycle++;
+    m->art_num += m->art_inc;
+    if (ptc__cyc_counting(m)) {
+        m->cyc_count++;
+        if (m->overflow) m->cyc_count &= ptc__cyc_max(m);
+    }
+    if (m->cfg.fifo_bytes) m->fifo_fill = m->fifo_fill > m->cfg.drain_bytes ? m->fifo_fill - m->cfg.drain_bytes : 0;
+    if (m->art_num >= m->art_den) {
+        m->art_num -= m->art_den;
+        m->art++;
+        return m->enabled && m->cfg.mtc_en && (m->art & ((UINT64_C(1) << m->cfg.mtc_freq) - 1)) == 0;
+    }
+    return 0;
+}
+
+/* The MTC of an edge, through the suppression policy (SPEC 2.5). */
+static void ptc__mtc_edge(ptc_model *m)
+{
+    const ptc_mtc_policy *pol = &m->cfg.policy;
+    ptc_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_MTC;
+    p.u.mtc.ctc = (uint8_t)(m->art >> m->cfg.mtc_freq);
+    if (m->overflow) {
+        (void)ptc__output(m, &p);
+        return;
+    }
+    if (m->suppressing) {
+        if ((pol->resume_on_value && p.u.mtc.ctc == pol->resume_value) ||
+            (pol->resume_after && m->suppressed == pol->resume_after)) {
+            m->suppressing = 0;
+            m->mtc_run = 0;
+            m->mtc_need = pol->threshold > pol->min_burst ? pol->threshold : pol->min_burst;
+        } else {
+            uint8_t bytes[2];
+            bytes[0] = 0x59;
+            bytes[1] = p.u.mtc.ctc;
+            p.size = 2;
+            m->suppressed++;
+            m->n_mtc_suppressed++;
+            ptc__record(m, &p, bytes, 2, PTC_FATE_SUPPRESSED);
+            return;
+        }
+    }
+    (void)ptc__emit(m, &p);
+    m->n_mtc_emitted++;
+    m->mtc_run++;
+    if (pol->threshold && m->mtc_run >= m->mtc_need) {
+        m->suppressing = 1;
+        m->suppressed = 0;
+    }
+}
+
+static void ptc__overflow_end(ptc_model *m)
+{
+    m->overflow = 0;
+    m->tnt_count = 0; /* branches retired during the overflow are lost */
+    m->tnt_bits = 0;
+    (void)ptc__emit_simple(m, PTC_OVF);
+    if (m->packet_en) ptc__ip_packet(m, PTC_FUP, m->ip, 0);
+}
+
+/* What happens at a cycle boundary, in this order: the end of an
+   overflow, an MTC, a CYC before the cycle counter wraps, a due PSB+. */
+static void ptc__boundary(ptc_model *m, int mtc_edge)
+{
+    if (m->overflow && m->fifo_fill == 0) ptc__overflow_end(m);
+    if (mtc_edge) ptc__mtc_edge(m);
+    if (ptc__cyc_counting(m) && !m->overflow && m->cyc_count >= ptc__cyc_max(m)) ptc__cyc(m, 1);
+    ptc__settle(m);
+}
+
+PTCDEF ptc_status ptc_model_idle(ptc_model *m, uint64_t cycles)
+{
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (m->cfg.reference_stepping) {
+        while (cycles--) ptc__boundary(m, ptc__step_one(m));
+        return PTC_OK;
+    }
+    while (cycles) {
+        /* jump to the next boundary where something happens */
+        uint64_t d = cycles, to_mtc = ptc_model_cycles_to_mtc(m);
+        if (to_mtc < d) d = to_mtc;
+        if (ptc__cyc_counting(m) && !m->overflow && ptc__cyc_max(m) - m->cyc_count < d)
+            d = ptc__cyc_max(m) - m->cyc_count;
+        if (m->overflow) {
+            uint64_t empty = (m->fifo_fill + m->cfg.drain_bytes - 1) / m->cfg.drain_bytes;
+            if (empty < d) d = empty;
+        }
+        if (ptc__psb_due(m)) d = 1; /* settled at the very next boundary, as when stepping */
+        if (d == 0) d = 1;          /* never: every event above is at least a cycle away */
+        ptc__model_advance(m, d);
+        cycles -= d;
+        ptc__boundary(m, d == to_mtc);
+    }
+    return PTC_OK;
+}
+
+/* -- workload events -- */
+
+/* Where an event starts: what the stream and the packet count were. */
+typedef struct ptc__mark { uint64_t offset, generated; } ptc__mark;
+
+static ptc__mark ptc__mark_now(const ptc_model *m)
+{
+    ptc__mark k;
+    k.offset = m->offset;
+    k.generated = m->generated;
+    return k;
+}
+
+/* Reports a workload event; traced: it made trace (a TNT bit, or packets,
+   even ones an overflow then lost). */
+static void ptc__event(ptc_model *m, ptc_event_kind kind, uint64_t ip, uint64_t target, int taken,
+                       ptc__mark start, int tnt_bit)
+{
+    ptc_event_truth ev;
+    ptc__settle(m);
+    if (!m->sink.event) { m->events++; return; }
+    memset(&ev, 0, sizeof ev);
+    ev.index = m->events++;
+    ev.kind = kind;
+    ev.cycle = m->cycle;
+    ev.time = ptc_model_now(m);
+    ev.ip = ip;
+    ev.target = target;
+    ev.taken = (uint8_t)(taken != 0);
+    ev.traced = (uint8_t)(tnt_bit || m->generated != start.generated);
+    ev.offset = start.offset;
+    m->sink.event(m->sink.user, &ev);
+}
+
+PTCDEF ptc_status ptc_model_start(ptc_model *m, uint64_t ip)
+{
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (m->enabled) return PTC_ERR_BAD_STATE;
+    m->enabled = 1;
+    m->ip = ip;
+    m->cyc_count = 0;
+    m->packet_en = 0;
+    m->suppressing = 0;
+    m->mtc_run = 0;
+    m->mtc_need = m->cfg.policy.threshold;
+    ptc__psb_plus(m);
+    m->packet_en = ptc__packet_en(m, ip);
+    if (m->packet_en) {
+        ptc__mode_exec(m);
+        ptc__ip_packet(m, PTC_TIP_PGE, ip, 0);
+    }
+    ptc__settle(m);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_stop(ptc_model *m)
+{
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (!m->enabled) return PTC_ERR_BAD_STATE;
+    ptc__flush_tnt(m);
+    if (m->packet_en) ptc__ip_packet(m, PTC_TIP_PGD, 0, 1);
+    m->enabled = 0;
+    m->packet_en = 0;
+    m->cyc_count = 0; /* the cycle counter resets when TriggerEn clears */
+    return PTC_OK;
+}
+
+/* Control moves from ip to target: packets for entering or leaving the
+   traced region; `inside` says what to emit when both ends are traced. */
+enum { PTC__XFER_NONE, PTC__XFER_TIP, PTC__XFER_FUP_TIP, PTC__XFER_MODE_TIP };
+static void ptc__transfer(ptc_model *m, uint64_t ip, uint64_t target, int inside)
+{
+    int from = ptc__packet_en(m, ip), to = ptc__packet_en(m, target);
+    if (from && to) {
+        if (inside == PTC__XFER_FUP_TIP) ptc__ip_packet(m, PTC_FUP, ip, 0);
+        if (inside == PTC__XFER_MODE_TIP) ptc__mode_exec(m);
+        if (inside != PTC__XFER_NONE) ptc__ip_packet(m, PTC_TIP, target, 0);
+    } else if (from) {
+        if (inside == PTC__XFER_FUP_TIP) ptc__ip_packet(m, PTC_FUP, ip, 0);
+        ptc__ip_packet(m, PTC_TIP_PGD, target, !ptc__context_en(m));
+    } else if (to) {
+        ptc__mode_exec(m);
+        ptc__ip_packet(m, PTC_TIP_PGE, target, 0);
+    }
+    m->ip = target;
+    m->packet_en = to;
+}
+
+PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, int taken)
+{
+    ptc__mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    before = ptc__mark_now(m);
+    if (ptc__packet_en(m, ip) && ptc__packet_en(m, target)) {
+        /* the CYC of a TNT times its first branch (SDM 36.3.6) */
+        if (m->tnt_count == 0) ptc__cyc(m, 0);
+        m->tnt_bits = (m->tnt_bits << 1) | (uint64_t)(taken != 0);
+        m->tnt_count++;
+        if (m->tnt_count == (m->cfg.long_tnt ? 47 : 6)) ptc__flush_tnt(m);
+        m->ip = target;
+        ptc__event(m, PTC_EV_BRANCH, ip, target, taken, before, 1);
+        return PTC_OK;
+    }
+    ptc__transfer(m, ip, target, PTC__XFER_NONE);
+    ptc__event(m, PTC_EV_BRANCH, ip, target, taken, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_jump(ptc_model *m, uint64_t ip, uint64_t target, int indirect)
+{
+    ptc__mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    before = ptc__mark_now(m);
+    ptc__transfer(m, ip, target, indirect ? PTC__XFER_TIP : PTC__XFER_NONE);
+    ptc__event(m, indirect ? PTC_EV_INDIRECT : PTC_EV_JUMP, ip, target, 1, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_interrupt(ptc_model *m, uint64_t ip, uint64_t handler)
+{
+    ptc__mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    before = ptc__mark_now(m);
+    ptc__transfer(m, ip, handler, PTC__XFER_FUP_TIP);
+    ptc__event(m, PTC_EV_INTERRUPT, ip, handler, 1, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_mode(ptc_model *m, uint64_t ip, uint64_t target, int csl, int csd)
+{
+    ptc__mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    before = ptc__mark_now(m);
+    m->csl = (uint8_t)(csl != 0);
+    m->csd = (uint8_t)(csd != 0);
+    ptc__transfer(m, ip, target, PTC__XFER_MODE_TIP);
+    ptc__event(m, PTC_EV_MODE, ip, target, 1, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_ptwrite(ptc_model *m, uint64_t ip, uint64_t value, int bytes)
+{
+    ptc__mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (bytes != 4 && bytes != 8) return PTC_ERR_RANGE;
+    before = ptc__mark_now(m);
+    if (m->enabled && m->cfg.ptw_en && ptc__context_en(m) && ptc__filter_en(m, ip)) {
+        ptc_packet p;
+        memset(&p, 0, sizeof p);
+        p.type = PTC_PTW;
+        p.u.ptw.bytes = (uint8_t)bytes;
+        p.u.ptw.ip = m->cfg.fup_on_ptw;
+        p.u.ptw.payload = bytes == 4 ? value & 0xFFFFFFFFu : value;
+        (void)ptc__emit(m, &p);
+        if (m->cfg.fup_on_ptw) ptc__ip_packet(m, PTC_FUP, ip, 0);
+    }
+    ptc__event(m, PTC_EV_PTWRITE, ip, value, 0, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_cr3(ptc_model *m, uint64_t ip, uint64_t cr3)
+{
+    ptc__mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (cr3 & ~UINT64_C(0x000FFFFFFFFFFFE0)) return PTC_ERR_RANGE;
+    before = ptc__mark_now(m);
+    m->cr3 = cr3;
+    if (m->enabled && m->cfg.os && ptc__context_en(m)) {
+        ptc_packet p;
+        memset(&p, 0, sizeof p);
+        p.type = PTC_PIP;
+        p.u.pip.cr3 = cr3;
+        (void)ptc__emit(m, &p);
+    }
+    ptc__event(m, PTC_EV_CR3, ip, cr3, 0, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio)
+{
+    ptc__mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (ratio == 0) return PTC_ERR_RANGE;
+    if (!ptc__phase_den(m, m->art_den, ratio)) return PTC_ERR_INEXACT;
+    before = ptc__mark_now(m);
+    if (m->enabled) {
+        /* EIST in C0 stops the clocks briefly: EXSTOP and FUP with power
+           events, then the cycle count so far, TSC, TMA and the new CBR */
+        if (m->cfg.pwr_evt_en) {
+            ptc_packet p;
+            memset(&p, 0, sizeof p);
+            p.type = PTC_EXSTOP;
+            p.u.exstop.ip = (uint8_t)ptc__context_en(m);
+            (void)ptc__emit(m, &p);
+            if (ptc__context_en(m)) ptc__ip_packet(m, PTC_FUP, ip, 0);
+        }
+        ptc__cyc(m, 1);
+    }
+    (void)ptc__set_phase_den(m, ratio);
+    if (m->enabled) {
+        ptc__tsc_tma(m);
+        ptc__cbr(m);
+    }
+    ptc__event(m, PTC_EV_RATIO, ip, ratio, 0, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t hints, uint32_t ext,
+                                  uint8_t cstate, uint64_t art_ticks, int wake_int)
+{
+    ptc__mark before;
+    ptc_packet p;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (cstate < 1 || cstate > 15) return PTC_ERR_RANGE;
+    before = ptc__mark_now(m);
+    if (m->enabled && m->cfg.pwr_evt_en) {
+        int ce = ptc__context_en(m);
+        if (mwait && ce) {
+            memset(&p, 0, sizeof p);
+            p.type = PTC_MWAIT;
+            p.u.mwait.hints = hints;
+            p.u.mwait.ext = ext;
+            (void)ptc__emit(m, &p);
+        }
+        memset(&p, 0, sizeof p);
+        p.type = PTC_PWRE;
+        p.u.pwre.state = (uint8_t)((cstate - 1) & 15);
+        p.u.pwre.sub_state = 15; /* sub-state 0, coded (n-1) mod 16 */
+        (void)ptc__emit(m, &p);
+        memset(&p, 0, sizeof p);
+        p.type = PTC_EXSTOP;
+        p.u.exstop.ip = (uint8_t)ce;
+        (void)ptc__emit(m, &p);
+        if (ce) ptc__ip_packet(m, PTC_FUP, ip, 0);
+    }
+    ptc__flush_tnt(m);
+    /* asleep: the core clock and the PT clocks stop; the ART goes on */
+    m->art += art_ticks;
+    if (m->enabled) {
+        ptc__cyc(m, 1); /* the cycles before the clocks stopped, then TSC */
+        ptc__tsc_tma(m);
+        ptc__cbr(m);
+        if (m->cfg.pwr_evt_en) {
+            memset(&p, 0, sizeof p);
+            p.type = PTC_PWRX;
+            p.u.pwrx.last = (uint8_t)((cstate - 1) & 15);
+            p.u.pwrx.deepest = (uint8_t)((cstate - 1) & 15);
+            p.u.pwrx.wake = (uint8_t)(wake_int ? 1 : 0);
+            (void)ptc__emit(m, &p);
+        }
+    }
+    ptc__event(m, PTC_EV_SLEEP, ip, art_ticks, 0, before, 0);
+    return PTC_OK;
+}
+
+/* ---- 7. Policy checker ------------------------------------------------ */
+
+PTCDEF const char *ptc_violation_name(ptc_violation v)
+{
+    switch (v) {
+#define PTC__X(e, n, msg) case e: return n;
+    PTC_VIOLATION_LIST(PTC__X)
+#undef PTC__X
+    default: return "unknown_violation";
+    }
+}
+
+PTCDEF const char *ptc_violation_message(ptc_violation v)
+{
+    switch (v) {
+#define PTC__X(e, n, msg) case e: return msg;
+    PTC_VIOLATION_LIST(PTC__X)
+#undef PTC__X
+    default: return "not a ptcodec violation code";
+    }
+}
+
+PTCDEF void ptc_checker_init(ptc_checker *c, const ptc_mtc_policy *policy)
+{
+    memset(c, 0, sizeof *c);
+    if (policy) c->policy = *policy;
+    c->need = c->policy.threshold;
+}
+
+PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt)
+{
+    const ptc_mtc_policy *pol = &c->policy;
+    ptc_violation v = PTC_VIOL_NONE;
+    unsigned gap, k, i;
+    int resumed = 0;
+    if (!ptc__is_timing(pkt->type)) {
+        c->run = 0;
+        c->need = pol->threshold;
+        c->ntp_since_mtc = 1;
+        return v;
+    }
+    if (pkt->type != PTC_MTC) return v;
+    if (!c->have_mtc || c->ntp_since_mtc) {
+        /* across a non-timing packet any gap is allowed: suppression may
+           have run up to it, and the edge after it is emitted */
+        c->have_mtc = 1;
+        c->run = 1;
+        c->need = pol->threshold;
+        c->last_payload = pkt->u.mtc.ctc;
+        c->ntp_since_mtc = 0;
+        return v;
+    }
+    gap = (unsigned)(uint8_t)(pkt->u.mtc.ctc - c->last_payload);
+    if (gap == 0) gap = 256; /* two MTCs are at least one period apart */
+    k = gap - 1;             /* MTC periods with no MTC */
+    if (!pol->threshold || c->run < c->need) {
+        if (k) v = PTC_VIOL_MISSING_MTC;
+    } else if (k == 0) {
+        /* suppression was due: only a resume value lets this one through */
+        if (pol->resume_on_value && pkt->u.mtc.ctc == pol->resume_value) resumed = 1;
+        else v = PTC_VIOL_NOT_SUPPRESSED;
+    } else {
+        int by_value = pol->resume_on_value && pkt->u.mtc.ctc == pol->resume_value;
+        int by_count = pol->resume_after && k == pol->resume_after;
+        resumed = 1;
+        for (i = 1; i <= k; i++)
+            if (pol->resume_on_value && (uint8_t)(c->last_payload + i) == pol->resume_value) v = PTC_VIOL_LATE_RESUME;
+        if (v == PTC_VIOL_NONE && pol->resume_after && k > pol->resume_after) v = PTC_VIOL_GAP_TOO_LONG;
+        if (v == PTC_VIOL_NONE && !by_value && !by_count) v = PTC_VIOL_EARLY_RESUME;
+    }
+    if (resumed) {
+        c->run = 1;
+        c->need = pol->threshold > pol->min_burst ? pol->threshold : pol->min_burst;
+    } else {
+        c->run++;
+    }
+    c->last_payload = pkt->u.mtc.ctc;
+    if (v != PTC_VIOL_NONE) c->violations++;
+    return v;
 }
 
 #ifdef __cplusplus

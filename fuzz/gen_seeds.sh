@@ -17,7 +17,10 @@ for mix in all dense sparse; do
   done
 done
 # fuzz_stream: the stream itself; its last bytes double as parameters
-mkdir -p "$corpus/fuzz_stream" "$corpus/fuzz_roundtrip"
+mkdir -p "$corpus/fuzz_stream" "$corpus/fuzz_roundtrip" "$corpus/fuzz_model"
+# fuzz_model: any bytes are an event program; the streams' first 600 bytes
+# make varied ones
+for f in "$tmp"/stream-*; do head -c 600 "$f" > "$corpus/fuzz_model/program-$(basename "$f")"; done
 for f in "$tmp"/*; do cp "$f" "$corpus/fuzz_stream/"; done
 # fuzz_roundtrip: the last byte picks the mode (0 bytes, 1 structured, 2 raw struct)
 for f in "$tmp"/*; do

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The header the way users drop it in: gcc, clang, g++ and clang++; C99, C11
 # and C++11/17; with and without PTCODEC_STATIC; two translation units
-# linked together; -Wall -Wextra -Werror -pedantic. One test per combination.
+# linked together; -O2 (some warnings need the optimiser) -Wall -Wextra
+# -Werror -pedantic. One test per combination.
 cd "$(dirname "$0")/.." || exit 1
 out=${BUILD:-build}/compile
 mkdir -p "$out"
@@ -14,7 +15,7 @@ for combo in "gcc c99" "gcc c11" "clang c99" "clang c11" "g++ c++11" "g++ c++17"
   for static in "" "-DPTCODEC_STATIC"; do
     name="compile_${cc}_${std}${static:+_static}"
     exe="$out/$(echo "$name" | tr '+' 'p')"
-    if $cc $lang -std=$std -Wall -Wextra -Werror -pedantic $static tests/compile/tu_impl.c tests/compile/tu_use.c \
+    if $cc $lang -std=$std -O2 -Wall -Wextra -Werror -pedantic $static tests/compile/tu_impl.c tests/compile/tu_use.c \
          -o "$exe" >"$exe.log" 2>&1 && "$exe"; then
       echo "ok - $name"
     else

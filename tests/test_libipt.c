@@ -7,6 +7,8 @@
 #include <intel-pt.h>
 #include "testlib.h"
 #include "../tools/pktgen.h"
+#include "../tools/modelcfg.h"
+#include "../tools/workloads.h"
 #include "libipt_allowlist.h"
 
 #include <string.h>
@@ -205,6 +207,59 @@ static void every_opcode_same_class(void)
             }
 }
 
+/* Part 2: what the hardware model writes decodes in libipt too. */
+typedef struct model_out { uint8_t *b; size_t len, cap; } model_out;
+
+static void model_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
+{
+    model_out *o = (model_out *)user;
+    (void)t;
+    if (o->len + len > o->cap) {
+        o->cap = (o->len + len) * 2;
+        o->b = (uint8_t *)realloc(o->b, o->cap);
+    }
+    memcpy(o->b + o->len, bytes, len);
+    o->len += len;
+}
+
+static void model_streams_decode_in_libipt(void)
+{
+    static const char *policies[] = { "off", "seed", "threshold=3,resume_value=0,resume_after=0" };
+    int wi;
+    size_t p;
+    for (wi = 0; wi < WL_COUNT; wi++)
+        for (p = 0; p < 3; p++) {
+            ptc_model_config cfg;
+            ptc_model m;
+            ptc_model_sink sink;
+            model_out o;
+            struct pt_packet_decoder *d;
+            struct pt_packet pkt;
+            char err[100];
+            int rc;
+            size_t n = 0;
+            memset(&o, 0, sizeof o);
+            ptc_model_config_default(&cfg);
+            wl_configure(wi, &cfg);
+            cfg.cyc_en = (uint8_t)(p != 1);
+            CHECK(mc_policy(&cfg.policy, policies[p], err, sizeof err));
+            sink.user = &o;
+            sink.packet = model_packet;
+            sink.event = NULL;
+            CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
+            wl_run_workload(wi, &m, 3000000, p + 3);
+            d = libipt_decoder(o.b, o.len);
+            CHECK(d != NULL);
+            if (!d) { free(o.b); continue; }
+            while ((rc = pt_pkt_next(d, &pkt, sizeof pkt)) > 0) n++;
+            CHECK(rc == -pte_eos, "%s/%s: libipt stops after %zu packets: %s", wl_names[wi], policies[p], n,
+                  pt_errstr(pt_errcode(rc)));
+            CHECK(n > 20, "%s: %zu packets", wl_names[wi], n);
+            pt_pkt_free_decoder(d);
+            free(o.b);
+        }
+}
+
 int main(void)
 {
     RUN(libipt_version);
@@ -212,5 +267,6 @@ int main(void)
     RUN(libipt_encoded_streams_decode_same_in_ptcodec);
     RUN(every_opcode_same_class);
     RUN(arbitrary_bytes_same_packets_or_same_error);
+    RUN(model_streams_decode_in_libipt);
     TL_EXIT();
 }

@@ -2,6 +2,7 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "dumpfmt.h"
+#include "modelcfg.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,10 +15,15 @@ static const char usage[] =
     "\n"
     "  --no-sync   decode from the first byte instead of the first PSB\n"
     "  --jsonl     one JSON object per line instead of libipt-style text\n"
+    "  --check     check MTC suppression against a policy (SPEC.md 2.6) and\n"
+    "              report each violation; the policy comes from --config or --policy\n"
+    "  --config F  the configuration ptsim wrote beside the trace (OUT.pt.json)\n"
+    "  --policy P  off, seed, or key=value,... as for ptsim --policy\n"
     "  --help      this text\n"
     "\n"
-    "Exit status: 0 decoded without errors, 1 the input had errors,\n"
-    "2 bad usage or unreadable input. Output format: SPEC.md section 1.10.\n";
+    "Exit status: 0 decoded without errors (or violations), 1 the input had\n"
+    "errors or violations, 2 bad usage or unreadable input. Output format:\n"
+    "SPEC.md section 1.10.\n";
 
 enum { CHUNK = 65536 };
 
@@ -26,15 +32,21 @@ int main(int argc, char **argv)
     static unsigned char chunk[CHUNK];
     static char line[512];
     static char outbuf[1 << 16];
-    const char *path = NULL;
+    const char *path = NULL, *config = NULL, *policy = NULL;
     unsigned flags = 0;
-    int jsonl = 0, errors = 0, i, eof = 0;
+    int jsonl = 0, errors = 0, i, eof = 0, check = 0;
     FILE *in;
     ptc_decoder dec;
+    ptc_checker checker;
+    ptc_model_config cfg;
 
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--no-sync") == 0) flags |= PTC_DECODE_NO_SYNC;
         else if (strcmp(argv[i], "--jsonl") == 0) jsonl = 1;
+        else if (strcmp(argv[i], "--check") == 0) check = 1;
+        else if ((strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--policy") == 0) && i + 1 < argc) {
+            if (argv[i][2] == 'c') config = argv[++i]; else policy = argv[++i];
+        }
         else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage, stdout);
             return 0;
@@ -52,6 +64,27 @@ int main(int argc, char **argv)
         fprintf(stderr, "ptdump: no FILE given\n%s", usage);
         return 2;
     }
+    ptc_model_config_default(&cfg);
+    if (config) {
+        char text[4096], err[200];
+        FILE *cf = fopen(config, "rb");
+        size_t n = cf ? fread(text, 1, sizeof text - 1, cf) : 0;
+        if (cf) fclose(cf);
+        text[n] = 0;
+        if (!cf || !mc_read_json(text, &cfg, err, sizeof err)) {
+            fprintf(stderr, "ptdump: cannot use %s: %s\n", config, cf ? err : strerror(errno));
+            return 2;
+        }
+    }
+    if (policy) {
+        char err[200];
+        if (!mc_policy(&cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptdump: --policy: %s\n", err); return 2; }
+    }
+    if (check && !config && !policy) {
+        fprintf(stderr, "ptdump: --check needs --config or --policy\n");
+        return 2;
+    }
+    ptc_checker_init(&checker, &cfg.policy);
     in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!in) {
         fprintf(stderr, "ptdump: cannot open %s: %s\n", path, strerror(errno));
@@ -70,6 +103,18 @@ int main(int argc, char **argv)
             fputs(line, stdout);
             fputc('\n', stdout);
             errors += it.error != PTC_OK;
+            if (check && it.error == PTC_OK) {
+                ptc_violation v = ptc_checker_packet(&checker, &it.pkt);
+                if (v != PTC_VIOL_NONE) {
+                    errors++;
+                    if (jsonl)
+                        printf("{\"off\":%llu,\"violation\":\"%s\",\"msg\":\"%s\"}\n", (unsigned long long)it.offset,
+                               ptc_violation_name(v), ptc_violation_message(v));
+                    else
+                        printf("[%llx: policy violation: %s (%s)]\n", (unsigned long long)it.offset,
+                               ptc_violation_message(v), ptc_violation_name(v));
+                }
+            }
         } else if (st == PTC_NEED_INPUT) {
             size_t n = eof ? 0 : fread(chunk, 1, sizeof chunk, in);
             if (n == 0) {

@@ -1,0 +1,58 @@
+/* bench_model - how fast the hardware model simulates, in core cycles per
+   second of wall time, for each built-in workload under the seed's policy
+   (one core, jumping from event to event). Not a test. */
+#define _POSIX_C_SOURCE 200809L
+#define PTCODEC_IMPLEMENTATION
+#include "../ptcodec.h"
+#include "../tools/pktgen.h"
+#include "../tools/modelcfg.h"
+#include "../tools/workloads.h"
+
+#include <stdio.h>
+#include <time.h>
+
+static uint64_t bytes_out;
+static void count(void *u, const uint8_t *b, size_t len, const ptc_truth *t) { (void)u; (void)b; (void)t; bytes_out += len; }
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int main(void)
+{
+    int wi;
+    printf("ptcodec %s hardware model: simulated core cycles per second (seed policy, best of 3)\n\n", ptc_version());
+    printf("%-10s %14s %12s %14s\n", "workload", "cycles", "M cycles/s", "trace MB/s");
+    for (wi = 0; wi < WL_COUNT; wi++) {
+        /* sparse workloads cover far more cycles in the same time */
+        uint64_t cycles = (wi == 1 || wi == 2 || wi == 3) ? UINT64_C(20000000000) : UINT64_C(200000000);
+        double best = 1e30;
+        uint64_t bytes = 0;
+        int r;
+        for (r = 0; r < 3; r++) {
+            ptc_model_config cfg;
+            ptc_model m;
+            ptc_model_sink sink;
+            double t0, t;
+            char err[64];
+            ptc_model_config_default(&cfg);
+            wl_configure(wi, &cfg);
+            mc_policy(&cfg.policy, "seed", err, sizeof err);
+            sink.user = NULL;
+            sink.packet = count;
+            sink.event = NULL;
+            bytes_out = 0;
+            ptc_model_init(&m, &cfg, &sink);
+            t0 = now();
+            wl_run_workload(wi, &m, cycles, 1);
+            t = now() - t0;
+            if (t < best) { best = t; bytes = bytes_out; }
+        }
+        printf("%-10s %14llu %12.0f %14.1f\n", wl_names[wi], (unsigned long long)cycles, (double)cycles / best / 1e6,
+               (double)bytes / best / 1e6);
+    }
+    return 0;
+}

@@ -1,0 +1,743 @@
+/* Part 2: the hardware model, MTC suppression and the policy checker. */
+#define _POSIX_C_SOURCE 200809L
+#define PTCODEC_IMPLEMENTATION
+#include "../ptcodec.h"
+#include "testlib.h"
+#include "../tools/pktgen.h"
+#include "../tools/modelcfg.h"
+#include "../tools/workloads.h"
+
+#include <string.h>
+
+__extension__ typedef unsigned __int128 u128;
+
+/* ---- capture: everything a model run produces ----------------------------- */
+
+typedef struct cap {
+    uint8_t *bytes;
+    size_t len, cap;
+    ptc_truth *t;
+    size_t nt, capt;
+    ptc_event_truth *ev;
+    size_t ne, cape;
+} cap;
+
+static void grow(void **p, size_t *capn, size_t need, size_t elem)
+{
+    if (need <= *capn) return;
+    *capn = need * 2 + 1024;
+    *p = realloc(*p, *capn * elem);
+}
+
+static void cap_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
+{
+    cap *c = (cap *)user;
+    grow((void **)&c->bytes, &c->cap, c->len + len, 1);
+    memcpy(c->bytes + c->len, bytes, len);
+    c->len += len;
+    grow((void **)&c->t, &c->capt, c->nt + 1, sizeof *c->t);
+    c->t[c->nt++] = *t;
+}
+
+static void cap_event(void *user, const ptc_event_truth *e)
+{
+    cap *c = (cap *)user;
+    grow((void **)&c->ev, &c->cape, c->ne + 1, sizeof *c->ev);
+    c->ev[c->ne++] = *e;
+}
+
+static void cap_free(cap *c) { free(c->bytes); free(c->t); free(c->ev); memset(c, 0, sizeof *c); }
+
+static ptc_model_sink sink_for(cap *c)
+{
+    ptc_model_sink s;
+    s.user = c;
+    s.packet = cap_packet;
+    s.event = cap_event;
+    return s;
+}
+
+static int run_workload(const ptc_model_config *cfg, int wi, uint64_t cycles, uint64_t seed, cap *c, ptc_model *m)
+{
+    ptc_model_sink s = sink_for(c);
+    memset(c, 0, sizeof *c);
+    if (ptc_model_init(m, cfg, &s) != PTC_OK) return 0;
+    wl_run_workload(wi, m, cycles, seed);
+    return 1;
+}
+
+static int run_scenario(const char *text, cap *c, ptc_model *m)
+{
+    ptc_model_config base;
+    ptc_model_sink s = sink_for(c);
+    wl_scenario sc;
+    memset(c, 0, sizeof *c);
+    ptc_model_config_default(&base);
+    if (!wl_run_scenario(text, &base, &s, m, &sc)) {
+        CHECK(0, "scenario: %s", sc.error);
+        return 0;
+    }
+    return 1;
+}
+
+static int same_time(const ptc_exact_tsc *a, const ptc_exact_tsc *b)
+{
+    return a->tsc == b->tsc && (u128)a->num * b->den == (u128)b->num * a->den;
+}
+
+/* ---- 2.1 clocks ---------------------------------------------------------- */
+
+/* The exact TSC computed independently: ART advances art_hz/(ratio*1e8)
+   per cycle; track it as a fraction with a growing common denominator. */
+typedef struct ref_clock { u128 num, den; } ref_clock; /* ART = num/den */
+
+static void ref_add_cycles(ref_clock *r, uint64_t cycles, uint32_t art_hz, unsigned ratio)
+{
+    u128 d = (u128)ratio * 100000000u, n = (u128)cycles * art_hz;
+    /* r + n/d */
+    r->num = r->num * d + n * r->den;
+    r->den = r->den * d;
+    { /* reduce */
+        u128 a = r->num, b = r->den;
+        while (b) { u128 t = a % b; a = b; b = t; }
+        if (a > 1) { r->num /= a; r->den /= a; }
+    }
+}
+
+static void check_tsc(const ptc_model *m, const ref_clock *r, uint64_t art0, const char *what)
+{
+    /* TSC = K + (art0 + num/den) * ebx / eax */
+    ptc_exact_tsc t = ptc_model_now(m);
+    u128 eax = m->cfg.cpuid_15_eax, ebx = m->cfg.cpuid_15_ebx;
+    u128 tn = ((u128)art0 * r->den + r->num) * ebx, td = r->den * eax;
+    u128 want_int = m->cfg.tsc_offset + tn / td, want_frac_num = tn % td;
+    CHECK(t.tsc == (uint64_t)want_int, "%s: tsc %llu, want %llu", what, (unsigned long long)t.tsc,
+          (unsigned long long)want_int);
+    CHECK(t.num < t.den && (u128)t.num * td == want_frac_num * t.den, "%s: fraction %llu/%llu", what,
+          (unsigned long long)t.num, (unsigned long long)t.den);
+}
+
+static void clocks_are_exact(void)
+{
+    static const struct { uint32_t art, eax, ebx; } clocks[] = {
+        { 24000000, 2, 200 }, { 25000000, 3, 250 }, { 19200000, 7, 625 }, { 38400000, 1, 50 }, { 100000000, 1, 1 }
+    };
+    static const uint8_t ratios[] = { 30, 7, 36, 13, 24, 1, 255 };
+    size_t c, i;
+    for (c = 0; c < sizeof clocks / sizeof clocks[0]; c++) {
+        ptc_model_config cfg;
+        ptc_model m;
+        ref_clock r;
+        pg_rng rng = pg_seed(c + 1);
+        unsigned ratio;
+        char what[64];
+        ptc_model_config_default(&cfg);
+        cfg.art_hz = clocks[c].art;
+        cfg.cpuid_15_eax = clocks[c].eax;
+        cfg.cpuid_15_ebx = clocks[c].ebx;
+        cfg.art_start = 12345;
+        CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_OK, "clock %zu: %s", c, ptc_model_error_field(&m));
+        r.num = 0;
+        r.den = 1;
+        ratio = cfg.core_ratio;
+        for (i = 0; i < 200; i++) {
+            uint64_t n = pg_range(&rng, 0, i % 7 == 0 ? UINT64_C(1) << 34 : 5000);
+            ptc_model_idle(&m, n);
+            ref_add_cycles(&r, n, cfg.art_hz, ratio);
+            snprintf(what, sizeof what, "clock %zu step %zu", c, i);
+            check_tsc(&m, &r, cfg.art_start, what);
+            if (i % 20 == 19) {
+                uint8_t nr = ratios[(i / 20) % sizeof ratios];
+                CHECK(ptc_model_set_ratio(&m, 0, nr) == PTC_OK, "%s: ratio %u", what, nr);
+                ratio = nr;
+            }
+        }
+    }
+}
+
+static void no_drift_over_long_runs(void)
+{
+    ptc_model_config cfg;
+    ptc_model m;
+    ref_clock r;
+    int i;
+    ptc_model_config_default(&cfg);
+    cfg.cpuid_15_eax = 3;
+    cfg.cpuid_15_ebx = 250; /* a TSC:ART ratio that does not divide evenly */
+    cfg.core_ratio = 37;
+    CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_OK);
+    r.num = 0;
+    r.den = 1;
+    for (i = 0; i < 1000; i++) { /* 10^15 cycles: days of run time */
+        ptc_model_idle(&m, UINT64_C(1000000000000));
+        ref_add_cycles(&r, UINT64_C(1000000000000), cfg.art_hz, 37);
+    }
+    check_tsc(&m, &r, 0, "after 10^15 cycles");
+    CHECK(m.cycle == UINT64_C(1000000000000000));
+}
+
+static void fast_counter_and_mtc_payloads_match_the_clock(void)
+{
+    ptc_model_config cfg;
+    ptc_model m;
+    cap c;
+    size_t i, n_tma = 0, n_mtc = 0;
+    ptc_model_config_default(&cfg);
+    cfg.cpuid_15_eax = 3;
+    cfg.cpuid_15_ebx = 301;
+    cfg.mtc_freq = 0;
+    cfg.psb_freq = 0;
+    CHECK(run_workload(&cfg, 5 /* dvfs: TSC+TMA at every ratio change */, 4000000, 3, &c, &m));
+    for (i = 0; i < c.nt; i++) {
+        const ptc_truth *t = &c.t[i];
+        if (t->fate != PTC_FATE_EMITTED) continue;
+        if (t->pkt.type == PTC_MTC) {
+            n_mtc++;
+            CHECK(t->pkt.u.mtc.ctc == (uint8_t)(t->art >> cfg.mtc_freq) && (t->art & ((1u << cfg.mtc_freq) - 1)) == 0,
+                  "MTC %u at ART %llu", t->pkt.u.mtc.ctc, (unsigned long long)t->art);
+        }
+        if (t->pkt.type == PTC_TSC) {
+            CHECK(t->pkt.u.tsc.tsc == (t->time.tsc & ((UINT64_C(1) << 56) - 1)), "TSC packet is not the true TSC");
+        }
+        if (t->pkt.type == PTC_TMA) {
+            /* TSC - FC is the TSC at the last ART edge: K + floor(ART * ebx / eax) */
+            u128 edge = cfg.tsc_offset + (u128)t->art * cfg.cpuid_15_ebx / cfg.cpuid_15_eax;
+            n_tma++;
+            CHECK(t->pkt.u.tma.ctc == (uint16_t)t->art, "TMA CTC");
+            CHECK(t->time.tsc - t->pkt.u.tma.fc == (uint64_t)edge, "TSC - FC = %llu, edge %llu",
+                  (unsigned long long)(t->time.tsc - t->pkt.u.tma.fc), (unsigned long long)edge);
+        }
+    }
+    CHECK(n_tma > 10 && n_mtc > 1000, "%zu TMAs, %zu MTCs", n_tma, n_mtc);
+    cap_free(&c);
+}
+
+/* ---- 2.3 fast-forward equals stepping every cycle ----------------------------- */
+
+static int captures_equal(const cap *a, const cap *b, char *why, size_t wlen)
+{
+    size_t i;
+    if (a->len != b->len || memcmp(a->bytes, b->bytes, a->len) != 0) {
+        snprintf(why, wlen, "streams differ (%zu vs %zu bytes)", a->len, b->len);
+        return 0;
+    }
+    if (a->nt != b->nt) { snprintf(why, wlen, "%zu vs %zu packet records", a->nt, b->nt); return 0; }
+    for (i = 0; i < a->nt; i++) {
+        const ptc_truth *x = &a->t[i], *y = &b->t[i];
+        if (!ptc_packet_equal(&x->pkt, &y->pkt) || x->offset != y->offset || x->cycle != y->cycle ||
+            x->art != y->art || x->fate != y->fate || !same_time(&x->time, &y->time)) {
+            snprintf(why, wlen, "packet record %zu (%s at cycle %llu vs %llu) differs", i,
+                     ptc_packet_type_name(x->pkt.type), (unsigned long long)x->cycle, (unsigned long long)y->cycle);
+            return 0;
+        }
+    }
+    if (a->ne != b->ne) { snprintf(why, wlen, "%zu vs %zu events", a->ne, b->ne); return 0; }
+    for (i = 0; i < a->ne; i++)
+        if (a->ev[i].cycle != b->ev[i].cycle || a->ev[i].offset != b->ev[i].offset ||
+            a->ev[i].traced != b->ev[i].traced || !same_time(&a->ev[i].time, &b->ev[i].time)) {
+            snprintf(why, wlen, "event %zu differs", i);
+            return 0;
+        }
+    return 1;
+}
+
+static void fast_forward_equals_single_step(void)
+{
+    static const char *settings[] = {
+        "", "cyc_en=1,cyc_thresh=0", "cyc_en=1,cyc_thresh=3,cyc_bits=6", "mtc_freq=0,cyc_en=1,cyc_thresh=1",
+        "mtc_freq=9,psb_freq=1", "fifo_bytes=256,drain_bytes=1,drain_cycles=4,cyc_en=1,cyc_bits=5",
+        "long_tnt=1,cyc_en=1,cyc_thresh=5,core_ratio=13,cpuid_0x15_eax=3,cpuid_0x15_ebx=250"
+    };
+    static const char *policies[] = { "off", "seed", "threshold=3,resume_value=0", "threshold=1,resume_after=7,min_burst=3" };
+    int wi;
+    size_t s, p;
+    for (wi = 0; wi < WL_COUNT; wi++)
+        for (s = 0; s < sizeof settings / sizeof settings[0]; s++)
+            for (p = 0; p < sizeof policies / sizeof policies[0]; p += 1 + (wi + s) % 2) {
+                ptc_model_config cfg;
+                ptc_model m1, m2;
+                cap c1, c2;
+                char err[200], why[200];
+                ptc_model_config_default(&cfg);
+                wl_configure(wi, &cfg);
+                CHECK(mc_policy(&cfg.policy, policies[p], err, sizeof err));
+                if (*settings[s]) CHECK(mc_set_list(&cfg, settings[s], err, sizeof err), "%s", err);
+                CHECK(run_workload(&cfg, wi, 400000, s + 10 * p, &c1, &m1));
+                cfg.reference_stepping = 1;
+                CHECK(run_workload(&cfg, wi, 400000, s + 10 * p, &c2, &m2));
+                CHECK(c1.nt > 10, "%s: nothing generated", wl_names[wi]);
+                CHECK(captures_equal(&c1, &c2, why, sizeof why), "%s [%s] policy %s: %s", wl_names[wi], settings[s],
+                      policies[p], why);
+                cap_free(&c1);
+                cap_free(&c2);
+            }
+}
+
+/* ---- 2.5 the seed's FIG. 5A-5F as scenarios ------------------------------------- */
+
+/* The packets of a run as a compact string: M emitted MTC, s suppressed
+   MTC, N a non-timing packet (PSB+ and the start left out). */
+static void timeline(const cap *c, char *out, size_t cap_)
+{
+    size_t i, n = 0;
+    int started = 0;
+    for (i = 0; i < c->nt && n + 2 < cap_; i++) {
+        const ptc_truth *t = &c->t[i];
+        char ch;
+        if (t->pkt.type == PTC_TIP_PGE) { started = 1; continue; }
+        if (!started) continue;
+        if (t->pkt.type == PTC_MTC) ch = t->fate == PTC_FATE_SUPPRESSED ? 's' : 'M';
+        else if (ptc__is_timing(t->pkt.type)) continue;
+        else ch = 'N';
+        out[n++] = ch;
+    }
+    out[n] = 0;
+}
+
+static void fig5(const char *name, const char *scenario, const char *want)
+{
+    cap c;
+    ptc_model m;
+    char got[1024];
+    if (!run_scenario(scenario, &c, &m)) return;
+    timeline(&c, got, sizeof got);
+    CHECK(strcmp(got, want) == 0, "%s:\n    got  %s\n    want %s", name, got, want);
+    cap_free(&c);
+}
+
+static void seed_fig5_timelines(void)
+{
+    char want[1024], scen[512];
+    int i;
+    /* 5A: non-timing packets keep coming: nothing is suppressed */
+    fig5("5A", "policy threshold=2\nstart 0x401000\n"
+               "idle-mtc 1\nindirect 0x401000 0x402000\nidle-mtc 1\nindirect 0x402000 0x401000\n"
+               "idle-mtc 1\nindirect 0x401000 0x402000\nidle-mtc 1\nstop\n",
+         "MNMNMNMN");
+    /* 5B: threshold 2: two MTCs with nothing between, then suppression */
+    fig5("5B", "policy threshold=2\nstart 0x401000\nidle-mtc 6\nstop\n", "MMssssN");
+    /* 5C: a non-timing packet resumes MTCs */
+    fig5("5C", "policy threshold=2\nstart 0x401000\nidle-mtc 4\nindirect 0x401000 0x402000\nidle-mtc 3\nstop\n",
+         "MMssNMMsN");
+    /* 5D: resume after 255 suppressed, then suppress again after two */
+    strcpy(want, "MM");
+    for (i = 0; i < 255; i++) strcat(want, "s");
+    strcat(want, "MMssN");
+    fig5("5D", "policy threshold=2,resume_after=255\nstart 0x401000\nidle-mtc 261\nstop\n", want);
+    /* 5E: threshold 3 */
+    fig5("5E", "policy threshold=3,resume_after=255\nstart 0x401000\nidle-mtc 5\nstop\n", "MMMssN");
+    /* 5F: resume whenever the payload is 0, no counter; then three more
+       (threshold 3) before suppressing again. ART starts so that the first
+       MTC has payload 250 (mtc_freq 3). */
+    snprintf(scen, sizeof scen, "set art_start=%u\npolicy threshold=3,resume_after=0,resume_value=0\n"
+             "start 0x401000\nidle-mtc 12\nstop\n", 249u << 3);
+    fig5("5F", scen, "MMMsssMMMsssN"); /* 250 251 252 | 253 254 255 | 0 1 2 | 3 4 5 */
+}
+
+/* ---- 2.4 CYC ------------------------------------------------------------ */
+
+/* Every CYC carries the cycles since the previous one (or since TraceEn);
+   the counter wraps only during an overflow. */
+static void cyc_values_sum_to_true_cycles(void)
+{
+    static const char *settings[] = { "cyc_en=1,cyc_thresh=0", "cyc_en=1,cyc_thresh=4", "cyc_en=1,cyc_thresh=9,cyc_bits=8",
+                                      "cyc_en=1,cyc_thresh=2,fifo_bytes=200,drain_bytes=1,drain_cycles=6,cyc_bits=10" };
+    int wi;
+    size_t s;
+    for (wi = 0; wi < WL_COUNT; wi++)
+        for (s = 0; s < sizeof settings / sizeof settings[0]; s++) {
+            ptc_model_config cfg;
+            ptc_model m;
+            cap c;
+            char err[200];
+            size_t i, n = 0;
+            uint64_t last = 0;
+            int overflowed = 0;
+            ptc_model_config_default(&cfg);
+            wl_configure(wi, &cfg);
+            CHECK(mc_set_list(&cfg, settings[s], err, sizeof err), "%s", err);
+            CHECK(run_workload(&cfg, wi, 1500000, 7, &c, &m));
+            for (i = 0; i < c.nt; i++) {
+                const ptc_truth *t = &c.t[i];
+                if (t->fate == PTC_FATE_DROPPED) overflowed = 1;
+                if (t->fate != PTC_FATE_EMITTED || t->pkt.type != PTC_CYC) continue;
+                n++;
+                if (overflowed)
+                    CHECK(t->pkt.u.cyc.cycles == ((t->cycle - last) & ((UINT64_C(1) << cfg.cyc_bits) - 1)),
+                          "%s [%s]: CYC after overflow", wl_names[wi], settings[s]);
+                else
+                    CHECK(t->pkt.u.cyc.cycles == t->cycle - last, "%s [%s]: CYC %llu at cycle %llu, last at %llu",
+                          wl_names[wi], settings[s], (unsigned long long)t->pkt.u.cyc.cycles,
+                          (unsigned long long)t->cycle, (unsigned long long)last);
+                CHECK(t->pkt.u.cyc.cycles >= 1 && t->pkt.u.cyc.cycles < (UINT64_C(1) << cfg.cyc_bits), "CYC range");
+                last = t->cycle;
+                overflowed = 0;
+            }
+            CHECK(n > 10, "%s [%s]: %zu CYCs", wl_names[wi], settings[s], n);
+            cap_free(&c);
+        }
+}
+
+/* With threshold 0 every eligible packet is preceded by a CYC unless a CYC
+   was already sent in the same cycle; and the first branch of a TNT gets
+   its CYC when it retires. */
+static void cyc_precedes_eligible_packets(void)
+{
+    ptc_model_config cfg;
+    ptc_model m;
+    cap c;
+    size_t i, checked = 0;
+    uint64_t last_cyc_cycle = UINT64_MAX;
+    ptc_model_config_default(&cfg);
+    cfg.cyc_en = 1;
+    cfg.cyc_thresh = 0;
+    CHECK(run_workload(&cfg, 0, 300000, 1, &c, &m));
+    for (i = 0; i < c.nt; i++) {
+        const ptc_truth *t = &c.t[i];
+        if (t->fate != PTC_FATE_EMITTED) continue;
+        if (t->pkt.type == PTC_CYC) { last_cyc_cycle = t->cycle; continue; }
+        if (ptc__cyc_eligible(t->pkt.type)) {
+            CHECK(last_cyc_cycle == t->cycle || t->cycle == 0, "%s at cycle %llu without a CYC",
+                  ptc_packet_type_name(t->pkt.type), (unsigned long long)t->cycle);
+            checked++;
+        }
+    }
+    CHECK(checked > 1000);
+    cap_free(&c);
+}
+
+/* ---- 2.2 PSB+ and stream structure ------------------------------------------ */
+
+static void psb_every_period(void)
+{
+    ptc_model_config cfg;
+    ptc_model m;
+    cap c;
+    size_t i, npsb = 0;
+    uint64_t last = 0, period;
+    ptc_model_config_default(&cfg);
+    cfg.psb_freq = 1;
+    cfg.cyc_en = 1;
+    period = UINT64_C(2048) << cfg.psb_freq;
+    CHECK(run_workload(&cfg, 0, 2000000, 2, &c, &m));
+    for (i = 0; i < c.nt; i++) {
+        const ptc_truth *t = &c.t[i];
+        if (t->fate != PTC_FATE_EMITTED || t->pkt.type != PTC_PSB) continue;
+        if (npsb++) CHECK(t->offset - last >= period && t->offset - last < period + 200, "PSB gap %llu",
+                          (unsigned long long)(t->offset - last));
+        last = t->offset;
+    }
+    CHECK(npsb > 20, "%zu PSBs", npsb);
+    cap_free(&c);
+}
+
+/* ---- 2.3: every workload under every policy: valid streams, truth lines up ---- */
+
+static void decode_all(const cap *c, ptc_item **items, size_t *n)
+{
+    ptc_decoder d;
+    ptc_item it;
+    size_t capn = 0;
+    *items = NULL;
+    *n = 0;
+    ptc_decoder_init_buffer(&d, 0, c->bytes, c->len);
+    while (ptc_decoder_next(&d, &it) == PTC_OK) {
+        grow((void **)items, &capn, *n + 1, sizeof it);
+        (*items)[(*n)++] = it;
+    }
+}
+
+static void every_workload_and_policy(void)
+{
+    static const char *policies[] = { "off", "seed", "threshold=3,resume_value=0,resume_after=0",
+                                      "threshold=1,resume_after=10,min_burst=4", "threshold=5,resume_value=128,resume_after=200" };
+    int wi;
+    size_t p;
+    for (wi = 0; wi < WL_COUNT; wi++)
+        for (p = 0; p < sizeof policies / sizeof policies[0]; p++) {
+            ptc_model_config cfg;
+            ptc_model m;
+            cap c;
+            ptc_item *items;
+            size_t n, i, k = 0, errors = 0, viol = 0;
+            ptc_checker chk;
+            char err[200];
+            ptc_model_config_default(&cfg);
+            wl_configure(wi, &cfg);
+            cfg.cyc_en = (uint8_t)(p & 1);
+            CHECK(mc_policy(&cfg.policy, policies[p], err, sizeof err), "%s", err);
+            CHECK(run_workload(&cfg, wi, 3000000, p + 1, &c, &m), "%s: %s", wl_names[wi], ptc_model_error_field(&m));
+            decode_all(&c, &items, &n);
+            ptc_checker_init(&chk, &cfg.policy);
+            for (i = 0; i < n; i++) {
+                ptc_violation v;
+                if (items[i].error != PTC_OK) { errors++; continue; }
+                v = ptc_checker_packet(&chk, &items[i].pkt);
+                if (v != PTC_VIOL_NONE && viol++ < 3)
+                    CHECK(0, "%s/%s: %s at %llu", wl_names[wi], policies[p], ptc_violation_name(v),
+                          (unsigned long long)items[i].offset);
+            }
+            CHECK(errors == 0, "%s/%s: %zu decode errors", wl_names[wi], policies[p], errors);
+            /* every emitted packet of the truth is the decoded item at its offset */
+            for (i = 0; i < c.nt; i++) {
+                if (c.t[i].fate != PTC_FATE_EMITTED) continue;
+                if (k >= n || items[k].offset != c.t[i].offset || !ptc_packet_equal(&items[k].pkt, &c.t[i].pkt)) {
+                    CHECK(0, "%s/%s: truth record %zu (%s at %llu) is not decoded item %zu", wl_names[wi], policies[p], i,
+                          ptc_packet_type_name(c.t[i].pkt.type), (unsigned long long)c.t[i].offset, k);
+                    break;
+                }
+                k++;
+            }
+            CHECK(k == n, "%s/%s: %zu items, %zu emitted in the truth", wl_names[wi], policies[p], n, k);
+            free(items);
+            cap_free(&c);
+        }
+}
+
+/* The decoder's reconstructed IPs are the targets the workload jumped to:
+   IP compression in the model and decompression in the decoder agree. */
+static void decoded_ips_are_the_workload_targets(void)
+{
+    ptc_model_config cfg;
+    ptc_model m;
+    cap c;
+    ptc_item *items;
+    size_t n, i, k = 0, compared = 0;
+    ptc_model_config_default(&cfg);
+    cfg.psb_freq = 0;
+    CHECK(run_workload(&cfg, 0, 2000000, 5, &c, &m));
+    decode_all(&c, &items, &n);
+    for (i = 0; i < c.ne; i++) {
+        const ptc_event_truth *e = &c.ev[i];
+        /* the events whose last packet is a TIP to their target */
+        if ((e->kind != PTC_EV_INDIRECT && e->kind != PTC_EV_INTERRUPT && e->kind != PTC_EV_MODE) || !e->traced) continue;
+        while (k < n && items[k].pkt.type != PTC_TIP) k++;
+        if (k == n) break;
+        CHECK(items[k].ip_known && items[k].ip == e->target, "TIP %zu: decoded %llx, jumped to %llx", compared,
+              (unsigned long long)items[k].ip, (unsigned long long)e->target);
+        k++;
+        compared++;
+    }
+    CHECK(compared > 1000, "%zu TIPs", compared);
+    free(items);
+    cap_free(&c);
+}
+
+/* Gaps between MTCs never exceed what the 8-bit payload recovers: at most
+   255 suppressed in a row, so consecutive emitted MTCs are at most 256
+   periods apart (SPEC 2.5). */
+static void suppressed_runs_are_recoverable(void)
+{
+    static const char *policies[] = { "seed", "threshold=3,resume_value=0,resume_after=0", "threshold=1,resume_after=255" };
+    size_t p;
+    for (p = 0; p < 3; p++) {
+        ptc_model_config cfg;
+        ptc_model m;
+        cap c;
+        char err[100];
+        size_t i;
+        unsigned run = 0, longest = 0;
+        ptc_model_config_default(&cfg);
+        wl_configure(2, &cfg);
+        CHECK(mc_policy(&cfg.policy, policies[p], err, sizeof err));
+        CHECK(run_workload(&cfg, 2, 20000000, 9, &c, &m));
+        for (i = 0; i < c.nt; i++) {
+            if (c.t[i].pkt.type != PTC_MTC) continue;
+            if (c.t[i].fate == PTC_FATE_SUPPRESSED) { run++; if (run > longest) longest = run; }
+            else run = 0;
+        }
+        CHECK(longest <= 255 && longest >= 200, "%s: longest suppressed run %u", policies[p], longest);
+        cap_free(&c);
+    }
+}
+
+/* ---- 2.6 the checker catches streams that break the policy ----------------------- */
+
+static ptc_violation check_seq(const char *policy, const char *seq)
+{
+    /* seq: hex MTC payloads and 'N' for a non-timing packet, space separated */
+    ptc_mtc_policy pol;
+    ptc_checker c;
+    char err[100];
+    const char *p = seq;
+    ptc_violation worst = PTC_VIOL_NONE;
+    mc_policy(&pol, policy, err, sizeof err);
+    ptc_checker_init(&c, &pol);
+    while (*p) {
+        ptc_packet pkt;
+        unsigned v;
+        int used;
+        memset(&pkt, 0, sizeof pkt);
+        while (*p == ' ') p++;
+        if (!*p) break;
+        if (*p == 'N') { pkt.type = PTC_TIP; p++; }
+        else if (sscanf(p, "%x%n", &v, &used) == 1) { pkt.type = PTC_MTC; pkt.u.mtc.ctc = (uint8_t)v; p += used; }
+        else break;
+        {
+            ptc_violation x = ptc_checker_packet(&c, &pkt);
+            if (x != PTC_VIOL_NONE && worst == PTC_VIOL_NONE) worst = x;
+        }
+    }
+    return worst;
+}
+
+static void checker_catches_violations(void)
+{
+    CHECK(check_seq("seed", "1 2 N 3 4") == PTC_VIOL_NONE);
+    CHECK(check_seq("seed", "1 2 5 6") == PTC_VIOL_EARLY_RESUME, "resumed without a reason");
+    CHECK(check_seq("seed", "1 3") == PTC_VIOL_MISSING_MTC, "a gap before the threshold");
+    CHECK(check_seq("off", "1 2 3 5") == PTC_VIOL_MISSING_MTC, "no policy: no gaps");
+    CHECK(check_seq("seed", "1 2 3") == PTC_VIOL_NOT_SUPPRESSED, "a third MTC at threshold 2");
+    /* 255 suppressed (payloads 12 .. 266): the next one has the same payload as the last */
+    CHECK(check_seq("seed", "10 11 11 12") == PTC_VIOL_NONE, "255 suppressed, then the burst");
+    CHECK(check_seq("seed", "10 11 11 12 13") == PTC_VIOL_NOT_SUPPRESSED);
+    CHECK(check_seq("seed", "10 11 10 11") == PTC_VIOL_EARLY_RESUME, "254 suppressed is not 255");
+    CHECK(check_seq("threshold=2,resume_after=10", "1 2 d e") == PTC_VIOL_NONE);
+    CHECK(check_seq("threshold=2,resume_after=10", "1 2 f") == PTC_VIOL_GAP_TOO_LONG);
+    CHECK(check_seq("threshold=2,resume_after=10", "1 2 a") == PTC_VIOL_EARLY_RESUME);
+    CHECK(check_seq("threshold=2,resume_after=0,resume_value=0", "fe ff 0 1") == PTC_VIOL_NONE,
+          "resume on payload 0 right away");
+    CHECK(check_seq("threshold=2,resume_after=0,resume_value=0", "fa fb 1") == PTC_VIOL_LATE_RESUME,
+          "suppressed through payload 0");
+    CHECK(check_seq("threshold=2,resume_after=0,resume_value=0", "fa fb 0 1 2") == PTC_VIOL_NOT_SUPPRESSED);
+    CHECK(check_seq("threshold=2,resume_after=0,resume_value=0,min_burst=3", "fa fb 0 1 2") == PTC_VIOL_NONE,
+          "min_burst 3 after a resume");
+}
+
+/* The checker on real model output, and on the same output with one MTC
+   removed or one added: it must object. */
+static void checker_catches_mutated_model_streams(void)
+{
+    ptc_model_config cfg;
+    ptc_model m;
+    cap c;
+    ptc_item *items;
+    size_t n, i, mutations = 0, caught = 0;
+    char err[100];
+    ptc_model_config_default(&cfg);
+    wl_configure(2, &cfg);
+    CHECK(mc_policy(&cfg.policy, "seed", err, sizeof err));
+    CHECK(run_workload(&cfg, 2, 40000000, 4, &c, &m));
+    decode_all(&c, &items, &n);
+    for (i = 0; i + 1 < n && mutations < 400; i++) {
+        size_t j;
+        ptc_checker chk;
+        int found = 0, drop;
+        ptc_packet extra;
+        if (items[i].pkt.type != PTC_MTC || items[i + 1].pkt.type != PTC_MTC) continue;
+        /* Two mutations: drop an MTC that continues a run (drop), or add an
+           MTC where the stream skips periods (suppression was active). */
+        drop = i > 0 && items[i - 1].pkt.type == PTC_MTC;
+        extra = items[i].pkt;
+        extra.u.mtc.ctc = (uint8_t)(items[i].pkt.u.mtc.ctc + 1);
+        if (!drop && extra.u.mtc.ctc == items[i + 1].pkt.u.mtc.ctc) continue; /* no skipped period to fill */
+        /* Dropping the MTC before a 256-period gap (equal payloads) leaves a
+           stream that is valid modulo 256: no payload-only check can see it
+           (SPEC 2.6), so it is not a mutation the checker must catch. */
+        if (drop && items[i].pkt.u.mtc.ctc == items[i + 1].pkt.u.mtc.ctc) continue;
+        mutations++;
+        ptc_checker_init(&chk, &cfg.policy);
+        for (j = 0; j < n; j++) {
+            if (j == i && drop) continue;
+            if (ptc_checker_packet(&chk, &items[j].pkt) != PTC_VIOL_NONE) found = 1;
+            if (j == i && !drop && ptc_checker_packet(&chk, &extra) != PTC_VIOL_NONE) found = 1;
+        }
+        caught += found;
+    }
+    CHECK(mutations > 50 && caught == mutations, "%zu of %zu mutations caught", caught, mutations);
+    free(items);
+    cap_free(&c);
+}
+
+/* ---- 2.1 configuration checks ------------------------------------------------- */
+
+static void bad_configurations_are_named(void)
+{
+    static const struct { const char *set, *field; } bad[] = {
+        { "art_hz=0", "art_hz" }, { "cpuid_0x15_eax=0", "cpuid_0x15_eax" }, { "cpuid_0x15_ebx=0", "cpuid_0x15_ebx" },
+        { "cpuid_0x15_eax=1,cpuid_0x15_ebx=600", "cpuid_0x15_ebx" }, { "core_ratio=0", "core_ratio" },
+        { "cyc_bits=1", "cyc_bits" }, { "fifo_bytes=64", "fifo_bytes" }, { "filter=10-5", "filter" }
+    };
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ptc_model_config cfg;
+        ptc_model m;
+        char err[100];
+        ptc_model_config_default(&cfg);
+        if (!mc_set_list(&cfg, bad[i].set, err, sizeof err)) { CHECK(0, "%s: %s", bad[i].set, err); continue; }
+        CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_ERR_BAD_CONFIG, "%s accepted", bad[i].set);
+        CHECK(strcmp(bad[i].field, ptc_model_error_field(&m)) == 0, "%s: blamed %s", bad[i].set,
+              ptc_model_error_field(&m));
+    }
+    {
+        ptc_model_config cfg;
+        ptc_model m;
+        ptc_model_config_default(&cfg);
+        cfg.policy.threshold = 2; /* suppression without any resume bound */
+        CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_ERR_BAD_CONFIG && strcmp(ptc_model_error_field(&m), "policy.resume") == 0);
+        cfg.policy.resume_after = 5;
+        cfg.policy.min_burst = 1;
+        CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_ERR_BAD_CONFIG && strcmp(ptc_model_error_field(&m), "policy.min_burst") == 0);
+    }
+    {
+        /* ratios whose common multiple is too large for exact time: refused, not rounded */
+        ptc_model_config cfg;
+        ptc_model m;
+        static const uint8_t primes[] = { 251, 241, 239, 233, 229, 227, 223, 211, 199, 197 };
+        size_t k;
+        ptc_status st = PTC_OK;
+        ptc_model_config_default(&cfg);
+        CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_OK);
+        for (k = 0; k < sizeof primes && st == PTC_OK; k++) st = ptc_model_set_ratio(&m, 0, primes[k]);
+        CHECK(st == PTC_ERR_INEXACT, "a ratio history with a huge common multiple was accepted");
+    }
+}
+
+/* ---- 2.4 sleep ------------------------------------------------------------------ */
+
+static void sleep_stops_the_core_clock(void)
+{
+    cap c;
+    ptc_model m;
+    size_t i;
+    const ptc_truth *pwre = NULL, *tsc = NULL, *cyc = NULL;
+    /* threshold 13 (4096 cycles): no CYC before the MWAIT after 3000 cycles,
+       so the wake CYC carries them */
+    if (!run_scenario("set pwr_evt_en=1,cyc_en=1,cyc_thresh=13\nstart 0x401000\nidle 3000\n"
+                      "sleep 0x401010 6 240000\nidle 10\nstop\n", &c, &m)) return;
+    for (i = 0; i < c.nt; i++) {
+        const ptc_truth *t = &c.t[i];
+        if (t->pkt.type == PTC_PWRE) pwre = t;
+        if (pwre && t->pkt.type == PTC_CYC && !cyc) cyc = t;
+        if (pwre && t->pkt.type == PTC_TSC && !tsc) tsc = t;
+    }
+    CHECK(pwre && tsc && cyc, "sleep packets missing");
+    if (pwre && tsc && cyc) {
+        /* the clock stopped: same cycle, 240000 ART ticks (10 ms at 24 MHz) later;
+           3000 cycles at ratio 30 are 24 ART ticks */
+        CHECK(pwre->cycle == 3000 && tsc->cycle == 3000 && tsc->art == 24 + 240000, "cycle %llu art %llu",
+              (unsigned long long)tsc->cycle, (unsigned long long)tsc->art);
+        CHECK(cyc->pkt.u.cyc.cycles == 3000 && cyc < tsc, "the wake CYC carries the cycles before the sleep");
+    }
+    cap_free(&c);
+}
+
+int main(void)
+{
+    RUN(clocks_are_exact);
+    RUN(no_drift_over_long_runs);
+    RUN(fast_counter_and_mtc_payloads_match_the_clock);
+    RUN(fast_forward_equals_single_step);
+    RUN(seed_fig5_timelines);
+    RUN(cyc_values_sum_to_true_cycles);
+    RUN(cyc_precedes_eligible_packets);
+    RUN(psb_every_period);
+    RUN(every_workload_and_policy);
+    RUN(decoded_ips_are_the_workload_targets);
+    RUN(suppressed_runs_are_recoverable);
+    RUN(checker_catches_violations);
+    RUN(checker_catches_mutated_model_streams);
+    RUN(bad_configurations_are_named);
+    RUN(sleep_stops_the_core_clock);
+    TL_EXIT();
+}

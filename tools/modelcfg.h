@@ -1,0 +1,219 @@
+/* modelcfg.h - the model's configuration as text: one table of key names,
+   used by ptsim's --set, by scenario files, by the out.pt.json that ptsim
+   writes and by ptdump --config that reads it (SPEC.md 2.8). Include after
+   ptcodec.h. */
+#ifndef PTCODEC_MODELCFG_H
+#define PTCODEC_MODELCFG_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MC_FN static __attribute__((unused))
+#else
+#define MC_FN static
+#endif
+
+/* X(key, field, max value) for the plain integer fields */
+#define MC_FIELDS(X) \
+    X("art_hz", art_hz, 100000000u) \
+    X("cpuid_0x15_eax", cpuid_15_eax, 0xFFFFFFFFu) \
+    X("cpuid_0x15_ebx", cpuid_15_ebx, 0xFFFFFFFFu) \
+    X("core_ratio", core_ratio, 255) \
+    X("tsc_offset", tsc_offset, UINT64_MAX) \
+    X("art_start", art_start, UINT64_MAX) \
+    X("branch_en", branch_en, 1) \
+    X("tsc_en", tsc_en, 1) \
+    X("mtc_en", mtc_en, 1) \
+    X("cyc_en", cyc_en, 1) \
+    X("pwr_evt_en", pwr_evt_en, 1) \
+    X("ptw_en", ptw_en, 1) \
+    X("fup_on_ptw", fup_on_ptw, 1) \
+    X("os", os, 1) \
+    X("user", user, 1) \
+    X("mtc_freq", mtc_freq, 15) \
+    X("cyc_thresh", cyc_thresh, 15) \
+    X("psb_freq", psb_freq, 15) \
+    X("cyc_bits", cyc_bits, 32) \
+    X("long_tnt", long_tnt, 1) \
+    X("fifo_bytes", fifo_bytes, 0xFFFFFFFFu) \
+    X("drain_bytes", drain_bytes, 0xFFFFFFFFu) \
+    X("drain_cycles", drain_cycles, 0xFFFFFFFFu) \
+    X("reference_stepping", reference_stepping, 1)
+
+/* The next token of *cursor up to one of delims (plain C99: no strtok_r). */
+MC_FN char *mc_token(char **cursor, const char *delims)
+{
+    char *start = *cursor + strspn(*cursor, delims), *end;
+    if (!*start) { *cursor = start; return NULL; }
+    end = start + strcspn(start, delims);
+    if (*end) *end++ = 0;
+    *cursor = end;
+    return start;
+}
+
+/* Parses a number (decimal or 0x hex); 0 on junk. */
+MC_FN int mc_number(const char *s, uint64_t *v)
+{
+    char *end;
+    if (!s || !*s) return 0;
+    *v = strtoull(s, &end, 0);
+    return *end == 0 || *end == ',' || *end == ' ';
+}
+
+/* Sets one configuration key. Returns 0 and says why in err when the key or
+   value is wrong. "filter" takes LO-HI and adds a range. */
+MC_FN int mc_set(ptc_model_config *c, const char *key, const char *val, char *err, size_t errlen)
+{
+    uint64_t v;
+    if (strcmp(key, "filter") == 0) {
+        const char *dash = strchr(val, '-');
+        char *end;
+        uint64_t lo = strtoull(val, &end, 0), hi;
+        if (!dash || end != dash || !mc_number(dash + 1, &hi) || c->nfilters >= 4) {
+            snprintf(err, errlen, "filter wants LO-HI (at most 4 ranges), got '%s'", val);
+            return 0;
+        }
+        c->filter_lo[c->nfilters] = lo;
+        c->filter_hi[c->nfilters] = hi;
+        c->nfilters++;
+        return 1;
+    }
+    if (strcmp(key, "nofilter") == 0) { c->nfilters = 0; return 1; }
+    if (!mc_number(val, &v)) {
+        snprintf(err, errlen, "%s wants a number, got '%s'", key, val);
+        return 0;
+    }
+#define MC_X(k, fld, max) \
+    if (strcmp(key, k) == 0) { \
+        if (v > (uint64_t)(max)) { snprintf(err, errlen, "%s is at most %llu", k, (unsigned long long)(max)); return 0; } \
+        c->fld = v; \
+        return 1; \
+    }
+    MC_FIELDS(MC_X)
+#undef MC_X
+    snprintf(err, errlen, "unknown setting '%s'", key);
+    return 0;
+}
+
+/* Applies "k=v,k=v,..." (or space separated). */
+MC_FN int mc_set_list(ptc_model_config *c, const char *list, char *err, size_t errlen)
+{
+    char buf[1024], *p, *cur = buf;
+    snprintf(buf, sizeof buf, "%s", list);
+    while ((p = mc_token(&cur, ", ")) != NULL) {
+        char *eq = strchr(p, '=');
+        if (!eq) { snprintf(err, errlen, "'%s' is not key=value", p); return 0; }
+        *eq = 0;
+        if (!mc_set(c, p, eq + 1, err, errlen)) return 0;
+    }
+    return 1;
+}
+
+/* --policy: "off", "seed" (the seed's default), or key=value pairs on top of
+   the seed's default: threshold, resume_value, resume_after, min_burst. */
+MC_FN int mc_policy(ptc_mtc_policy *p, const char *spec, char *err, size_t errlen)
+{
+    char buf[512], *t, *cur = buf;
+    ptc_mtc_policy_default(p);
+    if (strcmp(spec, "off") == 0) { p->threshold = 0; return 1; }
+    if (strcmp(spec, "seed") == 0 || strcmp(spec, "default") == 0) return 1;
+    snprintf(buf, sizeof buf, "%s", spec);
+    while ((t = mc_token(&cur, ",")) != NULL) {
+        char *eq = strchr(t, '=');
+        uint64_t v;
+        if (!eq || !mc_number(eq + 1, &v)) { snprintf(err, errlen, "policy: '%s' is not key=number", t); return 0; }
+        *eq = 0;
+        if (strcmp(t, "threshold") == 0 && v <= 255) p->threshold = (uint8_t)v;
+        else if (strcmp(t, "resume_value") == 0 && v <= 255) { p->resume_on_value = 1; p->resume_value = (uint8_t)v; }
+        else if (strcmp(t, "resume_after") == 0 && v <= 255) p->resume_after = (uint8_t)v;
+        else if (strcmp(t, "min_burst") == 0 && v <= 255) p->min_burst = (uint8_t)v;
+        else { snprintf(err, errlen, "policy: unknown key or value out of range: %s", t); return 0; }
+    }
+    return 1;
+}
+
+/* MSR_PLATFORM_INFO's max non-turbo ratio for this TSC: tsc_hz / 100 MHz,
+   rounded (exact when the TSC is a multiple of 100 MHz). */
+MC_FN unsigned mc_nom_freq(const ptc_model_config *c)
+{
+    uint64_t tsc_x100 = (uint64_t)c->art_hz * c->cpuid_15_ebx / c->cpuid_15_eax;
+    unsigned nom = (unsigned)((tsc_x100 + 50000000u) / 100000000u);
+    return nom ? nom : 1;
+}
+
+/* The configuration as JSON (out.pt.json): what a decoder needs, plus the
+   rest of the model's settings. */
+MC_FN void mc_write_json(FILE *f, const ptc_model_config *c)
+{
+    unsigned i;
+    fprintf(f, "{\"mtc_freq\":%u,\"cpuid_0x15_eax\":%u,\"cpuid_0x15_ebx\":%u,\"nom_freq\":%u,",
+            c->mtc_freq, c->cpuid_15_eax, c->cpuid_15_ebx, mc_nom_freq(c));
+#define MC_X(k, fld, max) \
+    if (strcmp(k, "mtc_freq") && strcmp(k, "cpuid_0x15_eax") && strcmp(k, "cpuid_0x15_ebx")) \
+        fprintf(f, "\"%s\":%llu,", k, (unsigned long long)c->fld);
+    MC_FIELDS(MC_X)
+#undef MC_X
+    fprintf(f, "\"filters\":[");
+    for (i = 0; i < c->nfilters; i++)
+        fprintf(f, "%s[%llu,%llu]", i ? "," : "", (unsigned long long)c->filter_lo[i], (unsigned long long)c->filter_hi[i]);
+    fprintf(f, "],\"policy\":{\"threshold\":%u,\"resume_on_value\":%u,\"resume_value\":%u,\"resume_after\":%u,"
+               "\"min_burst\":%u}}\n",
+            c->policy.threshold, c->policy.resume_on_value, c->policy.resume_value, c->policy.resume_after,
+            c->policy.min_burst);
+}
+
+/* Reads a configuration written by mc_write_json (keys in any order;
+   unknown keys are ignored so later versions can add some). */
+MC_FN int mc_read_json(const char *text, ptc_model_config *c, char *err, size_t errlen)
+{
+    const char *p = text;
+    ptc_model_config_default(c);
+    c->nfilters = 0;
+    while ((p = strchr(p, '"')) != NULL) {
+        char key[64], val[32];
+        const char *q = strchr(p + 1, '"');
+        size_t n;
+        if (!q || (size_t)(q - p - 1) >= sizeof key) break;
+        n = (size_t)(q - p - 1);
+        memcpy(key, p + 1, n);
+        key[n] = 0;
+        p = q + 1;
+        if (*p != ':') continue;
+        p++;
+        if (strcmp(key, "filters") == 0) {
+            /* "filters":[[lo,hi],...] or [] */
+            const char *end = strstr(p, "]]"), *r = p + 1;
+            unsigned long long lo, hi;
+            if (!end) end = strchr(p, ']');
+            if (!end) break;
+            while ((r = strchr(r, '[')) != NULL && r < end && sscanf(r, "[%llu,%llu]", &lo, &hi) == 2) {
+                if (c->nfilters < 4) { c->filter_lo[c->nfilters] = lo; c->filter_hi[c->nfilters] = hi; c->nfilters++; }
+                r++;
+            }
+            p = end + 1;
+            continue;
+        }
+        n = strspn(p, "0123456789");
+        if (!n || n >= sizeof val) continue;
+        memcpy(val, p, n);
+        val[n] = 0;
+        if (strcmp(key, "threshold") == 0) c->policy.threshold = (uint8_t)atoi(val);
+        else if (strcmp(key, "resume_on_value") == 0) c->policy.resume_on_value = (uint8_t)atoi(val);
+        else if (strcmp(key, "resume_value") == 0) c->policy.resume_value = (uint8_t)atoi(val);
+        else if (strcmp(key, "resume_after") == 0) c->policy.resume_after = (uint8_t)atoi(val);
+        else if (strcmp(key, "min_burst") == 0) c->policy.min_burst = (uint8_t)atoi(val);
+        else if (strcmp(key, "nom_freq") == 0) continue;
+        else {
+            char e2[128];
+            if (!mc_set(c, key, val, e2, sizeof e2) && strncmp(e2, "unknown", 7) != 0) {
+                snprintf(err, errlen, "%s", e2);
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+#endif

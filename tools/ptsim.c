@@ -1,0 +1,331 @@
+/* ptsim - run ptcodec's hardware model on a workload: the trace a real
+   Intel PT unit would write, with the true time of every packet
+   (SPEC.md 2.8). */
+#define _POSIX_C_SOURCE 200809L
+#define PTCODEC_IMPLEMENTATION
+#include "../ptcodec.h"
+#include "pktgen.h"
+#include "modelcfg.h"
+#include "workloads.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char usage[] =
+    "usage: ptsim [--workload NAME | --scenario FILE] [--cycles N] [--seed S]\n"
+    "             [--policy SPEC] [--set KEY=VALUE,...] -o OUT.pt [--truth TRUTH.jsonl]\n"
+    "             [--svg TIMELINE.svg] [--compare-policy SPEC] [--quiet]\n"
+    "Runs the hardware model and writes the Intel PT trace to OUT.pt and the\n"
+    "configuration a decoder needs to OUT.pt.json.\n"
+    "\n"
+    "  --workload  dense, sparse, filtered, ptwrite, idle, dvfs, mixed (default dense)\n"
+    "  --scenario  a scenario file instead (SPEC.md 2.7); '-' reads standard input\n"
+    "  --cycles    core cycles to run a workload (default 10000000)\n"
+    "  --seed      random seed of the workload (default 1)\n"
+    "  --policy    MTC suppression: off, seed (threshold 2, resume after 255\n"
+    "              suppressed, bursts of 2: the default), or comma-separated\n"
+    "              key=value over the seed's policy:\n"
+    "                threshold=N     suppress after N MTCs with no other packet (0: never)\n"
+    "                resume_value=V  always emit an MTC whose payload is V\n"
+    "                resume_after=N  emit the MTC after N suppressed ones (1..255, 0: no counter)\n"
+    "                min_burst=N     MTCs after a resume before suppressing again (>= 2)\n"
+    "  --set       model settings, e.g. mtc_freq=0,cyc_en=1,cyc_thresh=2 (keys as in\n"
+    "              OUT.pt.json; filter=LO-HI adds an IP filter range)\n"
+    "  --truth     one JSON line per packet (and per suppressed MTC, dropped packet\n"
+    "              and workload event) with its true cycle and TSC\n"
+    "  --svg       a timeline of the first packets, in the style of the seed's FIG. 5\n"
+    "  --compare-policy  run again under another policy and show both side by side\n";
+
+typedef struct sim_stats {
+    uint64_t count[PTC_PACKET_TYPE_COUNT], bytes[PTC_PACKET_TYPE_COUNT];
+    uint64_t total, suppressed, dropped, events;
+} sim_stats;
+
+/* Everything the sink writes to. */
+typedef struct sim_out {
+    FILE *pt, *truth;
+    sim_stats st;
+    /* the SVG keeps the first packets */
+    ptc_truth *keep;
+    size_t nkeep, capkeep;
+} sim_out;
+
+static void on_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
+{
+    sim_out *o = (sim_out *)user;
+    if (t->fate == PTC_FATE_EMITTED) {
+        if (o->pt) fwrite(bytes, 1, len, o->pt);
+        o->st.count[t->pkt.type]++;
+        o->st.bytes[t->pkt.type] += len;
+        o->st.total += len;
+    } else if (t->fate == PTC_FATE_SUPPRESSED) {
+        o->st.suppressed++;
+    } else {
+        o->st.dropped++;
+    }
+    if (o->truth) {
+        if (t->fate == PTC_FATE_EMITTED)
+            fprintf(o->truth, "{\"off\":%llu,\"type\":\"%s\",\"cycle\":%llu,\"tsc\":%llu,\"tsc_frac\":\"%llu/%llu\",\"art\":%llu}\n",
+                    (unsigned long long)t->offset, ptc_packet_type_name(t->pkt.type), (unsigned long long)t->cycle,
+                    (unsigned long long)t->time.tsc, (unsigned long long)t->time.num, (unsigned long long)t->time.den,
+                    (unsigned long long)t->art);
+        else
+            fprintf(o->truth, "{\"%s\":\"%s\",\"at_off\":%llu,\"cycle\":%llu,\"tsc\":%llu,\"art\":%llu}\n",
+                    t->fate == PTC_FATE_SUPPRESSED ? "suppressed" : "dropped", ptc_packet_type_name(t->pkt.type),
+                    (unsigned long long)t->offset, (unsigned long long)t->cycle, (unsigned long long)t->time.tsc,
+                    (unsigned long long)t->art);
+    }
+    if (o->keep && o->nkeep < o->capkeep) o->keep[o->nkeep++] = *t;
+}
+
+static const char *event_name(ptc_event_kind k)
+{
+    static const char *names[] = { "", "branch", "jump", "indirect", "interrupt", "ptwrite", "cr3", "mode", "sleep", "ratio" };
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "event";
+}
+
+static void on_event(void *user, const ptc_event_truth *e)
+{
+    sim_out *o = (sim_out *)user;
+    o->st.events++;
+    if (o->truth)
+        fprintf(o->truth, "{\"event\":\"%s\",\"index\":%llu,\"cycle\":%llu,\"tsc\":%llu,\"ip\":\"0x%llx\",\"target\":\"0x%llx\","
+                          "\"taken\":%s,\"traced\":%s,\"off\":%llu}\n",
+                event_name(e->kind), (unsigned long long)e->index, (unsigned long long)e->cycle,
+                (unsigned long long)e->time.tsc, (unsigned long long)e->ip, (unsigned long long)e->target,
+                e->taken ? "true" : "false", e->traced ? "true" : "false", (unsigned long long)e->offset);
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    if (!f) return NULL;
+    for (;;) {
+        size_t got;
+        if (n + 1 >= cap) {
+            cap = cap ? cap * 2 : 4096;
+            buf = (char *)realloc(buf, cap);
+            if (!buf) return NULL;
+        }
+        got = fread(buf + n, 1, cap - n - 1, f);
+        if (!got) break;
+        n += got;
+    }
+    if (f != stdin) fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+typedef struct sim_args {
+    int workload;
+    const char *scenario_text;
+    uint64_t cycles, seed;
+    ptc_model_config cfg;
+} sim_args;
+
+/* One run: returns 0 on success; fills out and the final model. */
+static int simulate(const sim_args *a, sim_out *o, ptc_model *m, double *seconds)
+{
+    ptc_model_sink sink;
+    struct timespec t0, t1;
+    sink.user = o;
+    sink.packet = on_packet;
+    sink.event = on_event;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (a->scenario_text) {
+        wl_scenario s;
+        if (!wl_run_scenario(a->scenario_text, &a->cfg, &sink, m, &s)) {
+            fprintf(stderr, "ptsim: scenario: %s\n", s.error);
+            return 2;
+        }
+    } else {
+        if (ptc_model_init(m, &a->cfg, &sink) != PTC_OK) {
+            fprintf(stderr, "ptsim: bad setting: %s\n", ptc_model_error_field(m));
+            return 2;
+        }
+        wl_run_workload(a->workload, m, a->cycles, a->seed);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    return 0;
+}
+
+static void policy_text(const ptc_mtc_policy *p, char *buf, size_t cap)
+{
+    if (!p->threshold) { snprintf(buf, cap, "off"); return; }
+    snprintf(buf, cap, "threshold=%u", p->threshold);
+    if (p->resume_on_value) snprintf(buf + strlen(buf), cap - strlen(buf), ",resume_value=%u", p->resume_value);
+    if (p->resume_after) snprintf(buf + strlen(buf), cap - strlen(buf), ",resume_after=%u", p->resume_after);
+    snprintf(buf + strlen(buf), cap - strlen(buf), ",min_burst=%u", p->min_burst);
+}
+
+static void print_summary(FILE *f, const sim_out *o, const ptc_model *m, const ptc_model_config *cfg, double secs,
+                          const sim_out *o2, const ptc_model_config *cfg2)
+{
+    char p1[96], p2[96];
+    int t;
+    policy_text(&cfg->policy, p1, sizeof p1);
+    fprintf(f, "cycles simulated: %llu in %.2f s (%.0f M cycles/s)\n", (unsigned long long)m->cycle, secs,
+           secs > 0 ? (double)m->cycle / secs / 1e6 : 0.0);
+    if (!o2) {
+        fprintf(f, "policy %s: %llu bytes, %llu MTCs emitted, %llu suppressed, %llu packets lost to overflow\n", p1,
+               (unsigned long long)o->st.total, (unsigned long long)o->st.count[PTC_MTC],
+               (unsigned long long)o->st.suppressed, (unsigned long long)o->st.dropped);
+        fprintf(f, "%-10s %10s %12s\n", "packet", "count", "bytes");
+        for (t = 1; t < PTC_PACKET_TYPE_COUNT; t++)
+            if (o->st.count[t])
+                fprintf(f, "%-10s %10llu %12llu\n", ptc_packet_type_name((ptc_packet_type)t),
+                       (unsigned long long)o->st.count[t], (unsigned long long)o->st.bytes[t]);
+        return;
+    }
+    policy_text(&cfg2->policy, p2, sizeof p2);
+    fprintf(f, "%-18s %28s %28s\n", "", p1, p2);
+    fprintf(f, "%-18s %28llu %28llu\n", "bytes", (unsigned long long)o->st.total, (unsigned long long)o2->st.total);
+    fprintf(f, "%-18s %28llu %28llu\n", "MTCs emitted", (unsigned long long)o->st.count[PTC_MTC],
+           (unsigned long long)o2->st.count[PTC_MTC]);
+    fprintf(f, "%-18s %28llu %28llu\n", "MTCs suppressed", (unsigned long long)o->st.suppressed,
+           (unsigned long long)o2->st.suppressed);
+    fprintf(f, "%-18s %28llu %28llu\n", "MTC bytes", (unsigned long long)o->st.bytes[PTC_MTC],
+           (unsigned long long)o2->st.bytes[PTC_MTC]);
+    fprintf(f, "%-18s %28llu %28llu\n", "other bytes", (unsigned long long)(o->st.total - o->st.bytes[PTC_MTC]),
+           (unsigned long long)(o2->st.total - o2->st.bytes[PTC_MTC]));
+    if (o2->st.total)
+        fprintf(f, "bytes saved by %s against %s: %lld (%.1f%%)\n", p1, p2,
+               (long long)o2->st.total - (long long)o->st.total,
+               100.0 * ((double)o2->st.total - (double)o->st.total) / (double)o2->st.total);
+}
+
+/* The first packets on a TSC axis: non-timing packets, emitted and
+   suppressed MTCs, TSC/TMA and CYC on their own rows (seed FIG. 5). */
+static int write_svg(const char *path, const sim_out *o)
+{
+    FILE *f = fopen(path, "w");
+    const int W = 1200, rows = 5, rowh = 40, left = 120, right = 20, top = 30;
+    const char *labels[5] = { "non-timing", "MTC", "MTC suppressed", "TSC / TMA", "CYC" };
+    uint64_t t0, t1;
+    size_t i;
+    int r;
+    if (!f) return 0;
+    if (!o->nkeep) { fclose(f); return 1; }
+    t0 = o->keep[0].time.tsc;
+    t1 = o->keep[o->nkeep - 1].time.tsc;
+    if (t1 == t0) t1 = t0 + 1;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n",
+            W, top + rows * rowh + 40);
+    fprintf(f, "<text x=\"%d\" y=\"18\">first %zu packets, TSC %llu .. %llu</text>\n", left, o->nkeep,
+            (unsigned long long)t0, (unsigned long long)t1);
+    for (r = 0; r < rows; r++) {
+        int y = top + r * rowh + rowh / 2;
+        fprintf(f, "<text x=\"4\" y=\"%d\">%s</text><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n",
+                y + 4, labels[r], left, y, W - right, y);
+    }
+    for (i = 0; i < o->nkeep; i++) {
+        const ptc_truth *t = &o->keep[i];
+        double x = left + (double)(t->time.tsc - t0) * (W - left - right) / (double)(t1 - t0);
+        int row;
+        ptc_packet_type ty = t->pkt.type;
+        if (ty == PTC_PAD) continue;
+        row = ty == PTC_MTC ? (t->fate == PTC_FATE_SUPPRESSED ? 2 : 1)
+            : (ty == PTC_TSC || ty == PTC_TMA) ? 3 : ty == PTC_CYC ? 4 : 0;
+        fprintf(f, "<g><title>%s at TSC %llu, cycle %llu%s</title>", ptc_packet_type_name(ty),
+                (unsigned long long)t->time.tsc, (unsigned long long)t->cycle,
+                t->fate == PTC_FATE_SUPPRESSED ? " (suppressed)" : t->fate == PTC_FATE_DROPPED ? " (lost)" : "");
+        if (row == 1 || row == 2)
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"%s\" stroke=\"#1565c0\"/></g>\n", x,
+                    top + row * rowh + rowh / 2, row == 1 ? "#1565c0" : "none");
+        else
+            fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"2\" height=\"16\" fill=\"%s\"/></g>\n", x - 1,
+                    top + row * rowh + rowh / 2 - 8, row == 0 ? "#c62828" : row == 3 ? "#2e7d32" : "#777");
+    }
+    fprintf(f, "<text x=\"%d\" y=\"%d\">TSC &#8594;</text>\n</svg>\n", W / 2, top + rows * rowh + 25);
+    fclose(f);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    sim_args a, b;
+    sim_out o, o2;
+    ptc_model m, m2;
+    const char *out = NULL, *truth = NULL, *svg = NULL, *compare = NULL, *setlist = NULL, *scenario = NULL;
+    const char *policy = "seed";
+    char err[256], jsonpath[1024];
+    double secs = 0, secs2 = 0;
+    int i, quiet = 0, rc;
+    FILE *jf;
+
+    memset(&a, 0, sizeof a);
+    a.cycles = 10000000;
+    a.seed = 1;
+    for (i = 1; i < argc; i++) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(k, "--help") == 0 || strcmp(k, "-h") == 0) { fputs(usage, stdout); return 0; }
+        if (strcmp(k, "--quiet") == 0) { quiet = 1; continue; }
+        if (!v) { fprintf(stderr, "ptsim: %s needs a value\n%s", k, usage); return 2; }
+        i++;
+        if (strcmp(k, "-o") == 0) out = v;
+        else if (strcmp(k, "--workload") == 0) {
+            a.workload = wl_find(v);
+            if (a.workload < 0) { fprintf(stderr, "ptsim: unknown workload %s\n", v); return 2; }
+        } else if (strcmp(k, "--scenario") == 0) scenario = v;
+        else if (strcmp(k, "--cycles") == 0 && mc_number(v, &a.cycles)) continue;
+        else if (strcmp(k, "--seed") == 0 && mc_number(v, &a.seed)) continue;
+        else if (strcmp(k, "--policy") == 0) policy = v;
+        else if (strcmp(k, "--set") == 0) setlist = v;
+        else if (strcmp(k, "--truth") == 0) truth = v;
+        else if (strcmp(k, "--svg") == 0) svg = v;
+        else if (strcmp(k, "--compare-policy") == 0) compare = v;
+        else { fprintf(stderr, "ptsim: bad option %s %s\n%s", k, v, usage); return 2; }
+    }
+    if (!out) { fprintf(stderr, "ptsim: no -o OUT.pt\n%s", usage); return 2; }
+    ptc_model_config_default(&a.cfg);
+    wl_configure(a.workload, &a.cfg);
+    if (!mc_policy(&a.cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptsim: --policy: %s\n", err); return 2; }
+    if (setlist && !mc_set_list(&a.cfg, setlist, err, sizeof err)) { fprintf(stderr, "ptsim: --set: %s\n", err); return 2; }
+    if (scenario) {
+        a.scenario_text = read_all(scenario);
+        if (!a.scenario_text) { fprintf(stderr, "ptsim: cannot read %s\n", scenario); return 2; }
+    }
+
+    memset(&o, 0, sizeof o);
+    o.pt = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
+    if (!o.pt) { fprintf(stderr, "ptsim: cannot write %s\n", out); return 2; }
+    if (truth && !(o.truth = fopen(truth, "w"))) { fprintf(stderr, "ptsim: cannot write %s\n", truth); return 2; }
+    if (svg) {
+        o.capkeep = 400;
+        o.keep = (ptc_truth *)malloc(o.capkeep * sizeof *o.keep);
+    }
+    rc = simulate(&a, &o, &m, &secs);
+    if (rc) return rc;
+    if (o.pt != stdout && fclose(o.pt) != 0) { fprintf(stderr, "ptsim: cannot write %s\n", out); return 2; }
+    if (o.truth) fclose(o.truth);
+
+    /* the configuration the run really used (a scenario's own settings included) */
+    snprintf(jsonpath, sizeof jsonpath, "%s.json", strcmp(out, "-") == 0 ? "ptsim-out.pt" : out);
+    jf = fopen(jsonpath, "w");
+    if (!jf) { fprintf(stderr, "ptsim: cannot write %s\n", jsonpath); return 2; }
+    mc_write_json(jf, &m.cfg);
+    fclose(jf);
+    if (svg && !write_svg(svg, &o)) { fprintf(stderr, "ptsim: cannot write %s\n", svg); return 2; }
+
+    if (compare) {
+        b = a;
+        if (!mc_policy(&b.cfg.policy, compare, err, sizeof err)) { fprintf(stderr, "ptsim: --compare-policy: %s\n", err); return 2; }
+        memset(&o2, 0, sizeof o2);
+        rc = simulate(&b, &o2, &m2, &secs2);
+        if (rc) return rc;
+    }
+    if (!quiet) {
+        FILE *info = strcmp(out, "-") == 0 ? stderr : stdout; /* never into the trace */
+        fprintf(info, "wrote %s (%llu bytes) and %s\n", out, (unsigned long long)o.st.total, jsonpath);
+        fprintf(info, "decode with: ptdump --config %s %s\n  (libipt ptdump: --mtc-freq %u --cpuid-0x15.eax %u --cpuid-0x15.ebx %u --nom-freq %u)\n",
+                jsonpath, out, m.cfg.mtc_freq, m.cfg.cpuid_15_eax, m.cfg.cpuid_15_ebx, mc_nom_freq(&m.cfg));
+        print_summary(info, &o, &m, &m.cfg, secs, compare ? &o2 : NULL, compare ? &m2.cfg : NULL);
+    }
+    free(o.keep);
+    return 0;
+}

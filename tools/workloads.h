@@ -1,0 +1,314 @@
+/* workloads.h - what drives the hardware model: built-in workloads and a
+   small scenario language (SPEC.md 2.7). Used by ptsim, the tests and the
+   fuzz targets. Include after ptcodec.h and pktgen.h (for the random
+   source) and modelcfg.h. */
+#ifndef PTCODEC_WORKLOADS_H
+#define PTCODEC_WORKLOADS_H
+
+#include <stdio.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define WL_FN static __attribute__((unused))
+#else
+#define WL_FN static
+#endif
+
+static const char *const wl_names[] = { "dense", "sparse", "filtered", "ptwrite", "idle", "dvfs", "mixed" };
+#define WL_COUNT 7
+
+/* Code addresses the workloads use. */
+#define WL_MAIN    UINT64_C(0x0000000000401000) /* main loop */
+#define WL_FUNC    UINT64_C(0x0000000000500000) /* the rarely called, traced function */
+#define WL_LIB     UINT64_C(0x00007f3a12340000) /* a shared library */
+#define WL_HANDLER UINT64_C(0x00007f3a56780000) /* an interrupt/signal handler */
+
+/* Ratios for frequency changes: their least common multiple is small, so
+   the model's exact clock never needs a large denominator. */
+static const uint8_t wl_ratios[] = { 12, 16, 20, 24, 30, 36, 40 };
+
+WL_FN int wl_find(const char *name)
+{
+    int i;
+    for (i = 0; i < WL_COUNT; i++) if (strcmp(name, wl_names[i]) == 0) return i;
+    return -1;
+}
+
+/* The settings a workload needs (applied before the user's own). */
+WL_FN void wl_configure(int w, ptc_model_config *c)
+{
+    switch (w) {
+    case 2: /* filtered: trace only the rarely called function */
+        c->nfilters = 1;
+        c->filter_lo[0] = WL_FUNC;
+        c->filter_hi[0] = WL_FUNC + 0x1000;
+        break;
+    case 3: c->branch_en = 0; c->ptw_en = 1; c->fup_on_ptw = 1; break; /* ptwrite */
+    case 4: c->pwr_evt_en = 1; break;                                   /* idle */
+    case 6: /* mixed: everything, and a small buffer that overflows now and then */
+        c->pwr_evt_en = 1; c->ptw_en = 1; c->os = 1;
+        c->fifo_bytes = 2048; c->drain_bytes = 1; c->drain_cycles = 3;
+        break;
+    default: break;
+    }
+}
+
+typedef struct wl_run {
+    ptc_model *m;
+    pg_rng r;
+    uint64_t end, ip;
+} wl_run;
+
+static int wl_more(wl_run *w) { return w->m->cycle < w->end; }
+
+WL_FN void wl_idle(wl_run *w, uint64_t lo, uint64_t hi)
+{
+    uint64_t n = pg_range(&w->r, lo, hi);
+    if (w->m->cycle + n > w->end) n = w->end > w->m->cycle ? w->end - w->m->cycle : 0;
+    ptc_model_idle(w->m, n);
+}
+
+/* A conditional branch in a loop body at base: taken backwards or falls through. */
+WL_FN void wl_branch(wl_run *w, uint64_t base, unsigned taken_pct)
+{
+    uint64_t ip = w->ip;
+    int taken = (unsigned)pg_range(&w->r, 0, 99) < taken_pct;
+    uint64_t next = taken ? base + (pg_next(&w->r) & 0x3F0) : ip + 2 + (pg_next(&w->r) & 0xE);
+    ptc_model_branch(w->m, ip, next, taken);
+    w->ip = next;
+}
+
+WL_FN void wl_call_ret(wl_run *w, uint64_t callee, unsigned body)
+{
+    uint64_t ret = w->ip + 5;
+    unsigned i;
+    ptc_model_jump(w->m, w->ip, callee, 1);
+    w->ip = callee;
+    for (i = 0; i < body && wl_more(w); i++) {
+        wl_idle(w, 2, 12);
+        wl_branch(w, callee, 50);
+    }
+    ptc_model_jump(w->m, w->ip, ret, 1);
+    w->ip = ret;
+}
+
+WL_FN void wl_dense_burst(wl_run *w, uint64_t cycles)
+{
+    uint64_t stop = w->m->cycle + cycles;
+    while (wl_more(w) && w->m->cycle < stop) {
+        unsigned k = (unsigned)pg_range(&w->r, 20, 60);
+        while (k-- && wl_more(w)) {
+            wl_idle(w, 2, 12);
+            wl_branch(w, WL_MAIN, 60);
+        }
+        if (wl_more(w)) wl_call_ret(w, WL_LIB + (pg_next(&w->r) & 0xFF0), 8);
+    }
+}
+
+/* Runs workload w for `cycles` core cycles from TraceEn to TraceEn off. */
+WL_FN void wl_run_workload(int wi, ptc_model *m, uint64_t cycles, uint64_t seed)
+{
+    wl_run w;
+    w.m = m;
+    w.r = pg_seed(seed * 2654435761u + (uint64_t)wi + 1);
+    w.end = m->cycle + cycles;
+    w.ip = WL_MAIN;
+    ptc_model_start(m, w.ip);
+    while (wl_more(&w)) {
+        switch (wi) {
+        case 0: /* dense: a branchy loop calling into a library */
+            wl_dense_burst(&w, 1000000);
+            if (wl_more(&w)) {
+                ptc_model_interrupt(m, w.ip, WL_HANDLER);
+                ptc_model_jump(m, WL_HANDLER + 0x40, w.ip, 1);
+            }
+            break;
+        case 1: /* sparse: long straight-line stretches */
+            wl_idle(&w, 5000, 50000);
+            if (pg_next(&w.r) % 8) wl_branch(&w, WL_MAIN, 50);
+            else wl_call_ret(&w, WL_LIB + (pg_next(&w.r) & 0xFF0), 2);
+            break;
+        case 2: { /* filtered: a busy, untraced main loop; now and then a call to the traced function */
+            uint64_t gap = pg_range(&w.r, 200000, 600000), stop = m->cycle + gap;
+            while (wl_more(&w) && m->cycle < stop) {
+                wl_idle(&w, 5, 15);
+                wl_branch(&w, WL_MAIN, 70);
+            }
+            if (wl_more(&w)) {
+                ptc_model_jump(m, w.ip, WL_FUNC, 0);
+                w.ip = WL_FUNC;
+                wl_call_ret(&w, WL_FUNC + 0x400, 20);
+                ptc_model_jump(m, w.ip, WL_MAIN + 0x20, 0);
+                w.ip = WL_MAIN + 0x20;
+            }
+            break;
+        }
+        case 3: /* ptwrite: values written by software, nothing else */
+            wl_idle(&w, 2000, 200000);
+            if (wl_more(&w)) ptc_model_ptwrite(m, w.ip + (pg_next(&w.r) & 0xFF), pg_next(&w.r), (pg_next(&w.r) & 1) ? 8 : 4);
+            break;
+        case 4: { /* idle: short runs between C1 and C6 sleeps */
+            uint8_t cstate = pg_next(&w.r) % 10 < 3 ? 1 : 6;
+            wl_dense_burst(&w, pg_range(&w.r, 2000, 20000));
+            if (wl_more(&w)) {
+                ptc_model_sleep(m, w.ip, cstate > 1, 0x50, 1, cstate, pg_range(&w.r, 500, 500000), 1);
+                ptc_model_interrupt(m, w.ip, WL_HANDLER);
+                ptc_model_jump(m, WL_HANDLER + 0x40, w.ip, 1);
+            }
+            break;
+        }
+        case 5: /* dvfs: frequency changes in a branchy loop */
+            wl_dense_burst(&w, pg_range(&w.r, 20000, 200000));
+            if (wl_more(&w)) ptc_model_set_ratio(m, w.ip, wl_ratios[pg_next(&w.r) % sizeof wl_ratios]);
+            break;
+        default: { /* mixed: a little of everything */
+            unsigned phase = (unsigned)(pg_next(&w.r) % 6);
+            if (phase == 0) wl_dense_burst(&w, 300000);
+            if (phase == 1) { wl_idle(&w, 100000, 1000000); wl_branch(&w, WL_MAIN, 50); }
+            if (phase == 2) ptc_model_ptwrite(m, w.ip, pg_next(&w.r), 8);
+            if (phase == 3) ptc_model_sleep(m, w.ip, 1, 0x20, 0, 3, pg_range(&w.r, 1000, 100000), 1);
+            if (phase == 4) ptc_model_set_ratio(m, w.ip, wl_ratios[pg_next(&w.r) % sizeof wl_ratios]);
+            if (phase == 5) {
+                ptc_model_cr3(m, w.ip, (pg_next(&w.r) & 0xFFFFF) << 12);
+                ptc_model_mode(m, w.ip, WL_LIB, 0, 1);      /* into 32-bit code */
+                ptc_model_mode(m, WL_LIB + 0x10, w.ip, 1, 0); /* and back */
+            }
+            break;
+        }
+        }
+    }
+    ptc_model_stop(m);
+}
+
+/* ---- scenarios --------------------------------------------------------
+   One command a line; # starts a comment; numbers are decimal or 0x hex.
+     set KEY=VALUE ...          model settings (before start)
+     policy SPEC                MTC suppression (as ptsim --policy)
+     start IP                   TraceEn 0 -> 1
+     idle CYCLES
+     idle-mtc N                 idle until N more MTC edges have passed
+     branch IP TARGET taken|not
+     jump IP TARGET             direct
+     indirect IP TARGET
+     interrupt IP HANDLER
+     ptwrite IP VALUE [4|8]
+     cr3 IP VALUE
+     mode IP TARGET 16|32|64
+     ratio IP RATIO
+     sleep IP CSTATE ART_TICKS [hlt]
+     stop
+   The model is set up at the first command that is not set/policy. */
+typedef struct wl_scenario {
+    ptc_model_config cfg;
+    int started;            /* ptc_model_init done */
+    int line;
+    char error[200];
+} wl_scenario;
+
+WL_FN int wl_word(char **p, char *out, size_t cap)
+{
+    size_t n = 0;
+    while (**p == ' ' || **p == '\t') (*p)++;
+    while (**p && **p != ' ' && **p != '\t' && **p != '\n' && **p != '#') {
+        if (n + 1 < cap) out[n++] = **p;
+        (*p)++;
+    }
+    out[n] = 0;
+    return n > 0;
+}
+
+/* Runs a scenario text on model m (initialised here with the scenario's
+   settings over *base and the sink). Returns 1, or 0 with s->error set. */
+WL_FN int wl_run_scenario(const char *text, const ptc_model_config *base, const ptc_model_sink *sink,
+                          ptc_model *m, wl_scenario *s)
+{
+    const char *p = text;
+    memset(s, 0, sizeof *s);
+    s->cfg = *base;
+    while (*p) {
+        char line[512], cmd[32], a[64], b[64], c[64], d[64], *q;
+        uint64_t x = 0, y = 0, z = 0;
+        size_t n = strcspn(p, "\n");
+        if (n >= sizeof line) n = sizeof line - 1;
+        memcpy(line, p, n);
+        line[n] = 0;
+        p += strcspn(p, "\n");
+        if (*p) p++;
+        s->line++;
+        q = line;
+        if (!wl_word(&q, cmd, sizeof cmd)) continue;
+        if (strcmp(cmd, "set") == 0 || strcmp(cmd, "policy") == 0) {
+            if (s->started) { snprintf(s->error, sizeof s->error, "line %d: %s after the model started", s->line, cmd); return 0; }
+            while (*q == ' ' || *q == '\t') q++;
+            {
+                char why[160];
+                if (strcmp(cmd, "set") == 0 ? !mc_set_list(&s->cfg, q, why, sizeof why)
+                                            : !mc_policy(&s->cfg.policy, q, why, sizeof why)) {
+                    snprintf(s->error, sizeof s->error, "line %d: %s", s->line, why);
+                    return 0;
+                }
+            }
+            continue;
+        }
+        if (!s->started) {
+            if (ptc_model_init(m, &s->cfg, sink) != PTC_OK) {
+                snprintf(s->error, sizeof s->error, "line %d: bad model setting: %s", s->line, ptc_model_error_field(m));
+                return 0;
+            }
+            s->started = 1;
+        }
+        a[0] = b[0] = c[0] = d[0] = 0;
+        wl_word(&q, a, sizeof a);
+        wl_word(&q, b, sizeof b);
+        wl_word(&q, c, sizeof c);
+        wl_word(&q, d, sizeof d);
+        if (a[0] && !mc_number(a, &x)) goto bad;
+        if (b[0] && !mc_number(b, &y) && strcmp(cmd, "branch") != 0) goto bad;
+        if (strcmp(cmd, "start") == 0) ptc_model_start(m, x);
+        else if (strcmp(cmd, "stop") == 0) ptc_model_stop(m);
+        else if (strcmp(cmd, "idle") == 0) ptc_model_idle(m, x);
+        else if (strcmp(cmd, "idle-mtc") == 0) {
+            while (x--) {
+                uint64_t t = ptc_model_cycles_to_mtc(m);
+                if (t == UINT64_MAX) { snprintf(s->error, sizeof s->error, "line %d: MTCs are off", s->line); return 0; }
+                ptc_model_idle(m, t);
+            }
+        } else if (strcmp(cmd, "branch") == 0) {
+            if (!b[0] || (strcmp(c, "taken") && strcmp(c, "not"))) goto bad;
+            ptc_model_branch(m, x, y, strcmp(c, "taken") == 0);
+        } else if (strcmp(cmd, "jump") == 0) ptc_model_jump(m, x, y, 0);
+        else if (strcmp(cmd, "indirect") == 0) ptc_model_jump(m, x, y, 1);
+        else if (strcmp(cmd, "interrupt") == 0) ptc_model_interrupt(m, x, y);
+        else if (strcmp(cmd, "ptwrite") == 0) {
+            if (c[0] && !mc_number(c, &z)) goto bad;
+            if (ptc_model_ptwrite(m, x, y, z ? (int)z : 8) != PTC_OK) goto bad;
+        } else if (strcmp(cmd, "cr3") == 0) {
+            if (ptc_model_cr3(m, x, y) != PTC_OK) goto bad;
+        } else if (strcmp(cmd, "mode") == 0) {
+            if (!mc_number(c, &z) || (z != 16 && z != 32 && z != 64)) goto bad;
+            ptc_model_mode(m, x, y, z == 64, z == 32);
+        } else if (strcmp(cmd, "ratio") == 0) {
+            if (y < 1 || y > 255 || ptc_model_set_ratio(m, x, (uint8_t)y) != PTC_OK) goto bad;
+        } else if (strcmp(cmd, "sleep") == 0) {
+            if (!mc_number(c, &z) || y < 1 || y > 15) goto bad;
+            ptc_model_sleep(m, x, strcmp(d, "hlt") != 0, 0x20, 1, (uint8_t)y, z, 1);
+        } else {
+            snprintf(s->error, sizeof s->error, "line %d: unknown command '%s'", s->line, cmd);
+            return 0;
+        }
+        continue;
+    bad:
+        snprintf(s->error, sizeof s->error, "line %d: bad arguments for '%s'", s->line, cmd);
+        return 0;
+    }
+    if (!s->started) {
+        if (ptc_model_init(m, &s->cfg, sink) != PTC_OK) {
+            snprintf(s->error, sizeof s->error, "bad model setting: %s", ptc_model_error_field(m));
+            return 0;
+        }
+        s->started = 1;
+    }
+    return 1;
+}
+
+#endif
