@@ -72,4 +72,37 @@ if [ $st = 1 ] && grep -q '"error":"no_psb"' "$tmp/nosync.json"; then
 cat "$tmp/big.pt" | "$b/ptdump" --jsonl - > "$tmp/big2.json"; s2=$?
 if [ $s1 = 0 ] && [ $s2 = 0 ] && cmp -s "$tmp/big1.json" "$tmp/big2.json" && [ "$(wc -l < "$tmp/big1.json")" -gt 10000 ]; then
   pass cli_stdin; else fail cli_stdin "status $s1/$s2"; fi
+
+# ---- ptsim and ptdump --check (SPEC.md 2.6, 2.8) ----
+expect_status sim_help 0 "$b/ptsim" --help
+grep -q "resume_after=N" "$tmp/out" && grep -q -- "--compare-policy" "$tmp/out" && pass sim_help_text || fail sim_help_text
+expect_status sim_no_output 2 "$b/ptsim" --workload dense
+expect_status sim_bad_workload 2 "$b/ptsim" --workload nope -o "$tmp/x.pt"
+expect_status sim_bad_policy 2 "$b/ptsim" --policy threshold=2,bogus=1 -o "$tmp/x.pt"
+expect_status sim_unbounded_policy 2 "$b/ptsim" --policy threshold=2,resume_after=0 -o "$tmp/x.pt"
+grep -q "policy.resume" "$tmp/err" && pass sim_unbounded_policy_named || fail sim_unbounded_policy_named "$(cat "$tmp/err")"
+expect_status sim_bad_setting 2 "$b/ptsim" --set mtc_freq=99 -o "$tmp/x.pt"
+
+"$b/ptsim" --workload filtered --cycles 3000000 -o "$tmp/f.pt" --truth "$tmp/f.truth" --compare-policy off > "$tmp/sim.out"; st=$?
+if [ $st = 0 ] && grep -q '"mtc_freq":3,"cpuid_0x15_eax":2,"cpuid_0x15_ebx":200,"nom_freq":24' "$tmp/f.pt.json" \
+   && grep -q '"policy":{"threshold":2' "$tmp/f.pt.json"; then pass sim_writes_config; else fail sim_writes_config "status $st"; fi
+grep -q "bytes saved by threshold=2" "$tmp/sim.out" && grep -q "ptdump --config" "$tmp/sim.out" \
+  && pass sim_compare_summary || fail sim_compare_summary "$(head -c 400 "$tmp/sim.out")"
+# one truth line per packet in the trace, at the same offsets
+"$b/ptdump" --jsonl "$tmp/f.pt" | sed 's/.*"off":\([0-9]*\),"size":[0-9]*,"type":"\([a-z_0-9]*\)".*/\1 \2/' > "$tmp/dump.ot"
+grep '^{"off"' "$tmp/f.truth" | sed 's/{"off":\([0-9]*\),"type":"\([a-z_0-9]*\)".*/\1 \2/' > "$tmp/truth.ot"
+if cmp -s "$tmp/dump.ot" "$tmp/truth.ot" && [ "$(wc -l < "$tmp/truth.ot")" -gt 50 ] && grep -q '^{"suppressed":"mtc"' "$tmp/f.truth"; then
+  pass sim_truth_matches_trace; else fail sim_truth_matches_trace "$(diff "$tmp/dump.ot" "$tmp/truth.ot" | head -5)"; fi
+expect_status check_with_config 0 "$b/ptdump" --check --config "$tmp/f.pt.json" "$tmp/f.pt"
+expect_status check_wrong_policy 1 "$b/ptdump" --check --jsonl --policy off "$tmp/f.pt"
+grep -q '"violation":"missing_mtc"' "$tmp/out" && pass check_names_violation || fail check_names_violation
+expect_status check_needs_policy 2 "$b/ptdump" --check "$tmp/f.pt"
+
+# a scenario on standard input
+printf 'set mtc_freq=0\npolicy threshold=2\nstart 0x401000\nidle-mtc 5\nindirect 0x401000 0x402000\nstop\n' \
+  | "$b/ptsim" --scenario - -o "$tmp/s.pt" --quiet; st=$?
+if [ $st = 0 ] && [ "$("$b/ptdump" --jsonl "$tmp/s.pt" | grep -c '"type":"mtc"')" = 2 ] && grep -q '"mtc_freq":0' "$tmp/s.pt.json"; then
+  pass sim_scenario_stdin; else fail sim_scenario_stdin "status $st"; fi
+printf 'start 0x401000\nfly 3\n' | "$b/ptsim" --scenario - -o "$tmp/s2.pt" --quiet 2>"$tmp/err"; st=$?
+[ $st = 2 ] && grep -q "line 2: unknown command 'fly'" "$tmp/err" && pass sim_scenario_error || fail sim_scenario_error "$(cat "$tmp/err")"
 exit 0

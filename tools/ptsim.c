@@ -33,14 +33,14 @@ static const char usage[] =
     "                min_burst=N     MTCs after a resume before suppressing again (>= 2)\n"
     "  --set       model settings, e.g. mtc_freq=0,cyc_en=1,cyc_thresh=2 (keys as in\n"
     "              OUT.pt.json; filter=LO-HI adds an IP filter range)\n"
-    "  --truth     one JSON line per packet (and per suppressed MTC, dropped packet\n"
-    "              and workload event) with its true cycle and TSC\n"
+    "  --truth     one JSON line per packet (and per suppressed MTC, lost packet\n"
+    "              and traced workload event) with its true cycle and TSC\n"
     "  --svg       a timeline of the first packets, in the style of the seed's FIG. 5\n"
     "  --compare-policy  run again under another policy and show both side by side\n";
 
 typedef struct sim_stats {
     uint64_t count[PTC_PACKET_TYPE_COUNT], bytes[PTC_PACKET_TYPE_COUNT];
-    uint64_t total, suppressed, dropped, events;
+    uint64_t total, suppressed, dropped, events, traced_events;
 } sim_stats;
 
 /* Everything the sink writes to. */
@@ -90,7 +90,9 @@ static void on_event(void *user, const ptc_event_truth *e)
 {
     sim_out *o = (sim_out *)user;
     o->st.events++;
-    if (o->truth)
+    o->st.traced_events += e->traced;
+    /* events that made no trace are invisible to any decoder: counted, not listed */
+    if (o->truth && e->traced)
         fprintf(o->truth, "{\"event\":\"%s\",\"index\":%llu,\"cycle\":%llu,\"tsc\":%llu,\"ip\":\"0x%llx\",\"target\":\"0x%llx\","
                           "\"taken\":%s,\"traced\":%s,\"off\":%llu}\n",
                 event_name(e->kind), (unsigned long long)e->index, (unsigned long long)e->cycle,
@@ -171,6 +173,8 @@ static void print_summary(FILE *f, const sim_out *o, const ptc_model *m, const p
     policy_text(&cfg->policy, p1, sizeof p1);
     fprintf(f, "cycles simulated: %llu in %.2f s (%.0f M cycles/s)\n", (unsigned long long)m->cycle, secs,
            secs > 0 ? (double)m->cycle / secs / 1e6 : 0.0);
+    fprintf(f, "workload events: %llu, of which %llu made trace\n", (unsigned long long)o->st.events,
+            (unsigned long long)o->st.traced_events);
     if (!o2) {
         fprintf(f, "policy %s: %llu bytes, %llu MTCs emitted, %llu suppressed, %llu packets lost to overflow\n", p1,
                (unsigned long long)o->st.total, (unsigned long long)o->st.count[PTC_MTC],
@@ -246,7 +250,19 @@ static int write_svg(const char *path, const sim_out *o)
     return 1;
 }
 
+static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **keep);
+
 int main(int argc, char **argv)
+{
+    char *scenario_text = NULL;
+    ptc_truth *keep = NULL;
+    int rc = run_main(argc, argv, &scenario_text, &keep);
+    free(scenario_text); /* everything run_main allocated, freed on every path */
+    free(keep);
+    return rc;
+}
+
+static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **keep)
 {
     sim_args a, b;
     sim_out o, o2;
@@ -287,7 +303,8 @@ int main(int argc, char **argv)
     if (!mc_policy(&a.cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptsim: --policy: %s\n", err); return 2; }
     if (setlist && !mc_set_list(&a.cfg, setlist, err, sizeof err)) { fprintf(stderr, "ptsim: --set: %s\n", err); return 2; }
     if (scenario) {
-        a.scenario_text = read_all(scenario);
+        *scenario_text = read_all(scenario);
+        a.scenario_text = *scenario_text;
         if (!a.scenario_text) { fprintf(stderr, "ptsim: cannot read %s\n", scenario); return 2; }
     }
 
@@ -297,7 +314,7 @@ int main(int argc, char **argv)
     if (truth && !(o.truth = fopen(truth, "w"))) { fprintf(stderr, "ptsim: cannot write %s\n", truth); return 2; }
     if (svg) {
         o.capkeep = 400;
-        o.keep = (ptc_truth *)malloc(o.capkeep * sizeof *o.keep);
+        o.keep = *keep = (ptc_truth *)malloc(o.capkeep * sizeof *o.keep);
     }
     rc = simulate(&a, &o, &m, &secs);
     if (rc) return rc;
@@ -326,6 +343,5 @@ int main(int argc, char **argv)
                 jsonpath, out, m.cfg.mtc_freq, m.cfg.cpuid_15_eax, m.cfg.cpuid_15_ebx, mc_nom_freq(&m.cfg));
         print_summary(info, &o, &m, &m.cfg, secs, compare ? &o2 : NULL, compare ? &m2.cfg : NULL);
     }
-    free(o.keep);
     return 0;
 }
