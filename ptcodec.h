@@ -322,7 +322,7 @@ PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item);
 /* 6. Hardware model (SPEC.md part 2)                                     */
 /* ===================================================================== */
 
-/* MTC suppression and resume (seed patent US 12,386,726; SPEC 2.5). */
+/* MTC suppression and resume (seed patent US 12,386,726; SPEC 2.4). */
 typedef struct ptc_mtc_policy {
     uint8_t threshold;       /* suppress after this many MTCs in a row with no
                                 non-timing packet between them; 0 = never */
@@ -480,7 +480,7 @@ PTCDEF ptc_exact_tsc ptc_model_now(const ptc_model *m);
 PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t *den);
 
 /* ===================================================================== */
-/* 7. Policy checker (SPEC.md 2.6)                                        */
+/* 7. Policy checker (SPEC.md 2.5)                                        */
 /* ===================================================================== */
 
 /* What the checker can find wrong in a stream (X(enumerator, name, message)). */
@@ -1702,7 +1702,7 @@ PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t 
 
 /* -- packet classes the model needs -- */
 
-/* Not a non-timing packet in the seed's sense (SPEC 2.5). */
+/* Not a non-timing packet in the seed's sense (SPEC 2.4). */
 static int ptc__is_timing(ptc_packet_type t)
 {
     return t == PTC_MTC || t == PTC_CYC || t == PTC_TSC || t == PTC_TMA || t == PTC_PAD;
@@ -2011,7 +2011,7 @@ static int ptc__step_one(ptc_model *m)
     return 0;
 }
 
-/* The MTC of an edge, through the suppression policy (SPEC 2.5). */
+/* The MTC of an edge, through the suppression policy (SPEC 2.4). */
 static void ptc__mtc_edge(ptc_model *m)
 {
     const ptc_mtc_policy *pol = &m->cfg.policy;

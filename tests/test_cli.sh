@@ -73,7 +73,7 @@ cat "$tmp/big.pt" | "$b/ptdump" --jsonl - > "$tmp/big2.json"; s2=$?
 if [ $s1 = 0 ] && [ $s2 = 0 ] && cmp -s "$tmp/big1.json" "$tmp/big2.json" && [ "$(wc -l < "$tmp/big1.json")" -gt 10000 ]; then
   pass cli_stdin; else fail cli_stdin "status $s1/$s2"; fi
 
-# ---- ptsim and ptdump --check (SPEC.md 2.6, 2.8) ----
+# ---- ptsim and ptdump --check (SPEC.md 2.5, 2.8) ----
 expect_status sim_help 0 "$b/ptsim" --help
 grep -q "resume_after=N" "$tmp/out" && grep -q -- "--compare-policy" "$tmp/out" && pass sim_help_text || fail sim_help_text
 expect_status sim_no_output 2 "$b/ptsim" --workload dense

@@ -525,7 +525,7 @@ static void decoded_ips_are_the_workload_targets(void)
 
 /* Gaps between MTCs never exceed what the 8-bit payload recovers: at most
    255 suppressed in a row, so consecutive emitted MTCs are at most 256
-   periods apart (SPEC 2.5). */
+   periods apart (SPEC 2.4). */
 static void suppressed_runs_are_recoverable(void)
 {
     static const char *policies[] = { "seed", "threshold=3,resume_value=0,resume_after=0", "threshold=1,resume_after=255" };
@@ -633,7 +633,7 @@ static void checker_catches_mutated_model_streams(void)
         if (!drop && extra.u.mtc.ctc == items[i + 1].pkt.u.mtc.ctc) continue; /* no skipped period to fill */
         /* Dropping the MTC before a 256-period gap (equal payloads) leaves a
            stream that is valid modulo 256: no payload-only check can see it
-           (SPEC 2.6), so it is not a mutation the checker must catch. */
+           (SPEC 2.5), so it is not a mutation the checker must catch. */
         if (drop && items[i].pkt.u.mtc.ctc == items[i + 1].pkt.u.mtc.ctc) continue;
         mutations++;
         ptc_checker_init(&chk, &cfg.policy);

@@ -15,7 +15,7 @@ static const char usage[] =
     "\n"
     "  --no-sync   decode from the first byte instead of the first PSB\n"
     "  --jsonl     one JSON object per line instead of libipt-style text\n"
-    "  --check     check MTC suppression against a policy (SPEC.md 2.6) and\n"
+    "  --check     check MTC suppression against a policy (SPEC.md 2.5) and\n"
     "              report each violation; the policy comes from --config or --policy\n"
     "  --config F  the configuration ptsim wrote beside the trace (OUT.pt.json)\n"
     "  --policy P  off, seed, or key=value,... as for ptsim --policy\n"

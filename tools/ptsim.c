@@ -21,7 +21,7 @@ static const char usage[] =
     "configuration a decoder needs to OUT.pt.json.\n"
     "\n"
     "  --workload  dense, sparse, filtered, ptwrite, idle, dvfs, mixed (default dense)\n"
-    "  --scenario  a scenario file instead (SPEC.md 2.7); '-' reads standard input\n"
+    "  --scenario  a scenario file instead (SPEC.md 2.6); '-' reads standard input\n"
     "  --cycles    core cycles to run a workload (default 10000000)\n"
     "  --seed      random seed of the workload (default 1)\n"
     "  --policy    MTC suppression: off, seed (threshold 2, resume after 255\n"

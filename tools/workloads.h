@@ -1,5 +1,5 @@
 /* workloads.h - what drives the hardware model: built-in workloads and a
-   small scenario language (SPEC.md 2.7). Used by ptsim, the tests and the
+   small scenario language (SPEC.md 2.6, 2.7). Used by ptsim, the tests and the
    fuzz targets. Include after ptcodec.h and pktgen.h (for the random
    source) and modelcfg.h. */
 #ifndef PTCODEC_WORKLOADS_H
