@@ -18,6 +18,8 @@
      PTC_ASSERT(x)           check internal invariants (default: nothing);
                              never used for input validation - bad input
                              always comes back as an error status
+     PTC_CLOCK_WINDOW        packets the clock may hold back while it looks
+                             ahead for the next timing packet (default 512)
 
    SECTIONS (they follow SPEC.md)
      1. Status codes            ptc_status, ptc_status_name()
@@ -27,6 +29,7 @@
      5. Stream decoding         ptc_decoder, ptc_item
      6. Hardware model          ptc_model, ptc_model_config, ptc_mtc_policy
      7. Policy checker          ptc_checker
+     8. Clock recovery          ptc_clock, ptc_timed_item
 */
 #ifndef PTCODEC_H_INCLUDED
 #define PTCODEC_H_INCLUDED
@@ -429,6 +432,7 @@ typedef struct ptc_model {
     uint64_t tnt_bits;
     uint8_t tnt_count;
     uint64_t cyc_count;
+    int last_was_cyc;                 /* the stream's last packet is a CYC */
     uint64_t psb_bytes;
     int psb_pending, in_psb;
     uint32_t mtc_run, mtc_need, suppressed;
@@ -515,6 +519,100 @@ typedef struct ptc_checker {
 PTCDEF void ptc_checker_init(ptc_checker *c, const ptc_mtc_policy *policy);
 /* Feeds one decoded packet; returns PTC_VIOL_NONE or the rule it breaks. */
 PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt);
+
+
+/* ===================================================================== */
+/* 8. Clock recovery (SPEC.md part 3)                                     */
+/* ===================================================================== */
+
+#ifndef PTC_CLOCK_WINDOW
+#define PTC_CLOCK_WINDOW 512
+#endif
+
+/* What the clock needs to know about the trace's configuration. */
+typedef struct ptc_clock_config {
+    uint8_t mtc_freq;            /* IA32_RTIT_CTL.MTCFreq */
+    uint32_t cpuid_15_eax;       /* TSC:CTC ratio = ebx / eax (0: no MTC timing) */
+    uint32_t cpuid_15_ebx;
+    uint64_t nom_num, nom_den;   /* TSC ticks per 100 MHz clock (MSR_PLATFORM_INFO
+                                    nom_freq = nom_num / nom_den); 0: unknown */
+    uint8_t nom_exact;           /* nom is exact; else the true value is within +-1/2
+                                    (the MSR holds it rounded) */
+    uint8_t cyc_bits;            /* cycle counter width: CYC values above are errors */
+    uint8_t resume_on_ntp;       /* MTCs resume at every non-timing packet (SPEC 2.4):
+                                    lets the clock bound packets after suppressed MTCs */
+    uint8_t have_policy;         /* policy below is the trace's: without it the clock
+                                    assumes only that no 256 MTCs in a row are missing */
+    ptc_mtc_policy policy;
+} ptc_clock_config;
+
+/* Defaults: libipt-style configuration with nom_freq, resume_on_ntp on. */
+PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg);
+
+/* A decoded item with its time. */
+typedef struct ptc_timed_item {
+    ptc_item item;
+    uint8_t have_time;     /* 0 before the first TSC: no time is known */
+    uint64_t tsc;          /* point estimate, TSC ticks; never goes back */
+    uint64_t tsc_lo;       /* the true TSC is in [tsc_lo, tsc_hi]; */
+    uint64_t tsc_hi;       /*   tsc_hi = UINT64_MAX: no upper bound known */
+    uint8_t have_cycles;   /* CYC packets seen since the last TSC */
+    uint64_t cycles;       /* core cycles (CYC sums) since the last TSC */
+} ptc_timed_item;
+
+/* All fields are private. */
+typedef struct ptc__clock_entry {
+    ptc_item it;
+    uint64_t lo, hi, point, pos_lo, pos_hi, cycles, cap;
+    uint32_t epoch;
+    uint16_t flags;
+} ptc__clock_entry;
+
+typedef struct ptc__clock_anchor {
+    uint64_t lo, hi, pos_lo, pos_hi;
+    uint32_t epoch;
+    int valid;
+} ptc__clock_anchor;
+
+typedef struct ptc_clock {
+    ptc_clock_config cfg;
+    ptc__clock_entry ring[PTC_CLOCK_WINDOW];
+    size_t head, count, ready;        /* ring; the first `ready` entries are final */
+    size_t open_from;                 /* entries from here on wait for the next CYC point */
+    int finished, have_tsc;
+    uint64_t tsc_full;                /* last TSC, extended to 64 bits */
+    uint64_t out_lo, out_point;       /* of the last final entry */
+    /* CTC: edges relative to the last TMA */
+    int ctc_valid, mtc_after_tma;
+    uint64_t ctc_base_tsc;            /* floor of the TSC at the TMA's ART edge */
+    uint16_t ctc_base_low;            /* that edge's CTC[15:0] */
+    uint64_t art_rel;                 /* ART of the last MTC edge, relative to the base */
+    uint8_t last_payload;
+    int have_mtc;                     /* an MTC since the base */
+    int stop_since_mtc;               /* a possible clock stop since that MTC */
+    uint64_t cap_hi;                  /* before the next MTC edge that must be emitted */
+    ptc_checker chk;                  /* the policy's run of MTCs, to know which edge that is */
+    /* rate and cycle positions */
+    uint8_t cbr;
+    uint32_t epoch;
+    int pos_active, cyc_just_before, tsc_run;
+    size_t cyc_pending;               /* ring index + 1 of a CYC whose count waits for the next packet */
+    uint64_t pos, cycles_since_tsc;
+    int have_cycles;
+    ptc__clock_anchor positioned;     /* the last anchor with a cycle position */
+    size_t psb_at;                    /* ring index + 1 of an open PSB+, 0: none */
+    int psb_point;                    /* a CYC point inside that PSB+ */
+} ptc_clock;
+
+PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg);
+/* Gives the clock the next decoded item. PTC_ERR_BAD_STATE when its window
+   is full: take items out with ptc_clock_pop() first. */
+PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item);
+/* No more items: everything held back gets its final time. */
+PTCDEF void ptc_clock_finish(ptc_clock *c);
+/* The next item whose time is final: PTC_OK, or PTC_NEED_INPUT (push more or
+   finish), or PTC_END (finished and empty). Items come out in order. */
+PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out);
 
 #ifdef __cplusplus
 }
@@ -1779,6 +1877,7 @@ static int ptc__output(ptc_model *m, ptc_packet *p)
         return 0;
     }
     ptc__record(m, p, bytes, (size_t)n, PTC_FATE_EMITTED);
+    if (p->type != PTC_PAD) m->last_was_cyc = p->type == PTC_CYC;
     m->offset += (uint64_t)n;
     m->psb_bytes += (uint64_t)n;
     if (p->type == PTC_PSB) {
@@ -1832,7 +1931,10 @@ static int ptc__emit(ptc_model *m, ptc_packet *p)
         m->mtc_run = 0;
         m->mtc_need = m->cfg.policy.threshold;
     }
-    if (ptc__cyc_eligible(p->type)) ptc__cyc(m, 0);
+    /* An eligible packet right after a CYC is at that CYC's time (SDM); if
+       cycles have passed since (the CYC timed a TNT's first branch, or the
+       counter's wrap), it gets a CYC of its own whatever the threshold. */
+    if (ptc__cyc_eligible(p->type)) ptc__cyc(m, m->last_was_cyc);
     return ptc__output(m, p);
 }
 
@@ -2055,6 +2157,11 @@ static void ptc__overflow_end(ptc_model *m)
     m->tnt_count = 0; /* branches retired during the overflow are lost */
     m->tnt_bits = 0;
     (void)ptc__emit_simple(m, PTC_OVF);
+    /* time again after the gap (as Linux perf expects and libipt's
+       ovf-timing vectors show): MTCs lost in the overflow may be more than
+       the 8-bit payload can count */
+    ptc__tsc_tma(m);
+    ptc__cbr(m);
     if (m->packet_en) ptc__ip_packet(m, PTC_FUP, m->ip, 0);
 }
 
@@ -2428,6 +2535,431 @@ PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt)
     c->last_payload = pkt->u.mtc.ctc;
     if (v != PTC_VIOL_NONE) c->violations++;
     return v;
+}
+
+/* ---- 8. Clock recovery ---------------------------------------------- */
+
+#define PTC__NOPOS UINT64_MAX
+
+enum {
+    PTC__CE_ANCHOR = 1,    /* TSC, TMA or MTC with a known interval of its own */
+    PTC__CE_NTP = 2,       /* a non-timing packet (SPEC 2.4) */
+    PTC__CE_STOP = 4,      /* TSC, CBR, OVF, error: the clocks may have stopped here */
+    PTC__CE_FINAL = 8,
+    PTC__CE_PSB = 16,      /* in a PSB+, before its TSC */
+    PTC__CE_MTC = 32,      /* an MTC anchor */
+    PTC__CE_EXACT = 64     /* at a CYC point: pos_lo == pos_hi */
+};
+
+PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->cyc_bits = 32;
+    cfg->resume_on_ntp = 1;
+}
+
+static uint64_t ptc__sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t ptc__sat_sub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+/* floor or ceil of a*b/d, saturating at UINT64_MAX. */
+static uint64_t ptc__muldiv(uint64_t a, uint64_t b, uint64_t d, int ceil)
+{
+    uint64_t q, r;
+    if (!ptc__mad_div(a, b, ceil ? d - 1 : 0, 0, d, &q, &r)) return UINT64_MAX;
+    return q;
+}
+
+/* TSC ticks in `cycles` core cycles: at least (slowest rate the
+   configuration allows, rounded down) or at most (fastest, rounded up).
+   Rate = nom / CBR; without a CBR yet, any ratio 1..255. */
+static uint64_t ptc__cyc_ticks(const ptc_clock *c, uint64_t cycles, uint8_t cbr, int fastest)
+{
+    uint64_t n = c->cfg.nom_num, d = c->cfg.nom_den, t;
+    if (!cycles) return 0;
+    if (!n || !d) return fastest ? UINT64_MAX : 0;
+    if (!c->cfg.nom_exact) { /* nom -+ 1/2 */
+        n = fastest ? 2 * n + d : (2 * n > d ? 2 * n - d : 0);
+        d *= 2;
+    }
+    t = ptc__muldiv(cycles, n, d, fastest);
+    if (t == UINT64_MAX) return t;
+    /* dividing the rounded value again by the ratio rounds the same way */
+    return fastest ? (t + (cbr ? cbr : 1) - 1) / (cbr ? cbr : 1) : t / (cbr ? cbr : 255);
+}
+
+/* Bounds of the TSC at the ART edge art_rel ticks after the TMA's edge. */
+static uint64_t ptc__edge(const ptc_clock *c, uint64_t art_rel, int hi)
+{
+    uint64_t q = ptc__muldiv(art_rel, c->cfg.cpuid_15_ebx, c->cfg.cpuid_15_eax, hi);
+    return ptc__sat_add(c->ctc_base_tsc, hi ? ptc__sat_add(q, 1) : q);
+}
+
+static ptc__clock_entry *ptc__ce(ptc_clock *c, size_t i) { return &c->ring[(c->head + i) % PTC_CLOCK_WINDOW]; }
+
+PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
+{
+    if (!c || !cfg) return PTC_ERR_BAD_ARGUMENT;
+    if (cfg->mtc_freq > 15 || (cfg->cpuid_15_eax == 0) != (cfg->cpuid_15_ebx == 0) || (cfg->nom_num && !cfg->nom_den))
+        return PTC_ERR_BAD_CONFIG;
+    memset(c, 0, sizeof *c);
+    c->cfg = *cfg;
+    ptc_checker_init(&c->chk, &cfg->policy);
+    if (c->cfg.nom_num) { /* keep the fraction small: its products must fit */
+        uint64_t g = ptc__gcd(c->cfg.nom_num, c->cfg.nom_den);
+        c->cfg.nom_num /= g;
+        c->cfg.nom_den /= g;
+    }
+    return PTC_OK;
+}
+
+/* The clock may have stopped, or packets were lost: cycle counts no longer
+   relate to the time before. Entries and anchors carry their epoch, so
+   cycle bounds never cross one; the last anchor of the old epoch still
+   serves the entries of that epoch that are not final yet. */
+static void ptc__clock_break(ptc_clock *c)
+{
+    c->epoch++;
+    c->pos_active = 0;
+}
+
+/* Bounds on entry e from the cycle counts: anchors a (before it) and b
+   (after it) in the same epoch, each with a cycle position range. */
+static void ptc__cycle_bounds(const ptc_clock *c, const ptc__clock_entry *e, const ptc__clock_anchor *a,
+                              const ptc__clock_anchor *b, uint8_t cbr, uint64_t *lo, uint64_t *hi)
+{
+    if (a && a->valid && a->epoch == e->epoch) {
+        if (e->pos_lo != PTC__NOPOS && a->pos_hi != PTC__NOPOS && a->lo)
+            *lo = *lo > ptc__sat_add(a->lo, ptc__cyc_ticks(c, ptc__sat_sub(e->pos_lo, a->pos_hi), cbr, 0))
+                      ? *lo : ptc__sat_add(a->lo, ptc__cyc_ticks(c, ptc__sat_sub(e->pos_lo, a->pos_hi), cbr, 0));
+        if (e->pos_hi != PTC__NOPOS && a->pos_lo != PTC__NOPOS && a->hi != UINT64_MAX) {
+            uint64_t h = ptc__sat_add(a->hi, ptc__cyc_ticks(c, ptc__sat_sub(e->pos_hi, a->pos_lo), cbr, 1));
+            if (h < *hi) *hi = h;
+        }
+    }
+    if (b && b->valid && b->epoch == e->epoch) {
+        if (e->pos_hi != PTC__NOPOS && b->pos_lo != PTC__NOPOS && b->hi != UINT64_MAX) {
+            uint64_t h = ptc__sat_sub(b->hi, ptc__cyc_ticks(c, ptc__sat_sub(b->pos_lo, e->pos_hi), cbr, 0));
+            if (h < *hi) *hi = h;
+        }
+        if (e->pos_lo != PTC__NOPOS && b->pos_hi != PTC__NOPOS && b->lo) {
+            uint64_t l = ptc__sat_sub(b->lo, ptc__cyc_ticks(c, ptc__sat_sub(b->pos_hi, e->pos_lo), cbr, 1));
+            if (l > *lo) *lo = l;
+        }
+    }
+}
+
+/* The entries pushed so far that are not final get their intervals. b:
+   the anchor just pushed (the last entry), or NULL at the end of the
+   window or stream (then only what is known before them counts). */
+static void ptc__finalize(ptc_clock *c, size_t upto, const ptc__clock_anchor *b, uint64_t gap_floor_lo)
+{
+    size_t i;
+    int stop_after = 0;
+    /* backwards: upper bounds, and whether a clock stop lies after an entry */
+    for (i = upto; i-- > c->ready;) {
+        ptc__clock_entry *e = ptc__ce(c, i);
+        uint64_t lo = 0, hi = b ? b->hi : UINT64_MAX;
+        if (e->cap < hi) hi = e->cap;
+        if (i + 1 < upto && ptc__ce(c, i + 1)->hi < hi) hi = ptc__ce(c, i + 1)->hi;
+        if (e->hi < hi) hi = e->hi;
+        if (e->lo > lo) lo = e->lo;
+        ptc__cycle_bounds(c, e, &c->positioned, b, (uint8_t)(e->flags >> 8), &lo, &hi);
+        /* After suppressed MTCs, a non-timing packet restarts them: the
+           edge before the next emitted MTC cannot have passed before it
+           (SPEC 3.3). Not across a possible clock stop. */
+        if (gap_floor_lo && (e->flags & PTC__CE_NTP) && !stop_after && c->cfg.resume_on_ntp && gap_floor_lo > lo)
+            lo = gap_floor_lo;
+        if (e->flags & PTC__CE_STOP) stop_after = 1;
+        e->lo = lo;
+        e->hi = hi;
+    }
+    /* forwards: lower bounds never decrease (time never goes back), and
+       neither do point estimates; an upper bound below the last point is
+       raised to it, the least loosening that keeps the point inside */
+    for (i = c->ready; i < upto; i++) {
+        ptc__clock_entry *e = ptc__ce(c, i);
+        if (c->out_lo > e->lo) e->lo = c->out_lo;
+        if (e->hi < e->lo) e->hi = e->lo; /* only if the trace broke the rules */
+        if (e->hi < c->out_point) e->hi = c->out_point;
+        e->point = e->hi == UINT64_MAX ? e->lo : e->lo + (e->hi - e->lo) / 2;
+        if (e->point < c->out_point) e->point = c->out_point;
+        c->out_lo = e->lo;
+        c->out_point = e->point;
+        e->flags |= PTC__CE_FINAL;
+    }
+    c->ready = upto;
+}
+
+static void ptc__anchor_of(const ptc__clock_entry *e, ptc__clock_anchor *a)
+{
+    a->lo = e->lo;
+    a->hi = e->hi;
+    a->pos_lo = e->pos_lo;
+    a->pos_hi = e->pos_hi;
+    a->epoch = e->epoch;
+    a->valid = 1;
+}
+
+/* A CYC's count, applied once the packet after it is known (next): before
+   an OVF it has wrapped and tells nothing; before a TSC it may end at a
+   clock stop, so it bounds the packets before it while the CYC itself is
+   at the TSC's time (the TSC starts the new epoch there). */
+static void ptc__apply_cyc(ptc_clock *c, ptc_packet_type next)
+{
+    ptc__clock_entry *e = ptc__ce(c, c->cyc_pending - 1);
+    uint64_t v = e->it.pkt.u.cyc.cycles;
+    size_t i;
+    c->cyc_pending = 0;
+    if (next == PTC_OVF || next == PTC_NONE) return;
+    c->cycles_since_tsc += v;
+    c->have_cycles = 1;
+    if (c->pos_active) c->pos += v;
+    else { c->pos_active = 1; c->pos = 0; } /* an epoch starts at its first CYC */
+    for (i = c->open_from; i < c->count; i++)
+        if (ptc__ce(c, i)->epoch == c->epoch && ptc__ce(c, i) != e) ptc__ce(c, i)->pos_hi = c->pos;
+    if (c->positioned.valid && c->positioned.epoch == c->epoch && c->positioned.pos_hi == PTC__NOPOS)
+        c->positioned.pos_hi = c->pos;
+    c->open_from = c->count;
+    e->cycles = c->cycles_since_tsc;
+    if (c->psb_at) c->psb_point = 1;
+    if (next == PTC_TSC && !c->psb_at) return; /* the TSC places it */
+    e->epoch = c->epoch;
+    e->pos_lo = e->pos_hi = c->pos;
+    e->flags |= PTC__CE_EXACT;
+    c->cyc_just_before = 1;
+}
+
+PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
+{
+    ptc__clock_entry *e;
+    ptc_packet_type t;
+    uint64_t gap_floor = 0;
+    size_t cyc_before;
+    int anchor = 0;
+    if (!c || !item) return PTC_ERR_BAD_ARGUMENT;
+    if (c->finished || c->count == PTC_CLOCK_WINDOW) return PTC_ERR_BAD_STATE;
+    e = ptc__ce(c, c->count);
+    memset(e, 0, sizeof *e);
+    e->it = *item;
+    e->hi = UINT64_MAX;
+    e->pos_lo = e->pos_hi = PTC__NOPOS;
+    t = item->error == PTC_OK ? item->pkt.type : PTC_NONE;
+    /* the policy's run of MTCs, as a checker sees it (its verdicts are not
+       the clock's business) */
+    if (t != PTC_NONE) (void)ptc_checker_packet(&c->chk, &item->pkt);
+    cyc_before = t == PTC_TSC ? c->cyc_pending : 0;
+    if (c->cyc_pending && t != PTC_PAD) ptc__apply_cyc(c, t);
+
+    if (item->error != PTC_OK || t == PTC_OVF) {
+        /* packets were lost: MTC gaps and cycle counts no longer add up */
+        ptc__clock_break(c);
+        c->ctc_valid = 0;
+        c->psb_at = 0;
+        e->flags |= PTC__CE_STOP;
+    }
+    if (t == PTC_TSC) {
+        uint64_t v = item->pkt.u.tsc.tsc, full = v;
+        const uint64_t m56 = (UINT64_C(1) << 56) - 1;
+        if (c->have_tsc) {
+            full = (c->tsc_full & ~m56) | v;
+            if (full + (UINT64_C(1) << 55) < c->tsc_full) full += UINT64_C(1) << 56;
+        }
+        c->tsc_full = full;
+        c->have_tsc = 1;
+        e->lo = full;
+        e->hi = full + 1;
+        e->flags |= PTC__CE_ANCHOR | PTC__CE_STOP;
+        anchor = 1;
+        c->ctc_valid = 0; /* the CTC base waits for the TMA */
+        c->cycles_since_tsc = 0;
+        c->have_cycles = 0;
+        c->tsc_run = 1;
+        if (c->psb_at) {
+            /* in a PSB+, one instant with no clock stop: the epoch goes on,
+               and the TSC is at the CYC point inside it, if there is one */
+            if (c->pos_active) e->pos_lo = c->pos;
+            if (c->pos_active && (c->psb_point || cyc_before)) {
+                e->pos_hi = c->pos;
+                e->flags |= PTC__CE_EXACT;
+            }
+        } else {
+            /* a TSC outside PSB+ may follow a clock stop: a new epoch */
+            ptc__clock_break(c);
+            if (cyc_before) { /* the counter was read right here: both start it */
+                ptc__clock_entry *cy = ptc__ce(c, cyc_before - 1);
+                c->pos_active = 1;
+                c->pos = 0;
+                e->pos_lo = e->pos_hi = 0;
+                e->flags |= PTC__CE_EXACT;
+                cy->epoch = c->epoch;
+                cy->pos_lo = cy->pos_hi = 0;
+                cy->flags |= PTC__CE_EXACT;
+                cy->cycles = 0;
+                cy->cap = UINT64_MAX; /* it may come after a clock stop: no pre-stop cap */
+            }
+        }
+        if (c->psb_at) { /* PSB+ is one snapshot: its packets carry this TSC's time */
+            c->psb_point = 0;
+            size_t i;
+            for (i = c->psb_at - 1; i < c->count; i++)
+                if (ptc__ce(c, i)->flags & PTC__CE_PSB && ptc__ce(c, i)->lo < full) ptc__ce(c, i)->lo = full;
+            c->psb_at = 0;
+        }
+    } else if (t == PTC_TMA) {
+        if (c->tsc_run && c->cfg.cpuid_15_eax && item->pkt.u.tma.fc <= c->tsc_full) {
+            c->ctc_valid = 1;
+            c->ctc_base_tsc = c->tsc_full - item->pkt.u.tma.fc; /* TSC at the CTC edge (SDM) */
+            c->ctc_base_low = item->pkt.u.tma.ctc;
+            c->art_rel = 0;
+            c->mtc_after_tma = 1;
+            c->have_mtc = 0;
+            c->cap_hi = 0; /* none known until the CBR or an MTC */
+            e->lo = c->tsc_full; /* sent with the TSC */
+            e->hi = c->tsc_full + 1;
+            e->flags |= PTC__CE_ANCHOR;
+            anchor = 1;
+        }
+    } else if (t == PTC_MTC && c->ctc_valid) {
+        unsigned n = c->cfg.mtc_freq;
+        uint8_t p = item->pkt.u.mtc.ctc;
+        uint64_t step;
+        if (c->mtc_after_tma) {
+            if (n <= 8) { /* the TMA holds CTC[N+7:N]: the first edge is exact */
+                uint64_t mask = (UINT64_C(1) << (n + 8)) - 1;
+                step = (((uint64_t)p << n) - c->ctc_base_low) & mask;
+                if (!step) step = mask + 1;
+            } else { /* not all of them: the first edge after the TMA, if it fits */
+                uint64_t lowmask = (UINT64_C(1) << (16 - n)) - 1;
+                step = (UINT64_C(1) << n) - (c->ctc_base_low & ((UINT64_C(1) << n) - 1));
+                if ((((uint64_t)(c->ctc_base_low >> n) + 1) & lowmask) != (p & lowmask)) c->ctc_valid = 0;
+            }
+            c->mtc_after_tma = 0;
+        } else { /* at least one period since the last MTC: equal payloads are 256 */
+            step = (uint64_t)(uint8_t)(p - c->last_payload);
+            if (!step) step = 256;
+            step <<= n;
+        }
+        if (c->ctc_valid) {
+            uint64_t periods = 256; /* no 256 MTCs in a row go missing (SDM, SPEC 2.4) */
+            const ptc_mtc_policy *pol = &c->cfg.policy;
+            c->art_rel += step;
+            c->last_payload = p;
+            c->have_mtc = 1;
+            c->stop_since_mtc = 0;
+            /* The next MTC edge that must be emitted: the next one while the
+               policy's run is short, else the first one a resume rule lets
+               through. Every packet before a clock stop comes before it. */
+            if (c->cfg.have_policy) {
+                if (!pol->threshold || c->chk.run < c->chk.need) periods = 1;
+                else {
+                    if (pol->resume_after && (uint64_t)pol->resume_after + 1 < periods) periods = pol->resume_after + 1u;
+                    if (pol->resume_on_value) {
+                        uint64_t d = (uint8_t)(pol->resume_value - p);
+                        if (!d) d = 256;
+                        if (d < periods) periods = d;
+                    }
+                }
+            }
+            c->cap_hi = ptc__sat_add(ptc__edge(c, c->art_rel + (periods << n), 1), ptc__cyc_ticks(c, 1, c->cbr, 1));
+            e->lo = ptc__edge(c, c->art_rel, 0);
+            e->hi = ptc__sat_add(ptc__edge(c, c->art_rel, 1), ptc__cyc_ticks(c, 1, c->cbr, 1)); /* within a cycle */
+            e->flags |= PTC__CE_ANCHOR | PTC__CE_MTC;
+            anchor = 1;
+            /* more than one period since the last MTC: MTCs were suppressed,
+               and packets since then are after the edge before this one */
+            if (step > (UINT64_C(1) << n) && c->art_rel >= (UINT64_C(1) << n))
+                gap_floor = ptc__edge(c, c->art_rel - (UINT64_C(1) << n), 0);
+            c->psb_at = 0;
+        }
+    } else if (t == PTC_CYC) {
+        if (c->cfg.cyc_bits < 64 && item->pkt.u.cyc.cycles >> c->cfg.cyc_bits)
+            ptc__clock_break(c); /* more than the counter holds: not a count we can use */
+        else
+            c->cyc_pending = c->count + 1; /* counted when the next packet shows what it is */
+    } else if (t == PTC_CBR) {
+        c->cbr = item->pkt.u.cbr.ratio;
+        if (!c->tsc_run) {
+            ptc__clock_break(c); /* a new rate without a TSC */
+            e->flags |= PTC__CE_STOP;
+        } else if (c->ctc_valid && !c->have_mtc) {
+            /* TSC, TMA, CBR are one instant (PSB+, a wake, a frequency
+               change), and the CBR resumes MTCs: the first MTC edge after
+               the TMA's is emitted, and whatever comes before the next
+               clock stop comes before it */
+            uint64_t n = c->cfg.mtc_freq, first = (UINT64_C(1) << n) - (c->ctc_base_low & ((UINT64_C(1) << n) - 1));
+            c->cap_hi = ptc__sat_add(ptc__edge(c, first, 1), ptc__cyc_ticks(c, 1, c->cbr, 1));
+            c->stop_since_mtc = 0;
+        }
+    } else if (t == PTC_PSB) {
+        c->psb_at = c->count + 1;
+        c->psb_point = 0;
+    } else if (t == PTC_PSBEND) {
+        c->psb_at = 0;
+    }
+    if (t != PTC_NONE && !ptc__is_timing(t)) e->flags |= PTC__CE_NTP;
+    if (c->psb_at) e->flags |= PTC__CE_PSB;
+    if (e->flags & PTC__CE_STOP) c->stop_since_mtc = 1;
+    e->cap = c->ctc_valid && c->cap_hi && !c->stop_since_mtc && !(e->flags & PTC__CE_MTC) ? c->cap_hi : UINT64_MAX;
+
+    /* where in the current epoch this entry is, in cycles */
+    e->epoch = c->epoch;
+    if (t != PTC_CYC && t != PTC_TSC && c->pos_active) {
+        e->pos_lo = c->pos;
+        /* a CYC-eligible packet right after a CYC is at its time (SDM); a
+           TNT is not: its CYC times its first branch */
+        if (c->cyc_just_before && ptc__cyc_eligible(t)) {
+            e->pos_hi = c->pos;
+            e->flags |= PTC__CE_EXACT;
+        }
+    }
+    e->cycles = c->cycles_since_tsc;
+    e->flags |= (uint16_t)((uint16_t)c->cbr << 8);
+    if (t != PTC_PAD && t != PTC_CYC) c->cyc_just_before = 0;
+    if (t != PTC_TSC && t != PTC_TMA && t != PTC_PAD && t != PTC_CYC) c->tsc_run = 0;
+    c->count++;
+
+    if (anchor) {
+        ptc__clock_anchor b;
+        ptc__anchor_of(e, &b);
+        ptc__finalize(c, c->count, &b, gap_floor);
+        if (e->pos_lo != PTC__NOPOS) ptc__anchor_of(e, &c->positioned); /* with its final interval */
+    } else if (c->count == PTC_CLOCK_WINDOW) {
+        ptc__finalize(c, c->ready + 1, NULL, 0); /* the window is full: the oldest goes with what is known */
+    }
+    return PTC_OK;
+}
+
+PTCDEF void ptc_clock_finish(ptc_clock *c)
+{
+    if (!c || c->finished) return;
+    if (c->cyc_pending) ptc__apply_cyc(c, PTC_PAD);
+    c->finished = 1;
+    if (c->ready < c->count) ptc__finalize(c, c->count, NULL, 0);
+}
+
+PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out)
+{
+    ptc__clock_entry *e;
+    if (!c || !out) return PTC_ERR_BAD_ARGUMENT;
+    if (!c->ready) return c->finished && !c->count ? PTC_END : PTC_NEED_INPUT;
+    e = ptc__ce(c, 0);
+    memset(out, 0, sizeof *out);
+    out->item = e->it;
+    if (e->lo) { /* before the first TSC nothing is known */
+        out->have_time = 1;
+        out->tsc_lo = e->lo;
+        out->tsc_hi = e->hi;
+        out->tsc = e->point;
+    }
+    out->have_cycles = (uint8_t)(e->it.error == PTC_OK && e->cycles != 0);
+    out->cycles = e->cycles;
+    c->head = (c->head + 1) % PTC_CLOCK_WINDOW;
+    c->count--;
+    c->ready--;
+    if (c->open_from) c->open_from--;
+    if (c->psb_at) c->psb_at--;
+    if (c->cyc_pending) c->cyc_pending--;
+    return PTC_OK;
 }
 
 #ifdef __cplusplus
