@@ -19,7 +19,7 @@ HDR     := ptcodec.h
 TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/workloads.h
 TESTHDR := tests/testlib.h tests/libipt_allowlist.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen
-TESTS   := test_packets test_stream test_golden test_realtraces test_model
+TESTS   := test_packets test_stream test_golden test_realtraces test_model test_clock
 FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model
 FUZZHDR := fuzz/fuzz_helpers.h tools/pktgen.h
 
@@ -62,7 +62,7 @@ check: deps
 
 CHECK_BIN := $(addprefix $(BUILD)/test/clang/,$(TESTS)) \
              $(addprefix $(BUILD)/test/gcc/,test_packets test_stream test_model) \
-             $(BUILD)/test/gcc/test_model_noi128 \
+             $(BUILD)/test/gcc/test_model_noi128 $(BUILD)/test/gcc/test_clock_noi128 \
              $(addprefix $(BUILD)/san/,$(TOOLS)) \
              $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS))
 ifeq ($(HAVE_LIBIPT),yes)
@@ -84,8 +84,8 @@ $(BUILD)/test/clang/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/clang
 $(BUILD)/test/gcc/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
 	gcc $(TESTCFLAGS) -o $@ $< $(if $(filter test_libipt,$*),-lipt)
 
-# the model's exact clock through the portable 128-bit arithmetic
-$(BUILD)/test/gcc/test_model_noi128: tests/test_model.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
+# the model's and the clock's exact arithmetic through the portable 128-bit code
+$(BUILD)/test/gcc/%_noi128: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
 	gcc $(TESTCFLAGS) -DPTC_NO_INT128 -o $@ $<
 
 $(addprefix $(BUILD)/san/,$(TOOLS)): $(BUILD)/san/%: tools/%.c $(HDR) $(TOOLHDR) | $(BUILD)/san

@@ -546,7 +546,10 @@ typedef struct ptc_clock_config {
     ptc_mtc_policy policy;
 } ptc_clock_config;
 
-/* Defaults: libipt-style configuration with nom_freq, resume_on_ntp on. */
+/* Defaults: as hardware that follows the SDM writes its traces - every MTC
+   emitted (have_policy on, suppression off) - with nothing else known:
+   set mtc_freq, the CPUID ratio and nom from the trace's configuration. A
+   trace written with MTC suppression needs its policy, or have_policy 0. */
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg);
 
 /* A decoded item with its time. */
@@ -558,6 +561,9 @@ typedef struct ptc_timed_item {
     uint64_t tsc_hi;       /*   tsc_hi = UINT64_MAX: no upper bound known */
     uint8_t have_cycles;   /* CYC packets seen since the last TSC */
     uint64_t cycles;       /* core cycles (CYC sums) since the last TSC */
+    uint8_t conflict;      /* the trace's timing packets contradict each other
+                              here (no time fits them all): the interval is
+                              the nearest one that keeps time going forward */
 } ptc_timed_item;
 
 /* All fields are private. */
@@ -571,7 +577,7 @@ typedef struct ptc__clock_entry {
 typedef struct ptc__clock_anchor {
     uint64_t lo, hi, pos_lo, pos_hi;
     uint32_t epoch;
-    int valid;
+    int valid, mtc;
 } ptc__clock_anchor;
 
 typedef struct ptc_clock {
@@ -2548,7 +2554,8 @@ enum {
     PTC__CE_FINAL = 8,
     PTC__CE_PSB = 16,      /* in a PSB+, before its TSC */
     PTC__CE_MTC = 32,      /* an MTC anchor */
-    PTC__CE_EXACT = 64     /* at a CYC point: pos_lo == pos_hi */
+    PTC__CE_EXACT = 64,    /* at a CYC point: pos_lo == pos_hi */
+    PTC__CE_CONFLICT = 128 /* its bounds were empty */
 };
 
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
@@ -2556,6 +2563,7 @@ PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     cfg->cyc_bits = 32;
     cfg->resume_on_ntp = 1;
+    cfg->have_policy = 1; /* policy all zero: no suppression */
 }
 
 static uint64_t ptc__sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
@@ -2571,12 +2579,18 @@ static uint64_t ptc__muldiv(uint64_t a, uint64_t b, uint64_t d, int ceil)
 
 /* TSC ticks in `cycles` core cycles: at least (slowest rate the
    configuration allows, rounded down) or at most (fastest, rounded up).
-   Rate = nom / CBR; without a CBR yet, any ratio 1..255. */
+   Rate = nom / CBR; without a CBR yet, any ratio 1..255. Without nom, only
+   what its 8-bit MSR field allows: 0 < nom < 255.5 ticks per cycle at
+   ratio 1, so a cycle lasts at most 255.5 ticks and maybe no time at all. */
 static uint64_t ptc__cyc_ticks(const ptc_clock *c, uint64_t cycles, uint8_t cbr, int fastest)
 {
     uint64_t n = c->cfg.nom_num, d = c->cfg.nom_den, t;
     if (!cycles) return 0;
-    if (!n || !d) return fastest ? UINT64_MAX : 0;
+    if (!n || !d) {
+        if (!fastest) return 0;
+        n = 255;
+        d = 1;
+    }
     if (!c->cfg.nom_exact) { /* nom -+ 1/2 */
         n = fastest ? 2 * n + d : (2 * n > d ? 2 * n - d : 0);
         d *= 2;
@@ -2659,6 +2673,12 @@ static void ptc__finalize(ptc_clock *c, size_t upto, const ptc__clock_anchor *b,
     for (i = upto; i-- > c->ready;) {
         ptc__clock_entry *e = ptc__ce(c, i);
         uint64_t lo = 0, hi = b ? b->hi : UINT64_MAX;
+        if (b && b->mtc && !stop_after && b->lo > e->cap) {
+            /* the MTC that had to come came later: the policy the clock
+               was given is not the trace's; the trace alone bounds it */
+            e->cap = UINT64_MAX;
+            e->flags |= PTC__CE_CONFLICT;
+        }
         if (e->cap < hi) hi = e->cap;
         if (i + 1 < upto && ptc__ce(c, i + 1)->hi < hi) hi = ptc__ce(c, i + 1)->hi;
         if (e->hi < hi) hi = e->hi;
@@ -2678,11 +2698,19 @@ static void ptc__finalize(ptc_clock *c, size_t upto, const ptc__clock_anchor *b,
        raised to it, the least loosening that keeps the point inside */
     for (i = c->ready; i < upto; i++) {
         ptc__clock_entry *e = ptc__ce(c, i);
+        uint64_t mid;
         if (c->out_lo > e->lo) e->lo = c->out_lo;
-        if (e->hi < e->lo) e->hi = e->lo; /* only if the trace broke the rules */
+        if (e->hi < e->lo) { /* only if the trace broke the rules */
+            e->hi = e->lo;
+            e->flags |= PTC__CE_CONFLICT;
+        }
         if (e->hi < c->out_point) e->hi = c->out_point;
-        e->point = e->hi == UINT64_MAX ? e->lo : e->lo + (e->hi - e->lo) / 2;
-        if (e->point < c->out_point) e->point = c->out_point;
+        /* an MTC is sent within a cycle of its edge: the edge is the best
+           guess; anything else sits in the middle of what is possible */
+        mid = e->hi == UINT64_MAX || (e->flags & PTC__CE_MTC) ? e->lo : e->lo + (e->hi - e->lo) / 2;
+        /* and not past the anchor's own guess, so that it need not wait */
+        if (b && i + 1 < upto && mid > b->lo) mid = b->lo > e->lo ? b->lo : e->lo;
+        e->point = mid < c->out_point ? c->out_point : mid;
         c->out_lo = e->lo;
         c->out_point = e->point;
         e->flags |= PTC__CE_FINAL;
@@ -2698,6 +2726,7 @@ static void ptc__anchor_of(const ptc__clock_entry *e, ptc__clock_anchor *a)
     a->pos_hi = e->pos_hi;
     a->epoch = e->epoch;
     a->valid = 1;
+    a->mtc = !!(e->flags & PTC__CE_MTC);
 }
 
 /* A CYC's count, applied once the packet after it is known (next): before
@@ -2715,8 +2744,10 @@ static void ptc__apply_cyc(ptc_clock *c, ptc_packet_type next)
     c->have_cycles = 1;
     if (c->pos_active) c->pos += v;
     else { c->pos_active = 1; c->pos = 0; } /* an epoch starts at its first CYC */
-    for (i = c->open_from; i < c->count; i++)
-        if (ptc__ce(c, i)->epoch == c->epoch && ptc__ce(c, i) != e) ptc__ce(c, i)->pos_hi = c->pos;
+    for (i = c->open_from; i < c->count; i++) { /* those at the last CYC point stay there */
+        ptc__clock_entry *o = ptc__ce(c, i);
+        if (o->epoch == c->epoch && o != e && !(o->flags & PTC__CE_EXACT)) o->pos_hi = c->pos;
+    }
     if (c->positioned.valid && c->positioned.epoch == c->epoch && c->positioned.pos_hi == PTC__NOPOS)
         c->positioned.pos_hi = c->pos;
     c->open_from = c->count;
@@ -2915,7 +2946,9 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
     e->cycles = c->cycles_since_tsc;
     e->flags |= (uint16_t)((uint16_t)c->cbr << 8);
     if (t != PTC_PAD && t != PTC_CYC) c->cyc_just_before = 0;
-    if (t != PTC_TSC && t != PTC_TMA && t != PTC_PAD && t != PTC_CYC) c->tsc_run = 0;
+    /* the TMA belongs to the TSC before it; an MTC between them (seen in
+       libipt's vectors) is from before the TSC and leaves them paired */
+    if (t != PTC_TSC && t != PTC_TMA && t != PTC_PAD && t != PTC_CYC && t != PTC_MTC) c->tsc_run = 0;
     c->count++;
 
     if (anchor) {
@@ -2953,6 +2986,7 @@ PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out)
     }
     out->have_cycles = (uint8_t)(e->it.error == PTC_OK && e->cycles != 0);
     out->cycles = e->cycles;
+    out->conflict = (uint8_t)!!(e->flags & PTC__CE_CONFLICT);
     c->head = (c->head + 1) % PTC_CLOCK_WINDOW;
     c->count--;
     c->ready--;

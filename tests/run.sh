@@ -20,6 +20,8 @@ for cc in clang gcc; do
   for t in test_packets test_stream test_model; do run "$cc/$t" env TL_TAG="$cc" "$b/test/$cc/$t" SPEC.md; done
 done
 run test_model_noi128 env TL_TAG="gcc, portable 128-bit" "$b/test/gcc/test_model_noi128"
+run test_clock "$b/test/clang/test_clock"
+run test_clock_noi128 env TL_TAG="gcc, portable 128-bit" "$b/test/gcc/test_clock_noi128"
 run test_golden "$b/test/clang/test_golden"
 run test_realtraces "$b/test/clang/test_realtraces"
 if [ -x "$b/test/clang/test_libipt" ]; then run test_libipt "$b/test/clang/test_libipt"
