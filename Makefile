@@ -3,7 +3,8 @@
 #   make           the tools: build/ptdump, build/ptsim, build/ptgen
 #   make demo      ptsim on the filtered workload, with and without MTC suppression
 #   make check     every test (installs missing Debian packages as root)
-#   make bench     decoder throughput against libipt, and the model's speed
+#   make bench     decoder throughput against libipt, the model's speed, and
+#                  time accuracy against libipt (bench/timecmp)
 #   make fuzz      every fuzz target for libFuzzer, AFL++ (+ cmplog) and replay
 #   make fuzz-run TARGET=fuzz_stream SECONDS=60
 #   make corpus    regenerate the seed corpora
@@ -129,11 +130,16 @@ $(BUILD)/bench_decode: bench/bench_decode.c $(HDR) tools/pktgen.h | $(BUILD)
 $(BUILD)/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $<
 
+$(BUILD)/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) | $(BUILD)
+	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $< -lipt
+
 bench: deps
-	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model
+	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/timecmp
 	@$(BUILD)/bench_decode
 	@echo
 	@$(BUILD)/bench_model
+	@echo
+	@$(BUILD)/timecmp
 
 clean:
 	rm -rf $(BUILD)

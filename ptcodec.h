@@ -539,6 +539,11 @@ typedef struct ptc_clock_config {
     uint8_t nom_exact;           /* nom is exact; else the true value is within +-1/2
                                     (the MSR holds it rounded) */
     uint8_t cyc_bits;            /* cycle counter width: CYC values above are errors */
+    uint8_t cyc_en;              /* written in cycle-accurate mode with cyc_thresh:
+                                    a CYC-eligible packet without a CYC before it
+                                    came less than 2^(cyc_thresh-1) cycles after
+                                    the last CYC (at it, with threshold 0) */
+    uint8_t cyc_thresh;
     uint8_t resume_on_ntp;       /* MTCs resume at every non-timing packet (SPEC 2.4):
                                     lets the clock bound packets after suppressed MTCs */
     uint8_t have_policy;         /* policy below is the trace's: without it the clock
@@ -551,6 +556,10 @@ typedef struct ptc_clock_config {
    set mtc_freq, the CPUID ratio and nom from the trace's configuration. A
    trace written with MTC suppression needs its policy, or have_policy 0. */
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg);
+/* Everything the clock can know about a trace the model wrote: its ratios,
+   nom exactly (art_hz * ebx / (eax * 100 MHz)), the counter width, the
+   policy. */
+PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_config *model);
 
 /* A decoded item with its time. */
 typedef struct ptc_timed_item {
@@ -571,7 +580,7 @@ typedef struct ptc__clock_entry {
     ptc_item it;
     uint64_t lo, hi, point, pos_lo, pos_hi, cycles, cap;
     uint32_t epoch;
-    uint16_t flags;
+    uint32_t flags;        /* PTC__CE_*, and the CBR in bits 16..23 */
 } ptc__clock_entry;
 
 typedef struct ptc__clock_anchor {
@@ -595,19 +604,30 @@ typedef struct ptc_clock {
     uint64_t art_rel;                 /* ART of the last MTC edge, relative to the base */
     uint8_t last_payload;
     int have_mtc;                     /* an MTC since the base */
+    int seen_gap;                     /* MTCs have gone missing somewhere in the trace */
     int stop_since_mtc;               /* a possible clock stop since that MTC */
     uint64_t cap_hi;                  /* before the next MTC edge that must be emitted */
     ptc_checker chk;                  /* the policy's run of MTCs, to know which edge that is */
+    uint64_t half_period;             /* half an MTC period, in TSC ticks (rounded up) */
+    /* nom (TSC ticks per cycle at ratio 1) lies in [nom_lo, nom_hi], as
+       fractions: from the configuration, narrowed by what the trace shows */
+    uint64_t nom_lo_n, nom_lo_d, nom_hi_n, nom_hi_d;
+    ptc__clock_anchor rate_ref;       /* the first exactly positioned anchor of the epoch */
+    uint8_t rate_ref_cbr;
     /* rate and cycle positions */
     uint8_t cbr;
     uint32_t epoch;
-    int pos_active, cyc_just_before, tsc_run;
+    int pos_active, cyc_just_before, tsc_run, tsc_in_psb;
     size_t cyc_pending;               /* ring index + 1 of a CYC whose count waits for the next packet */
     uint64_t pos, cycles_since_tsc;
+    uint64_t tsc_pos_lo, tsc_pos_hi;  /* the last TSC's position */
     int have_cycles;
     ptc__clock_anchor positioned;     /* the last anchor with a cycle position */
+    ptc__clock_anchor last_anchor;    /* the last anchor, positioned or not */
     size_t psb_at;                    /* ring index + 1 of an open PSB+, 0: none */
     int psb_point;                    /* a CYC point inside that PSB+ */
+    int psb_tail;                     /* after the TSC of a PSB+, before its PSBEND */
+    uint64_t psb_lo, psb_hi;          /* that TSC's interval */
 } ptc_clock;
 
 PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg);
@@ -2555,7 +2575,8 @@ enum {
     PTC__CE_PSB = 16,      /* in a PSB+, before its TSC */
     PTC__CE_MTC = 32,      /* an MTC anchor */
     PTC__CE_EXACT = 64,    /* at a CYC point: pos_lo == pos_hi */
-    PTC__CE_CONFLICT = 128 /* its bounds were empty */
+    PTC__CE_CONFLICT = 128, /* its bounds were empty */
+    PTC__CE_NEAR = 256      /* CYC-eligible, no CYC since the last anchor: likely right after it */
 };
 
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
@@ -2564,6 +2585,21 @@ PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
     cfg->cyc_bits = 32;
     cfg->resume_on_ntp = 1;
     cfg->have_policy = 1; /* policy all zero: no suppression */
+}
+
+PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_config *m)
+{
+    ptc_clock_config_default(cfg);
+    cfg->mtc_freq = m->mtc_freq;
+    cfg->cpuid_15_eax = m->cpuid_15_eax;
+    cfg->cpuid_15_ebx = m->cpuid_15_ebx;
+    cfg->nom_num = (uint64_t)m->art_hz * m->cpuid_15_ebx;
+    cfg->nom_den = (uint64_t)m->cpuid_15_eax * 100000000u;
+    cfg->nom_exact = 1;
+    cfg->cyc_bits = m->cyc_bits;
+    cfg->cyc_en = m->cyc_en;
+    cfg->cyc_thresh = m->cyc_thresh;
+    cfg->policy = m->policy;
 }
 
 static uint64_t ptc__sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
@@ -2577,24 +2613,13 @@ static uint64_t ptc__muldiv(uint64_t a, uint64_t b, uint64_t d, int ceil)
     return q;
 }
 
-/* TSC ticks in `cycles` core cycles: at least (slowest rate the
-   configuration allows, rounded down) or at most (fastest, rounded up).
-   Rate = nom / CBR; without a CBR yet, any ratio 1..255. Without nom, only
-   what its 8-bit MSR field allows: 0 < nom < 255.5 ticks per cycle at
-   ratio 1, so a cycle lasts at most 255.5 ticks and maybe no time at all. */
+/* TSC ticks in `cycles` core cycles: at least (the slowest rate nom
+   allows, rounded down) or at most (the fastest, rounded up). Rate =
+   nom / CBR; without a CBR yet, any ratio 1..255. */
 static uint64_t ptc__cyc_ticks(const ptc_clock *c, uint64_t cycles, uint8_t cbr, int fastest)
 {
-    uint64_t n = c->cfg.nom_num, d = c->cfg.nom_den, t;
-    if (!cycles) return 0;
-    if (!n || !d) {
-        if (!fastest) return 0;
-        n = 255;
-        d = 1;
-    }
-    if (!c->cfg.nom_exact) { /* nom -+ 1/2 */
-        n = fastest ? 2 * n + d : (2 * n > d ? 2 * n - d : 0);
-        d *= 2;
-    }
+    uint64_t n = fastest ? c->nom_hi_n : c->nom_lo_n, d = fastest ? c->nom_hi_d : c->nom_lo_d, t;
+    if (!cycles || !n) return 0;
     t = ptc__muldiv(cycles, n, d, fastest);
     if (t == UINT64_MAX) return t;
     /* dividing the rounded value again by the ratio rounds the same way */
@@ -2613,15 +2638,33 @@ static ptc__clock_entry *ptc__ce(ptc_clock *c, size_t i) { return &c->ring[(c->h
 PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
 {
     if (!c || !cfg) return PTC_ERR_BAD_ARGUMENT;
-    if (cfg->mtc_freq > 15 || (cfg->cpuid_15_eax == 0) != (cfg->cpuid_15_ebx == 0) || (cfg->nom_num && !cfg->nom_den))
+    if (cfg->mtc_freq > 15 || (cfg->cpuid_15_eax == 0) != (cfg->cpuid_15_ebx == 0) || (cfg->nom_num && !cfg->nom_den) ||
+        cfg->cyc_bits == 0)
         return PTC_ERR_BAD_CONFIG;
     memset(c, 0, sizeof *c);
     c->cfg = *cfg;
     ptc_checker_init(&c->chk, &cfg->policy);
+    if (cfg->cpuid_15_eax)
+        c->half_period = (((uint64_t)cfg->cpuid_15_ebx << cfg->mtc_freq) + 2 * (uint64_t)cfg->cpuid_15_eax - 1) /
+                         (2 * (uint64_t)cfg->cpuid_15_eax);
     if (c->cfg.nom_num) { /* keep the fraction small: its products must fit */
         uint64_t g = ptc__gcd(c->cfg.nom_num, c->cfg.nom_den);
         c->cfg.nom_num /= g;
         c->cfg.nom_den /= g;
+    }
+    if (!c->cfg.nom_num) { /* only what the 8-bit MSR field allows: 0 < nom < 255.5 */
+        c->nom_lo_n = 0;
+        c->nom_lo_d = 1;
+        c->nom_hi_n = 511;
+        c->nom_hi_d = 2;
+    } else if (c->cfg.nom_exact) {
+        c->nom_lo_n = c->nom_hi_n = c->cfg.nom_num;
+        c->nom_lo_d = c->nom_hi_d = c->cfg.nom_den;
+    } else { /* the MSR holds it rounded: nom -+ 1/2 */
+        if (c->cfg.nom_num > UINT64_MAX / 4 || c->cfg.nom_den > UINT64_MAX / 4) return PTC_ERR_BAD_CONFIG;
+        c->nom_lo_n = 2 * c->cfg.nom_num > c->cfg.nom_den ? 2 * c->cfg.nom_num - c->cfg.nom_den : 0;
+        c->nom_hi_n = 2 * c->cfg.nom_num + c->cfg.nom_den;
+        c->nom_lo_d = c->nom_hi_d = 2 * c->cfg.nom_den;
     }
     return PTC_OK;
 }
@@ -2683,7 +2726,7 @@ static void ptc__finalize(ptc_clock *c, size_t upto, const ptc__clock_anchor *b,
         if (i + 1 < upto && ptc__ce(c, i + 1)->hi < hi) hi = ptc__ce(c, i + 1)->hi;
         if (e->hi < hi) hi = e->hi;
         if (e->lo > lo) lo = e->lo;
-        ptc__cycle_bounds(c, e, &c->positioned, b, (uint8_t)(e->flags >> 8), &lo, &hi);
+        ptc__cycle_bounds(c, e, &c->positioned, b, (uint8_t)(e->flags >> 16), &lo, &hi);
         /* After suppressed MTCs, a non-timing packet restarts them: the
            edge before the next emitted MTC cannot have passed before it
            (SPEC 3.3). Not across a possible clock stop. */
@@ -2708,6 +2751,20 @@ static void ptc__finalize(ptc_clock *c, size_t upto, const ptc__clock_anchor *b,
         /* an MTC is sent within a cycle of its edge: the edge is the best
            guess; anything else sits in the middle of what is possible */
         mid = e->hi == UINT64_MAX || (e->flags & PTC__CE_MTC) ? e->lo : e->lo + (e->hi - e->lo) / 2;
+        /* Told nothing of a policy, the clock keeps its intervals open to
+           256 missing MTCs; but while the trace shows no MTC missing, the
+           guess is that the next one came on time. */
+        if (!c->cfg.have_policy && !c->seen_gap && c->cfg.cpuid_15_eax && mid - e->lo > c->half_period)
+            mid = e->lo + c->half_period;
+        /* In cycle-accurate mode, an eligible packet with no CYC since the
+           anchor before it came before the counter reached the threshold:
+           most likely right after the anchor (a guess, not a bound: the
+           counter may have restarted since) */
+        if ((e->flags & PTC__CE_NEAR) && mid > e->lo) {
+            uint64_t d = ptc__cyc_ticks(c, c->cfg.cyc_thresh ? UINT64_C(1) << (c->cfg.cyc_thresh - 1) : 1,
+                                        (uint8_t)(e->flags >> 16), 1);
+            if (mid - e->lo > d) mid = e->lo + d;
+        }
         /* and not past the anchor's own guess, so that it need not wait */
         if (b && i + 1 < upto && mid > b->lo) mid = b->lo > e->lo ? b->lo : e->lo;
         e->point = mid < c->out_point ? c->out_point : mid;
@@ -2729,6 +2786,67 @@ static void ptc__anchor_of(const ptc__clock_entry *e, ptc__clock_anchor *a)
     a->mtc = !!(e->flags & PTC__CE_MTC);
 }
 
+/* Cycles in `ticks` TSC ticks: at least (most = 0) or at most, by the
+   rate's bounds; UINT64_MAX when not bounded. */
+static uint64_t ptc__ticks_cycles(const ptc_clock *c, uint64_t ticks, uint8_t cbr, int most)
+{
+    uint64_t n = most ? c->nom_lo_n : c->nom_hi_n, d = most ? c->nom_lo_d : c->nom_hi_d, x;
+    if (!cbr || !n) return most ? UINT64_MAX : 0;
+    x = ptc__muldiv(ticks, d, n, most); /* cycles at ratio 1, then times the ratio */
+    return x > UINT64_MAX / cbr ? (most ? UINT64_MAX : 0) : x * cbr;
+}
+
+/* a/b < c/d, exactly */
+static int ptc__frac_less(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    uint64_t q, r;
+    if (!ptc__mad_div(a, d, 0, 0, b, &q, &r)) return 0; /* a*d/b does not even fit */
+    (void)r;
+    return q < c; /* a/b < c/d  <=>  a*d/b < c  <=>  floor(a*d/b) < c */
+}
+
+/* Two exactly positioned anchors of one epoch at one ratio: N cycles took
+   between lo(b) - hi(a) and hi(b) - lo(a) ticks, so nom lies between
+   those times CBR / N. nom is a constant of the platform, so every such
+   pair narrows it for the whole trace; the pair furthest apart is best. */
+static void ptc__calibrate(ptc_clock *c, const ptc__clock_entry *e)
+{
+    const ptc__clock_anchor *a = &c->rate_ref;
+    uint64_t n, lo, hi;
+    uint8_t cbr = c->cbr;
+    if (e->pos_lo != e->pos_hi || e->pos_lo == PTC__NOPOS || !e->lo || e->hi == UINT64_MAX || !cbr) return;
+    if (!a->valid || a->epoch != e->epoch || c->rate_ref_cbr != cbr || a->pos_hi >= e->pos_lo) {
+        ptc__anchor_of(e, &c->rate_ref);
+        c->rate_ref_cbr = cbr;
+        return;
+    }
+    n = e->pos_lo - a->pos_hi;
+    if (e->hi - a->lo > (UINT64_C(1) << 48)) return; /* keeps the fractions' products in range */
+    lo = e->lo > a->hi ? (e->lo - a->hi) * cbr : 0;
+    hi = (e->hi - a->lo) * cbr;
+    /* only if consistent with what is known: else the trace broke a rule */
+    if (ptc__frac_less(c->nom_hi_n, c->nom_hi_d, lo, n) || ptc__frac_less(hi, n, c->nom_lo_n, c->nom_lo_d)) return;
+    if (ptc__frac_less(c->nom_lo_n, c->nom_lo_d, lo, n)) { c->nom_lo_n = lo; c->nom_lo_d = n; }
+    if (ptc__frac_less(hi, n, c->nom_hi_n, c->nom_hi_d)) { c->nom_hi_n = hi; c->nom_hi_d = n; }
+}
+
+/* A TSC in a PSB+ with no CYC inside: somewhere between the last CYC point
+   and the next. Its time and the last positioned anchor's bound how many
+   cycles lie between them, which narrows that. */
+static void ptc__position_by_time(ptc_clock *c, ptc__clock_entry *e)
+{
+    const ptc__clock_anchor *a = &c->positioned;
+    uint64_t most;
+    if (!a->valid || a->epoch != c->epoch || a->pos_hi == PTC__NOPOS || !a->lo || a->hi == UINT64_MAX || e->hi < a->lo)
+        return;
+    most = ptc__ticks_cycles(c, e->hi - a->lo, c->cbr, 1);
+    if (most != UINT64_MAX && a->pos_hi + most < e->pos_hi) e->pos_hi = a->pos_hi + most;
+    if (a->pos_lo != PTC__NOPOS && e->lo > a->hi) {
+        uint64_t least = a->pos_lo + ptc__ticks_cycles(c, e->lo - a->hi, c->cbr, 0);
+        if (least > e->pos_lo) e->pos_lo = least;
+    }
+}
+
 /* A CYC's count, applied once the packet after it is known (next): before
    an OVF it has wrapped and tells nothing; before a TSC it may end at a
    clock stop, so it bounds the packets before it while the CYC itself is
@@ -2743,12 +2861,21 @@ static void ptc__apply_cyc(ptc_clock *c, ptc_packet_type next)
     c->cycles_since_tsc += v;
     c->have_cycles = 1;
     if (c->pos_active) c->pos += v;
-    else { c->pos_active = 1; c->pos = 0; } /* an epoch starts at its first CYC */
-    for (i = c->open_from; i < c->count; i++) { /* those at the last CYC point stay there */
-        ptc__clock_entry *o = ptc__ce(c, i);
-        if (o->epoch == c->epoch && o != e && !(o->flags & PTC__CE_EXACT)) o->pos_hi = c->pos;
+    else { /* an epoch starts at its first CYC; an anchor before it in the
+              epoch is at or before it, position unknown */
+        c->pos_active = 1;
+        c->pos = 0;
+        if (c->last_anchor.valid && c->last_anchor.epoch == c->epoch) {
+            c->positioned = c->last_anchor;
+            c->positioned.pos_lo = PTC__NOPOS;
+            c->positioned.pos_hi = 0;
+        }
     }
-    if (c->positioned.valid && c->positioned.epoch == c->epoch && c->positioned.pos_hi == PTC__NOPOS)
+    for (i = c->open_from; i < c->count; i++) { /* no later than this CYC point */
+        ptc__clock_entry *o = ptc__ce(c, i);
+        if (o->epoch == c->epoch && o != e && o->pos_hi > c->pos) o->pos_hi = c->pos;
+    }
+    if (c->positioned.valid && c->positioned.epoch == c->epoch && c->positioned.pos_hi > c->pos)
         c->positioned.pos_hi = c->pos;
     c->open_from = c->count;
     e->cycles = c->cycles_since_tsc;
@@ -2766,7 +2893,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
     ptc_packet_type t;
     uint64_t gap_floor = 0;
     size_t cyc_before;
-    int anchor = 0;
+    int anchor = 0, same_instant = 0; /* at the last TSC's instant */
     if (!c || !item) return PTC_ERR_BAD_ARGUMENT;
     if (c->finished || c->count == PTC_CLOCK_WINDOW) return PTC_ERR_BAD_STATE;
     e = ptc__ce(c, c->count);
@@ -2812,6 +2939,8 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
             if (c->pos_active && (c->psb_point || cyc_before)) {
                 e->pos_hi = c->pos;
                 e->flags |= PTC__CE_EXACT;
+            } else if (c->pos_active) {
+                ptc__position_by_time(c, e);
             }
         } else {
             /* a TSC outside PSB+ may follow a clock stop: a new epoch */
@@ -2829,12 +2958,18 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
                 cy->cap = UINT64_MAX; /* it may come after a clock stop: no pre-stop cap */
             }
         }
+        c->tsc_pos_lo = e->pos_lo;
+        c->tsc_pos_hi = e->pos_hi;
+        c->tsc_in_psb = c->psb_at != 0;
         if (c->psb_at) { /* PSB+ is one snapshot: its packets carry this TSC's time */
             c->psb_point = 0;
             size_t i;
             for (i = c->psb_at - 1; i < c->count; i++)
                 if (ptc__ce(c, i)->flags & PTC__CE_PSB && ptc__ce(c, i)->lo < full) ptc__ce(c, i)->lo = full;
             c->psb_at = 0;
+            c->psb_tail = 1; /* and so do those after it */
+            c->psb_lo = full;
+            c->psb_hi = full + 1;
         }
     } else if (t == PTC_TMA) {
         if (c->tsc_run && c->cfg.cpuid_15_eax && item->pkt.u.tma.fc <= c->tsc_full) {
@@ -2849,6 +2984,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
             e->hi = c->tsc_full + 1;
             e->flags |= PTC__CE_ANCHOR;
             anchor = 1;
+            same_instant = 1;
         }
     } else if (t == PTC_MTC && c->ctc_valid) {
         unsigned n = c->cfg.mtc_freq;
@@ -2873,6 +3009,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         if (c->ctc_valid) {
             uint64_t periods = 256; /* no 256 MTCs in a row go missing (SDM, SPEC 2.4) */
             const ptc_mtc_policy *pol = &c->cfg.policy;
+            int stopped = c->stop_since_mtc;
             c->art_rel += step;
             c->last_payload = p;
             c->have_mtc = 1;
@@ -2898,8 +3035,10 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
             anchor = 1;
             /* more than one period since the last MTC: MTCs were suppressed,
                and packets since then are after the edge before this one */
-            if (step > (UINT64_C(1) << n) && c->art_rel >= (UINT64_C(1) << n))
+            if (step > (UINT64_C(1) << n) && c->art_rel >= (UINT64_C(1) << n)) {
                 gap_floor = ptc__edge(c, c->art_rel - (UINT64_C(1) << n), 0);
+                if (!stopped) c->seen_gap = 1; /* not a sleep: suppression */
+            }
             c->psb_at = 0;
         }
     } else if (t == PTC_CYC) {
@@ -2908,11 +3047,20 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         else
             c->cyc_pending = c->count + 1; /* counted when the next packet shows what it is */
     } else if (t == PTC_CBR) {
+        /* a PSB+ that reports a new ratio: it changed at some point since
+           the last one, so cycle counts across it do not convert */
+        if (c->tsc_run && c->tsc_in_psb && c->cbr && c->cbr != item->pkt.u.cbr.ratio) ptc__clock_break(c);
         c->cbr = item->pkt.u.cbr.ratio;
         if (!c->tsc_run) {
             ptc__clock_break(c); /* a new rate without a TSC */
             e->flags |= PTC__CE_STOP;
-        } else if (c->ctc_valid && !c->have_mtc) {
+        } else {
+            /* sent with the TSC and TMA before it, at their instant */
+            e->lo = c->tsc_full;
+            e->hi = c->tsc_full + 1;
+            same_instant = 1;
+        }
+        if (c->tsc_run && c->ctc_valid && !c->have_mtc) {
             /* TSC, TMA, CBR are one instant (PSB+, a wake, a frequency
                change), and the CBR resumes MTCs: the first MTC edge after
                the TMA's is emitted, and whatever comes before the next
@@ -2929,22 +3077,41 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
     }
     if (t != PTC_NONE && !ptc__is_timing(t)) e->flags |= PTC__CE_NTP;
     if (c->psb_at) e->flags |= PTC__CE_PSB;
+    if (c->psb_tail && t != PTC_TSC) {
+        if (t == PTC_NONE || t == PTC_OVF || t == PTC_MTC || t == PTC_PSB) c->psb_tail = 0; /* not a PSB+ after all */
+        else {
+            if (e->lo < c->psb_lo) e->lo = c->psb_lo;
+            if (e->hi > c->psb_hi) e->hi = c->psb_hi;
+            same_instant = 1;
+            if (t == PTC_PSBEND) c->psb_tail = 0;
+        }
+    }
     if (e->flags & PTC__CE_STOP) c->stop_since_mtc = 1;
     e->cap = c->ctc_valid && c->cap_hi && !c->stop_since_mtc && !(e->flags & PTC__CE_MTC) ? c->cap_hi : UINT64_MAX;
 
+    if (c->cfg.cyc_en && !c->pos_active && ptc__cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF && !c->cyc_pending &&
+        !c->cyc_just_before)
+        e->flags |= PTC__CE_NEAR;
     /* where in the current epoch this entry is, in cycles */
     e->epoch = c->epoch;
-    if (t != PTC_CYC && t != PTC_TSC && c->pos_active) {
+    if (same_instant && c->pos_active) { /* where the TSC is */
+        e->pos_lo = c->tsc_pos_lo;
+        e->pos_hi = c->tsc_pos_hi;
+    } else if (t != PTC_CYC && t != PTC_TSC && c->pos_active) {
         e->pos_lo = c->pos;
         /* a CYC-eligible packet right after a CYC is at its time (SDM); a
            TNT is not: its CYC times its first branch */
         if (c->cyc_just_before && ptc__cyc_eligible(t)) {
             e->pos_hi = c->pos;
             e->flags |= PTC__CE_EXACT;
+        } else if (c->cfg.cyc_en && ptc__cyc_eligible(t) && !c->psb_at && t != PTC_OVF) {
+            /* no CYC before it: the threshold had not been reached */
+            uint64_t below = c->cfg.cyc_thresh ? UINT64_C(1) << (c->cfg.cyc_thresh - 1) : 1;
+            e->pos_hi = c->pos + below - 1;
         }
     }
     e->cycles = c->cycles_since_tsc;
-    e->flags |= (uint16_t)((uint16_t)c->cbr << 8);
+    e->flags |= (uint32_t)c->cbr << 16;
     if (t != PTC_PAD && t != PTC_CYC) c->cyc_just_before = 0;
     /* the TMA belongs to the TSC before it; an MTC between them (seen in
        libipt's vectors) is from before the TSC and leaves them paired */
@@ -2953,9 +3120,11 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
 
     if (anchor) {
         ptc__clock_anchor b;
+        ptc__calibrate(c, e);
         ptc__anchor_of(e, &b);
         ptc__finalize(c, c->count, &b, gap_floor);
-        if (e->pos_lo != PTC__NOPOS) ptc__anchor_of(e, &c->positioned); /* with its final interval */
+        ptc__anchor_of(e, &c->last_anchor); /* with its final interval */
+        if (e->pos_lo != PTC__NOPOS) c->positioned = c->last_anchor;
     } else if (c->count == PTC_CLOCK_WINDOW) {
         ptc__finalize(c, c->ready + 1, NULL, 0); /* the window is full: the oldest goes with what is known */
     }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tools/ptdump from the outside (SPEC.md 1.10): options, exit status, the
-# JSON lines of one packet of every type, standard input.
+# JSON lines of one packet of every type, standard input; ptsim and
+# ptdump --check (2.5, 2.8); ptdump --time against ptsim's truth (3.9).
 # usage: tests/test_cli.sh BUILD_DIR   (holds ptdump and ptgen)
 b=$1
 tmp=$(mktemp -d)
@@ -97,6 +98,39 @@ expect_status check_with_config 0 "$b/ptdump" --check --config "$tmp/f.pt.json" 
 expect_status check_wrong_policy 1 "$b/ptdump" --check --jsonl --policy off "$tmp/f.pt"
 grep -q '"violation":"missing_mtc"' "$tmp/out" && pass check_names_violation || fail check_names_violation
 expect_status check_needs_policy 2 "$b/ptdump" --check "$tmp/f.pt"
+
+# ---- ptdump --time (SPEC.md 3.9): every true time inside its interval ----
+# hex strings to numbers (exact below 2^53, plenty for a simulated trace)
+inside_awk='function hex(s,  v, i) { v = 0; s = tolower(substr(s, 3));
+    for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+  { split($0, f, "\t"); tof = f[1]; sub(/^{"off":/, "", tof); sub(/,.*/, "", tof)
+    oof = f[2]; sub(/^{"off":/, "", oof); sub(/,.*/, "", oof)
+    if (tof != oof) { print "misaligned at " tof " / " oof; bad++; exit }
+    t = f[1]; sub(/.*"tsc":/, "", t); sub(/,.*/, "", t)
+    exact = (f[1] ~ /"tsc_frac":"0\//)
+    if (f[2] !~ /"time_lo"/) next
+    lo = f[2]; sub(/.*"time_lo":"/, "", lo); sub(/".*/, "", lo)
+    hi = f[2]; sub(/.*"time_hi":/, "", hi); sub(/[,}].*/, "", hi); gsub(/"/, "", hi)
+    n++
+    if (t + 0 < hex(lo) || (hi != "null" && (t + 0 > hex(hi) || (t + 0 == hex(hi) && !exact)))) {
+      if (bad++ < 3) print "outside: " f[1] " / " f[2] }
+  }
+  END { print n " timed, " bad + 0 " outside" (n < 1000 ? " (too few)" : "") }'
+time_inside() { # name ptdump-args...
+  name=$1; shift
+  "$b/ptdump" --time --jsonl "$@" "$tmp/m.pt" > "$tmp/m.time"; st=$?
+  grep '^{"off"' "$tmp/m.truth" | paste - "$tmp/m.time" | awk "$inside_awk" > "$tmp/m.awk"
+  if [ $st = 0 ] && grep -q ' timed, 0 outside$' "$tmp/m.awk"; then pass "$name: $(cat "$tmp/m.awk")"; else fail "$name" "status $st: $(head -c 600 "$tmp/m.awk")"; fi
+}
+"$b/ptsim" --workload mixed --cycles 3000000 --set cyc_en=1,cyc_thresh=3 -o "$tmp/m.pt" --truth "$tmp/m.truth" --quiet
+time_inside time_with_config --config "$tmp/m.pt.json"
+time_inside time_with_libipt_flags --mtc-freq 3 --nom-freq 24 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 200 --cyc-bits 12 --policy seed
+time_inside time_policy_unknown --config "$tmp/m.pt.json" --policy unknown
+"$b/ptdump" --time "$tmp/m.pt" | grep -m1 ' tsc ' > "$tmp/line"
+grep -q '^[0-9a-f]\{16\}  tsc        1000000 *  time 1000000 \[1000000, 1000001\]$' "$tmp/line" \
+  && pass time_text_column || fail time_text_column "$(cat "$tmp/line")"
+expect_status time_bad_config 2 "$b/ptdump" --time --cpuid-0x15.eax 3 "$tmp/m.pt"
+expect_status time_bad_number 2 "$b/ptdump" --time --mtc-freq 16 "$tmp/m.pt"
 
 # a scenario on standard input
 printf 'set mtc_freq=0\npolicy threshold=2\nstart 0x401000\nidle-mtc 5\nindirect 0x401000 0x402000\nstop\n' \

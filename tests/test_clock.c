@@ -44,21 +44,13 @@ static void on_packet(void *user, const uint8_t *bytes, size_t len, const ptc_tr
 
 static void clock_config_for(const ptc_model_config *m, int exact_nom, int with_policy, ptc_clock_config *cc)
 {
-    ptc_clock_config_default(cc);
-    cc->mtc_freq = m->mtc_freq;
-    cc->cpuid_15_eax = m->cpuid_15_eax;
-    cc->cpuid_15_ebx = m->cpuid_15_ebx;
-    if (exact_nom) { /* TSC ticks per 100 MHz = art_hz * ebx / (eax * 1e8) */
-        cc->nom_num = (uint64_t)m->art_hz * m->cpuid_15_ebx;
-        cc->nom_den = (uint64_t)m->cpuid_15_eax * 100000000u;
-        cc->nom_exact = 1;
-    } else { /* what libipt's --nom-freq gives: the rounded MSR value */
+    ptc_clock_config_from_model(cc, m);
+    if (!exact_nom) { /* what libipt's --nom-freq gives: the rounded MSR value */
         cc->nom_num = mc_nom_freq(m);
         cc->nom_den = 1;
+        cc->nom_exact = 0;
     }
-    cc->cyc_bits = m->cyc_bits;
     cc->have_policy = (uint8_t)with_policy;
-    cc->policy = m->policy;
 }
 
 static int do_run(int wi, const char *policy, const char *settings, uint64_t cycles, uint64_t seed, int exact_nom,
@@ -235,7 +227,9 @@ static void time_round_trip_every_workload_policy_and_configuration(void)
         "cyc_en=1,cyc_thresh=4,cyc_bits=8",
         "cyc_en=1,cyc_thresh=11,cyc_bits=12,mtc_freq=5",
         "cyc_en=1,cyc_thresh=2,mtc_freq=9,cpuid_0x15_eax=3,cpuid_0x15_ebx=250,psb_freq=2",
-        "cyc_en=1,cyc_thresh=3,fifo_bytes=512,drain_bytes=1,drain_cycles=5,cyc_bits=10"
+        "cyc_en=1,cyc_thresh=3,fifo_bytes=512,drain_bytes=1,drain_cycles=5,cyc_bits=10",
+        "cyc_en=1,cyc_thresh=5,pwr_evt_en=0",
+        "pwr_evt_en=0,mtc_freq=1"
     };
     int wi;
     size_t p, s;

@@ -257,4 +257,31 @@ DF_FN void df_json(df_buf *b, const ptc_item *it)
     df_printf(b, "}");
 }
 
+/* ptdump --time (SPEC.md 3.9): the time of an item, appended to its line.
+   The text column starts at a fixed position so times line up. */
+DF_FN void df_time_text(df_buf *b, const ptc_timed_item *t)
+{
+    if (!t->have_time) return;
+    while (b->len < 52 && b->len + 1 < b->cap) b->s[b->len++] = ' ';
+    b->s[b->len < b->cap ? b->len : b->cap - 1] = 0;
+    df_printf(b, "  time %llx [%llx, ", (df_u64)t->tsc, (df_u64)t->tsc_lo);
+    if (t->tsc_hi == UINT64_MAX) df_printf(b, "?]");
+    else df_printf(b, "%llx]", (df_u64)t->tsc_hi);
+    if (t->have_cycles) df_printf(b, " cycles %llu", (df_u64)t->cycles);
+    if (t->conflict) df_printf(b, " conflict");
+}
+
+DF_FN void df_time_json(df_buf *b, const ptc_timed_item *t)
+{
+    if (!t->have_time || b->len == 0 || b->s[b->len - 1] != '}') return;
+    b->s[--b->len] = 0; /* reopen the object */
+    df_json_hex(b, "time", t->tsc);
+    df_json_hex(b, "time_lo", t->tsc_lo);
+    if (t->tsc_hi == UINT64_MAX) df_printf(b, ",\"time_hi\":null");
+    else df_json_hex(b, "time_hi", t->tsc_hi);
+    if (t->have_cycles) df_json_int(b, "cycles", t->cycles);
+    if (t->conflict) df_json_bool(b, "conflict", 1);
+    df_printf(b, "}");
+}
+
 #endif

@@ -1,4 +1,5 @@
-/* ptdump - print the packets of a raw Intel PT trace (SPEC.md 1.10). */
+/* ptdump - print the packets of a raw Intel PT trace (SPEC.md 1.10), with
+   their times (3.9) and policy checks (2.5) when asked. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "dumpfmt.h"
@@ -15,35 +16,107 @@ static const char usage[] =
     "\n"
     "  --no-sync   decode from the first byte instead of the first PSB\n"
     "  --jsonl     one JSON object per line instead of libipt-style text\n"
+    "  --time      the time of every packet: a point estimate and an interval\n"
+    "              [lo, hi] that holds the true TSC (SPEC.md part 3)\n"
     "  --check     check MTC suppression against a policy (SPEC.md 2.5) and\n"
     "              report each violation; the policy comes from --config or --policy\n"
     "  --config F  the configuration ptsim wrote beside the trace (OUT.pt.json)\n"
-    "  --policy P  off, seed, or key=value,... as for ptsim --policy\n"
+    "  --policy P  the trace's MTC suppression: off, seed, or key=value,... as for\n"
+    "              ptsim --policy; unknown (time only) assumes no policy. Default:\n"
+    "              the --config's, else off (hardware that follows the SDM)\n"
+    "  the trace's configuration, by libipt's names (override --config):\n"
+    "  --mtc-freq N --nom-freq N --cpuid-0x15.eax N --cpuid-0x15.ebx N\n"
+    "  --cyc-bits N  width of the cycle counter (default 32)\n"
     "  --help      this text\n"
     "\n"
     "Exit status: 0 decoded without errors (or violations), 1 the input had\n"
     "errors or violations, 2 bad usage or unreadable input. Output format:\n"
-    "SPEC.md section 1.10.\n";
+    "SPEC.md sections 1.10 and 3.9.\n";
 
 enum { CHUNK = 65536 };
+
+typedef struct printer {
+    int jsonl, check, errors;
+    ptc_checker checker;
+    char line[640];
+} printer;
+
+/* One item out: its line (with its time, when there is one) and, with
+   --check, the rule it breaks. */
+static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
+{
+    df_buf b;
+    b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
+    pr->line[0] = 0;
+    if (pr->jsonl) df_json(&b, it); else df_text(&b, it);
+    if (t) { if (pr->jsonl) df_time_json(&b, t); else df_time_text(&b, t); }
+    fputs(pr->line, stdout);
+    fputc('\n', stdout);
+    pr->errors += it->error != PTC_OK;
+    if (pr->check && it->error == PTC_OK) {
+        ptc_violation v = ptc_checker_packet(&pr->checker, &it->pkt);
+        if (v != PTC_VIOL_NONE) {
+            pr->errors++;
+            if (pr->jsonl)
+                printf("{\"off\":%llu,\"violation\":\"%s\",\"msg\":\"%s\"}\n", (unsigned long long)it->offset,
+                       ptc_violation_name(v), ptc_violation_message(v));
+            else
+                printf("[%llx: policy violation: %s (%s)]\n", (unsigned long long)it->offset, ptc_violation_message(v),
+                       ptc_violation_name(v));
+        }
+    }
+}
+
+static void drain_clock(printer *pr, ptc_clock *clk)
+{
+    ptc_timed_item t;
+    while (ptc_clock_pop(clk, &t) == PTC_OK) print_item(pr, &t.item, &t);
+}
+
+/* "--name N" with N a number below limit */
+static int number_arg(const char *name, const char *text, unsigned long long limit, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoull(text, &end, 0);
+    if (errno || end == text || *end || *out >= limit || text[0] == '-') {
+        fprintf(stderr, "ptdump: %s: not a number below %llu: %s\n", name, limit, text);
+        return 0;
+    }
+    return 1;
+}
 
 int main(int argc, char **argv)
 {
     static unsigned char chunk[CHUNK];
-    static char line[512];
     static char outbuf[1 << 16];
+    static printer pr;
+    static ptc_clock clk;
+    static const struct { const char *name; unsigned long long limit; } nums[] = {
+        { "--mtc-freq", 16 }, { "--nom-freq", 256 }, { "--cpuid-0x15.eax", 1ull << 32 },
+        { "--cpuid-0x15.ebx", 1ull << 32 }, { "--cyc-bits", 65 }
+    };
+    unsigned long long numv[5];
+    int numset[5] = { 0, 0, 0, 0, 0 };
     const char *path = NULL, *config = NULL, *policy = NULL;
     unsigned flags = 0;
-    int jsonl = 0, errors = 0, i, eof = 0, check = 0;
+    int i, eof = 0, timed = 0;
     FILE *in;
     ptc_decoder dec;
-    ptc_checker checker;
     ptc_model_config cfg;
+    ptc_clock_config cc;
 
     for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--no-sync") == 0) flags |= PTC_DECODE_NO_SYNC;
-        else if (strcmp(argv[i], "--jsonl") == 0) jsonl = 1;
-        else if (strcmp(argv[i], "--check") == 0) check = 1;
+        size_t k;
+        for (k = 0; k < 5 && strcmp(argv[i], nums[k].name) != 0; k++) {}
+        if (k < 5) {
+            if (i + 1 >= argc) { fprintf(stderr, "ptdump: %s needs a value\n", argv[i]); return 2; }
+            if (!number_arg(nums[k].name, argv[++i], nums[k].limit, &numv[k])) return 2;
+            numset[k] = 1;
+        } else if (strcmp(argv[i], "--no-sync") == 0) flags |= PTC_DECODE_NO_SYNC;
+        else if (strcmp(argv[i], "--jsonl") == 0) pr.jsonl = 1;
+        else if (strcmp(argv[i], "--check") == 0) pr.check = 1;
+        else if (strcmp(argv[i], "--time") == 0) timed = 1;
         else if ((strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--policy") == 0) && i + 1 < argc) {
             if (argv[i][2] == 'c') config = argv[++i]; else policy = argv[++i];
         }
@@ -65,6 +138,7 @@ int main(int argc, char **argv)
         return 2;
     }
     ptc_model_config_default(&cfg);
+    memset(&cfg.policy, 0, sizeof cfg.policy); /* without --config: no suppression */
     if (config) {
         char text[4096], err[200];
         FILE *cf = fopen(config, "rb");
@@ -76,15 +150,31 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (policy) {
+    if (policy && strcmp(policy, "unknown") != 0) {
         char err[200];
         if (!mc_policy(&cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptdump: --policy: %s\n", err); return 2; }
     }
-    if (check && !config && !policy) {
+    if (pr.check && ((!config && !policy) || (policy && strcmp(policy, "unknown") == 0))) {
         fprintf(stderr, "ptdump: --check needs --config or --policy\n");
         return 2;
     }
-    ptc_checker_init(&checker, &cfg.policy);
+    ptc_checker_init(&pr.checker, &cfg.policy);
+
+    /* the clock: the trace's configuration from --config, then libipt's flags */
+    if (config) ptc_clock_config_from_model(&cc, &cfg);
+    else { ptc_clock_config_default(&cc); cc.policy = cfg.policy; }
+    if (numset[0]) cc.mtc_freq = (uint8_t)numv[0];
+    if (numset[1]) { cc.nom_num = numv[1]; cc.nom_den = 1; cc.nom_exact = 0; }
+    if (numset[2]) cc.cpuid_15_eax = (uint32_t)numv[2];
+    if (numset[3]) cc.cpuid_15_ebx = (uint32_t)numv[3];
+    if (numset[4]) cc.cyc_bits = (uint8_t)numv[4];
+    if (policy && strcmp(policy, "unknown") == 0) cc.have_policy = 0;
+    if (timed && ptc_clock_init(&clk, &cc) != PTC_OK) {
+        fprintf(stderr, "ptdump: --time: the configuration is not usable (cpuid-0x15.eax and .ebx go together; "
+                        "cyc-bits is 1..64)\n");
+        return 2;
+    }
+
     in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!in) {
         fprintf(stderr, "ptdump: cannot open %s: %s\n", path, strerror(errno));
@@ -96,24 +186,10 @@ int main(int argc, char **argv)
         ptc_item it;
         ptc_status st = ptc_decoder_next(&dec, &it);
         if (st == PTC_OK) {
-            df_buf b;
-            b.s = line; b.cap = sizeof line; b.len = 0;
-            line[0] = 0;
-            if (jsonl) df_json(&b, &it); else df_text(&b, &it);
-            fputs(line, stdout);
-            fputc('\n', stdout);
-            errors += it.error != PTC_OK;
-            if (check && it.error == PTC_OK) {
-                ptc_violation v = ptc_checker_packet(&checker, &it.pkt);
-                if (v != PTC_VIOL_NONE) {
-                    errors++;
-                    if (jsonl)
-                        printf("{\"off\":%llu,\"violation\":\"%s\",\"msg\":\"%s\"}\n", (unsigned long long)it.offset,
-                               ptc_violation_name(v), ptc_violation_message(v));
-                    else
-                        printf("[%llx: policy violation: %s (%s)]\n", (unsigned long long)it.offset,
-                               ptc_violation_message(v), ptc_violation_name(v));
-                }
+            if (!timed) print_item(&pr, &it, NULL);
+            else {
+                (void)ptc_clock_push(&clk, &it); /* cannot be full: drained after every push */
+                drain_clock(&pr, &clk);
             }
         } else if (st == PTC_NEED_INPUT) {
             size_t n = eof ? 0 : fread(chunk, 1, sizeof chunk, in);
@@ -131,7 +207,11 @@ int main(int argc, char **argv)
             break; /* PTC_END */
         }
     }
+    if (timed) {
+        ptc_clock_finish(&clk);
+        drain_clock(&pr, &clk);
+    }
     if (in != stdin) fclose(in);
     if (fflush(stdout) != 0) return 2;
-    return errors ? 1 : 0;
+    return pr.errors ? 1 : 0;
 }
