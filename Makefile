@@ -21,8 +21,8 @@ TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/workloads.h
 TESTHDR := tests/testlib.h tests/libipt_allowlist.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen
 TESTS   := test_packets test_stream test_golden test_realtraces test_model test_clock
-FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model
-FUZZHDR := fuzz/fuzz_helpers.h tools/pktgen.h
+FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock
+FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/pktgen.h
 
 HAVE_LIBIPT := $(shell test -f /usr/include/intel-pt.h && echo yes)
 HAVE_AFL    := $(shell command -v afl-clang-fast >/dev/null 2>&1 && echo yes)

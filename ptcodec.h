@@ -2839,11 +2839,27 @@ static void ptc__position_by_time(ptc_clock *c, ptc__clock_entry *e)
     uint64_t most;
     if (!a->valid || a->epoch != c->epoch || a->pos_hi == PTC__NOPOS || !a->lo || a->hi == UINT64_MAX || e->hi < a->lo)
         return;
+    /* at most as many cycles as could run in the time between them (not
+       at least: tracing may have stopped in between, and the counter) */
     most = ptc__ticks_cycles(c, e->hi - a->lo, c->cbr, 1);
     if (most != UINT64_MAX && a->pos_hi + most < e->pos_hi) e->pos_hi = a->pos_hi + most;
-    if (a->pos_lo != PTC__NOPOS && e->lo > a->hi) {
-        uint64_t least = a->pos_lo + ptc__ticks_cycles(c, e->lo - a->hi, c->cbr, 0);
-        if (least > e->pos_lo) e->pos_lo = least;
+}
+
+/* The CYCs at the end of what was pushed, when what follows is an OVF, a
+   PSB or the end of the trace: they may have gone out after a clock stop
+   the trace does not show (a wake whose TSC was lost, tracing stopped or
+   restarted during a sleep), so neither their cycle positions nor the
+   next MTC edge bound them. */
+static void ptc__unpin_trailing_cycs(ptc_clock *c)
+{
+    size_t i;
+    for (i = c->count; i-- > c->ready;) {
+        ptc__clock_entry *o = ptc__ce(c, i);
+        ptc_packet_type ot = o->it.error == PTC_OK ? o->it.pkt.type : PTC_NONE;
+        if (ot != PTC_CYC && ot != PTC_PAD) break;
+        o->pos_lo = o->pos_hi = PTC__NOPOS;
+        o->flags &= ~(uint32_t)PTC__CE_EXACT;
+        o->cap = UINT64_MAX;
     }
 }
 
@@ -2857,6 +2873,7 @@ static void ptc__apply_cyc(ptc_clock *c, ptc_packet_type next)
     uint64_t v = e->it.pkt.u.cyc.cycles;
     size_t i;
     c->cyc_pending = 0;
+    if (next == PTC_OVF) e->cap = UINT64_MAX; /* sent with the OVF, after packets were lost */
     if (next == PTC_OVF || next == PTC_NONE) return;
     c->cycles_since_tsc += v;
     c->have_cycles = 1;
@@ -2909,7 +2926,11 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
     if (c->cyc_pending && t != PTC_PAD) ptc__apply_cyc(c, t);
 
     if (item->error != PTC_OK || t == PTC_OVF) {
-        /* packets were lost: MTC gaps and cycle counts no longer add up */
+        /* packets were lost: MTC gaps and cycle counts no longer add up.
+           The CYCs right before an OVF may be the start of a wake whose
+           TSC was lost: after a clock stop, so neither their cycle
+           positions nor the next MTC edge bound them */
+        ptc__unpin_trailing_cycs(c);
         ptc__clock_break(c);
         c->ctc_valid = 0;
         c->psb_at = 0;
@@ -2944,17 +2965,24 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
             }
         } else {
             /* a TSC outside PSB+ may follow a clock stop: a new epoch */
+            uint64_t old_pos = c->pos;
+            int old_active = c->pos_active;
             ptc__clock_break(c);
-            if (cyc_before) { /* the counter was read right here: both start it */
+            if (cyc_before) {
+                /* The CYC before it counted the cycles up to the stop (the
+                   counter stops with the clock), so its point is where the
+                   clock stopped and started again: the new epoch starts
+                   there, at the TSC. The CYC packet itself went out at the
+                   wake, or before the stop when the counter had just
+                   wrapped: its time is anywhere from its place in the old
+                   epoch to the TSC. */
                 ptc__clock_entry *cy = ptc__ce(c, cyc_before - 1);
                 c->pos_active = 1;
                 c->pos = 0;
                 e->pos_lo = e->pos_hi = 0;
                 e->flags |= PTC__CE_EXACT;
-                cy->epoch = c->epoch;
-                cy->pos_lo = cy->pos_hi = 0;
-                cy->flags |= PTC__CE_EXACT;
-                cy->cycles = 0;
+                cy->pos_lo = old_active ? old_pos : PTC__NOPOS;
+                cy->pos_hi = PTC__NOPOS;
                 cy->cap = UINT64_MAX; /* it may come after a clock stop: no pre-stop cap */
             }
         }
@@ -2991,14 +3019,18 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         uint8_t p = item->pkt.u.mtc.ctc;
         uint64_t step;
         if (c->mtc_after_tma) {
+            /* (an MTC at the TMA's own instant is possible: the TMA read
+               the CTC just as it reached the edge - step 0) */
             if (n <= 8) { /* the TMA holds CTC[N+7:N]: the first edge is exact */
                 uint64_t mask = (UINT64_C(1) << (n + 8)) - 1;
                 step = (((uint64_t)p << n) - c->ctc_base_low) & mask;
-                if (!step) step = mask + 1;
             } else { /* not all of them: the first edge after the TMA, if it fits */
-                uint64_t lowmask = (UINT64_C(1) << (16 - n)) - 1;
-                step = (UINT64_C(1) << n) - (c->ctc_base_low & ((UINT64_C(1) << n) - 1));
-                if ((((uint64_t)(c->ctc_base_low >> n) + 1) & lowmask) != (p & lowmask)) c->ctc_valid = 0;
+                uint64_t lowmask = (UINT64_C(1) << (16 - n)) - 1, below = c->ctc_base_low & ((UINT64_C(1) << n) - 1);
+                if (!below && ((uint64_t)(c->ctc_base_low >> n) & lowmask) == (p & lowmask)) step = 0;
+                else {
+                    step = (UINT64_C(1) << n) - below;
+                    if ((((uint64_t)(c->ctc_base_low >> n) + 1) & lowmask) != (p & lowmask)) c->ctc_valid = 0;
+                }
             }
             c->mtc_after_tma = 0;
         } else { /* at least one period since the last MTC: equal payloads are 256 */
@@ -3072,12 +3104,16 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
     } else if (t == PTC_PSB) {
         c->psb_at = c->count + 1;
         c->psb_point = 0;
+        ptc__unpin_trailing_cycs(c);
+        /* tracing may have stopped and started again before a PSB+, the
+           cycle counter with it: no rate measurement spans one */
+        c->rate_ref.valid = 0;
     } else if (t == PTC_PSBEND) {
         c->psb_at = 0;
     }
     if (t != PTC_NONE && !ptc__is_timing(t)) e->flags |= PTC__CE_NTP;
     if (c->psb_at) e->flags |= PTC__CE_PSB;
-    if (c->psb_tail && t != PTC_TSC) {
+    if (c->psb_tail && t != PTC_TSC && t != PTC_CYC && t != PTC_PAD) { /* (a CYC may go with an OVF that cuts the PSB+ short) */
         if (t == PTC_NONE || t == PTC_OVF || t == PTC_MTC || t == PTC_PSB) c->psb_tail = 0; /* not a PSB+ after all */
         else {
             if (e->lo < c->psb_lo) e->lo = c->psb_lo;
@@ -3125,8 +3161,11 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         ptc__finalize(c, c->count, &b, gap_floor);
         ptc__anchor_of(e, &c->last_anchor); /* with its final interval */
         if (e->pos_lo != PTC__NOPOS) c->positioned = c->last_anchor;
-    } else if (c->count == PTC_CLOCK_WINDOW) {
-        ptc__finalize(c, c->ready + 1, NULL, 0); /* the window is full: the oldest goes with what is known */
+    } else if (c->count == PTC_CLOCK_WINDOW && c->ready + 1 < c->count) {
+        /* the window is full: the oldest goes with what is known - never
+           the newest (a CYC waiting for the next packet, the start of a
+           wake): then all the others are final, and the caller pops them */
+        ptc__finalize(c, c->ready + 1, NULL, 0);
     }
     return PTC_OK;
 }
@@ -3135,6 +3174,7 @@ PTCDEF void ptc_clock_finish(ptc_clock *c)
 {
     if (!c || c->finished) return;
     if (c->cyc_pending) ptc__apply_cyc(c, PTC_PAD);
+    ptc__unpin_trailing_cycs(c);
     c->finished = 1;
     if (c->ready < c->count) ptc__finalize(c, c->count, NULL, 0);
 }

@@ -539,6 +539,33 @@ static void api_contract(void)
     CHECK(popped == 3 * PTC_CLOCK_WINDOW, "%zu of %d came out", popped, 3 * PTC_CLOCK_WINDOW);
     CHECK(ptc_clock_pop(&c, &out) == PTC_END);
     CHECK(ptc_clock_push(&c, &it) == PTC_ERR_BAD_STATE, "push after finish");
+
+    /* a window full of CYCs, taken out only when a push is refused: every
+       count is applied before its CYC goes out (cycles add up) */
+    CHECK(ptc_clock_init(&c, &cc) == PTC_OK);
+    memset(&it, 0, sizeof it);
+    it.pkt.type = PTC_CYC;
+    it.pkt.size = 1;
+    it.pkt.u.cyc.cycles = 3;
+    popped = 0;
+    for (i = 0; i < 3 * PTC_CLOCK_WINDOW; i++) {
+        ptc_status st;
+        it.offset = i;
+        while ((st = ptc_clock_push(&c, &it)) == PTC_ERR_BAD_STATE) {
+            size_t before = popped;
+            while (ptc_clock_pop(&c, &out) == PTC_OK) {
+                CHECK(out.have_cycles && out.cycles == 3 * (popped + 1), "CYC %zu: %llu cycles", popped,
+                      (unsigned long long)out.cycles);
+                popped++;
+            }
+            CHECK(popped > before, "a full window gave nothing out");
+            if (popped == before) return;
+        }
+        CHECK(st == PTC_OK);
+    }
+    ptc_clock_finish(&c);
+    while (ptc_clock_pop(&c, &out) == PTC_OK) popped++;
+    CHECK(popped == 3 * PTC_CLOCK_WINDOW, "%zu of %d CYCs came out", popped, 3 * PTC_CLOCK_WINDOW);
 }
 
 static void shared_data_present(void)

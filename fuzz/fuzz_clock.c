@@ -1,0 +1,90 @@
+/* fuzz_clock: time round trips (SPEC.md part 3). Fuzz input -> model
+   configuration, suppression policy and event program (fuzz_modelrun.h)
+   -> trace -> decoded and timed by ptc_clock. Oracles, for every packet:
+   - the true TSC lies inside [tsc_lo, tsc_hi], and tsc is inside too;
+   - point estimates and lower bounds never go back;
+   - no conflict is reported (the configuration the clock gets is true).
+   The clock gets the model's configuration in one of four ways, chosen by
+   the input: exact nom or nom rounded as the MSR holds it, and the policy
+   or no policy at all; and its window is drained now and then or only
+   when full. */
+#define PTCODEC_IMPLEMENTATION
+#include "../ptcodec.h"
+#include "fuzz_modelrun.h"
+
+static unsigned nom_rounded(const ptc_model_config *m)
+{
+    uint64_t x100 = (uint64_t)m->art_hz * m->cpuid_15_ebx / m->cpuid_15_eax;
+    unsigned nom = (unsigned)((x100 + 50000000u) / 100000000u);
+    return nom ? nom : 1;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static ptc_clock clk;
+    fz_input in;
+    ptc_model_config cfg;
+    ptc_clock_config cc;
+    fz_rec r;
+    ptc_decoder dec;
+    ptc_item it;
+    ptc_timed_item out;
+    size_t k = 0, pushed = 0;
+    uint64_t last_point = 0, last_lo = 0;
+    unsigned how, drain_every;
+    if (size > 4096) return 0;
+    in.data = data;
+    in.size = size;
+    fz_model_config(&in, &cfg);
+    how = fz_take(&in, 0, 3);
+    drain_every = fz_take(&in, 1, 64);
+    memset(&r, 0, sizeof r);
+    fz_model_run(&cfg, in.data, in.size, &r);
+
+    ptc_clock_config_from_model(&cc, &cfg);
+    if (how & 1) { /* what libipt's --nom-freq carries */
+        cc.nom_num = nom_rounded(&cfg);
+        cc.nom_den = 1;
+        cc.nom_exact = 0;
+    }
+    if (how & 2) cc.have_policy = 0;
+    FZ_ASSERT(ptc_clock_init(&clk, &cc) == PTC_OK, "clock config rejected");
+    ptc_decoder_init_buffer(&dec, 0, r.bytes, r.len);
+    for (;;) {
+        ptc_status st = ptc_decoder_next(&dec, &it);
+        int drain;
+        if (st == PTC_OK) {
+            FZ_ASSERT(it.error == PTC_OK, "model output does not decode at %llu", (unsigned long long)it.offset);
+            FZ_ASSERT(ptc_clock_push(&clk, &it) == PTC_OK, "push refused with the window drained");
+            pushed++;
+        } else {
+            ptc_clock_finish(&clk);
+        }
+        drain = st != PTC_OK || pushed % drain_every == 0 || clk.count == PTC_CLOCK_WINDOW;
+        while (drain && ptc_clock_pop(&clk, &out) == PTC_OK) {
+            const ptc_truth *t;
+            while (k < r.nt && r.t[k].fate != PTC_FATE_EMITTED) k++;
+            FZ_ASSERT(k < r.nt && r.t[k].offset == out.item.offset, "timed item %llu is not the next packet",
+                      (unsigned long long)out.item.offset);
+            t = &r.t[k++];
+            if (!out.have_time) continue;
+            FZ_ASSERT(out.tsc_lo <= t->time.tsc &&
+                          (t->time.tsc < out.tsc_hi || (t->time.tsc == out.tsc_hi && t->time.num == 0)),
+                      "%s at %llu: true TSC %llu not in [%llu, %llu] (clock config %u)",
+                      ptc_packet_type_name(t->pkt.type), (unsigned long long)t->offset,
+                      (unsigned long long)t->time.tsc, (unsigned long long)out.tsc_lo,
+                      (unsigned long long)out.tsc_hi, how);
+            FZ_ASSERT(out.tsc_lo <= out.tsc && out.tsc <= out.tsc_hi, "point outside its interval at %llu",
+                      (unsigned long long)t->offset);
+            FZ_ASSERT(out.tsc >= last_point && out.tsc_lo >= last_lo, "time goes back at %llu",
+                      (unsigned long long)t->offset);
+            FZ_ASSERT(!out.conflict, "conflict reported at %llu in a trace that has none", (unsigned long long)t->offset);
+            last_point = out.tsc;
+            last_lo = out.tsc_lo;
+        }
+        if (st != PTC_OK) break;
+    }
+    FZ_ASSERT(ptc_clock_pop(&clk, &out) == PTC_END, "items left in the clock");
+    fz_rec_free(&r);
+    return 0;
+}

@@ -1,0 +1,130 @@
+/* fuzz_modelrun.h - the hardware model driven by fuzz input, shared by
+   fuzz_model (the model's own oracles) and fuzz_clock (time round trips).
+
+   fz_model_config draws a configuration and a suppression policy from the
+   input's last bytes (fz_take); fz_model_run plays the rest of the input
+   as a program of workload events, two bytes an event, and records the
+   stream and its truth. */
+#ifndef PTCODEC_FUZZ_MODELRUN_H
+#define PTCODEC_FUZZ_MODELRUN_H
+
+#include "fuzz_helpers.h"
+
+#include <string.h>
+
+typedef struct fz_rec {
+    uint8_t *bytes;
+    size_t len, cap;
+    ptc_truth *t;
+    size_t nt, capt;
+} fz_rec;
+
+static void fz_rec_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
+{
+    fz_rec *r = (fz_rec *)user;
+    if (r->len + len > r->cap) {
+        r->cap = (r->len + len) * 2 + 4096;
+        r->bytes = (uint8_t *)realloc(r->bytes, r->cap);
+        FZ_ASSERT(r->bytes != NULL, "out of memory");
+    }
+    memcpy(r->bytes + r->len, bytes, len);
+    r->len += len;
+    if (r->nt == r->capt) {
+        r->capt = r->capt * 2 + 1024;
+        r->t = (ptc_truth *)realloc(r->t, r->capt * sizeof *r->t);
+        FZ_ASSERT(r->t != NULL, "out of memory");
+    }
+    r->t[r->nt++] = *t;
+}
+
+static const uint8_t fz_ratios[] = { 12, 16, 20, 24, 30, 36, 40 };
+static const struct { uint32_t art, eax, ebx; } fz_clocks[] = {
+    { 24000000, 2, 200 }, { 25000000, 3, 250 }, { 19200000, 7, 625 }, { 38400000, 1, 50 }
+};
+
+/* Runs the event program `prog` on a model with cfg; records into r. */
+static void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t n, fz_rec *r)
+{
+    ptc_model m;
+    ptc_model_sink sink;
+    uint64_t ip = 0x401000, budget = 300000; /* cycles: keeps single stepping quick */
+    size_t i = 0;
+    sink.user = r;
+    sink.packet = fz_rec_packet;
+    sink.event = NULL;
+    FZ_ASSERT(ptc_model_init(&m, cfg, &sink) == PTC_OK, "config rejected: %s", ptc_model_error_field(&m));
+    ptc_model_start(&m, ip);
+    while (i + 2 <= n) {
+        uint8_t op = prog[i], arg = prog[i + 1];
+        uint64_t target = 0x401000 + ((uint64_t)arg << 4) + (op & 0x80 ? 0x100000 : 0); /* some inside a filter, some not */
+        i += 2;
+        switch (op % 11) {
+        case 0: case 1: case 2: { /* idle */
+            uint64_t c = (uint64_t)arg * (op % 3 == 2 ? 211 : 7) + 1;
+            if (c > budget) c = budget;
+            budget -= c;
+            ptc_model_idle(&m, c);
+            break;
+        }
+        case 3: ptc_model_branch(&m, ip, (arg & 1) ? target : ip + 2, arg & 1); ip = (arg & 1) ? target : ip + 2; break;
+        case 4: ptc_model_jump(&m, ip, target, 0); ip = target; break;
+        case 5: ptc_model_jump(&m, ip, target, 1); ip = target; break;
+        case 6: ptc_model_interrupt(&m, ip, UINT64_C(0x7f0000001000) + arg); ip = UINT64_C(0x7f0000001000) + arg; break;
+        case 7: ptc_model_ptwrite(&m, ip, (uint64_t)arg * 0x0101010101ULL, (arg & 1) ? 8 : 4); break;
+        case 8: ptc_model_cr3(&m, ip, (uint64_t)arg << 12); break;
+        case 9:
+            if (arg & 1) ptc_model_mode(&m, ip, target, arg & 2 ? 1 : 0, arg & 2 ? 0 : 1);
+            else ptc_model_set_ratio(&m, ip, fz_ratios[arg % sizeof fz_ratios]);
+            break;
+        default: ptc_model_sleep(&m, ip, arg & 1, arg, 1, (uint8_t)(1 + arg % 7), (uint64_t)arg * 37, arg & 2); break;
+        }
+    }
+    ptc_model_stop(&m);
+}
+
+/* A configuration the model accepts, from the end of the input. */
+static void fz_model_config(fz_input *in, ptc_model_config *cfg)
+{
+    size_t c;
+    ptc_model_config_default(cfg);
+    c = fz_take(in, 0, 3);
+    cfg->art_hz = fz_clocks[c].art;
+    cfg->cpuid_15_eax = fz_clocks[c].eax;
+    cfg->cpuid_15_ebx = fz_clocks[c].ebx;
+    cfg->core_ratio = fz_ratios[fz_take(in, 0, sizeof fz_ratios - 1)];
+    cfg->mtc_freq = (uint8_t)fz_take(in, 0, 10);
+    cfg->cyc_en = (uint8_t)fz_take(in, 0, 1);
+    cfg->cyc_thresh = (uint8_t)fz_take(in, 0, 12);
+    cfg->cyc_bits = (uint8_t)fz_take(in, 4, 16);
+    cfg->psb_freq = (uint8_t)fz_take(in, 0, 2);
+    cfg->long_tnt = (uint8_t)fz_take(in, 0, 1);
+    cfg->pwr_evt_en = (uint8_t)fz_take(in, 0, 1);
+    cfg->ptw_en = (uint8_t)fz_take(in, 0, 1);
+    cfg->fup_on_ptw = (uint8_t)fz_take(in, 0, 1);
+    cfg->os = (uint8_t)fz_take(in, 0, 1);
+    cfg->art_start = fz_take(in, 0, 0xFFFFF);
+    if (fz_take(in, 0, 1)) {
+        cfg->nfilters = 1;
+        cfg->filter_lo[0] = 0x401000;
+        cfg->filter_hi[0] = 0x402000;
+    }
+    if (fz_take(in, 0, 1)) {
+        cfg->fifo_bytes = fz_take(in, 128, 4096);
+        cfg->drain_bytes = fz_take(in, 1, 4);
+        cfg->drain_cycles = fz_take(in, 1, 16);
+    }
+    cfg->policy.threshold = (uint8_t)fz_take(in, 0, 5);
+    cfg->policy.resume_on_value = (uint8_t)fz_take(in, 0, 1);
+    cfg->policy.resume_value = (uint8_t)fz_take(in, 0, 255);
+    cfg->policy.resume_after = (uint8_t)fz_take(in, 0, 255);
+    cfg->policy.min_burst = (uint8_t)fz_take(in, 2, 6);
+    if (cfg->policy.threshold && !cfg->policy.resume_after && !cfg->policy.resume_on_value) cfg->policy.resume_after = 255;
+}
+
+static void fz_rec_free(fz_rec *r)
+{
+    free(r->bytes);
+    free(r->t);
+}
+
+#endif
