@@ -67,7 +67,7 @@ CHECK_BIN := $(addprefix $(BUILD)/test/clang/,$(TESTS)) \
              $(addprefix $(BUILD)/san/,$(TOOLS)) \
              $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS))
 ifeq ($(HAVE_LIBIPT),yes)
-CHECK_BIN += $(BUILD)/test/clang/test_libipt
+CHECK_BIN += $(BUILD)/test/clang/test_libipt $(BUILD)/test/clang/timecmp
 endif
 ifeq ($(HAVE_LIBFUZZER),yes)
 CHECK_BIN += $(addprefix $(BUILD)/libfuzzer/,$(FUZZ_TARGETS))
@@ -84,6 +84,10 @@ $(BUILD)/test/clang/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/clang
 
 $(BUILD)/test/gcc/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
 	gcc $(TESTCFLAGS) -o $@ $< $(if $(filter test_libipt,$*),-lipt)
+
+# the time accuracy comparison, sanitized, for make check (make bench runs the -O2 one)
+$(BUILD)/test/clang/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) | $(BUILD)/test/clang
+	$(CLANG) $(TESTCFLAGS) -o $@ $< -lipt
 
 # the model's and the clock's exact arithmetic through the portable 128-bit code
 $(BUILD)/test/gcc/%_noi128: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc

@@ -2765,8 +2765,11 @@ static void ptc__finalize(ptc_clock *c, size_t upto, const ptc__clock_anchor *b,
                                         (uint8_t)(e->flags >> 16), 1);
             if (mid - e->lo > d) mid = e->lo + d;
         }
-        /* and not past the anchor's own guess, so that it need not wait */
+        /* and not past the anchor's own guess, so that it need not wait;
+           finalized early (the window is full), the point stays at what is
+           known: a guess ahead would hold every later point up */
         if (b && i + 1 < upto && mid > b->lo) mid = b->lo > e->lo ? b->lo : e->lo;
+        if (!b && !c->finished) mid = e->lo;
         e->point = mid < c->out_point ? c->out_point : mid;
         c->out_lo = e->lo;
         c->out_point = e->point;
@@ -3101,6 +3104,11 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
             c->cap_hi = ptc__sat_add(ptc__edge(c, first, 1), ptc__cyc_ticks(c, 1, c->cbr, 1));
             c->stop_since_mtc = 0;
         }
+    } else if (t == PTC_PWRX && c->tsc_run) {
+        /* the wake's PWRX, sent with its TSC */
+        e->lo = c->tsc_full;
+        e->hi = c->tsc_full + 1;
+        same_instant = 1;
     } else if (t == PTC_PSB) {
         c->psb_at = c->count + 1;
         c->psb_point = 0;
@@ -3151,7 +3159,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
     if (t != PTC_PAD && t != PTC_CYC) c->cyc_just_before = 0;
     /* the TMA belongs to the TSC before it; an MTC between them (seen in
        libipt's vectors) is from before the TSC and leaves them paired */
-    if (t != PTC_TSC && t != PTC_TMA && t != PTC_PAD && t != PTC_CYC && t != PTC_MTC) c->tsc_run = 0;
+    if (t != PTC_TSC && t != PTC_TMA && t != PTC_CBR && t != PTC_PAD && t != PTC_CYC && t != PTC_MTC) c->tsc_run = 0;
     c->count++;
 
     if (anchor) {

@@ -15,7 +15,10 @@
    the CYC threshold; nothing about suppression), and with the
    configuration ptsim writes (exact nom, the policy).
 
-   usage: timecmp [--cycles N] [--seed S] [--workload NAME] */
+   usage: timecmp [--cycles N] [--seed S] [--workload NAME] [--check]
+   --check: exit status 1 unless, in every row, ptcodec's times never go back,
+   every true time is inside its interval, and ptcodec's maximum error (with
+   either configuration) is below libipt's (make check runs this). */
 #define _POSIX_C_SOURCE 200809L
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
@@ -200,15 +203,17 @@ int main(int argc, char **argv)
 {
     static const char *policies[] = { "off", "seed" };
     uint64_t cycles = 20000000, seed = 1;
-    int only = -1, wi, p, cyc, i, bad = 0;
+    int only = -1, wi, p, cyc, i, bad = 0, check = 0, claims_fail = 0;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--cycles") && i + 1 < argc) cycles = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--workload") && i + 1 < argc) {
             only = wl_find(argv[++i]);
             if (only < 0) { fprintf(stderr, "timecmp: no workload %s\n", argv[i]); return 2; }
+        } else if (!strcmp(argv[i], "--check")) {
+            check = 1;
         } else {
-            fprintf(stderr, "usage: timecmp [--cycles N] [--seed S] [--workload NAME]\n");
+            fprintf(stderr, "usage: timecmp [--cycles N] [--seed S] [--workload NAME] [--check]\n");
             return 2;
         }
     }
@@ -291,6 +296,11 @@ int main(int argc, char **argv)
                     row(wl_names[wi], policies[p], cyc ? "on" : "off", "libipt 2.0.5", &s_lib);
                     row(wl_names[wi], policies[p], cyc ? "on" : "off", "ptcodec, perf's config", &s_pl);
                     row(wl_names[wi], policies[p], cyc ? "on" : "off", "ptcodec, ptsim config", &s_pf);
+                    if (s_pl.back || s_pf.back || s_pl.outside || s_pf.outside ||
+                        (s_lib.n && (s_pl.max_err >= s_lib.max_err || s_pf.max_err >= s_lib.max_err))) {
+                        claims_fail = 1;
+                        printf("  ^ ptcodec does not beat libipt in this row\n");
+                    }
                 }
                 free(items);
                 free(est);
@@ -300,5 +310,6 @@ int main(int argc, char **argv)
                 free(tr.t);
             }
     }
-    return bad;
+    if (check) printf("%s\n", bad || claims_fail ? "CHECK FAILED" : "check: ptcodec beats libipt in every row");
+    return bad || (check && claims_fail);
 }

@@ -26,6 +26,14 @@ run test_golden "$b/test/clang/test_golden"
 run test_realtraces "$b/test/clang/test_realtraces"
 if [ -x "$b/test/clang/test_libipt" ]; then run test_libipt "$b/test/clang/test_libipt"
 else echo "skip - test_libipt: libipt-dev is not installed" | tee -a "$log"; fi
+# SPEC 3.10: on every standard workload, with and without suppression and CYC,
+# ptcodec's maximum time error is below libipt's and nothing goes back
+timecmp() {
+  if "$b/test/clang/timecmp" --check --cycles 3000000 > "$log.r" 2>&1; then echo "ok - time_accuracy_vs_libipt: $(tail -1 "$log.r")"
+  else grep -B3 'does not beat' "$log.r" | head -20; tail -3 "$log.r"; echo "FAIL - time_accuracy_vs_libipt"; fi
+}
+if [ -x "$b/test/clang/timecmp" ]; then run time_accuracy_vs_libipt timecmp
+else echo "skip - time_accuracy_vs_libipt: libipt-dev is not installed" | tee -a "$log"; fi
 run test_cli sh tests/test_cli.sh "$b/san"
 run compile_matrix env BUILD="$b" sh tests/compile_matrix.sh
 # Every corpus file through its target, engine-free (gcc, ASan+UBSan).
