@@ -384,6 +384,83 @@ static void suppressed_is_no_wider(void)
     }
 }
 
+/* ---- resync: decoding from the middle, and after damage -------------------------- */
+
+/* A trace decoded from a point in its middle (the decoder syncs at the next
+   PSB), or with a byte destroyed (the decoder reports the error and syncs
+   again): every packet that decodes where the model wrote it still has its
+   true TSC inside its interval, and time does not go back. */
+static void clock_after_resync(void)
+{
+    int wi;
+    uint8_t bad_ext = 0, probe[16];
+    ptc_packet pk;
+    for (bad_ext = 0; bad_ext < 255; bad_ext++) { /* an extended opcode the SDM leaves undefined */
+        memset(probe, 0, sizeof probe);
+        probe[0] = 0x02;
+        probe[1] = bad_ext;
+        if (ptc_decode_packet(probe, sizeof probe, PTC_BLOCK_NONE, &pk) == PTC_ERR_BAD_OPCODE) break;
+    }
+    CHECK(bad_ext < 255, "no undefined extended opcode");
+    for (wi = 0; wi < WL_COUNT; wi++) {
+        run r;
+        size_t cut, trial;
+        if (!do_run(wi, "seed", "cyc_en=1,cyc_thresh=3,psb_freq=0", 3000000, 21, 1, 1, &r)) continue;
+        for (trial = 0; trial < 6; trial++) {
+            static ptc_clock clk;
+            ptc_clock_config cc;
+            ptc_decoder d;
+            ptc_item it;
+            ptc_timed_item out;
+            uint8_t *copy = (uint8_t *)malloc(r.len);
+            size_t k = 0, checked = 0, outside = 0, back = 0;
+            uint64_t last = 0;
+            memcpy(copy, r.bytes, r.len);
+            cut = r.len / 7 * (trial + 1);
+            if (trial % 2) { /* damage: a packet's first bytes become an undefined opcode */
+                for (k = 0; k < r.nt && (r.t[k].offset < cut || r.t[k].pkt.size < 2); k++) {}
+                if (k == r.nt) { free(copy); continue; }
+                cut = (size_t)r.t[k].offset;
+                copy[cut] = 0x02;
+                copy[cut + 1] = bad_ext;
+                k = 0;
+            }
+            clock_config_for(&r.cfg, 1, 1, &cc);
+            CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
+            ptc_decoder_init_buffer(&d, 0, trial % 2 ? copy : copy + cut, trial % 2 ? r.len : r.len - cut);
+            for (;;) {
+                ptc_status st = ptc_decoder_next(&d, &it);
+                if (st == PTC_OK) {
+                    if (!(trial % 2)) it.offset += cut; /* back to the trace's offsets */
+                    CHECK(ptc_clock_push(&clk, &it) == PTC_OK);
+                } else {
+                    ptc_clock_finish(&clk);
+                }
+                while (ptc_clock_pop(&clk, &out) == PTC_OK) {
+                    while (k < r.nt && r.t[k].offset < out.item.offset) k++;
+                    if (!out.have_time) continue;
+                    if (out.tsc < last) back++;
+                    last = out.tsc;
+                    if (k == r.nt || r.t[k].offset != out.item.offset || out.item.error != PTC_OK ||
+                        !ptc_packet_equal(&r.t[k].pkt, &out.item.pkt))
+                        continue; /* the damaged packet, or not a packet of the trace */
+                    checked++;
+                    if (!inside(&r.t[k], &out) && outside++ < 3)
+                        CHECK(0, "%s, %s at %zu: %s at %llu: true %llu not in [%llu, %llu]", wl_names[wi],
+                              trial % 2 ? "damaged" : "started", cut, ptc_packet_type_name(r.t[k].pkt.type),
+                              (unsigned long long)r.t[k].offset, (unsigned long long)r.t[k].time.tsc,
+                              (unsigned long long)out.tsc_lo, (unsigned long long)out.tsc_hi);
+                }
+                if (st != PTC_OK) break;
+            }
+            CHECK(back == 0, "%s: time went back %zu times", wl_names[wi], back);
+            CHECK(checked > 0 || r.len - cut < 4096, "%s: nothing checked after %zu", wl_names[wi], cut);
+            free(copy);
+        }
+        run_free(&r);
+    }
+}
+
 /* ---- libipt's timing vectors --------------------------------------------------- */
 
 /* Where libipt's ptdump prints a time at a TSC, TMA or MTC, the value is
@@ -586,6 +663,7 @@ int main(void)
     RUN(without_the_policy);
     RUN(wrong_policy_is_reported);
     RUN(suppressed_is_no_wider);
+    RUN(clock_after_resync);
     if (tl_shared_dir()) golden_vectors();
     else RUN(shared_data_present);
     TL_EXIT();
