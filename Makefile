@@ -20,21 +20,27 @@ HDR     := ptcodec.h
 TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/workloads.h
 TESTHDR := tests/testlib.h tests/libipt_allowlist.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen
-TESTS   := test_packets test_stream test_golden test_realtraces test_model test_clock
-FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock
-FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/pktgen.h
+TESTS   := test_packets test_stream test_golden test_realtraces test_model test_clock test_faults
+FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/pktgen.h tests/libipt_allowlist.h
+FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
+# targets whose input is a workload program, not PT bytes: their own dictionary
+MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker
+fuzz_dict = $(if $(filter $(MODEL_FUZZ_TARGETS),$(1)),fuzz/modelprog.dict,fuzz/ptcodec.dict)
 
 HAVE_LIBIPT := $(shell test -f /usr/include/intel-pt.h && echo yes)
+FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker $(if $(HAVE_LIBIPT),fuzz_diff_libipt)
+# MemorySanitizer needs every byte's producer instrumented; libipt is not
+MSAN_TARGETS := $(filter-out fuzz_diff_libipt,$(FUZZ_TARGETS))
 HAVE_AFL    := $(shell command -v afl-clang-fast >/dev/null 2>&1 && echo yes)
 HAVE_LIBFUZZER := $(shell printf 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){(void)d;(void)n;return 0;}' \
                    | $(CLANG) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo yes)
 
-.PHONY: all tools demo check check-build deps bench fuzz fuzz-run corpus clean
+.PHONY: all tools demo check check-build deps bench fuzz fuzz-run corpus coverage clean
 
 all: tools
 tools: $(addprefix $(BUILD)/,$(TOOLS))
 
-$(BUILD) $(BUILD)/san $(BUILD)/test/clang $(BUILD)/test/gcc $(BUILD)/replay $(BUILD)/libfuzzer $(BUILD)/afl:
+$(BUILD) $(BUILD)/san $(BUILD)/test/clang $(BUILD)/test/gcc $(BUILD)/replay $(BUILD)/msan $(BUILD)/libfuzzer $(BUILD)/afl $(BUILD)/cov:
 	mkdir -p $@
 
 $(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: tools/%.c $(HDR) $(TOOLHDR) | $(BUILD)
@@ -65,7 +71,8 @@ CHECK_BIN := $(addprefix $(BUILD)/test/clang/,$(TESTS)) \
              $(addprefix $(BUILD)/test/gcc/,test_packets test_stream test_model) \
              $(BUILD)/test/gcc/test_model_noi128 $(BUILD)/test/gcc/test_clock_noi128 \
              $(addprefix $(BUILD)/san/,$(TOOLS)) \
-             $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS))
+             $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS)) \
+             $(addprefix $(BUILD)/msan/,$(MSAN_TARGETS))
 ifeq ($(HAVE_LIBIPT),yes)
 CHECK_BIN += $(BUILD)/test/clang/test_libipt $(BUILD)/test/clang/timecmp
 endif
@@ -77,7 +84,7 @@ CHECK_BIN += $(addprefix $(BUILD)/afl/,$(FUZZ_TARGETS) $(addsuffix .cmplog,$(FUZ
 endif
 
 check-build: $(CHECK_BIN) | $(BUILD)
-	@echo $(FUZZ_TARGETS) > $(BUILD)/fuzz-targets
+	@printf '%s\n' $(foreach t,$(FUZZ_TARGETS),"$(t) $(call fuzz_dict,$(t))") > $(BUILD)/fuzz-targets
 
 $(BUILD)/test/clang/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/clang
 	$(CLANG) $(TESTCFLAGS) -o $@ $< $(if $(filter test_libipt,$*),-lipt)
@@ -99,18 +106,23 @@ $(addprefix $(BUILD)/san/,$(TOOLS)): $(BUILD)/san/%: tools/%.c $(HDR) $(TOOLHDR)
 # ---- fuzzing --------------------------------------------------------------
 # replay: engine-free driver, gcc + ASan/UBSan, exact-size inputs
 $(BUILD)/replay/%: fuzz/%.c fuzz/replay.c $(HDR) $(FUZZHDR) | $(BUILD)/replay
-	gcc $(TESTCFLAGS) -o $@ $< fuzz/replay.c
+	gcc $(TESTCFLAGS) -o $@ $< fuzz/replay.c $(FUZZLIBS)
+
+# the same replay under MemorySanitizer (clang), for reads of uninitialized memory
+$(BUILD)/msan/%: fuzz/%.c fuzz/replay.c $(HDR) $(FUZZHDR) | $(BUILD)/msan
+	$(CLANG) -std=c99 -g -O1 $(WARN) -fsanitize=memory -fsanitize-memory-track-origins -fno-sanitize-recover=all \
+	  -o $@ $< fuzz/replay.c
 
 $(BUILD)/libfuzzer/%: fuzz/%.c $(HDR) $(FUZZHDR) | $(BUILD)/libfuzzer
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $<
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(FUZZLIBS)
 
 # AFL++ through its libFuzzer-compatible driver (persistent mode, poisoned
 # tail: over-reads are caught), plus a cmplog build for -c
 $(BUILD)/afl/%.cmplog: fuzz/%.c $(HDR) $(FUZZHDR) | $(BUILD)/afl
-	AFL_QUIET=1 AFL_LLVM_CMPLOG=1 afl-clang-fast -g -O1 -fsanitize=fuzzer -o $@ $<
+	AFL_QUIET=1 AFL_LLVM_CMPLOG=1 afl-clang-fast -g -O1 -fsanitize=fuzzer -o $@ $< $(FUZZLIBS)
 
 $(BUILD)/afl/%: fuzz/%.c $(HDR) $(FUZZHDR) | $(BUILD)/afl
-	AFL_QUIET=1 AFL_USE_ASAN=1 AFL_USE_UBSAN=1 afl-clang-fast -g -O1 -fsanitize=fuzzer -o $@ $<
+	AFL_QUIET=1 AFL_USE_ASAN=1 AFL_USE_UBSAN=1 afl-clang-fast -g -O1 -fsanitize=fuzzer -o $@ $< $(FUZZLIBS)
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS)) \
@@ -121,11 +133,18 @@ TARGET  ?= fuzz_stream
 SECONDS ?= 60
 fuzz-run: $(BUILD)/libfuzzer/$(TARGET)
 	mkdir -p $(BUILD)/fuzz-work/$(TARGET)
-	$(BUILD)/libfuzzer/$(TARGET) -max_total_time=$(SECONDS) -max_len=4096 -dict=fuzz/ptcodec.dict \
+	$(BUILD)/libfuzzer/$(TARGET) -max_total_time=$(SECONDS) -max_len=4096 -dict=$(call fuzz_dict,$(TARGET)) \
 	  -artifact_prefix=$(BUILD)/ $(BUILD)/fuzz-work/$(TARGET) corpus/$(TARGET)
 
 corpus: $(BUILD)/ptgen
 	sh fuzz/gen_seeds.sh $(BUILD)/ptgen corpus
+
+# ---- coverage -------------------------------------------------------------
+# clang source-based coverage of ptcodec.h over the unit tests and the
+# corpus replay; prints line and branch coverage (tools/coverage.sh).
+COV_TESTS := test_packets test_stream test_golden test_realtraces test_model test_clock
+coverage: deps
+	@sh tools/coverage.sh $(BUILD)/cov "$(COV_TESTS)" "$(FUZZ_TARGETS)"
 
 # ---- benchmark ------------------------------------------------------------
 $(BUILD)/bench_decode: bench/bench_decode.c $(HDR) tools/pktgen.h | $(BUILD)

@@ -281,7 +281,7 @@ typedef struct ptc_decoder {
     uint64_t chunk_off;        /* stream offset of chunk[0]               */
     uint64_t pos;              /* stream offset of the next byte to decode */
     uint64_t start_off;        /* stream offset of the first byte          */
-    uint8_t carry[PTC_MAX_PACKET_SIZE];
+    uint8_t carry[PTC_MAX_PACKET_SIZE + 2]; /* a packet, or a PSB and the 2 bytes after it */
     size_t carry_len;
     uint64_t last_ip;
     uint64_t last_ip_known;    /* mask of the bits of last_ip that are known */
@@ -1445,10 +1445,10 @@ static void ptc__advance(ptc_decoder *dec, size_t n)
 }
 
 /* The bytes [pos, end of chunk) cannot be judged yet (fewer than
-   PTC_MAX_PACKET_SIZE of them): keep them and ask for more input. */
+   PTC_MAX_PACKET_SIZE + 2 of them): keep them and ask for more input. */
 static ptc_status ptc__wait_for_input(ptc_decoder *dec, const uint8_t *p, size_t avail)
 {
-    PTC_ASSERT(avail < PTC_MAX_PACKET_SIZE);
+    PTC_ASSERT(avail < sizeof dec->carry);
     memmove(dec->carry, p, avail);
     dec->carry_len = avail;
     ptc__retire_chunk(dec);
@@ -1458,16 +1458,23 @@ static ptc_status ptc__wait_for_input(ptc_decoder *dec, const uint8_t *p, size_t
 
 /* How the bytes at p compare with a PSB. */
 enum { PTC__PSB_NO, PTC__PSB_PARTIAL, PTC__PSB_FULL };
-static int ptc__psb_match(const uint8_t *p, size_t avail)
+static int ptc__psb_match(const uint8_t *p, size_t avail, int finished)
 {
     size_t n = avail < 16 ? avail : 16;
     if (memcmp(p, ptc__psb_pattern, n) != 0) return PTC__PSB_NO;
-    return n == 16 ? PTC__PSB_FULL : PTC__PSB_PARTIAL;
+    if (n < 16) return PTC__PSB_PARTIAL;
+    /* In a run of more than eight 02 82 pairs the PSB is the last 16
+       bytes: hardware never writes 02 82 after a PSB, so the pairs before
+       it are the end of an earlier packet (an IP or PTW payload, say).
+       libipt's sync picks the same PSB. Telling needs two more bytes. */
+    if (avail >= 18) return (p[16] == 0x02 && p[17] == 0x82) ? PTC__PSB_NO : PTC__PSB_FULL;
+    if (avail == 17 && p[16] != 0x02) return PTC__PSB_FULL;
+    return finished ? PTC__PSB_FULL : PTC__PSB_PARTIAL;
 }
 
 /* First PSB (full, or partial at the very end) in p[0..avail). Returns its
    index, or avail when there is none; *kind tells which. */
-static size_t ptc__psb_find(const uint8_t *p, size_t avail, int *kind)
+static size_t ptc__psb_find(const uint8_t *p, size_t avail, int finished, int *kind)
 {
     size_t i = 0;
     while (i < avail) {
@@ -1475,7 +1482,7 @@ static size_t ptc__psb_find(const uint8_t *p, size_t avail, int *kind)
         int m;
         if (!q) break;
         i = (size_t)(q - p);
-        m = ptc__psb_match(q, avail - i);
+        m = ptc__psb_match(q, avail - i, finished);
         if (m != PTC__PSB_NO) { *kind = m; return i; }
         i++;
     }
@@ -1545,7 +1552,7 @@ static void ptc__report_error(ptc_item *item, uint64_t offset, ptc_status error)
 /* Everything but the common case: chunk edges, sync search, errors. */
 static ptc_status ptc__next_general(ptc_decoder *dec, ptc_item *item)
 {
-    uint8_t window[2 * PTC_MAX_PACKET_SIZE];
+    uint8_t window[2 * sizeof dec->carry];
     for (;;) {
         const uint8_t *p;
         size_t avail;
@@ -1553,9 +1560,9 @@ static ptc_status ptc__next_general(ptc_decoder *dec, ptc_item *item)
         if (dec->done) return PTC_END;
         if (in_carry) {
             /* The bytes at pos straddle two chunks: join the carried bytes
-               and the start of this chunk. PTC_MAX_PACKET_SIZE bytes from
-               pos are always enough to judge a packet or a PSB. */
-            size_t head = dec->chunk_len < PTC_MAX_PACKET_SIZE ? dec->chunk_len : PTC_MAX_PACKET_SIZE;
+               and the start of this chunk. PTC_MAX_PACKET_SIZE + 2 bytes
+               from pos are always enough to judge a packet or a PSB. */
+            size_t head = dec->chunk_len < sizeof dec->carry ? dec->chunk_len : sizeof dec->carry;
             memcpy(window, dec->carry, dec->carry_len);
             if (head) memcpy(window + dec->carry_len, dec->chunk, head);
             p = window;
@@ -1580,8 +1587,8 @@ static ptc_status ptc__next_general(ptc_decoder *dec, ptc_item *item)
             int kind;
             /* In the carried bytes, look at one position at a time; in the
                chunk itself, scan it all. */
-            size_t at = in_carry ? 0 : ptc__psb_find(p, avail, &kind);
-            if (in_carry) kind = ptc__psb_match(p, avail);
+            size_t at = in_carry ? 0 : ptc__psb_find(p, avail, dec->finished, &kind);
+            if (in_carry) kind = ptc__psb_match(p, avail, dec->finished);
             if (kind == PTC__PSB_FULL) {
                 ptc__advance(dec, at);
                 dec->searching = 0;

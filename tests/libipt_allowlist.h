@@ -22,7 +22,8 @@
     X(LX_CYC_10,      "a CYC with a count >= 2^61 needs 10 bytes; libipt's decoder stops at 9") \
     X(LX_PWRE_HW,     "PWRE hw: libipt reads byte 2 bit 3, the SDM and Linux perf bit 7") \
     X(LX_EXEC_IF,     "MODE.Exec IF (bit 2) came with event trace; libipt 2.0.5 ignores it") \
-    X(LX_PWRX_BIT1,   "PWRX wake reason bit 1 is reserved; libipt drops it, ptcodec keeps it")
+    X(LX_PWRX_BIT1,   "PWRX wake reason bit 1 is reserved; libipt drops it, ptcodec keeps it") \
+    X(LX_SHORT_BAD_PSB, "a broken PSB with under 16 bytes left: libipt says eos (it checks the length first), ptcodec bad_psb")
 
 enum lx_reason {
     LX_NONE = 0,
@@ -186,6 +187,7 @@ LX_FN enum lx_reason lx_explain(const uint8_t *b, size_t avail, ptc_block_ctx bl
     if (avail >= 2 && b[0] == 0x02 && (b[1] == 0x63 || (b[1] & 0x7F) == 0x33)) return LX_PEBS;
     if (avail >= 1 && blk != PTC_BLOCK_NONE && (b[0] & 7) == 4) return LX_PEBS;
     if (st == PTC_OK && o->type == PTC_CYC && o->size == 10 && rc == -pte_bad_packet) return LX_CYC_10;
+    if (st == PTC_ERR_BAD_PSB && avail < 16 && rc == -pte_eos) return LX_SHORT_BAD_PSB;
     return LX_NONE;
 }
 
@@ -245,6 +247,79 @@ LX_FN int lx_to_libipt(const ptc_packet *o, struct pt_packet *t)
     default: break;
     }
     return 1;
+}
+
+/* A libipt packet decoder over [b, b+n), set at offset 0 (no sync), or
+   NULL. */
+LX_FN struct pt_packet_decoder *lx_decoder_at_0(const uint8_t *b, size_t n)
+{
+    struct pt_config cfg;
+    struct pt_packet_decoder *d;
+    pt_config_init(&cfg);
+    cfg.begin = (uint8_t *)b;
+    cfg.end = (uint8_t *)b + n;
+    d = pt_pkt_alloc_decoder(&cfg);
+    if (d && pt_pkt_sync_set(d, 0) < 0) { pt_pkt_free_decoder(d); d = NULL; }
+    return d;
+}
+
+/* The outcome of walking the same bytes through both decoders. */
+typedef struct lx_walk {
+    size_t packets;        /* packets both decoded alike */
+    size_t at;             /* where the walk ended */
+    enum lx_reason reason; /* LX_NONE, or the allowlist entry that ended it */
+    int mismatch;          /* 1: an unexplained difference, described in why */
+    char why[96];
+} lx_walk;
+
+/* Decodes b[0..n) from offset 0 in ptcodec (ptc_decode_packet) and in
+   libipt (pt_pkt_next), packet by packet, until the end, the first error
+   (which must be of the same class at the same offset in both) or the
+   first allowlisted difference. */
+LX_FN lx_walk lx_compare_walk(const uint8_t *b, size_t n)
+{
+    lx_walk w;
+    struct pt_packet_decoder *d = lx_decoder_at_0(b, n);
+    ptc_block_ctx blk = PTC_BLOCK_NONE;
+    memset(&w, 0, sizeof w);
+    if (!d) {
+        w.mismatch = 1;
+        snprintf(w.why, sizeof w.why, "libipt would not decode %zu bytes", n);
+        return w;
+    }
+    for (;;) {
+        struct pt_packet t;
+        ptc_packet o;
+        ptc_status st;
+        int rc;
+        enum lx_class co, ct;
+        if (w.at == n) {
+            if (pt_pkt_next(d, &t, sizeof t) != -pte_eos) {
+                w.mismatch = 1;
+                snprintf(w.why, sizeof w.why, "libipt found a packet after the end");
+            }
+            break;
+        }
+        st = ptc_decode_packet(b + w.at, n - w.at, blk, &o);
+        rc = pt_pkt_next(d, &t, sizeof t);
+        co = lx_class_of_ptc(st);
+        ct = lx_class_of_libipt(rc);
+        if (co != ct || (co == LX_OK && !lx_same(&o, &t, w.why, sizeof w.why))) {
+            w.reason = lx_explain(b + w.at, n - w.at, blk, st, &o, rc);
+            if (w.reason != LX_NONE) break;
+            w.mismatch = 1;
+            if (co != ct)
+                snprintf(w.why, sizeof w.why, "ptcodec %s, libipt %s", ptc_status_name(st),
+                         rc < 0 ? pt_errstr(pt_errcode(rc)) : "ok");
+            break;
+        }
+        if (co != LX_OK) break; /* the same error class at the same offset */
+        w.packets++;
+        w.at += o.size;
+        blk = ptc_block_ctx_after(blk, &o);
+    }
+    pt_pkt_free_decoder(d);
+    return w;
 }
 
 #endif

@@ -24,6 +24,7 @@ run test_clock "$b/test/clang/test_clock"
 run test_clock_noi128 env TL_TAG="gcc, portable 128-bit" "$b/test/gcc/test_clock_noi128"
 run test_golden "$b/test/clang/test_golden"
 run test_realtraces "$b/test/clang/test_realtraces"
+run test_faults "$b/test/clang/test_faults"
 if [ -x "$b/test/clang/test_libipt" ]; then run test_libipt "$b/test/clang/test_libipt"
 else echo "skip - test_libipt: libipt-dev is not installed" | tee -a "$log"; fi
 # SPEC 3.10: on every standard workload, with and without suppression and CYC,
@@ -36,28 +37,33 @@ if [ -x "$b/test/clang/timecmp" ]; then run time_accuracy_vs_libipt timecmp
 else echo "skip - time_accuracy_vs_libipt: libipt-dev is not installed" | tee -a "$log"; fi
 run test_cli sh tests/test_cli.sh "$b/san"
 run compile_matrix env BUILD="$b" sh tests/compile_matrix.sh
-# Every corpus file through its target, engine-free (gcc, ASan+UBSan).
-replay() { # target
-  if "$b/replay/$1" "corpus/$1" > "$log.r" 2>&1; then echo "ok - replay_$1: $(tail -1 "$log.r")"
-  else tail -20 "$log.r"; echo "FAIL - replay_$1"; fi
+# Every corpus file through its target, engine-free: gcc with ASan+UBSan,
+# and clang with MSan (every target but the libipt differential one).
+replay() { # build-dir target
+  if "$b/$1/$2" "corpus/$2" > "$log.r" 2>&1; then echo "ok - $1_$2: $(tail -1 "$log.r")"
+  else tail -20 "$log.r"; echo "FAIL - $1_$2"; fi
 }
 # A short libFuzzer run from the corpus, so a regression shows up quickly.
-smoke() { # target
+smoke() { # target dictionary
   mkdir -p "$b/smoke-$1"
-  if "$b/libfuzzer/$1" -max_total_time="${SMOKE_SECONDS:-10}" -max_len=4096 -dict=fuzz/ptcodec.dict \
+  if "$b/libfuzzer/$1" -max_total_time="${SMOKE_SECONDS:-30}" -max_len=4096 -dict="$2" \
        -artifact_prefix="$b/" "$b/smoke-$1" "corpus/$1" > "$log.f" 2>&1; then
     echo "ok - fuzz_smoke_$1: $(grep -o '#[0-9]*[[:space:]]*DONE.*' "$log.f" | head -1)"
   else
     grep -A20 -E 'ERROR|FZ_ASSERT|runtime error' "$log.f" | head -40; echo "FAIL - fuzz_smoke_$1"
   fi
 }
-for t in $(cat "$b/fuzz-targets"); do
-  run "replay_$t" replay "$t"
-  if [ -x "$b/libfuzzer/$t" ]; then run "fuzz_smoke_$t" smoke "$t"
+while read -r t dict; do
+  run "replay_$t" replay replay "$t"
+  if [ -x "$b/msan/$t" ]; then run "msan_$t" replay msan "$t"
+  elif [ "$t" != fuzz_diff_libipt ]; then echo "FAIL - msan_$t: not built" | tee -a "$log"; fi
+  if [ -x "$b/libfuzzer/$t" ]; then run "fuzz_smoke_$t" smoke "$t" "$dict"
   else echo "skip - fuzz_smoke_$t: clang with libFuzzer is not installed" | tee -a "$log"; fi
   if [ -x "$b/afl/$t" ] && [ -x "$b/afl/$t.cmplog" ]; then echo "ok - afl_build_$t" | tee -a "$log"
   else echo "skip - afl_build_$t: afl++ is not installed" | tee -a "$log"; fi
-done
+done < "$b/fuzz-targets"
+# fuzz/build.sh as OSS-Fuzz runs it, with this machine's clang
+run ossfuzz_build sh tests/test_ossfuzz.sh "$b/ossfuzz" "$b/fuzz-targets"
 passed=$(grep -c '^ok - ' "$log")
 failed=$(grep -c '^FAIL - ' "$log")
 skipped=$(grep -c '^skip - ' "$log")

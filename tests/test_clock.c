@@ -650,6 +650,38 @@ static void api_contract(void)
     CHECK(popped == 3 * PTC_CLOCK_WINDOW, "%zu of %d CYCs came out", popped, 3 * PTC_CLOCK_WINDOW);
 }
 
+/* A CYC count that the configured counter cannot hold (2^cyc_bits or
+   more) is not a count the hardware could write: it is left out of the
+   cycle sum (SPEC 3.5 rule 7). */
+static void cyc_wider_than_the_counter_is_not_counted(void)
+{
+    static ptc_clock c;
+    static const uint64_t counts[] = { 3, 300, 5 };
+    ptc_clock_config cc;
+    ptc_item it;
+    ptc_timed_item out[3];
+    size_t i, n = 0;
+    ptc_clock_config_default(&cc);
+    cc.cyc_en = 1;
+    cc.cyc_bits = 8;
+    CHECK(ptc_clock_init(&c, &cc) == PTC_OK);
+    memset(&it, 0, sizeof it);
+    it.pkt.type = PTC_CYC;
+    for (i = 0; i < 3; i++) {
+        it.offset = 2 * i;
+        it.pkt.u.cyc.cycles = counts[i];
+        it.pkt.size = counts[i] < 32 ? 1 : 2;
+        CHECK(ptc_clock_push(&c, &it) == PTC_OK);
+    }
+    ptc_clock_finish(&c);
+    while (n < 3 && ptc_clock_pop(&c, &out[n]) == PTC_OK) n++;
+    CHECK(n == 3);
+    if (n != 3) return;
+    CHECK(out[0].have_cycles && out[0].cycles == 3, "the first CYC counts");
+    CHECK(out[1].have_cycles && out[1].cycles == 3 && out[2].cycles == 8, "300 in an 8-bit counter: %llu then %llu",
+          (unsigned long long)out[1].cycles, (unsigned long long)out[2].cycles);
+}
+
 static void shared_data_present(void)
 {
     SKIP("golden_time_*: no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
@@ -658,6 +690,7 @@ static void shared_data_present(void)
 int main(void)
 {
     RUN(api_contract);
+    RUN(cyc_wider_than_the_counter_is_not_counted);
     RUN(time_round_trip_every_workload_policy_and_configuration);
     RUN(width_bounds);
     RUN(without_the_policy);

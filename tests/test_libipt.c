@@ -21,18 +21,6 @@ static ptc_packet pkts[MAXP];
 static size_t offs[MAXP];
 static unsigned long allow_hits[LX_REASON_COUNT];
 
-static struct pt_packet_decoder *libipt_decoder(const uint8_t *b, size_t n)
-{
-    struct pt_config cfg;
-    struct pt_packet_decoder *d;
-    pt_config_init(&cfg);
-    cfg.begin = (uint8_t *)b;
-    cfg.end = (uint8_t *)b + n;
-    d = pt_pkt_alloc_decoder(&cfg);
-    if (d && pt_pkt_sync_set(d, 0) < 0) { pt_pkt_free_decoder(d); d = NULL; }
-    return d;
-}
-
 static void libipt_version(void)
 {
     struct pt_version v = pt_library_version();
@@ -52,7 +40,7 @@ static void ptcodec_encoded_streams_decode_same_in_libipt(void)
         struct pt_packet_decoder *d;
         char why[64];
         n = pg_stream(&r, &mix, PG_LIBIPT_205, 1000 + trial * 37, buf, BUF, pkts, offs, MAXP, &np);
-        d = libipt_decoder(buf, n);
+        d = lx_decoder_at_0(buf, n);
         CHECK(d != NULL);
         if (!d) return;
         for (i = 0; i < np; i++) {
@@ -135,38 +123,12 @@ static void libipt_encoded_streams_decode_same_in_ptcodec(void)
    the first error or allowlisted difference. */
 static void compare_bytes(const uint8_t *b, size_t n, int *mismatch)
 {
-    struct pt_packet_decoder *d = libipt_decoder(b, n);
-    size_t at = 0;
-    ptc_block_ctx blk = PTC_BLOCK_NONE;
-    if (!d) { *mismatch = 1; return; }
-    for (;;) {
-        struct pt_packet t;
-        ptc_packet o;
-        ptc_status st = ptc_decode_packet(b + at, n - at, blk, &o);
-        int rc;
-        enum lx_class co, ct;
-        char why[64];
-        if (at == n) {
-            CHECK(pt_pkt_next(d, &t, sizeof t) == -pte_eos);
-            break;
-        }
-        rc = pt_pkt_next(d, &t, sizeof t);
-        co = lx_class_of_ptc(st);
-        ct = lx_class_of_libipt(rc);
-        if (co != ct || (co == LX_OK && !lx_same(&o, &t, why, sizeof why))) {
-            enum lx_reason why_ok = lx_explain(b + at, n - at, blk, st, &o, rc);
-            if (why_ok != LX_NONE) { allow_hits[why_ok]++; break; }
-            if (co != ct) snprintf(why, sizeof why, "ptcodec %s, libipt %s", ptc_status_name(st),
-                                   rc < 0 ? pt_errstr(pt_errcode(rc)) : "ok");
-            CHECK(0, "at %zu (byte %02x %02x): %s", at, b[at], at + 1 < n ? b[at + 1] : 0, why);
-            *mismatch = 1;
-            break;
-        }
-        if (co != LX_OK) break; /* same error class at the same offset */
-        at += o.size;
-        blk = ptc_block_ctx_after(blk, &o);
+    lx_walk w = lx_compare_walk(b, n);
+    if (w.reason != LX_NONE) allow_hits[w.reason]++;
+    if (w.mismatch) {
+        CHECK(0, "at %zu (byte %02x %02x): %s", w.at, w.at < n ? b[w.at] : 0, w.at + 1 < n ? b[w.at + 1] : 0, w.why);
+        *mismatch = 1;
     }
-    pt_pkt_free_decoder(d);
 }
 
 static void arbitrary_bytes_same_packets_or_same_error(void)
@@ -248,7 +210,7 @@ static void model_streams_decode_in_libipt(void)
             sink.event = NULL;
             CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
             wl_run_workload(wi, &m, 3000000, p + 3);
-            d = libipt_decoder(o.b, o.len);
+            d = lx_decoder_at_0(o.b, o.len);
             CHECK(d != NULL);
             if (!d) { free(o.b); continue; }
             while ((rc = pt_pkt_next(d, &pkt, sizeof pkt)) > 0) n++;

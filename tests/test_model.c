@@ -523,6 +523,76 @@ static void decoded_ips_are_the_workload_targets(void)
     cap_free(&c);
 }
 
+/* IPs whose upper bits are not a sign extension (non-canonical, as a
+   simulator may feed): the model compresses them with IPBytes 100b (upper
+   16 bits shared with the last IP) or 110b (full), and they decode back. */
+static void non_canonical_ips_round_trip(void)
+{
+    static const uint64_t targets[] = {
+        UINT64_C(0x8000000000001000), UINT64_C(0x8000123400000000), /* 100b: same top 16 bits */
+        UINT64_C(0x1234000000002000),                                /* 110b: full */
+        UINT64_C(0x0000000000401000)
+    };
+    ptc_model_config cfg;
+    ptc_model m;
+    cap c;
+    ptc_model_sink sink = sink_for(&c);
+    ptc_item *items;
+    size_t n, i, k = 0, t;
+    int seen48 = 0, seenfull = 0;
+    memset(&c, 0, sizeof c);
+    ptc_model_config_default(&cfg);
+    CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
+    ptc_model_start(&m, 0x401000);
+    for (t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+        ptc_model_idle(&m, 100);
+        ptc_model_jump(&m, t ? targets[t - 1] : 0x401000, targets[t], 1);
+    }
+    ptc_model_stop(&m);
+    decode_all(&c, &items, &n);
+    for (t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+        while (k < n && items[k].pkt.type != PTC_TIP) k++;
+        CHECK(k < n, "TIP %zu missing", t);
+        if (k == n) break;
+        CHECK(items[k].ip_known && items[k].ip == targets[t], "TIP %zu: %llx, jumped to %llx", t,
+              (unsigned long long)items[k].ip, (unsigned long long)targets[t]);
+        seen48 |= items[k].pkt.u.ip.ipc == PTC_IPC_UPDATE_48;
+        seenfull |= items[k].pkt.u.ip.ipc == PTC_IPC_FULL;
+        k++;
+    }
+    CHECK(seen48 && seenfull, "IPBytes 100b %d, 110b %d", seen48, seenfull);
+    for (i = 0; i < n; i++) CHECK(items[i].error == PTC_OK);
+    free(items);
+    cap_free(&c);
+}
+
+/* The TSC:core ratio the model reports is tsc_hz / (ratio * 100 MHz) in
+   lowest terms, and follows ratio changes. */
+static void tsc_per_cycle_is_exact(void)
+{
+    ptc_model_config cfg;
+    ptc_model m;
+    cap c;
+    ptc_model_sink sink = sink_for(&c);
+    uint64_t num, den;
+    memset(&c, 0, sizeof c);
+    ptc_model_config_default(&cfg);
+    cfg.art_hz = 25000000;
+    cfg.cpuid_15_eax = 3;
+    cfg.cpuid_15_ebx = 250;
+    cfg.core_ratio = 36;
+    CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
+    ptc_model_start(&m, 0x401000);
+    /* TSC = 25 MHz * 250 / 3; core = 3.6 GHz: 6250/10800 = 125/216 */
+    ptc_model_tsc_per_cycle(&m, &num, &den);
+    CHECK(num == 125 && den == 216, "%llu/%llu", (unsigned long long)num, (unsigned long long)den);
+    ptc_model_set_ratio(&m, 0x401000, 20); /* 2 GHz: 6250/6000 = 25/24 */
+    ptc_model_tsc_per_cycle(&m, &num, &den);
+    CHECK(num == 25 && den == 24, "%llu/%llu", (unsigned long long)num, (unsigned long long)den);
+    ptc_model_stop(&m);
+    cap_free(&c);
+}
+
 /* Gaps between MTCs never exceed what the 8-bit payload recovers: at most
    255 suppressed in a row, so consecutive emitted MTCs are at most 256
    periods apart (SPEC 2.4). */
@@ -602,6 +672,21 @@ static void checker_catches_violations(void)
     CHECK(check_seq("threshold=2,resume_after=0,resume_value=0", "fa fb 0 1 2") == PTC_VIOL_NOT_SUPPRESSED);
     CHECK(check_seq("threshold=2,resume_after=0,resume_value=0,min_burst=3", "fa fb 0 1 2") == PTC_VIOL_NONE,
           "min_burst 3 after a resume");
+}
+
+/* Every violation has its own name and message; an unknown code says so. */
+static void violations_are_named(void)
+{
+    int v, w;
+    for (v = 0; v < PTC_VIOLATION_COUNT; v++) {
+        CHECK(ptc_violation_name((ptc_violation)v)[0] && ptc_violation_message((ptc_violation)v)[0]);
+        for (w = 0; w < v; w++)
+            CHECK(strcmp(ptc_violation_name((ptc_violation)v), ptc_violation_name((ptc_violation)w)) != 0);
+    }
+    CHECK(strcmp(ptc_violation_name(PTC_VIOL_NONE), "none") == 0);
+    CHECK(strcmp(ptc_violation_name(PTC_VIOL_LATE_RESUME), "late_resume") == 0);
+    CHECK(strcmp(ptc_violation_name((ptc_violation)99), "unknown_violation") == 0);
+    CHECK(strstr(ptc_violation_message((ptc_violation)99), "not a ptcodec") != NULL);
 }
 
 /* The checker on real model output, and on the same output with one MTC
@@ -734,8 +819,11 @@ int main(void)
     RUN(psb_every_period);
     RUN(every_workload_and_policy);
     RUN(decoded_ips_are_the_workload_targets);
+    RUN(non_canonical_ips_round_trip);
+    RUN(tsc_per_cycle_is_exact);
     RUN(suppressed_runs_are_recoverable);
     RUN(checker_catches_violations);
+    RUN(violations_are_named);
     RUN(checker_catches_mutated_model_streams);
     RUN(bad_configurations_are_named);
     RUN(sleep_stops_the_core_clock);

@@ -112,6 +112,43 @@ static void sync_skips_to_first_psb(void)
           A.it[1].offset == 3 && A.it[1].pkt.type == PTC_PSB, "got %zu items", A.n);
 }
 
+/* A run of PSB pattern longer than 16 bytes: the PSB is its last 16 bytes
+   (the pairs before end some packet), at the start of the input, after an
+   error, at the very end, and at any chunking. */
+static void psb_run_syncs_on_its_last_16_bytes(void)
+{
+    uint8_t buf[128];
+    size_t extra, split;
+    for (extra = 0; extra <= 3; extra++) {
+        size_t n = 0, psb_at, i;
+        buf[n++] = 0x99; /* MTC opcode with its payload in the run below */
+        for (i = 0; i < extra; i++) { buf[n++] = 0x02; buf[n++] = 0x82; }
+        psb_at = n;
+        n = put(buf, n, PTC_PSB, 0);
+        n = put(buf, n, PTC_PSBEND, 0);
+        for (split = 0; split <= n; split++) {
+            size_t sizes[2];
+            sizes[0] = split ? split : n;
+            sizes[1] = n;
+            CHECK(decode(buf, n, 0, sizes, 2, &A));
+            CHECK(A.n == 2 && A.it[0].offset == psb_at && A.it[0].pkt.type == PTC_PSB && A.it[1].pkt.type == PTC_PSBEND,
+                  "%zu extra pairs, chunk %zu: %zu items, first at %llu", extra, split, A.n,
+                  A.n ? (unsigned long long)A.it[0].offset : 0ULL);
+        }
+        /* the run as the whole input: the PSB at its end is still found */
+        CHECK(decode(buf, psb_at + 16, 0, NULL, 0, &A));
+        CHECK(A.n == 1 && A.it[0].offset == psb_at, "%zu extra pairs, run at the end", extra);
+        /* after an error, resync picks the same PSB */
+        buf[0] = 0x02;
+        buf[1] = 0x01; /* an undefined extended opcode ... */
+        if (extra) {
+            CHECK(decode(buf, n, PTC_DECODE_NO_SYNC, NULL, 0, &A));
+            CHECK(A.n == 3 && A.it[0].error == PTC_ERR_BAD_OPCODE && A.it[1].offset == psb_at,
+                  "%zu extra pairs after an error: %zu items", extra, A.n);
+        }
+    }
+}
+
 static void base_offset_shifts_every_offset(void)
 {
     uint8_t buf[64];
@@ -369,6 +406,7 @@ static void api_misuse_is_an_error_not_a_crash(void)
     ptc_decoder d;
     ptc_item it;
     size_t n = put(buf, 0, PTC_PSB, 0);
+    n = put(buf, n, PTC_PSBEND, 0);
     ptc_decoder_init(&d, 0, 0);
     CHECK(ptc_decoder_feed(&d, buf, n) == PTC_OK);
     CHECK(ptc_decoder_feed(&d, buf, n) == PTC_ERR_BAD_STATE, "feed before the chunk is used");
@@ -376,6 +414,7 @@ static void api_misuse_is_an_error_not_a_crash(void)
     CHECK(ptc_decoder_next(&d, NULL) == PTC_ERR_BAD_ARGUMENT);
     CHECK(ptc_decoder_next(NULL, &it) == PTC_ERR_BAD_ARGUMENT);
     CHECK(ptc_decoder_next(&d, &it) == PTC_OK && it.pkt.type == PTC_PSB);
+    CHECK(ptc_decoder_next(&d, &it) == PTC_OK && it.pkt.type == PTC_PSBEND);
     CHECK(ptc_decoder_next(&d, &it) == PTC_NEED_INPUT);
     CHECK(ptc_decoder_feed(&d, NULL, 5) == PTC_ERR_BAD_ARGUMENT);
     CHECK(ptc_decoder_feed(&d, NULL, 0) == PTC_OK, "an empty chunk is fine");
@@ -388,6 +427,7 @@ static void api_misuse_is_an_error_not_a_crash(void)
 int main(void)
 {
     RUN(sync_skips_to_first_psb);
+    RUN(psb_run_syncs_on_its_last_16_bytes);
     RUN(base_offset_shifts_every_offset);
     RUN(malformed_packet_resyncs_at_next_psb);
     RUN(resync_can_start_right_after_the_error_byte);

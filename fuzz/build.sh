@@ -1,0 +1,30 @@
+#!/bin/bash -eu
+# OSS-Fuzz build script (also run by `make check` with local settings).
+# Builds every fuzz target with $CC $CFLAGS $LIB_FUZZING_ENGINE into $OUT,
+# with its dictionary, its .options and its seed corpus as
+# <target>_seed_corpus.zip. fuzz_diff_libipt needs libipt (libipt-dev in
+# the Dockerfile); it is left out when libipt is missing and under MSan,
+# since libipt itself is not instrumented.
+root=$(cd "$(dirname "$0")/.." && pwd)
+: "${OUT:?set OUT}" "${CC:?set CC}" "${LIB_FUZZING_ENGINE:?set LIB_FUZZING_ENGINE}"
+CFLAGS=${CFLAGS:-}
+packet_targets="fuzz_stream fuzz_roundtrip"
+model_targets="fuzz_model fuzz_clock fuzz_checker"
+if [ -f /usr/include/intel-pt.h ] && [ "${SANITIZER:-}" != memory ]; then
+  packet_targets="$packet_targets fuzz_diff_libipt"
+fi
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+for t in $packet_targets $model_targets; do
+  libs=""
+  [ "$t" = fuzz_diff_libipt ] && libs="-lipt"
+  # shellcheck disable=SC2086 # CFLAGS and LIB_FUZZING_ENGINE are word lists
+  $CC $CFLAGS -std=c99 -I"$root" "$root/fuzz/$t.c" -o "$OUT/$t" $LIB_FUZZING_ENGINE $libs
+  case " $model_targets " in
+    *" $t "*) cp "$root/fuzz/modelprog.dict" "$OUT/$t.dict" ;;
+    *) cp "$root/fuzz/ptcodec.dict" "$OUT/$t.dict" ;;
+  esac
+  printf '[libfuzzer]\nmax_len = 4096\ndict = %s.dict\n' "$t" > "$OUT/$t.options"
+  rm -f "$OUT/${t}_seed_corpus.zip"
+  (cd "$root/corpus/$t" && zip -q -X "$OUT/${t}_seed_corpus.zip" -- *)
+done

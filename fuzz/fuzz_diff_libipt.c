@@ -1,0 +1,45 @@
+/* fuzz_diff_libipt: the same bytes through ptcodec's and libipt's packet
+   decoders (SPEC.md 1.11). Needs libipt-dev; link with -lipt.
+
+   Oracles:
+   - walking the input from offset 0, packet by packet, both decoders give
+     the same packets (every field libipt has) or the same error class at
+     the same offset, up to the one written allowlist in
+     tests/libipt_allowlist.h, which names the reason that ended the walk;
+   - syncing forward from offset 0, both find the first PSB at the same
+     offset, or both find none. */
+#define PTCODEC_IMPLEMENTATION
+#include "../ptcodec.h"
+#include <intel-pt.h>
+#include "fuzz_helpers.h"
+#include "../tests/libipt_allowlist.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    lx_walk w;
+    ptc_decoder dec;
+    ptc_item it;
+    struct pt_config cfg;
+    struct pt_packet_decoder *d;
+    uint64_t ours = UINT64_MAX, theirs = UINT64_MAX;
+    if (size == 0 || size > 65536) return 0; /* libipt refuses an empty buffer */
+
+    w = lx_compare_walk(data, size);
+    FZ_ASSERT(!w.mismatch, "ptcodec and libipt differ at %zu after %zu packets: %s", w.at, w.packets, w.why);
+
+    /* the first PSB: ours is the first item the syncing decoder returns
+       (a PSB, or an error inside the PSB+ that starts there), unless that
+       is its no_psb report */
+    ptc_decoder_init_buffer(&dec, 0, data, size);
+    if (ptc_decoder_next(&dec, &it) == PTC_OK && it.error != PTC_ERR_NO_PSB) ours = it.offset;
+    pt_config_init(&cfg);
+    cfg.begin = (uint8_t *)data;
+    cfg.end = (uint8_t *)data + size;
+    d = pt_pkt_alloc_decoder(&cfg);
+    FZ_ASSERT(d != NULL, "libipt would not decode %zu bytes", size);
+    if (pt_pkt_sync_forward(d) >= 0) FZ_ASSERT(pt_pkt_get_sync_offset(d, &theirs) >= 0, "no sync offset");
+    pt_pkt_free_decoder(d);
+    FZ_ASSERT(ours == theirs, "first PSB: ptcodec at %lld, libipt at %lld", ours == UINT64_MAX ? -1LL : (long long)ours,
+              theirs == UINT64_MAX ? -1LL : (long long)theirs);
+    return 0;
+}
