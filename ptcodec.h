@@ -80,13 +80,14 @@ extern "C" {
     X(PTC_ERR_BAD_ARGUMENT,-12,"bad_argument", "a required pointer is NULL or an argument is invalid") \
     X(PTC_ERR_BAD_STATE,  -13, "bad_state",    "the call is not allowed in the object's current state") \
     X(PTC_ERR_BAD_CONFIG, -14, "bad_config",   "the configuration is invalid (the message of ptc_model_init says which field)") \
-    X(PTC_ERR_INEXACT,    -15, "inexact",      "exact arithmetic would overflow: the model refuses rather than round")
+    X(PTC_ERR_INEXACT,    -15, "inexact",      "exact arithmetic would overflow: the model refuses rather than round") \
+    X(PTC_ERR_PSB_OVERLAP,-16, "psb_overlap",  "these bytes would make a packet that runs into the PSB after them: they are damaged")
 
 typedef enum ptc_status {
 #define PTC__X(e, v, n, m) e = v,
     PTC_STATUS_LIST(PTC__X)
 #undef PTC__X
-    PTC_STATUS_MIN_ = -15
+    PTC_STATUS_MIN_ = -16
 } ptc_status;
 
 /* Short stable name ("truncated"), for logs and JSON. Never NULL. */
@@ -281,7 +282,7 @@ typedef struct ptc_decoder {
     uint64_t chunk_off;        /* stream offset of chunk[0]               */
     uint64_t pos;              /* stream offset of the next byte to decode */
     uint64_t start_off;        /* stream offset of the first byte          */
-    uint8_t carry[PTC_MAX_PACKET_SIZE + 2]; /* a packet, or a PSB and the 2 bytes after it */
+    uint8_t carry[32];         /* a packet, and a PSB that may begin inside it with the 2 bytes after it */
     size_t carry_len;
     uint64_t last_ip;
     uint64_t last_ip_known;    /* mask of the bits of last_ip that are known */
@@ -1444,8 +1445,9 @@ static void ptc__advance(ptc_decoder *dec, size_t n)
     }
 }
 
-/* The bytes [pos, end of chunk) cannot be judged yet (fewer than
-   PTC_MAX_PACKET_SIZE + 2 of them): keep them and ask for more input. */
+/* The bytes [pos, end of chunk) cannot be judged yet (a packet, or a PSB
+   that may begin inside it, is cut by the chunk's end): keep them and ask
+   for more input. */
 static ptc_status ptc__wait_for_input(ptc_decoder *dec, const uint8_t *p, size_t avail)
 {
     PTC_ASSERT(avail < sizeof dec->carry);
@@ -1488,6 +1490,33 @@ static size_t ptc__psb_find(const uint8_t *p, size_t avail, int finished, int *k
     }
     *kind = PTC__PSB_NO;
     return avail;
+}
+
+/* Whether a PSB may begin inside the packet of n bytes at p (n < avail):
+   then the packet's last byte and the byte after it are both PSB pattern.
+   A cheap test for the fast path; ptc__psb_inside decides. */
+static int ptc__psb_hint(const uint8_t *p, size_t n)
+{
+    return n > 1 && ((p[n - 1] == 0x02 && p[n] == 0x82) || (p[n - 1] == 0x82 && p[n] == 0x02));
+}
+
+/* Whether a PSB (by the rule of ptc__psb_match) begins inside the packet
+   of n bytes at p: returns PTC__PSB_FULL if one does, PTC__PSB_PARTIAL if
+   more input is needed to tell, else PTC__PSB_NO. In a valid stream no
+   packet but a PSB is longer than 11 bytes, so the bytes after a packet
+   that overlaps a complete PSB can never be valid packets: the packet
+   itself is damage (a flipped IPBytes field, say) that would otherwise
+   carry the decoder past the PSB it should resume at. */
+static int ptc__psb_inside(const uint8_t *p, size_t avail, size_t n, int finished)
+{
+    size_t j;
+    for (j = 1; j < n; j++) {
+        int m;
+        if (p[j] != 0x02) continue;
+        m = ptc__psb_match(p + j, avail - j, finished);
+        if (m == PTC__PSB_FULL || (m == PTC__PSB_PARTIAL && !finished)) return m;
+    }
+    return PTC__PSB_NO;
 }
 
 /* Per packet type: what the stream decoder must do after it. */
@@ -1560,8 +1589,8 @@ static ptc_status ptc__next_general(ptc_decoder *dec, ptc_item *item)
         if (dec->done) return PTC_END;
         if (in_carry) {
             /* The bytes at pos straddle two chunks: join the carried bytes
-               and the start of this chunk. PTC_MAX_PACKET_SIZE + 2 bytes
-               from pos are always enough to judge a packet or a PSB. */
+               and the start of this chunk. sizeof carry bytes from pos are
+               always enough to judge a packet and a PSB inside it. */
             size_t head = dec->chunk_len < sizeof dec->carry ? dec->chunk_len : sizeof dec->carry;
             memcpy(window, dec->carry, dec->carry_len);
             if (head) memcpy(window + dec->carry_len, dec->chunk, head);
@@ -1606,6 +1635,11 @@ static ptc_status ptc__next_general(ptc_decoder *dec, ptc_item *item)
         } else {
             int n = ptc__decode(p, avail, dec->block, &item->pkt);
             ptc_status st = n > 0 ? PTC_OK : (ptc_status)n;
+            if (st == PTC_OK && item->pkt.type != PTC_PSB) {
+                int inside = ptc__psb_inside(p, avail, (size_t)n, dec->finished);
+                if (inside == PTC__PSB_PARTIAL) return ptc__wait_for_input(dec, p, avail);
+                if (inside == PTC__PSB_FULL) st = PTC_ERR_PSB_OVERLAP;
+            }
             if (st == PTC_OK) {
                 item->offset = dec->pos;
                 item->error = PTC_OK;
@@ -1638,7 +1672,10 @@ PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
         size_t at = (size_t)(dec->pos - dec->chunk_off);
         if (PTC__LIKELY(dec->chunk_len - at >= PTC_MAX_PACKET_SIZE)) {
             int n = ptc__decode(dec->chunk + at, dec->chunk_len - at, dec->block, &item->pkt);
-            if (PTC__LIKELY(n > 0)) {
+            /* (only a PSB fills all 16 bytes, so the byte after any other
+               packet is in the chunk) */
+            if (PTC__LIKELY(n > 0) && PTC__LIKELY(item->pkt.type == PTC_PSB ||
+                                                  !ptc__psb_hint(dec->chunk + at, (size_t)n))) {
                 item->offset = dec->pos;
                 item->error = PTC_OK;
                 ptc__account(dec, item);

@@ -86,6 +86,8 @@ static void status_names_are_distinct_and_readable(void)
     CHECK(strcmp(ptc_packet_type_name(PTC_TIP_PGE), "tip_pge") == 0);
     CHECK(strcmp(ptc_packet_type_dump_name(PTC_TIP_PGE), "tip.pge") == 0);
     CHECK(strcmp(ptc_packet_type_name((ptc_packet_type)200), "none") == 0);
+    CHECK(strcmp(ptc_packet_type_dump_name((ptc_packet_type)200), "none") == 0);
+    CHECK(strstr(ptc_status_message((ptc_status)-99), "not a ptcodec") != NULL);
 }
 
 /* ---- 1.2, 1.3 opcode maps against SPEC.md -------------------------------- */

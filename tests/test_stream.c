@@ -191,6 +191,41 @@ static void malformed_packet_resyncs_at_next_psb(void)
     CHECK(A.it[5].pkt.type == PTC_MTC && A.it[5].pkt.u.mtc.ctc == 4);
 }
 
+/* A packet that runs into a complete PSB is damage: reported as
+   psb_overlap at the packet, and decoding resumes at the PSB, at any
+   chunking. A payload that merely ends in 02 82 before a PSB is fine. */
+static void packet_running_into_a_psb_is_an_error(void)
+{
+    uint8_t buf[128];
+    size_t n, psb_at, split;
+    n = put(buf, 0, PTC_PSB, 0);
+    n = put(buf, n, PTC_PSBEND, 0);
+    n = put_ip(buf, n, PTC_TIP, 2, 0x12345678); /* 5 bytes ... */
+    buf[n - 5] |= 0xC0;                         /* ... now claiming 8 payload bytes: 4 too many */
+    psb_at = n - 2;                             /* the real PSB starts 2 bytes before where the TIP now ends */
+    n = put(buf, psb_at, PTC_PSB, 0);
+    n = put(buf, n, PTC_MTC, 9);
+    for (split = 0; split <= n; split++) {
+        size_t sizes[2];
+        sizes[0] = split ? split : n;
+        sizes[1] = 1 + split % 5;
+        CHECK(decode(buf, n, 0, sizes, 2, &A));
+        CHECK(A.n == 5 && A.it[2].error == PTC_ERR_PSB_OVERLAP && A.it[2].offset == 18 &&
+                  A.it[3].offset == psb_at && A.it[3].pkt.type == PTC_PSB && A.it[4].pkt.type == PTC_MTC,
+              "chunk %zu: %zu items", split, A.n);
+    }
+    /* an MTC whose payload is 02, a TIP whose payload ends in 02 82, then a PSB */
+    n = put(buf, 0, PTC_PSB, 0);
+    n = put(buf, n, PTC_MTC, 0x02);
+    n = put_ip(buf, n, PTC_TIP, 1, 0x8202);
+    psb_at = n;
+    n = put(buf, n, PTC_PSB, 0);
+    n = put(buf, n, PTC_PSBEND, 0);
+    CHECK(decode(buf, n, 0, NULL, 0, &A));
+    CHECK(A.n == 5 && A.it[2].pkt.type == PTC_TIP && A.it[3].offset == psb_at && A.it[3].pkt.type == PTC_PSB,
+          "%zu items", A.n);
+}
+
 static void resync_can_start_right_after_the_error_byte(void)
 {
     /* The search for a PSB after an error starts at the very next byte. */
@@ -430,6 +465,7 @@ int main(void)
     RUN(psb_run_syncs_on_its_last_16_bytes);
     RUN(base_offset_shifts_every_offset);
     RUN(malformed_packet_resyncs_at_next_psb);
+    RUN(packet_running_into_a_psb_is_an_error);
     RUN(resync_can_start_right_after_the_error_byte);
     RUN(input_ending_inside_a_packet_is_truncated);
     RUN(no_psb_is_reported_once);

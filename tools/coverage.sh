@@ -1,8 +1,9 @@
 #!/bin/sh
 # make coverage: clang source-based coverage of ptcodec.h over the unit
 # tests and the replay of every corpus file through its fuzz target.
-# Prints line and branch coverage of ptcodec.h and writes the lines never
-# run to OUT/uncovered.txt (llvm-cov show format).
+# Prints line and branch coverage of ptcodec.h, all together and for each
+# fuzz target's corpus alone, and writes the lines never run to
+# OUT/uncovered.txt (llvm-cov show format).
 # usage: tools/coverage.sh OUT "TESTS" "FUZZ_TARGETS"
 set -eu
 out=$1; tests=$2; targets=$3
@@ -38,5 +39,13 @@ rest=$(echo $objs | cut -d' ' -f3-)
 # shellcheck disable=SC2086
 "llvm-cov$cov" show "$first" $rest -instr-profile="$out/all.profdata" ptcodec.h > "$out/show.txt"
 grep -E '^ *[0-9]+\| *0\|' "$out/show.txt" > "$out/uncovered.txt" || true
-awk '/ptcodec.h/ { printf "ptcodec.h: lines %s (%d of %d not run), branches %s (%d of %d not taken)\n", $10, $9, $8, $13, $12, $11 }' "$out/report.txt"
+summary() { # label report
+  awk -v l="$1" '/ptcodec.h/ { printf "%s: lines %s (%d of %d not run), branches %s (%d of %d not taken)\n", l, $10, $9, $8, $13, $12, $11 }' "$2"
+}
+for t in $targets; do
+  "llvm-profdata$cov" merge -sparse -o "$out/$t.profdata" "$out/prof/$t.profraw"
+  "llvm-cov$cov" report "$out/$t" -instr-profile="$out/$t.profdata" -show-branch-summary ptcodec.h > "$out/report-$t.txt"
+  summary "  corpus/$t alone" "$out/report-$t.txt"
+done
+summary "ptcodec.h, unit tests and every corpus" "$out/report.txt"
 echo "uncovered lines: $out/uncovered.txt"
