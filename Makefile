@@ -136,8 +136,11 @@ fuzz-run: $(BUILD)/libfuzzer/$(TARGET)
 	$(BUILD)/libfuzzer/$(TARGET) -max_total_time=$(SECONDS) -max_len=4096 -dict=$(call fuzz_dict,$(TARGET)) \
 	  -artifact_prefix=$(BUILD)/ $(BUILD)/fuzz-work/$(TARGET) corpus/$(TARGET)
 
-corpus: $(BUILD)/ptgen
-	sh fuzz/gen_seeds.sh $(BUILD)/ptgen corpus
+$(BUILD)/gen_model_seeds: fuzz/gen_model_seeds.c $(HDR) $(FUZZHDR) | $(BUILD)
+	$(CC) -std=c99 -O2 $(WARN) -o $@ $<
+
+corpus: $(BUILD)/ptgen $(BUILD)/ptsim $(BUILD)/gen_model_seeds
+	sh fuzz/gen_seeds.sh $(BUILD)/ptgen $(BUILD)/ptsim $(BUILD)/gen_model_seeds corpus
 
 # ---- coverage -------------------------------------------------------------
 # clang source-based coverage of ptcodec.h over the unit tests and the

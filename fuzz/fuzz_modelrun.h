@@ -19,7 +19,7 @@ typedef struct fz_rec {
     size_t nt, capt;
 } fz_rec;
 
-static void fz_rec_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
+FZ_FN void fz_rec_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
 {
     fz_rec *r = (fz_rec *)user;
     if (r->len + len > r->cap) {
@@ -43,7 +43,7 @@ static const struct { uint32_t art, eax, ebx; } fz_clocks[] = {
 };
 
 /* Runs the event program `prog` on a model with cfg; records into r. */
-static void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t n, fz_rec *r)
+FZ_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t n, fz_rec *r)
 {
     ptc_model m;
     ptc_model_sink sink;
@@ -83,7 +83,7 @@ static void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_
 }
 
 /* A configuration the model accepts, from the end of the input. */
-static void fz_model_config(fz_input *in, ptc_model_config *cfg)
+FZ_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
 {
     size_t c;
     ptc_model_config_default(cfg);
@@ -121,7 +121,7 @@ static void fz_model_config(fz_input *in, ptc_model_config *cfg)
     if (cfg->policy.threshold && !cfg->policy.resume_after && !cfg->policy.resume_on_value) cfg->policy.resume_after = 255;
 }
 
-static void fz_rec_free(fz_rec *r)
+FZ_FN void fz_rec_free(fz_rec *r)
 {
     free(r->bytes);
     free(r->t);

@@ -1,11 +1,17 @@
 #!/bin/sh
-# Writes the seed corpora of the packet-layer fuzz targets from ptcodec's own
-# encoder (tools/ptgen): one file per packet type, and mixed streams. Seeds
-# are deterministic; crash reproducers live beside them as crash-<what>.
-# usage: fuzz/gen_seeds.sh PTGEN CORPUS_DIR
+# Writes the seed corpora of the fuzz targets from ptcodec's own encoder
+# (tools/ptgen: one file per packet type, and mixed streams) and its
+# hardware model (tools/ptsim: every workload under four suppression
+# policies, with and without CYC), and for the model-driven targets one
+# workload program per workload and policy kind (fuzz/gen_model_seeds.c).
+# Seeds are deterministic; what the fuzzers found lives beside them as
+# found-<what>.
+# usage: fuzz/gen_seeds.sh PTGEN PTSIM GEN_MODEL_SEEDS CORPUS_DIR
 set -eu
 ptgen=$1
-corpus=$2
+ptsim=$2
+genmodel=$3
+corpus=$4
 types="pad psb psbend tnt8 tnt64 tip tip_pge tip_pgd fup mode_exec mode_tsx pip vmcs ovf tsc tma
 mtc cyc cbr mnt ptw exstop mwait pwre pwrx stop bbp bip bep cfe evd trig"
 tmp=$(mktemp -d)
@@ -16,12 +22,30 @@ for mix in all dense sparse; do
     "$ptgen" --mix $mix --seed $seed --bytes $((seed * 700)) --psb-every 512 -o "$tmp/stream-$mix-$seed"
   done
 done
-# fuzz_stream: the stream itself; its last bytes double as parameters
-mkdir -p "$corpus/fuzz_stream" "$corpus/fuzz_roundtrip" "$corpus/fuzz_model"
-# fuzz_model: any bytes are an event program; the streams' first 600 bytes
-# make varied ones
-for f in "$tmp"/stream-*; do head -c 600 "$f" > "$corpus/fuzz_model/program-$(basename "$f")"; done
-for f in "$tmp"/*; do cp "$f" "$corpus/fuzz_stream/"; done
+# model traces: the first 4 KiB of every workload under every policy
+i=0
+for w in dense sparse filtered ptwrite idle dvfs mixed; do
+  for pol in off seed threshold=3,resume_value=0,resume_after=0 threshold=1,resume_after=16,min_burst=3; do
+    i=$((i + 1))
+    "$ptsim" --quiet --workload $w --policy $pol --set cyc_en=$((i % 2)) --cycles 3000000 -o "$tmp/sim.pt"
+    head -c 4096 "$tmp/sim.pt" > "$tmp/model-$w-$i"
+  done
+done
+rm -f "$tmp/sim.pt" "$tmp/sim.pt.json"
+# fuzz_model, fuzz_clock, fuzz_checker: any bytes are a workload program
+# (their last bytes the settings); the streams' first 600 bytes make varied ones
+for t in fuzz_model fuzz_clock fuzz_checker; do
+  mkdir -p "$corpus/$t"
+  for f in "$tmp"/stream-*; do head -c 600 "$f" > "$corpus/$t/program-$(basename "$f")"; done
+  "$genmodel" "$corpus/$t"
+done
+# fuzz_stream, fuzz_diff_libipt: the streams themselves (fuzz_stream takes
+# its parameters from the last bytes)
+for t in fuzz_stream fuzz_diff_libipt; do
+  mkdir -p "$corpus/$t"
+  for f in "$tmp"/*; do cp "$f" "$corpus/$t/"; done
+done
+mkdir -p "$corpus/fuzz_roundtrip"
 # fuzz_roundtrip: the last byte picks the mode (0 bytes, 1 structured, 2 raw struct)
 for f in "$tmp"/*; do
   b=$(basename "$f")
