@@ -8,6 +8,7 @@
 #   make fuzz      every fuzz target for libFuzzer, AFL++ (+ cmplog) and replay
 #   make fuzz-run TARGET=fuzz_stream SECONDS=60
 #   make corpus    regenerate the seed corpora
+#   make coverage  line and branch coverage of ptcodec.h (tests + corpus replay)
 #   make clean
 
 BUILD   ?= build

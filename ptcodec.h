@@ -1497,7 +1497,8 @@ static size_t ptc__psb_find(const uint8_t *p, size_t avail, int finished, int *k
    A cheap test for the fast path; ptc__psb_inside decides. */
 static int ptc__psb_hint(const uint8_t *p, size_t n)
 {
-    return n > 1 && ((p[n - 1] == 0x02 && p[n] == 0x82) || (p[n - 1] == 0x82 && p[n] == 0x02));
+    /* one of them 02, the other 82; no branch on the hot path */
+    return ((p[n - 1] ^ p[n]) == 0x80) & ((p[n] & 0x7F) == 0x02);
 }
 
 /* Whether a PSB (by the rule of ptc__psb_match) begins inside the packet
@@ -1672,10 +1673,9 @@ PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
         size_t at = (size_t)(dec->pos - dec->chunk_off);
         if (PTC__LIKELY(dec->chunk_len - at >= PTC_MAX_PACKET_SIZE)) {
             int n = ptc__decode(dec->chunk + at, dec->chunk_len - at, dec->block, &item->pkt);
-            /* (only a PSB fills all 16 bytes, so the byte after any other
-               packet is in the chunk) */
-            if (PTC__LIKELY(n > 0) && PTC__LIKELY(item->pkt.type == PTC_PSB ||
-                                                  !ptc__psb_hint(dec->chunk + at, (size_t)n))) {
+            /* (only a PSB fills all 16 bytes, so after any other packet
+               the next byte is in the chunk) */
+            if (PTC__LIKELY(n > 0) && PTC__LIKELY(n == 16 || !ptc__psb_hint(dec->chunk + at, (size_t)n))) {
                 item->offset = dec->pos;
                 item->error = PTC_OK;
                 ptc__account(dec, item);
