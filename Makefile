@@ -18,11 +18,11 @@ WARN    := -Wall -Wextra -Werror -pedantic
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
-TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/workloads.h
+TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/workloads.h tools/modelrec.h
 TESTHDR := tests/testlib.h tests/libipt_allowlist.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen
 TESTS   := test_packets test_stream test_golden test_realtraces test_model test_clock test_faults
-FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/pktgen.h tests/libipt_allowlist.h
+FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/pktgen.h tools/modelrec.h tests/libipt_allowlist.h
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
 # targets whose input is a workload program, not PT bytes: their own dictionary
 MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker

@@ -25,35 +25,12 @@
 #include "../tools/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
+#include "../tools/modelrec.h"
 
 #include <intel-pt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct trace {
-    uint8_t *bytes;
-    size_t len, cap;
-    ptc_truth *t;
-    size_t nt, capt;
-} trace;
-
-static void on_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
-{
-    trace *tr = (trace *)user;
-    if (t->fate != PTC_FATE_EMITTED) return;
-    if (tr->len + len > tr->cap) {
-        tr->cap = (tr->len + len) * 2 + 4096;
-        tr->bytes = (uint8_t *)realloc(tr->bytes, tr->cap);
-    }
-    memcpy(tr->bytes + tr->len, bytes, len);
-    tr->len += len;
-    if (tr->nt == tr->capt) {
-        tr->capt = tr->capt * 2 + 1024;
-        tr->t = (ptc_truth *)realloc(tr->t, tr->capt * sizeof *tr->t);
-    }
-    tr->t[tr->nt++] = *t;
-}
 
 /* Error statistics of one decoder over the compared packets. */
 typedef struct score {
@@ -80,7 +57,7 @@ static void score_step(score *s, uint64_t est)
 /* The packet each libipt answer belongs to: one cursor per kind, since
    libipt consumes each kind in stream order. */
 typedef struct cursors {
-    const trace *tr;
+    const mr_trace *tr;
     const ptc_item *items;
     size_t n, tnt, tnt_bits_left, tip, pge, pgd, pip, ptw;
     int lost; /* an answer did not match its packet */
@@ -107,7 +84,7 @@ static size_t match_ip(cursors *c, size_t k, uint64_t ip, int suppressed)
 }
 
 /* libipt's time for each packet an answer belongs to (UINT64_MAX: none). */
-static void run_libipt(const trace *tr, const ptc_model_config *m, const ptc_item *items, size_t n, uint64_t *est,
+static void run_libipt(const mr_trace *tr, const ptc_model_config *m, const ptc_item *items, size_t n, uint64_t *est,
                        score *steps, int *failed)
 {
     struct pt_config cfg;
@@ -179,7 +156,7 @@ static void run_libipt(const trace *tr, const ptc_model_config *m, const ptc_ite
     pt_qry_free_decoder(q);
 }
 
-static void run_ptcodec(const trace *tr, const ptc_clock_config *cc, const ptc_item *items, size_t n, ptc_timed_item *out)
+static void run_ptcodec(const mr_trace *tr, const ptc_clock_config *cc, const ptc_item *items, size_t n, ptc_timed_item *out)
 {
     static ptc_clock clk;
     size_t i, k = 0;
@@ -227,10 +204,10 @@ int main(int argc, char **argv)
         if (only >= 0 && wi != only) continue;
         for (p = 0; p < 2; p++)
             for (cyc = 0; cyc < 2; cyc++) {
-                trace tr;
+                mr_trace tr;
                 ptc_model_config mc;
                 ptc_model m;
-                ptc_model_sink sink;
+                ptc_model_sink sink = mr_start(&tr, 1); /* t[i]: the i-th packet of the stream */
                 ptc_decoder d;
                 ptc_item *items;
                 ptc_timed_item *t_lib, *t_full;
@@ -240,14 +217,10 @@ int main(int argc, char **argv)
                 ptc_clock_config cc_lib, cc_full;
                 char err[128];
                 int failed = 0;
-                memset(&tr, 0, sizeof tr);
                 ptc_model_config_default(&mc);
                 wl_configure(wi, &mc);
                 mc_policy(&mc.policy, policies[p], err, sizeof err);
                 if (cyc) { mc.cyc_en = 1; mc.cyc_thresh = 2; }
-                sink.user = &tr;
-                sink.packet = on_packet;
-                sink.event = NULL;
                 if (ptc_model_init(&m, &mc, &sink) != PTC_OK) { fprintf(stderr, "timecmp: model config\n"); return 2; }
                 wl_run_workload(wi, &m, cycles, seed);
                 items = (ptc_item *)malloc((tr.nt + 1) * sizeof *items);
@@ -306,8 +279,7 @@ int main(int argc, char **argv)
                 free(est);
                 free(t_lib);
                 free(t_full);
-                free(tr.bytes);
-                free(tr.t);
+                mr_free(&tr);
             }
     }
     if (check) printf("%s\n", bad || claims_fail ? "CHECK FAILED" : "check: ptcodec beats libipt in every row");

@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static mtc_at mtc[MAX_MTC];
     fz_input in;
     ptc_model_config cfg;
-    fz_rec rec;
+    mr_trace rec;
     ptc_decoder dec;
     ptc_item it;
     ptc_violation kind = PTC_VIOL_NONE;
@@ -74,7 +74,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_model_config(&in, &cfg);
     what = fz_take(&in, 0, MUT_COUNT - 1);
     pick = fz_take(&in, 0, 0xFFFF);
-    memset(&rec, 0, sizeof rec);
     fz_model_run(&cfg, in.data, in.size, &rec);
 
     got = first_violation(&cfg.policy, rec.bytes, rec.len, &kind);
@@ -108,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (gap + gap2 < 256) cand[nc++] = i;
         }
     }
-    if (!nc) { fz_rec_free(&rec); return 0; }
+    if (!nc) { mr_free(&rec); return 0; }
     b = cand[pick % nc];
 
     mut = (uint8_t *)malloc(rec.len + 2);
@@ -142,6 +141,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FZ_ASSERT(what != MUT_INSERT || kind == PTC_VIOL_NOT_SUPPRESSED, "inserted edge reported as %s",
               ptc_violation_name(kind));
     free(mut);
-    fz_rec_free(&rec);
+    mr_free(&rec);
     return 0;
 }

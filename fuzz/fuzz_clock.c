@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_input in;
     ptc_model_config cfg;
     ptc_clock_config cc;
-    fz_rec r;
+    mr_trace r;
     ptc_decoder dec;
     ptc_item it;
     ptc_timed_item out;
@@ -38,7 +38,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_model_config(&in, &cfg);
     how = fz_take(&in, 0, 3);
     drain_every = fz_take(&in, 1, 64);
-    memset(&r, 0, sizeof r);
     fz_model_run(&cfg, in.data, in.size, &r);
 
     ptc_clock_config_from_model(&cc, &cfg);
@@ -85,6 +84,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (st != PTC_OK) break;
     }
     FZ_ASSERT(ptc_clock_pop(&clk, &out) == PTC_END, "items left in the clock");
-    fz_rec_free(&r);
+    mr_free(&r);
     return 0;
 }

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fz_input in;
     ptc_model_config cfg;
-    fz_rec a, b;
+    mr_trace a, b;
     ptc_decoder dec;
     ptc_checker chk;
     ptc_item it;
@@ -28,8 +28,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in.data = data;
     in.size = size;
     fz_model_config(&in, &cfg);
-    memset(&a, 0, sizeof a);
-    memset(&b, 0, sizeof b);
     fz_model_run(&cfg, in.data, in.size, &a);
     cfg.reference_stepping = 1;
     fz_model_run(&cfg, in.data, in.size, &b);
@@ -54,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         v = ptc_checker_packet(&chk, &it.pkt);
         FZ_ASSERT(v == PTC_VIOL_NONE, "policy checker: %s at %llu", ptc_violation_name(v), (unsigned long long)it.offset);
     }
-    fz_rec_free(&a);
-    fz_rec_free(&b);
+    mr_free(&a);
+    mr_free(&b);
     return 0;
 }

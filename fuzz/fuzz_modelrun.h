@@ -1,5 +1,6 @@
 /* fuzz_modelrun.h - the hardware model driven by fuzz input, shared by
-   fuzz_model (the model's own oracles) and fuzz_clock (time round trips).
+   fuzz_model (the model's own oracles), fuzz_clock (time round trips),
+   fuzz_checker (policy rules) and fuzz/gen_model_seeds.c.
 
    fz_model_config draws a configuration and a suppression policy from the
    input's last bytes (fz_take); fz_model_run plays the rest of the input
@@ -9,49 +10,23 @@
 #define PTCODEC_FUZZ_MODELRUN_H
 
 #include "fuzz_helpers.h"
+#include "../tools/modelrec.h"
 
 #include <string.h>
-
-typedef struct fz_rec {
-    uint8_t *bytes;
-    size_t len, cap;
-    ptc_truth *t;
-    size_t nt, capt;
-} fz_rec;
-
-FZ_FN void fz_rec_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
-{
-    fz_rec *r = (fz_rec *)user;
-    if (r->len + len > r->cap) {
-        r->cap = (r->len + len) * 2 + 4096;
-        r->bytes = (uint8_t *)realloc(r->bytes, r->cap);
-        FZ_ASSERT(r->bytes != NULL, "out of memory");
-    }
-    memcpy(r->bytes + r->len, bytes, len);
-    r->len += len;
-    if (r->nt == r->capt) {
-        r->capt = r->capt * 2 + 1024;
-        r->t = (ptc_truth *)realloc(r->t, r->capt * sizeof *r->t);
-        FZ_ASSERT(r->t != NULL, "out of memory");
-    }
-    r->t[r->nt++] = *t;
-}
 
 static const uint8_t fz_ratios[] = { 12, 16, 20, 24, 30, 36, 40 };
 static const struct { uint32_t art, eax, ebx; } fz_clocks[] = {
     { 24000000, 2, 200 }, { 25000000, 3, 250 }, { 19200000, 7, 625 }, { 38400000, 1, 50 }
 };
 
-/* Runs the event program `prog` on a model with cfg; records into r. */
-FZ_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t n, fz_rec *r)
+/* Runs the event program `prog` on a model with cfg; records into r
+   (tools/modelrec.h; free it with mr_free). */
+FZ_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t n, mr_trace *r)
 {
     ptc_model m;
-    ptc_model_sink sink;
+    ptc_model_sink sink = mr_start(r, 0); /* every packet's truth, written or not */
     uint64_t ip = 0x401000, budget = 300000; /* cycles: keeps single stepping quick */
     size_t i = 0;
-    sink.user = r;
-    sink.packet = fz_rec_packet;
-    sink.event = NULL;
     FZ_ASSERT(ptc_model_init(&m, cfg, &sink) == PTC_OK, "config rejected: %s", ptc_model_error_field(&m));
     ptc_model_start(&m, ip);
     while (i + 2 <= n) {
@@ -119,12 +94,6 @@ FZ_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
     cfg->policy.resume_after = (uint8_t)fz_take(in, 0, 255);
     cfg->policy.min_burst = (uint8_t)fz_take(in, 2, 6);
     if (cfg->policy.threshold && !cfg->policy.resume_after && !cfg->policy.resume_on_value) cfg->policy.resume_after = 255;
-}
-
-FZ_FN void fz_rec_free(fz_rec *r)
-{
-    free(r->bytes);
-    free(r->t);
 }
 
 #endif

@@ -9,38 +9,18 @@
 #include "../tools/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
+#include "../tools/modelrec.h"
 
 #include <string.h>
 
 /* ---- one run: the model's trace and truth, decoded and timed --------------- */
 
 typedef struct run {
-    uint8_t *bytes;
-    size_t len, cap;
-    ptc_truth *t; /* emitted packets only, in stream order */
-    size_t nt, capt;
+    mr_trace tr; /* the stream, and the truth of its packets in stream order */
     ptc_timed_item *ti; /* the clock's output, one per emitted packet */
     size_t nti;
     ptc_model_config cfg;
 } run;
-
-static void grow(void **p, size_t *capn, size_t need, size_t elem)
-{
-    if (need <= *capn) return;
-    *capn = need * 2 + 1024;
-    *p = realloc(*p, *capn * elem);
-}
-
-static void on_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
-{
-    run *r = (run *)user;
-    if (t->fate != PTC_FATE_EMITTED) return;
-    grow((void **)&r->bytes, &r->cap, r->len + len, 1);
-    memcpy(r->bytes + r->len, bytes, len);
-    r->len += len;
-    grow((void **)&r->t, &r->capt, r->nt + 1, sizeof *r->t);
-    r->t[r->nt++] = *t;
-}
 
 static void clock_config_for(const ptc_model_config *m, int exact_nom, int with_policy, ptc_clock_config *cc)
 {
@@ -53,49 +33,60 @@ static void clock_config_for(const ptc_model_config *m, int exact_nom, int with_
     cc->have_policy = (uint8_t)with_policy;
 }
 
-static int do_run(int wi, const char *policy, const char *settings, uint64_t cycles, uint64_t seed, int exact_nom,
-                  int with_policy, run *r)
+/* The model's run of workload wi under policy and settings. */
+static int record_run(int wi, const char *policy, const char *settings, uint64_t cycles, uint64_t seed, run *r)
 {
     ptc_model m;
     ptc_model_sink sink;
-    ptc_clock_config cc;
-    static ptc_clock clk;
-    ptc_decoder d;
-    ptc_item it;
     char err[200];
     memset(r, 0, sizeof *r);
+    sink = mr_start(&r->tr, 1);
     ptc_model_config_default(&r->cfg);
     wl_configure(wi, &r->cfg);
     if (!mc_policy(&r->cfg.policy, policy, err, sizeof err) || (*settings && !mc_set_list(&r->cfg, settings, err, sizeof err))) {
         CHECK(0, "%s", err);
         return 0;
     }
-    sink.user = r;
-    sink.packet = on_packet;
-    sink.event = NULL;
     if (ptc_model_init(&m, &r->cfg, &sink) != PTC_OK) {
         CHECK(0, "model: %s", ptc_model_error_field(&m));
         return 0;
     }
     wl_run_workload(wi, &m, cycles, seed);
-    clock_config_for(&r->cfg, exact_nom, with_policy, &cc);
-    CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
-    r->ti = (ptc_timed_item *)malloc((r->nt + 1) * sizeof *r->ti);
-    ptc_decoder_init_buffer(&d, 0, r->bytes, r->len);
+    return 1;
+}
+
+/* The recorded stream decoded and timed under cc, into r->ti. */
+static int time_run(run *r, const ptc_clock_config *cc)
+{
+    static ptc_clock clk;
+    ptc_decoder d;
+    ptc_item it;
+    CHECK(ptc_clock_init(&clk, cc) == PTC_OK);
+    r->ti = (ptc_timed_item *)malloc((r->tr.nt + 1) * sizeof *r->ti);
+    ptc_decoder_init_buffer(&d, 0, r->tr.bytes, r->tr.len);
     for (;;) {
         ptc_status st = ptc_decoder_next(&d, &it);
         ptc_timed_item out;
         if (st == PTC_OK) CHECK(ptc_clock_push(&clk, &it) == PTC_OK, "push refused");
         else ptc_clock_finish(&clk);
         while (ptc_clock_pop(&clk, &out) == PTC_OK)
-            if (r->nti < r->nt) r->ti[r->nti++] = out;
+            if (r->nti < r->tr.nt) r->ti[r->nti++] = out;
         if (st != PTC_OK) break;
     }
-    CHECK(r->nti == r->nt, "%zu timed items for %zu packets", r->nti, r->nt);
-    return r->nti == r->nt;
+    CHECK(r->nti == r->tr.nt, "%zu timed items for %zu packets", r->nti, r->tr.nt);
+    return r->nti == r->tr.nt;
 }
 
-static void run_free(run *r) { free(r->bytes); free(r->t); free(r->ti); }
+static int do_run(int wi, const char *policy, const char *settings, uint64_t cycles, uint64_t seed, int exact_nom,
+                  int with_policy, run *r)
+{
+    ptc_clock_config cc;
+    if (!record_run(wi, policy, settings, cycles, seed, r)) return 0;
+    clock_config_for(&r->cfg, exact_nom, with_policy, &cc);
+    return time_run(r, &cc);
+}
+
+static void run_free(run *r) { mr_free(&r->tr); free(r->ti); }
 
 static int inside(const ptc_truth *t, const ptc_timed_item *ti)
 {
@@ -122,18 +113,18 @@ static void check_validity(const run *r, stats *s, const char *what)
 {
     size_t i;
     uint64_t last_point = 0, last_lo = 0;
-    for (i = 0; i < r->nt; i++) {
+    for (i = 0; i < r->tr.nt; i++) {
         const ptc_timed_item *ti = &r->ti[i];
-        if (ti->item.offset != r->t[i].offset) { CHECK(0, "%s: item %zu misaligned", what, i); return; }
+        if (ti->item.offset != r->tr.t[i].offset) { CHECK(0, "%s: item %zu misaligned", what, i); return; }
         if (!ti->have_time) continue;
         s->n++;
-        if (!inside(&r->t[i], ti) && s->outside++ < 3)
-            CHECK(0, "%s: %s at %llu: true TSC %llu not in [%llu, %llu]", what, ptc_packet_type_name(r->t[i].pkt.type),
-                  (unsigned long long)r->t[i].offset, (unsigned long long)r->t[i].time.tsc,
+        if (!inside(&r->tr.t[i], ti) && s->outside++ < 3)
+            CHECK(0, "%s: %s at %llu: true TSC %llu not in [%llu, %llu]", what, ptc_packet_type_name(r->tr.t[i].pkt.type),
+                  (unsigned long long)r->tr.t[i].offset, (unsigned long long)r->tr.t[i].time.tsc,
                   (unsigned long long)ti->tsc_lo, (unsigned long long)ti->tsc_hi);
         if (ti->conflict && s->conflicts++ < 3)
             CHECK(0, "%s: %s at %llu: the clock saw a conflict in a trace that has none", what,
-                  ptc_packet_type_name(r->t[i].pkt.type), (unsigned long long)r->t[i].offset);
+                  ptc_packet_type_name(r->tr.t[i].pkt.type), (unsigned long long)r->tr.t[i].offset);
         if (ti->tsc < last_point) s->back++;
         if (ti->tsc_lo < last_lo) s->lo_back++;
         CHECK(ti->tsc >= ti->tsc_lo && ti->tsc <= ti->tsc_hi, "%s: point outside its interval", what);
@@ -154,14 +145,14 @@ static size_t check_period_bound(const run *r, const char *what, size_t at_least
 {
     size_t i, j, checked = 0;
     uint64_t bound = period_ticks(&r->cfg) + cycle_ticks(&r->cfg, 1) + 3;
-    for (i = 0; i < r->nt; i++) {
+    for (i = 0; i < r->tr.nt; i++) {
         const ptc_timed_item *ti = &r->ti[i];
-        if (!ti->have_time || ptc__is_timing(r->t[i].pkt.type)) continue;
-        for (j = i + 1; j < r->nt && r->t[j].pkt.type != PTC_MTC && !is_stop(r->t[j].pkt.type); j++) {}
-        if (j == r->nt || r->t[j].pkt.type != PTC_MTC || j - i >= PTC_CLOCK_WINDOW) continue; /* beyond the look-ahead */
+        if (!ti->have_time || ptc__is_timing(r->tr.t[i].pkt.type)) continue;
+        for (j = i + 1; j < r->tr.nt && r->tr.t[j].pkt.type != PTC_MTC && !is_stop(r->tr.t[j].pkt.type); j++) {}
+        if (j == r->tr.nt || r->tr.t[j].pkt.type != PTC_MTC || j - i >= PTC_CLOCK_WINDOW) continue; /* beyond the look-ahead */
         checked++;
         CHECK(ti->tsc_hi - ti->tsc_lo <= bound, "%s: %s at %llu: width %llu > %llu", what,
-              ptc_packet_type_name(r->t[i].pkt.type), (unsigned long long)r->t[i].offset,
+              ptc_packet_type_name(r->tr.t[i].pkt.type), (unsigned long long)r->tr.t[i].offset,
               (unsigned long long)(ti->tsc_hi - ti->tsc_lo), (unsigned long long)bound);
     }
     CHECK(checked >= at_least, "%s: only %zu packets met the condition", what, checked);
@@ -175,14 +166,14 @@ static void check_after_mtc_bound(const run *r, const char *what)
 {
     size_t i, j, checked = 0;
     uint64_t bound = period_ticks(&r->cfg) + cycle_ticks(&r->cfg, 1) + 3;
-    for (i = 0; i < r->nt; i++) {
+    for (i = 0; i < r->tr.nt; i++) {
         const ptc_timed_item *ti = &r->ti[i];
-        if (!ti->have_time || ptc__is_timing(r->t[i].pkt.type) || r->t[i].pkt.type == PTC_PSB) continue;
-        for (j = i; j-- > 0 && r->t[j].pkt.type != PTC_MTC && !is_stop(r->t[j].pkt.type) && r->t[j].pkt.type != PTC_PSB;) {}
-        if (j == (size_t)-1 || r->t[j].pkt.type != PTC_MTC) continue;
+        if (!ti->have_time || ptc__is_timing(r->tr.t[i].pkt.type) || r->tr.t[i].pkt.type == PTC_PSB) continue;
+        for (j = i; j-- > 0 && r->tr.t[j].pkt.type != PTC_MTC && !is_stop(r->tr.t[j].pkt.type) && r->tr.t[j].pkt.type != PTC_PSB;) {}
+        if (j == (size_t)-1 || r->tr.t[j].pkt.type != PTC_MTC) continue;
         checked++;
         CHECK(ti->tsc_hi - ti->tsc_lo <= bound, "%s: %s at %llu: width %llu > %llu", what,
-              ptc_packet_type_name(r->t[i].pkt.type), (unsigned long long)r->t[i].offset,
+              ptc_packet_type_name(r->tr.t[i].pkt.type), (unsigned long long)r->tr.t[i].offset,
               (unsigned long long)(ti->tsc_hi - ti->tsc_lo), (unsigned long long)bound);
     }
     CHECK(checked > 20, "%s: only %zu packets met the condition", what, checked);
@@ -196,8 +187,8 @@ static void check_cycle_bound(const run *r, const char *what)
     size_t i, checked = 0;
     int have_anchor = 0;
     uint64_t bound = 2 * cycle_ticks(&r->cfg, 1) + 4;
-    for (i = 1; i < r->nt; i++) {
-        ptc_packet_type t = r->t[i].pkt.type, prev = r->t[i - 1].pkt.type;
+    for (i = 1; i < r->tr.nt; i++) {
+        ptc_packet_type t = r->tr.t[i].pkt.type, prev = r->tr.t[i - 1].pkt.type;
         const ptc_timed_item *ti = &r->ti[i];
         /* epoch breaks: a TSC outside PSB+, a CBR not right after one, OVF, an error */
         if (t == PTC_OVF || (t == PTC_TSC && !(i >= 2 && prev == PTC_CYC))) { have_anchor = 0; }
@@ -207,7 +198,7 @@ static void check_cycle_bound(const run *r, const char *what)
         if (!have_anchor || prev != PTC_CYC || !ptc__cyc_eligible(t) || t == PTC_MTC || !ti->have_time) continue;
         checked++;
         CHECK(ti->tsc_hi - ti->tsc_lo <= bound, "%s: %s at %llu: width %llu > %llu", what, ptc_packet_type_name(t),
-              (unsigned long long)r->t[i].offset, (unsigned long long)(ti->tsc_hi - ti->tsc_lo), (unsigned long long)bound);
+              (unsigned long long)r->tr.t[i].offset, (unsigned long long)(ti->tsc_hi - ti->tsc_lo), (unsigned long long)bound);
     }
     CHECK(checked > 20, "%s: only %zu packets met the condition", what, checked);
 }
@@ -303,35 +294,13 @@ static void without_the_policy(void)
 static void wrong_policy_is_reported(void)
 {
     run r;
-    size_t conflicts = 0;
-    ptc_model m;
-    ptc_model_sink sink;
+    size_t conflicts = 0, i;
     ptc_clock_config cc;
-    static ptc_clock clk;
-    ptc_decoder d;
-    ptc_item it;
-    ptc_timed_item out;
-    char err[128];
-    memset(&r, 0, sizeof r);
-    ptc_model_config_default(&r.cfg);
-    wl_configure(1, &r.cfg); /* sparse: long suppressed stretches */
-    CHECK(mc_policy(&r.cfg.policy, "seed", err, sizeof err), "%s", err);
-    sink.user = &r;
-    sink.packet = on_packet;
-    sink.event = NULL;
-    CHECK(ptc_model_init(&m, &r.cfg, &sink) == PTC_OK);
-    wl_run_workload(1, &m, 4000000, 4);
+    if (!record_run(1, "seed", "", 4000000, 4, &r)) return; /* sparse: long suppressed stretches */
     clock_config_for(&r.cfg, 1, 1, &cc);
     cc.policy.threshold = 0; /* what the clock is told: every MTC is emitted */
-    CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
-    ptc_decoder_init_buffer(&d, 0, r.bytes, r.len);
-    for (;;) {
-        ptc_status st = ptc_decoder_next(&d, &it);
-        if (st == PTC_OK) CHECK(ptc_clock_push(&clk, &it) == PTC_OK);
-        else ptc_clock_finish(&clk);
-        while (ptc_clock_pop(&clk, &out) == PTC_OK) conflicts += out.conflict;
-        if (st != PTC_OK) break;
-    }
+    time_run(&r, &cc);
+    for (i = 0; i < r.nti; i++) conflicts += r.ti[i].conflict;
     CHECK(conflicts > 0, "no conflict reported");
     run_free(&r);
 }
@@ -350,23 +319,23 @@ static void suppressed_is_no_wider(void)
         size_t i = 0, j = 0, compared = 0, wider = 0;
         if (wi == 6) continue; /* mixed: its overflows depend on the byte count, so the runs differ */
         if (!do_run(wi, "off", "", 6000000, 8, 1, 1, &a) || !do_run(wi, "seed", "", 6000000, 8, 1, 1, &b)) continue;
-        while (i < a.nt && j < b.nt) {
-            const ptc_truth *x = &a.t[i], *y = &b.t[j];
+        while (i < a.tr.nt && j < b.tr.nt) {
+            const ptc_truth *x = &a.tr.t[i], *y = &b.tr.t[j];
             size_t k;
             int stop_follows = 0; /* or a TSC near it in one run only: skip */
             if (x->cycle < y->cycle || (x->cycle == y->cycle && ptc__is_timing(x->pkt.type))) { i++; continue; }
             if (y->cycle < x->cycle || ptc__is_timing(y->pkt.type)) { j++; continue; }
             if (x->pkt.type != y->pkt.type || x->pkt.type == PTC_PSB || x->pkt.type == PTC_PSBEND) { i++; j++; continue; }
             /* the exception: no MTC between it and a clock stop or the end */
-            for (k = j + 1; k < b.nt && b.t[k].pkt.type != PTC_MTC; k++)
-                if (is_stop(b.t[k].pkt.type)) { stop_follows = 1; break; }
-            if (k == b.nt) stop_follows = 1;
+            for (k = j + 1; k < b.tr.nt && b.tr.t[k].pkt.type != PTC_MTC; k++)
+                if (is_stop(b.tr.t[k].pkt.type)) { stop_follows = 1; break; }
+            if (k == b.tr.nt) stop_follows = 1;
             /* PSB+ go by bytes, so the unsuppressed trace has more of them:
                a packet next to a TSC in one run only is not a fair pair */
-            for (k = i; k-- > 0 && a.t[k].pkt.type != PTC_MTC;)
-                if (a.t[k].pkt.type == PTC_TSC) stop_follows = 1;
-            for (k = i + 1; k < a.nt && a.t[k].pkt.type != PTC_MTC; k++)
-                if (a.t[k].pkt.type == PTC_TSC) stop_follows = 1;
+            for (k = i; k-- > 0 && a.tr.t[k].pkt.type != PTC_MTC;)
+                if (a.tr.t[k].pkt.type == PTC_TSC) stop_follows = 1;
+            for (k = i + 1; k < a.tr.nt && a.tr.t[k].pkt.type != PTC_MTC; k++)
+                if (a.tr.t[k].pkt.type == PTC_TSC) stop_follows = 1;
             if (!stop_follows && a.ti[i].have_time && b.ti[j].have_time) {
                 compared++;
                 if (b.ti[j].tsc_hi - b.ti[j].tsc_lo > a.ti[i].tsc_hi - a.ti[i].tsc_lo && wider++ < 3)
@@ -412,22 +381,22 @@ static void clock_after_resync(void)
             ptc_decoder d;
             ptc_item it;
             ptc_timed_item out;
-            uint8_t *copy = (uint8_t *)malloc(r.len);
+            uint8_t *copy = (uint8_t *)malloc(r.tr.len);
             size_t k = 0, checked = 0, outside = 0, back = 0;
             uint64_t last = 0;
-            memcpy(copy, r.bytes, r.len);
-            cut = r.len / 7 * (trial + 1);
+            memcpy(copy, r.tr.bytes, r.tr.len);
+            cut = r.tr.len / 7 * (trial + 1);
             if (trial % 2) { /* damage: a packet's first bytes become an undefined opcode */
-                for (k = 0; k < r.nt && (r.t[k].offset < cut || r.t[k].pkt.size < 2); k++) {}
-                if (k == r.nt) { free(copy); continue; }
-                cut = (size_t)r.t[k].offset;
+                for (k = 0; k < r.tr.nt && (r.tr.t[k].offset < cut || r.tr.t[k].pkt.size < 2); k++) {}
+                if (k == r.tr.nt) { free(copy); continue; }
+                cut = (size_t)r.tr.t[k].offset;
                 copy[cut] = 0x02;
                 copy[cut + 1] = bad_ext;
                 k = 0;
             }
             clock_config_for(&r.cfg, 1, 1, &cc);
             CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
-            ptc_decoder_init_buffer(&d, 0, trial % 2 ? copy : copy + cut, trial % 2 ? r.len : r.len - cut);
+            ptc_decoder_init_buffer(&d, 0, trial % 2 ? copy : copy + cut, trial % 2 ? r.tr.len : r.tr.len - cut);
             for (;;) {
                 ptc_status st = ptc_decoder_next(&d, &it);
                 if (st == PTC_OK) {
@@ -437,24 +406,24 @@ static void clock_after_resync(void)
                     ptc_clock_finish(&clk);
                 }
                 while (ptc_clock_pop(&clk, &out) == PTC_OK) {
-                    while (k < r.nt && r.t[k].offset < out.item.offset) k++;
+                    while (k < r.tr.nt && r.tr.t[k].offset < out.item.offset) k++;
                     if (!out.have_time) continue;
                     if (out.tsc < last) back++;
                     last = out.tsc;
-                    if (k == r.nt || r.t[k].offset != out.item.offset || out.item.error != PTC_OK ||
-                        !ptc_packet_equal(&r.t[k].pkt, &out.item.pkt))
+                    if (k == r.tr.nt || r.tr.t[k].offset != out.item.offset || out.item.error != PTC_OK ||
+                        !ptc_packet_equal(&r.tr.t[k].pkt, &out.item.pkt))
                         continue; /* the damaged packet, or not a packet of the trace */
                     checked++;
-                    if (!inside(&r.t[k], &out) && outside++ < 3)
+                    if (!inside(&r.tr.t[k], &out) && outside++ < 3)
                         CHECK(0, "%s, %s at %zu: %s at %llu: true %llu not in [%llu, %llu]", wl_names[wi],
-                              trial % 2 ? "damaged" : "started", cut, ptc_packet_type_name(r.t[k].pkt.type),
-                              (unsigned long long)r.t[k].offset, (unsigned long long)r.t[k].time.tsc,
+                              trial % 2 ? "damaged" : "started", cut, ptc_packet_type_name(r.tr.t[k].pkt.type),
+                              (unsigned long long)r.tr.t[k].offset, (unsigned long long)r.tr.t[k].time.tsc,
                               (unsigned long long)out.tsc_lo, (unsigned long long)out.tsc_hi);
                 }
                 if (st != PTC_OK) break;
             }
             CHECK(back == 0, "%s: time went back %zu times", wl_names[wi], back);
-            CHECK(checked > 0 || r.len - cut < 4096, "%s: nothing checked after %zu", wl_names[wi], cut);
+            CHECK(checked > 0 || r.tr.len - cut < 4096, "%s: nothing checked after %zu", wl_names[wi], cut);
             free(copy);
         }
         run_free(&r);
@@ -493,7 +462,7 @@ static void golden_vector_times(const void *arg)
     char path[768], *exp_text, *opts, *line, *save = NULL;
     const char *v;
     unsigned char *pt;
-    size_t pt_len = 0, exp_len = 0, opts_len = 0, n = 0, k, compared = 0;
+    size_t pt_len = 0, n = 0, k, compared = 0;
     ptc_clock_config cc;
     static ptc_clock clk;
     ptc_decoder d;
@@ -501,18 +470,11 @@ static void golden_vector_times(const void *arg)
     ptc_timed_item ti[64];
     unsigned long long libipt = 0, last_point = 0;
 
-    snprintf(path, sizeof path, "%s/reference/libipt-ptt/golden/%s.pt", tl_shared_dir(), name);
-    pt = tl_read_file(path, &pt_len);
-    snprintf(path, sizeof path, "%s/reference/libipt-ptt/golden/%s.ptdump.exp", tl_shared_dir(), name);
-    exp_text = (char *)tl_read_file(path, &exp_len);
-    snprintf(path, sizeof path, "%s/reference/libipt-ptt/golden/%s.ptdump.opts", tl_shared_dir(), name);
-    opts = (char *)tl_read_file(path, &opts_len);
-    CHECK(pt && exp_text && opts, "%s: files missing", name);
-    if (!pt || !exp_text || !opts) { free(pt); free(exp_text); free(opts); return; }
-    exp_text = (char *)realloc(exp_text, exp_len + 1);
-    exp_text[exp_len] = 0;
-    opts = (char *)realloc(opts, opts_len + 1);
-    opts[opts_len] = 0;
+    snprintf(path, sizeof path, "%s/reference/libipt-ptt/golden", tl_shared_dir());
+    if (!tl_read_golden(path, name, &pt, &pt_len, &exp_text, &opts)) {
+        CHECK(0, "%s: files missing", name);
+        return;
+    }
 
     /* libipt's flags, as ptdump --time takes them */
     ptc_clock_config_default(&cc);

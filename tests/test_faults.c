@@ -16,6 +16,7 @@
 #include "../tools/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
+#include "../tools/modelrec.h"
 
 #include <dirent.h>
 #include <string.h>
@@ -182,21 +183,6 @@ static void report(const char *what, const tally *t)
            t->worst_bytes, t->worst_where);
 }
 
-typedef struct cap { uint8_t *b; size_t len, cap; } cap;
-
-static void on_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *tr)
-{
-    cap *c = (cap *)user;
-    (void)tr;
-    if (c->len + len > c->cap) {
-        c->cap = (c->len + len) * 2;
-        c->b = (uint8_t *)realloc(c->b, c->cap);
-        if (!c->b) abort();
-    }
-    memcpy(c->b + c->len, bytes, len);
-    c->len += len;
-}
-
 /* Every workload, with suppression and CYC, PSB every 2 KiB: every bit of
    the first 3 KiB, and 3000 random flips in a larger trace. */
 static void model_traces(void)
@@ -207,21 +193,17 @@ static void model_traces(void)
     for (wi = 0; wi < WL_COUNT; wi++) {
         ptc_model_config cfg;
         ptc_model m;
-        ptc_model_sink sink;
-        cap c;
+        mr_trace c;
+        ptc_model_sink sink = mr_start(&c, 1);
         char err[100];
-        memset(&c, 0, sizeof c);
         ptc_model_config_default(&cfg);
         wl_configure(wi, &cfg);
         CHECK(mc_set_list(&cfg, "cyc_en=1,psb_freq=1", err, sizeof err), "%s", err);
-        sink.user = &c;
-        sink.packet = on_packet;
-        sink.event = NULL;
         CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
         wl_run_workload(wi, &m, 3000000, 11);
-        flip_trace(c.b, c.len < 3072 ? c.len : 3072, 0, 0, &all, wl_names[wi]);
-        flip_trace(c.b, c.len < (1u << 18) ? c.len : (1u << 18), 3000, (uint64_t)wi + 1, &all, wl_names[wi]);
-        free(c.b);
+        flip_trace(c.bytes, c.len < 3072 ? c.len : 3072, 0, 0, &all, wl_names[wi]);
+        flip_trace(c.bytes, c.len < (1u << 18) ? c.len : (1u << 18), 3000, (uint64_t)wi + 1, &all, wl_names[wi]);
+        mr_free(&c);
     }
     report("model traces", &all);
     CHECK(all.flips > 100000, "%lu flips", all.flips);

@@ -46,9 +46,9 @@ static int tokens(char *s, char **tok, int max)
 static void check_vector(const void *arg)
 {
     const char *name = (const char *)arg;
-    char path[768], *exp_text, *line, *save = NULL;
+    char *exp_text, *line, *save = NULL;
     unsigned char *pt;
-    size_t pt_len = 0, exp_len = 0, opts_len = 0, k = 0;
+    size_t pt_len = 0, k = 0;
     unsigned flags = 0;
     char *opts;
     ptc_decoder dec;
@@ -56,18 +56,10 @@ static void check_vector(const void *arg)
     size_t nitems = 0;
     int matched = 0;
 
-    snprintf(path, sizeof path, "%s/%s.pt", golden, name);
-    pt = tl_read_file(path, &pt_len);
-    snprintf(path, sizeof path, "%s/%s.ptdump.exp", golden, name);
-    exp_text = (char *)tl_read_file(path, &exp_len);
-    snprintf(path, sizeof path, "%s/%s.ptdump.opts", golden, name);
-    opts = (char *)tl_read_file(path, &opts_len);
-    CHECK(pt && exp_text && opts, "%s: files missing", name);
-    if (!pt || !exp_text || !opts) { free(pt); free(exp_text); free(opts); return; }
-    exp_text = (char *)realloc(exp_text, exp_len + 1);
-    exp_text[exp_len] = 0;
-    opts = (char *)realloc(opts, opts_len + 1);
-    opts[opts_len] = 0;
+    if (!tl_read_golden(golden, name, &pt, &pt_len, &exp_text, &opts)) {
+        CHECK(0, "%s: files missing", name);
+        return;
+    }
     if (strstr(opts, "--no-sync")) flags |= PTC_DECODE_NO_SYNC;
 
     ptc_decoder_init_buffer(&dec, flags, pt, pt_len);

@@ -9,6 +9,7 @@
 #include "../tools/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
+#include "../tools/modelrec.h"
 #include "libipt_allowlist.h"
 
 #include <string.h>
@@ -170,20 +171,6 @@ static void every_opcode_same_class(void)
 }
 
 /* Part 2: what the hardware model writes decodes in libipt too. */
-typedef struct model_out { uint8_t *b; size_t len, cap; } model_out;
-
-static void model_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
-{
-    model_out *o = (model_out *)user;
-    (void)t;
-    if (o->len + len > o->cap) {
-        o->cap = (o->len + len) * 2;
-        o->b = (uint8_t *)realloc(o->b, o->cap);
-    }
-    memcpy(o->b + o->len, bytes, len);
-    o->len += len;
-}
-
 static void model_streams_decode_in_libipt(void)
 {
     static const char *policies[] = { "off", "seed", "threshold=3,resume_value=0,resume_after=0" };
@@ -193,32 +180,28 @@ static void model_streams_decode_in_libipt(void)
         for (p = 0; p < 3; p++) {
             ptc_model_config cfg;
             ptc_model m;
-            ptc_model_sink sink;
-            model_out o;
+            mr_trace o;
+            ptc_model_sink sink = mr_start(&o, 1);
             struct pt_packet_decoder *d;
             struct pt_packet pkt;
             char err[100];
             int rc;
             size_t n = 0;
-            memset(&o, 0, sizeof o);
             ptc_model_config_default(&cfg);
             wl_configure(wi, &cfg);
             cfg.cyc_en = (uint8_t)(p != 1);
             CHECK(mc_policy(&cfg.policy, policies[p], err, sizeof err));
-            sink.user = &o;
-            sink.packet = model_packet;
-            sink.event = NULL;
             CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
             wl_run_workload(wi, &m, 3000000, p + 3);
-            d = lx_decoder_at_0(o.b, o.len);
+            d = lx_decoder_at_0(o.bytes, o.len);
             CHECK(d != NULL);
-            if (!d) { free(o.b); continue; }
+            if (!d) { mr_free(&o); continue; }
             while ((rc = pt_pkt_next(d, &pkt, sizeof pkt)) > 0) n++;
             CHECK(rc == -pte_eos, "%s/%s: libipt stops after %zu packets: %s", wl_names[wi], policies[p], n,
                   pt_errstr(pt_errcode(rc)));
             CHECK(n > 20, "%s: %zu packets", wl_names[wi], n);
             pt_pkt_free_decoder(d);
-            free(o.b);
+            mr_free(&o);
         }
 }
 

@@ -111,6 +111,38 @@ TL_FN unsigned char *tl_read_file(const char *path, size_t *len)
 }
 
 
+/* One of libipt's test vectors in dir: NAME.pt, and NAME.ptdump.exp and
+   NAME.ptdump.opts as NUL-terminated text. Returns 0, with nothing left
+   to free, if any of the three cannot be read. Caller frees the three. */
+TL_FN int tl_read_golden(const char *dir, const char *name, unsigned char **pt, size_t *pt_len, char **exp_text,
+                         char **opts)
+{
+    static const char *const ext[3] = { "pt", "ptdump.exp", "ptdump.opts" };
+    unsigned char *got[3];
+    size_t len[3] = { 0, 0, 0 };
+    char path[1024];
+    int i;
+    for (i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext[i]);
+        got[i] = tl_read_file(path, &len[i]);
+        if (got[i] && i > 0) { /* text: room for the NUL (tl_read_file's buffer may be full) */
+            unsigned char *t = (unsigned char *)realloc(got[i], len[i] + 1);
+            if (t) t[len[i]] = 0;
+            else free(got[i]);
+            got[i] = t;
+        }
+    }
+    if (!got[0] || !got[1] || !got[2]) {
+        for (i = 0; i < 3; i++) free(got[i]);
+        return 0;
+    }
+    *pt = got[0];
+    *pt_len = len[0];
+    *exp_text = (char *)got[1];
+    *opts = (char *)got[2];
+    return 1;
+}
+
 #include <sys/stat.h>
 
 /* Where the project's shared reference data lives: $PTCODEC_SHARED, else

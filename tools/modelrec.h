@@ -1,0 +1,66 @@
+/* modelrec.h - a ptc_model sink that records what the model writes: the
+   stream's bytes and the truth of every packet, in buffers that grow as
+   needed. For tools, tests, fuzzers and benchmarks (the library itself
+   never allocates). With emitted_only set, packets the model generated but
+   did not write (suppressed, lost to an overflow) are left out of the
+   truth, so t[i] is the i-th packet of the stream. Running out of memory
+   aborts. */
+#ifndef PTCODEC_MODELREC_H
+#define PTCODEC_MODELREC_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MR_FN static __attribute__((unused))
+#else
+#define MR_FN static
+#endif
+
+typedef struct mr_trace {
+    uint8_t *bytes;
+    size_t len, cap;
+    ptc_truth *t;
+    size_t nt, capt;
+    int emitted_only;
+} mr_trace;
+
+MR_FN void mr_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
+{
+    mr_trace *r = (mr_trace *)user;
+    if (r->emitted_only && t->fate != PTC_FATE_EMITTED) return;
+    if (r->len + len > r->cap) {
+        r->cap = (r->len + len) * 2 + 4096;
+        r->bytes = (uint8_t *)realloc(r->bytes, r->cap);
+        if (!r->bytes) abort();
+    }
+    memcpy(r->bytes + r->len, bytes, len);
+    r->len += len;
+    if (r->nt == r->capt) {
+        r->capt = r->capt * 2 + 1024;
+        r->t = (ptc_truth *)realloc(r->t, r->capt * sizeof *r->t);
+        if (!r->t) abort();
+    }
+    r->t[r->nt++] = *t;
+}
+
+/* An empty recorder and the sink that fills it. */
+MR_FN ptc_model_sink mr_start(mr_trace *r, int emitted_only)
+{
+    ptc_model_sink s;
+    memset(r, 0, sizeof *r);
+    r->emitted_only = emitted_only;
+    s.user = r;
+    s.packet = mr_packet;
+    s.event = NULL;
+    return s;
+}
+
+MR_FN void mr_free(mr_trace *r)
+{
+    free(r->bytes);
+    free(r->t);
+    memset(r, 0, sizeof *r);
+}
+
+#endif
