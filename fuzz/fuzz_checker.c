@@ -64,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_item it;
     ptc_violation kind = PTC_VIOL_NONE;
     uint8_t *mut;
-    size_t nm = 0, cand[MAX_MTC], nc = 0, i, b, len;
+    static size_t cand[MAX_MTC];
+    size_t nm = 0, nc = 0, i, b, len;
     uint64_t expect_at, got;
     int chain_open = 0;
     unsigned what, pick;
