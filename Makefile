@@ -20,16 +20,16 @@ TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
 TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/workloads.h tools/modelrec.h
 TESTHDR := tests/testlib.h tests/libipt_allowlist.h $(TOOLHDR)
-TOOLS   := ptdump ptsim ptgen
-TESTS   := test_packets test_stream test_golden test_realtraces test_model test_clock test_faults
+TOOLS   := ptdump ptsim ptgen ptnav
+TESTS   := test_packets test_stream test_golden test_realtraces test_model test_clock test_nav test_faults
 FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/pktgen.h tools/modelrec.h tests/libipt_allowlist.h
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
 # targets whose input is a workload program, not PT bytes: their own dictionary
-MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker
+MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker fuzz_nav
 fuzz_dict = $(if $(filter $(MODEL_FUZZ_TARGETS),$(1)),fuzz/modelprog.dict,fuzz/ptcodec.dict)
 
 HAVE_LIBIPT := $(shell test -f /usr/include/intel-pt.h && echo yes)
-FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker $(if $(HAVE_LIBIPT),fuzz_diff_libipt)
+FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav $(if $(HAVE_LIBIPT),fuzz_diff_libipt)
 # MemorySanitizer needs every byte's producer instrumented; libipt is not
 MSAN_TARGETS := $(filter-out fuzz_diff_libipt,$(FUZZ_TARGETS))
 HAVE_AFL    := $(shell command -v afl-clang-fast >/dev/null 2>&1 && echo yes)
@@ -59,6 +59,12 @@ demo: tools
 	@$(BUILD)/ptdump --check --config $(BUILD)/demo.pt.json $(BUILD)/demo.pt > $(BUILD)/demo.check; \
 	  echo "exit status $$?, $$(grep -c violation $(BUILD)/demo.check) violations"
 	@echo "== a timeline of the first packets: $(BUILD)/demo.svg; the true time of every packet: $(BUILD)/demo.truth.jsonl"
+	@echo "== navigation (SPEC part 4): a cycle-accurate trace, and the retirement at the true cycle of retirement 5000"
+	@$(BUILD)/ptsim --quiet --workload dense --cycles 2000000 --set cyc_en=1 -o $(BUILD)/nav.pt --truth $(BUILD)/nav.truth.jsonl
+	@grep -m1 '^{"retire":5000,' $(BUILD)/nav.truth.jsonl | sed 's/^/truth:  /'
+	@c=$$(grep -m1 '^{"retire":5000,' $(BUILD)/nav.truth.jsonl | sed 's/.*"cycle":\([0-9]*\).*/\1/'); \
+	  echo "ptnav --config $(BUILD)/nav.pt.json $(BUILD)/nav.pt --cycle $$c --back 2:"; \
+	  $(BUILD)/ptnav --config $(BUILD)/nav.pt.json $(BUILD)/nav.pt --cycle $$c --back 2
 
 # ---- tests ----------------------------------------------------------------
 deps:

@@ -75,19 +75,20 @@ extern "C" {
     X(PTC_ERR_CYC_OVERFLOW,-7, "cyc_overflow", "CYC packet whose cycle count does not fit in 64 bits") \
     X(PTC_ERR_NO_PSB,      -8, "no_psb",       "no PSB in the input to synchronize on; nothing was decoded") \
     X(PTC_ERR_RANGE,       -9, "out_of_range", "a field value cannot be represented in the packet") \
-    X(PTC_ERR_NO_SPACE,   -10, "no_space",     "the output buffer is too small for the packet") \
+    X(PTC_ERR_NO_SPACE,   -10, "no_space",     "the buffer or storage the caller gave is too small") \
     X(PTC_ERR_BAD_TYPE,   -11, "bad_type",     "not a packet type") \
     X(PTC_ERR_BAD_ARGUMENT,-12,"bad_argument", "a required pointer is NULL or an argument is invalid") \
     X(PTC_ERR_BAD_STATE,  -13, "bad_state",    "the call is not allowed in the object's current state") \
     X(PTC_ERR_BAD_CONFIG, -14, "bad_config",   "the configuration is invalid (the message of ptc_model_init says which field)") \
     X(PTC_ERR_INEXACT,    -15, "inexact",      "exact arithmetic would overflow: the model refuses rather than round") \
-    X(PTC_ERR_PSB_OVERLAP,-16, "psb_overlap",  "these bytes would make a packet that runs into the PSB after them: they are damaged")
+    X(PTC_ERR_PSB_OVERLAP,-16, "psb_overlap",  "these bytes would make a packet that runs into the PSB after them: they are damaged") \
+    X(PTC_ERR_NOT_FOUND,  -17, "not_found",    "no retirement in the trace answers the query")
 
 typedef enum ptc_status {
 #define PTC__X(e, v, n, m) e = v,
     PTC_STATUS_LIST(PTC__X)
 #undef PTC__X
-    PTC_STATUS_MIN_ = -16
+    PTC_STATUS_MIN_ = -17
 } ptc_status;
 
 /* Short stable name ("truncated"), for logs and JSON. Never NULL. */
@@ -409,12 +410,31 @@ typedef struct ptc_event_truth {
     uint64_t offset;      /* stream offset when it retired */
 } ptc_event_truth;
 
+/* A retirement (SPEC 4.1): one traced control-flow outcome in the stream -
+   a TNT bit, a TIP, a TIP.PGD with an IP (a branch out of the traced
+   region), or a FUP that gives the IP of an interrupted or event-causing
+   instruction (not the FUPs of PSB+ and of overflow recovery). */
+typedef struct ptc_retire_truth {
+    uint64_t index;        /* 0, 1, 2, ... in stream order */
+    uint64_t cycle;        /* powered core cycles since the start when it retired */
+    ptc_exact_tsc time;    /* the true TSC then */
+    uint64_t offset;       /* stream offset of the packet carrying it */
+    ptc_packet_type type;  /* that packet's type */
+    uint8_t bit;           /* in a TNT: 0 for the oldest branch; else 0 */
+    uint8_t taken;         /* in a TNT: the outcome */
+    uint64_t ip;           /* TIP, TIP.PGD: the target; FUP: the IP; TNT: 0 */
+} ptc_retire_truth;
+
 /* Where the model's output goes: every packet's bytes (len 0 when it was
-   suppressed or dropped) with its truth, and every workload event. */
+   suppressed or dropped) with its truth, every workload event, and every
+   retirement that reached the stream (reported when the packet carrying it
+   is written, so a TNT's branches come together). Unused callbacks must be
+   NULL. */
 typedef struct ptc_model_sink {
     void *user;
     void (*packet)(void *user, const uint8_t *bytes, size_t len, const ptc_truth *truth);
-    void (*event)(void *user, const ptc_event_truth *ev); /* may be NULL */
+    void (*event)(void *user, const ptc_event_truth *ev);     /* may be NULL */
+    void (*retire)(void *user, const ptc_retire_truth *rt);   /* may be NULL */
 } ptc_model_sink;
 
 /* All fields are private. */
@@ -432,6 +452,11 @@ typedef struct ptc_model {
     uint8_t csl, csd, cpl;
     uint64_t tnt_bits;
     uint8_t tnt_count;
+    uint64_t tnt_cycle[47];           /* when each pending TNT branch retired */
+    ptc_exact_tsc tnt_time[47];
+    int retiring;                     /* the next FUP/TIP/TIP.PGD carries a retirement */
+    uint64_t retire_ip;               /*   of the instruction at this IP */
+    uint64_t retired;                 /* retirements that reached the stream */
     uint64_t cyc_count;
     int last_was_cyc;                 /* the stream's last packet is a CYC */
     uint64_t psb_bytes;
@@ -640,6 +665,92 @@ PTCDEF void ptc_clock_finish(ptc_clock *c);
 /* The next item whose time is final: PTC_OK, or PTC_NEED_INPUT (push more or
    finish), or PTC_END (finished and empty). Items come out in order. */
 PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out);
+
+/* ===================================================================== */
+/* 9. Navigation (SPEC.md part 4)                                         */
+/* ===================================================================== */
+
+/* One packet that carries retirements (SPEC 4.1), with the interval its
+   retirements lie in. 64 bytes; one per TIP, TIP.PGD with an IP, FUP
+   outside PSB+ and overflow recovery, and TNT: never more entries than
+   bytes of trace. */
+typedef struct ptc_nav_entry {
+    uint64_t first;        /* index of its first retirement */
+    uint64_t offset;       /* stream offset of the packet */
+    uint64_t cycle_lo;     /* the retirements' cycles are in [cycle_lo, cycle_hi], */
+    uint64_t cycle_hi;     /*   counted from the first item; hi UINT64_MAX: unknown */
+    uint64_t tsc_lo;       /* and their TSCs in [tsc_lo, tsc_hi] (hi UINT64_MAX: unknown) */
+    uint64_t tsc_hi;
+    uint64_t ip;           /* TIP, TIP.PGD: the target; FUP: the IP; TNT: its bits */
+    uint8_t type;          /* ptc_packet_type */
+    uint8_t count;         /* retirements it carries: a TNT's branches, else 1 */
+    uint8_t ip_known;      /* every bit of ip is known */
+    uint8_t pad_[5];
+} ptc_nav_entry;
+
+/* All fields are private. */
+typedef struct ptc_nav {
+    ptc_nav_entry *entries;
+    size_t capacity, count;
+    size_t pending;           /* entries from here on wait for a cycle upper bound */
+    uint64_t retirements;     /* retirements so far */
+    uint8_t cyc_en, cyc_thresh, cyc_bits;
+    int finished;
+    int cycles_broken;        /* cycles may have passed uncounted: no upper bounds since */
+    int last_was_cyc, last_cyc_wrap, in_psb, after_ovf;
+    int cyc_bound_pending;    /* the last CYC bounds what came before it, */
+    uint64_t cyc_bound;       /*   unless an OVF follows */
+    int fup_bound_valid;      /* the next packet, if a FUP, is at fup_bound */
+    uint64_t fup_bound;
+    uint64_t cycles;          /* sum of the CYC values so far */
+    uint64_t ntp_cycle, ntp_tsc; /* lower bounds at the last non-timing packet */
+    uint64_t tsc_floor;       /* the largest tsc_lo so far */
+} ptc_nav;
+
+/* Where a query lands. The true answer is a retirement in [retire_min,
+   retire] (or, with maybe_none, possibly none at all); the two are equal
+   when the trace's timing pins it down. */
+typedef struct ptc_nav_hit {
+    uint64_t retire;       /* the latest retirement that may be the answer */
+    uint64_t retire_min;   /* the earliest one */
+    uint8_t maybe_none;    /* no retirement is surely at or before the target */
+    uint8_t bit;           /* retire's position in its TNT (0: oldest), else 0 */
+    uint8_t taken;         /* for a TNT bit: its outcome */
+    ptc_nav_entry entry;   /* the packet carrying retire, with its intervals */
+} ptc_nav_hit;
+
+typedef enum ptc_nav_basis { PTC_NAV_CYCLE = 0, PTC_NAV_TSC = 1 } ptc_nav_basis;
+
+/* Prepares an empty index in the caller's storage of `capacity` entries.
+   cfg supplies the cycle-counter settings (cyc_en, cyc_thresh, cyc_bits). */
+PTCDEF ptc_status ptc_nav_init(ptc_nav *nav, const ptc_clock_config *cfg, ptc_nav_entry *storage, size_t capacity);
+/* Gives the index the next timed item, in stream order (ptc_clock_pop's
+   output). PTC_ERR_NO_SPACE when an entry does not fit: nothing changed;
+   move to larger storage with ptc_nav_set_storage() and give it again. */
+PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t);
+/* Storage moved or grew: it must hold the entries so far (count <= capacity). */
+PTCDEF ptc_status ptc_nav_set_storage(ptc_nav *nav, ptc_nav_entry *storage, size_t capacity);
+/* No more items: settles every interval. Queries need it. */
+PTCDEF void ptc_nav_finish(ptc_nav *nav);
+/* Convenience: decode buf (synchronizing at its first PSB), time it with
+   *clk (prepared by the caller with ptc_clock_init) and index it into nav
+   (prepared with ptc_nav_init; `len` entries always suffice), then finish. */
+PTCDEF ptc_status ptc_nav_build(ptc_nav *nav, ptc_clock *clk, const uint8_t *buf, size_t len);
+
+PTCDEF uint64_t ptc_nav_retirements(const ptc_nav *nav);
+/* The cycles the trace shows in all: the sum of its CYC values. */
+PTCDEF uint64_t ptc_nav_end_cycle(const ptc_nav *nav);
+/* The retirement that retired at, or nearest before, `value - skid` (cycles
+   or TSC ticks; skid: how long after the retirement the event was
+   recorded). PTC_ERR_NOT_FOUND when nothing can have retired by then. */
+PTCDEF ptc_status ptc_nav_find(const ptc_nav *nav, ptc_nav_basis basis, uint64_t value, uint64_t skid,
+                               ptc_nav_hit *hit);
+/* The seed's freeze: recording stopped `freeze` cycles after the event;
+   the retirement at (end cycle - freeze - skid). */
+PTCDEF ptc_status ptc_nav_from_end(const ptc_nav *nav, uint64_t freeze, uint64_t skid, ptc_nav_hit *hit);
+/* Retirement index `from` moved by `delta` (negative: back). PTC_ERR_NOT_FOUND
+   outside the trace. */
+PTCDEF ptc_status ptc_nav_step(const ptc_nav *nav, uint64_t from, int64_t delta, ptc_nav_hit *hit);
 
 #ifdef __cplusplus
 }
@@ -1921,6 +2032,35 @@ static void ptc__record(ptc_model *m, const ptc_packet *p, const uint8_t *bytes,
     m->sink.packet(m->sink.user, bytes, fate == PTC_FATE_EMITTED ? n : 0, &t);
 }
 
+/* The retirements a packet that reached the stream carries (SPEC 4.1): the
+   branches of a TNT, or the one an IP packet was written for. */
+static void ptc__report_retirements(ptc_model *m, const ptc_packet *p)
+{
+    ptc_retire_truth r;
+    unsigned i, n = 0;
+    int tnt = p->type == PTC_TNT8 || p->type == PTC_TNT64;
+    if (tnt) n = p->u.tnt.count;
+    else if (m->retiring && (p->type == PTC_FUP || p->type == PTC_TIP || p->type == PTC_TIP_PGD)) n = 1;
+    if (!tnt && n) m->retiring = 0;
+    for (i = 0; i < n; i++) {
+        memset(&r, 0, sizeof r);
+        r.index = m->retired++;
+        r.offset = m->offset;
+        r.type = p->type;
+        if (tnt) {
+            r.cycle = m->tnt_cycle[i];
+            r.time = m->tnt_time[i];
+            r.bit = (uint8_t)i;
+            r.taken = (uint8_t)((p->u.tnt.bits >> (n - 1 - i)) & 1);
+        } else {
+            r.cycle = m->cycle;
+            r.time = ptc_model_now(m);
+            r.ip = m->retire_ip;
+        }
+        if (m->sink.retire) m->sink.retire(m->sink.user, &r);
+    }
+}
+
 /* Writes a packet through the internal buffer. Returns 1 if it reached the
    stream, 0 if the buffer overflowed and it was lost. */
 static int ptc__output(ptc_model *m, ptc_packet *p)
@@ -1947,6 +2087,7 @@ static int ptc__output(ptc_model *m, ptc_packet *p)
         return 0;
     }
     ptc__record(m, p, bytes, (size_t)n, PTC_FATE_EMITTED);
+    ptc__report_retirements(m, p);
     if (p->type != PTC_PAD) m->last_was_cyc = p->type == PTC_CYC;
     m->offset += (uint64_t)n;
     m->psb_bytes += (uint64_t)n;
@@ -2048,6 +2189,16 @@ static void ptc__ip_packet(ptc_model *m, ptc_packet_type t, uint64_t ip, int sup
         m->last_ip = ip;
         m->last_ip_valid = 1;
     }
+}
+
+/* An IP packet written for a retiring instruction (SPEC 4.1): it carries a
+   retirement if it reaches the stream. */
+static void ptc__retiring_ip_packet(ptc_model *m, ptc_packet_type t, uint64_t ip)
+{
+    m->retiring = 1;
+    m->retire_ip = ip;
+    ptc__ip_packet(m, t, ip, 0);
+    m->retiring = 0;
 }
 
 static void ptc__mode_exec(ptc_model *m)
@@ -2345,12 +2496,13 @@ static void ptc__transfer(ptc_model *m, uint64_t ip, uint64_t target, int inside
 {
     int from = ptc__packet_en(m, ip), to = ptc__packet_en(m, target);
     if (from && to) {
-        if (inside == PTC__XFER_FUP_TIP) ptc__ip_packet(m, PTC_FUP, ip, 0);
+        if (inside == PTC__XFER_FUP_TIP) ptc__retiring_ip_packet(m, PTC_FUP, ip);
         if (inside == PTC__XFER_MODE_TIP) ptc__mode_exec(m);
-        if (inside != PTC__XFER_NONE) ptc__ip_packet(m, PTC_TIP, target, 0);
+        if (inside != PTC__XFER_NONE) ptc__retiring_ip_packet(m, PTC_TIP, target);
     } else if (from) {
-        if (inside == PTC__XFER_FUP_TIP) ptc__ip_packet(m, PTC_FUP, ip, 0);
-        ptc__ip_packet(m, PTC_TIP_PGD, target, !ptc__context_en(m));
+        if (inside == PTC__XFER_FUP_TIP) ptc__retiring_ip_packet(m, PTC_FUP, ip);
+        if (ptc__context_en(m)) ptc__retiring_ip_packet(m, PTC_TIP_PGD, target);
+        else ptc__ip_packet(m, PTC_TIP_PGD, target, 1);
     } else if (to) {
         ptc__mode_exec(m);
         ptc__ip_packet(m, PTC_TIP_PGE, target, 0);
@@ -2367,6 +2519,8 @@ PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, i
     if (ptc__packet_en(m, ip) && ptc__packet_en(m, target)) {
         /* the CYC of a TNT times its first branch (SDM 36.3.6) */
         if (m->tnt_count == 0) ptc__cyc(m, 0);
+        m->tnt_cycle[m->tnt_count] = m->cycle;
+        m->tnt_time[m->tnt_count] = ptc_model_now(m);
         m->tnt_bits = (m->tnt_bits << 1) | (uint64_t)(taken != 0);
         m->tnt_count++;
         if (m->tnt_count == (m->cfg.long_tnt ? 47 : 6)) ptc__flush_tnt(m);
@@ -2425,7 +2579,7 @@ PTCDEF ptc_status ptc_model_ptwrite(ptc_model *m, uint64_t ip, uint64_t value, i
         p.u.ptw.ip = m->cfg.fup_on_ptw;
         p.u.ptw.payload = bytes == 4 ? value & 0xFFFFFFFFu : value;
         (void)ptc__emit(m, &p);
-        if (m->cfg.fup_on_ptw) ptc__ip_packet(m, PTC_FUP, ip, 0);
+        if (m->cfg.fup_on_ptw) ptc__retiring_ip_packet(m, PTC_FUP, ip);
     }
     ptc__event(m, PTC_EV_PTWRITE, ip, value, 0, before, 0);
     return PTC_OK;
@@ -2465,7 +2619,7 @@ PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio)
             p.type = PTC_EXSTOP;
             p.u.exstop.ip = (uint8_t)ptc__context_en(m);
             (void)ptc__emit(m, &p);
-            if (ptc__context_en(m)) ptc__ip_packet(m, PTC_FUP, ip, 0);
+            if (ptc__context_en(m)) ptc__retiring_ip_packet(m, PTC_FUP, ip);
         }
         ptc__cyc(m, 1);
     }
@@ -2504,7 +2658,7 @@ PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t
         p.type = PTC_EXSTOP;
         p.u.exstop.ip = (uint8_t)ce;
         (void)ptc__emit(m, &p);
-        if (ce) ptc__ip_packet(m, PTC_FUP, ip, 0);
+        if (ce) ptc__retiring_ip_packet(m, PTC_FUP, ip);
     }
     ptc__flush_tnt(m);
     /* asleep: the core clock and the PT clocks stop; the ART goes on */
@@ -3260,6 +3414,276 @@ PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out)
 #ifdef __cplusplus
 }
 #endif
+
+/* ---- 9. Navigation -------------------------------------------------- */
+
+PTCDEF ptc_status ptc_nav_init(ptc_nav *nav, const ptc_clock_config *cfg, ptc_nav_entry *storage, size_t capacity)
+{
+    if (!nav || !cfg || (!storage && capacity)) return PTC_ERR_BAD_ARGUMENT;
+    if (cfg->cyc_bits < 1 || cfg->cyc_bits > 64) return PTC_ERR_BAD_CONFIG;
+    memset(nav, 0, sizeof *nav);
+    nav->entries = storage;
+    nav->capacity = capacity;
+    nav->cyc_en = cfg->cyc_en;
+    nav->cyc_thresh = cfg->cyc_thresh;
+    nav->cyc_bits = cfg->cyc_bits;
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_nav_set_storage(ptc_nav *nav, ptc_nav_entry *storage, size_t capacity)
+{
+    if (!nav || (!storage && capacity) || capacity < nav->count) return PTC_ERR_BAD_ARGUMENT;
+    nav->entries = storage;
+    nav->capacity = capacity;
+    return PTC_OK;
+}
+
+/* Every entry still waiting gets `bound` as its cycle upper bound: a time
+   the stream shows at or after all of them (SPEC 4.2). */
+static void ptc__nav_bound(ptc_nav *nav, uint64_t bound)
+{
+    for (; nav->pending < nav->count; nav->pending++) nav->entries[nav->pending].cycle_hi = bound;
+}
+
+/* How many retirements a packet carries (SPEC 4.1). */
+static unsigned ptc__nav_carried(const ptc_nav *nav, const ptc_item *it)
+{
+    const ptc_packet *p = &it->pkt;
+    switch (p->type) {
+    case PTC_TNT8: case PTC_TNT64: return p->u.tnt.count;
+    case PTC_TIP: return 1;
+    case PTC_TIP_PGD: return p->u.ip.ipc != PTC_IPC_SUPPRESSED;
+    case PTC_FUP: return !nav->in_psb && !nav->after_ovf;
+    default: return 0;
+    }
+}
+
+PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
+{
+    const ptc_item *it;
+    ptc_packet_type type;
+    unsigned carried;
+    uint64_t tsc_lo, tsc_hi;
+    if (!nav || !t) return PTC_ERR_BAD_ARGUMENT;
+    if (nav->finished) return PTC_ERR_BAD_STATE;
+    it = &t->item;
+    if (it->error != PTC_OK) {
+        /* bytes were skipped: cycles and retirements may be missing */
+        nav->cycles_broken = 1;
+        nav->last_was_cyc = nav->in_psb = nav->after_ovf = nav->cyc_bound_pending = nav->fup_bound_valid = 0;
+        return PTC_OK;
+    }
+    type = it->pkt.type;
+    if (type == PTC_PAD) return PTC_OK;
+    /* a CYC's sum bounds what came before it unless an OVF follows: then
+       it carries the count wrapped during the overflow (SPEC 2.2) */
+    if (nav->cyc_bound_pending && type != PTC_OVF) ptc__nav_bound(nav, nav->cyc_bound);
+    nav->cyc_bound_pending = 0;
+    tsc_lo = t->have_time ? t->tsc_lo : 0;
+    tsc_hi = t->have_time ? t->tsc_hi : UINT64_MAX;
+    if (tsc_lo < nav->tsc_floor) tsc_lo = nav->tsc_floor; /* retirements are in time order */
+    if (type == PTC_CYC) {
+        if (nav->cyc_bits < 64 && it->pkt.u.cyc.cycles >> nav->cyc_bits) {
+            nav->cycles_broken = 1; /* not from the configured counter (SPEC 3.5 rule 7) */
+        } else {
+            nav->cycles += it->pkt.u.cyc.cycles;
+            nav->cyc_bound = nav->cycles;
+            nav->cyc_bound_pending = !nav->cycles_broken;
+        }
+        nav->last_was_cyc = 1;
+        nav->after_ovf = 0;
+        nav->last_cyc_wrap = nav->cyc_bits < 64 && it->pkt.u.cyc.cycles == (UINT64_C(1) << nav->cyc_bits) - 1;
+        return PTC_OK;
+    }
+    carried = ptc__nav_carried(nav, it);
+    if (carried) {
+        ptc_nav_entry *e;
+        int tnt = type == PTC_TNT8 || type == PTC_TNT64;
+        if (nav->count == nav->capacity) return PTC_ERR_NO_SPACE;
+        e = &nav->entries[nav->count++];
+        memset(e, 0, sizeof *e);
+        e->first = nav->retirements;
+        e->offset = it->offset;
+        e->type = (uint8_t)type;
+        e->count = (uint8_t)carried;
+        /* a TNT's branches retired after the non-timing packet before it
+           (a pending TNT goes out before any such packet), and not before
+           a CYC right before it that is not the counter's wrap: only its
+           first branch puts such a CYC there (SPEC 4.2). The TNT packet
+           itself may come well after its first branch. */
+        e->cycle_lo = tnt && (!nav->last_was_cyc || nav->last_cyc_wrap) ? nav->ntp_cycle : nav->cycles;
+        e->cycle_hi = UINT64_MAX;
+        e->tsc_lo = tnt ? nav->ntp_tsc : tsc_lo;
+        e->tsc_hi = tsc_hi;
+        if (tnt) {
+            e->ip = it->pkt.u.tnt.bits;
+            e->ip_known = 1;
+        } else {
+            e->ip = it->ip;
+            e->ip_known = it->ip_known;
+        }
+        nav->retirements += carried;
+    }
+    if (type == PTC_FUP && nav->fup_bound_valid) ptc__nav_bound(nav, nav->fup_bound);
+    nav->fup_bound_valid = 0;
+    if (nav->cyc_en && !nav->cycles_broken && ptc__cyc_eligible(type) && type != PTC_OVF) {
+        /* right after a CYC it is at that CYC's count; else the counter was
+           below the threshold (SPEC 3.5 rule 4). Not an OVF: the count
+           wrapped during the overflow. */
+        uint64_t slack = nav->last_was_cyc || !nav->cyc_thresh ? 0 : (UINT64_C(1) << (nav->cyc_thresh - 1)) - 1;
+        ptc__nav_bound(nav, nav->cycles + slack);
+        /* a PTW or EXSTOP with its IP bit set: the FUP right after it is
+           at its time */
+        nav->fup_bound = nav->cycles + slack;
+        nav->fup_bound_valid = (type == PTC_PTW && it->pkt.u.ptw.ip) || (type == PTC_EXSTOP && it->pkt.u.exstop.ip);
+    }
+    nav->last_was_cyc = 0;
+    switch (type) {
+    case PTC_PSB: nav->in_psb = 1; break;
+    case PTC_PSBEND: nav->in_psb = 0; break;
+    case PTC_OVF: /* an overflow also cuts a PSB+ short: no PSBEND follows */
+        nav->after_ovf = 1;
+        nav->in_psb = 0;
+        nav->cycles_broken = 1;
+        break;
+    case PTC_TIP_PGD:
+        /* without an IP, tracing may have stopped: the counter resets and
+           cycles pass uncounted */
+        if (!carried) nav->cycles_broken = 1;
+        break;
+    default: break;
+    }
+    /* the FUP of overflow recovery comes right after the OVF's TSC, TMA and
+       CBR; anything else between them means there was none */
+    if (type != PTC_OVF && type != PTC_TSC && type != PTC_TMA && type != PTC_CBR) nav->after_ovf = 0;
+    if (!ptc__is_timing(type)) {
+        nav->ntp_cycle = nav->cycles;
+        nav->ntp_tsc = tsc_lo;
+    }
+    nav->tsc_floor = tsc_lo;
+    return PTC_OK;
+}
+
+PTCDEF void ptc_nav_finish(ptc_nav *nav)
+{
+    size_t i;
+    if (!nav || nav->finished) return;
+    nav->finished = 1;
+    /* a later retirement's upper bound bounds every earlier one: make the
+       upper bounds non-decreasing so queries can search them */
+    for (i = nav->count; i-- > 1;) {
+        ptc_nav_entry *a = &nav->entries[i - 1], *b = &nav->entries[i];
+        if (a->cycle_hi > b->cycle_hi) a->cycle_hi = b->cycle_hi;
+        if (a->tsc_hi > b->tsc_hi) a->tsc_hi = b->tsc_hi;
+    }
+}
+
+PTCDEF ptc_status ptc_nav_build(ptc_nav *nav, ptc_clock *clk, const uint8_t *buf, size_t len)
+{
+    ptc_decoder dec;
+    ptc_item it;
+    ptc_timed_item t;
+    ptc_status st = PTC_OK;
+    if (!nav || !clk || (!buf && len)) return PTC_ERR_BAD_ARGUMENT;
+    ptc_decoder_init_buffer(&dec, 0, buf, len);
+    while (st == PTC_OK && ptc_decoder_next(&dec, &it) == PTC_OK) {
+        st = ptc_clock_push(clk, &it);
+        while (st == PTC_OK && ptc_clock_pop(clk, &t) == PTC_OK) st = ptc_nav_add(nav, &t);
+    }
+    if (st != PTC_OK) return st;
+    ptc_clock_finish(clk);
+    while (st == PTC_OK && ptc_clock_pop(clk, &t) == PTC_OK) st = ptc_nav_add(nav, &t);
+    if (st == PTC_OK) ptc_nav_finish(nav);
+    return st;
+}
+
+PTCDEF uint64_t ptc_nav_retirements(const ptc_nav *nav) { return nav ? nav->retirements : 0; }
+
+PTCDEF uint64_t ptc_nav_end_cycle(const ptc_nav *nav) { return nav ? nav->cycles : 0; }
+
+static void ptc__nav_hit(const ptc_nav *nav, size_t entry, uint64_t retire, ptc_nav_hit *hit)
+{
+    const ptc_nav_entry *e = &nav->entries[entry];
+    hit->retire = retire;
+    hit->entry = *e;
+    hit->bit = (uint8_t)(retire - e->first);
+    hit->taken = 0;
+    if (e->type == PTC_TNT8 || e->type == PTC_TNT64)
+        hit->taken = (uint8_t)((e->ip >> (e->count - 1 - hit->bit)) & 1);
+}
+
+/* The number of entries whose bound (lower or upper, by basis) is at or
+   below target: the bounds are non-decreasing, so a binary search. */
+static size_t ptc__nav_count_at_or_below(const ptc_nav *nav, ptc_nav_basis basis, int upper, uint64_t target)
+{
+    size_t lo = 0, hi = nav->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const ptc_nav_entry *e = &nav->entries[mid];
+        uint64_t v = basis == PTC_NAV_CYCLE ? (upper ? e->cycle_hi : e->cycle_lo) : (upper ? e->tsc_hi : e->tsc_lo);
+        if (v <= target) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+PTCDEF ptc_status ptc_nav_find(const ptc_nav *nav, ptc_nav_basis basis, uint64_t value, uint64_t skid,
+                               ptc_nav_hit *hit)
+{
+    size_t last, sure;
+    const ptc_nav_entry *e;
+    if (!nav || !hit || (basis != PTC_NAV_CYCLE && basis != PTC_NAV_TSC)) return PTC_ERR_BAD_ARGUMENT;
+    if (!nav->finished) return PTC_ERR_BAD_STATE;
+    memset(hit, 0, sizeof *hit);
+    if (value < skid) return PTC_ERR_NOT_FOUND;
+    value -= skid;
+    last = ptc__nav_count_at_or_below(nav, basis, 0, value);
+    if (last == 0) return PTC_ERR_NOT_FOUND;
+    e = &nav->entries[last - 1];
+    ptc__nav_hit(nav, last - 1, e->first + e->count - 1, hit);
+    sure = ptc__nav_count_at_or_below(nav, basis, 1, value);
+    if (sure == 0) {
+        hit->maybe_none = 1;
+        hit->retire_min = 0;
+    } else {
+        e = &nav->entries[sure - 1];
+        hit->retire_min = e->first + e->count - 1;
+    }
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_nav_from_end(const ptc_nav *nav, uint64_t freeze, uint64_t skid, ptc_nav_hit *hit)
+{
+    if (!nav || !hit) return PTC_ERR_BAD_ARGUMENT;
+    if (nav->cycles < freeze) {
+        memset(hit, 0, sizeof *hit);
+        return nav->finished ? PTC_ERR_NOT_FOUND : PTC_ERR_BAD_STATE;
+    }
+    return ptc_nav_find(nav, PTC_NAV_CYCLE, nav->cycles - freeze, skid, hit);
+}
+
+PTCDEF ptc_status ptc_nav_step(const ptc_nav *nav, uint64_t from, int64_t delta, ptc_nav_hit *hit)
+{
+    uint64_t to;
+    size_t lo = 0, hi;
+    if (!nav || !hit) return PTC_ERR_BAD_ARGUMENT;
+    if (!nav->finished) return PTC_ERR_BAD_STATE;
+    memset(hit, 0, sizeof *hit);
+    if (from >= nav->retirements) return PTC_ERR_NOT_FOUND;
+    if (delta < 0 ? (uint64_t)-(delta + 1) + 1 > from : (uint64_t)delta >= nav->retirements - from)
+        return PTC_ERR_NOT_FOUND;
+    to = delta < 0 ? from - ((uint64_t)-(delta + 1) + 1) : from + (uint64_t)delta;
+    /* the entry holding retirement `to`: the last whose first is <= to */
+    hi = nav->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (nav->entries[mid].first <= to) lo = mid + 1;
+        else hi = mid;
+    }
+    ptc__nav_hit(nav, lo - 1, to, hit);
+    hit->retire_min = to;
+    return PTC_OK;
+}
 
 #endif /* PTCODEC_IMPLEMENTATION */
 

@@ -32,9 +32,9 @@ for w in dense sparse filtered ptwrite idle dvfs mixed; do
   done
 done
 rm -f "$tmp/sim.pt" "$tmp/sim.pt.json"
-# fuzz_model, fuzz_clock, fuzz_checker: any bytes are a workload program
+# fuzz_model, fuzz_clock, fuzz_checker, fuzz_nav: any bytes are a workload program
 # (their last bytes the settings); the streams' first 600 bytes make varied ones
-for t in fuzz_model fuzz_clock fuzz_checker; do
+for t in fuzz_model fuzz_clock fuzz_checker fuzz_nav; do
   mkdir -p "$corpus/$t"
   for f in "$tmp"/stream-*; do head -c 600 "$f" > "$corpus/$t/program-$(basename "$f")"; done
   "$genmodel" "$corpus/$t"

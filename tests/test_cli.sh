@@ -139,4 +139,34 @@ if [ $st = 0 ] && [ "$("$b/ptdump" --jsonl "$tmp/s.pt" | grep -c '"type":"mtc"')
   pass sim_scenario_stdin; else fail sim_scenario_stdin "status $st"; fi
 printf 'start 0x401000\nfly 3\n' | "$b/ptsim" --scenario - -o "$tmp/s2.pt" --quiet 2>"$tmp/err"; st=$?
 [ $st = 2 ] && grep -q "line 2: unknown command 'fly'" "$tmp/err" && pass sim_scenario_error || fail sim_scenario_error "$(cat "$tmp/err")"
+
+# ---- ptnav (SPEC.md 4.4) against ptsim's truth ----
+"$b/ptsim" --workload dense --cycles 1000000 --set cyc_en=1 -o "$tmp/n.pt" --truth "$tmp/n.truth" --quiet
+grep '^{"retire"' "$tmp/n.truth" | sed 's/[{}"]//g; s/[a-z_]*://g; s/,/ /g' > "$tmp/n.rt" # retire cycle off tsc
+total=$(wc -l < "$tmp/n.rt" | tr -d ' ')
+bad=0; n=0
+for i in $(awk -v t="$total" 'BEGIN { for (i = 0; i < t; i += int(t / 25) + 1) print i }'); do
+  cyc=$(awk -v i="$i" '$1 == i { print $2 }' "$tmp/n.rt")
+  # the answer: the last retirement whose true cycle is at most cyc
+  want=$(awk -v c="$cyc" '$2 <= c { w = $1 } END { print w }' "$tmp/n.rt")
+  line=$("$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --cycle "$cyc")
+  lo=$(echo "$line" | sed 's/.*"retire_min":\([0-9]*\).*/\1/'); hi=$(echo "$line" | sed 's/^{"retire":\([0-9]*\).*/\1/')
+  n=$((n + 1))
+  [ "$lo" -le "$want" ] && [ "$want" -le "$hi" ] || { bad=$((bad + 1)); echo "  cycle $cyc: want $want, got $line"; }
+done
+[ $n -gt 20 ] && [ $bad = 0 ] && pass "nav_cycle_lands_on_truth: $n queries" || fail nav_cycle_lands_on_truth "$bad of $n wrong"
+i=$((total / 2)); off=$(awk -v i="$i" '$1 == i { print $3 }' "$tmp/n.rt")
+"$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --retire "$i" --back 2 > "$tmp/n.out"; st=$?
+if [ $st = 0 ] && [ "$(wc -l < "$tmp/n.out" | tr -d ' ')" = 3 ] && head -1 "$tmp/n.out" | grep -q "^{\"retire\":$i,\"retire_min\":$i,\"off\":$off," \
+   && sed -n 3p "$tmp/n.out" | grep -q "^{\"retire\":$((i - 2)),\"off\":$(awk -v i="$((i - 2))" '$1 == i { print $3 }' "$tmp/n.rt"),"; then
+  pass nav_retire_and_back; else fail nav_retire_and_back "status $st: $(cat "$tmp/n.out")"; fi
+expect_status nav_help 0 "$b/ptnav" --help
+expect_status nav_no_query 2 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt"
+expect_status nav_two_queries 2 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --cycle 1 --tsc 1
+expect_status nav_bad_number 2 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --cycle -3
+expect_status nav_pebs 2 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --pebs 1
+expect_status nav_cycle_needs_cyc 2 "$b/ptnav" --config "$tmp/s.pt.json" "$tmp/s.pt" --cycle 1
+expect_status nav_missing_trace 2 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/nope.pt" --cycle 1
+expect_status nav_before_anything 1 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --tsc 0
+grep -q "not_found" "$tmp/err" && pass nav_not_found_named || fail nav_not_found_named "$(cat "$tmp/err")"
 exit 0

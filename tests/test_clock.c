@@ -36,22 +36,14 @@ static void clock_config_for(const ptc_model_config *m, int exact_nom, int with_
 /* The model's run of workload wi under policy and settings. */
 static int record_run(int wi, const char *policy, const char *settings, uint64_t cycles, uint64_t seed, run *r)
 {
-    ptc_model m;
     ptc_model_sink sink;
     char err[200];
     memset(r, 0, sizeof *r);
     sink = mr_start(&r->tr, 1);
-    ptc_model_config_default(&r->cfg);
-    wl_configure(wi, &r->cfg);
-    if (!mc_policy(&r->cfg.policy, policy, err, sizeof err) || (*settings && !mc_set_list(&r->cfg, settings, err, sizeof err))) {
+    if (!wl_run_configured(wi, policy, settings, cycles, seed, &sink, &r->cfg, err, sizeof err)) {
         CHECK(0, "%s", err);
         return 0;
     }
-    if (ptc_model_init(&m, &r->cfg, &sink) != PTC_OK) {
-        CHECK(0, "model: %s", ptc_model_error_field(&m));
-        return 0;
-    }
-    wl_run_workload(wi, &m, cycles, seed);
     return 1;
 }
 

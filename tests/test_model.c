@@ -54,6 +54,7 @@ static ptc_model_sink sink_for(cap *c)
     s.user = c;
     s.packet = cap_packet;
     s.event = cap_event;
+    s.retire = NULL;
     return s;
 }
 

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -214,6 +215,22 @@ MC_FN int mc_read_json(const char *text, ptc_model_config *c, char *err, size_t 
         }
     }
     return 1;
+}
+
+/* Reads the configuration file at path (what ptsim writes beside a trace). */
+MC_FN int mc_read_json_file(const char *path, ptc_model_config *c, char *err, size_t errlen)
+{
+    char text[4096];
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    if (!f) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        return 0;
+    }
+    n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    return mc_read_json(text, c, err, errlen);
 }
 
 #endif

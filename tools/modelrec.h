@@ -3,8 +3,8 @@
    needed. For tools, tests, fuzzers and benchmarks (the library itself
    never allocates). With emitted_only set, packets the model generated but
    did not write (suppressed, lost to an overflow) are left out of the
-   truth, so t[i] is the i-th packet of the stream. Running out of memory
-   aborts. */
+   truth, so t[i] is the i-th packet of the stream. Retirements are kept
+   in rt (rt[i].index == i). Running out of memory aborts. */
 #ifndef PTCODEC_MODELREC_H
 #define PTCODEC_MODELREC_H
 
@@ -22,6 +22,8 @@ typedef struct mr_trace {
     size_t len, cap;
     ptc_truth *t;
     size_t nt, capt;
+    ptc_retire_truth *rt;
+    size_t nrt, caprt;
     int emitted_only;
 } mr_trace;
 
@@ -44,6 +46,17 @@ MR_FN void mr_packet(void *user, const uint8_t *bytes, size_t len, const ptc_tru
     r->t[r->nt++] = *t;
 }
 
+MR_FN void mr_retire(void *user, const ptc_retire_truth *rt)
+{
+    mr_trace *r = (mr_trace *)user;
+    if (r->nrt == r->caprt) {
+        r->caprt = r->caprt * 2 + 1024;
+        r->rt = (ptc_retire_truth *)realloc(r->rt, r->caprt * sizeof *r->rt);
+        if (!r->rt) abort();
+    }
+    r->rt[r->nrt++] = *rt;
+}
+
 /* An empty recorder and the sink that fills it. */
 MR_FN ptc_model_sink mr_start(mr_trace *r, int emitted_only)
 {
@@ -53,6 +66,7 @@ MR_FN ptc_model_sink mr_start(mr_trace *r, int emitted_only)
     s.user = r;
     s.packet = mr_packet;
     s.event = NULL;
+    s.retire = mr_retire;
     return s;
 }
 
@@ -60,6 +74,7 @@ MR_FN void mr_free(mr_trace *r)
 {
     free(r->bytes);
     free(r->t);
+    free(r->rt);
     memset(r, 0, sizeof *r);
 }
 

@@ -140,13 +140,9 @@ int main(int argc, char **argv)
     ptc_model_config_default(&cfg);
     memset(&cfg.policy, 0, sizeof cfg.policy); /* without --config: no suppression */
     if (config) {
-        char text[4096], err[200];
-        FILE *cf = fopen(config, "rb");
-        size_t n = cf ? fread(text, 1, sizeof text - 1, cf) : 0;
-        if (cf) fclose(cf);
-        text[n] = 0;
-        if (!cf || !mc_read_json(text, &cfg, err, sizeof err)) {
-            fprintf(stderr, "ptdump: cannot use %s: %s\n", config, cf ? err : strerror(errno));
+        char err[200];
+        if (!mc_read_json_file(config, &cfg, err, sizeof err)) {
+            fprintf(stderr, "ptdump: cannot use %s: %s\n", config, err);
             return 2;
         }
     }

@@ -34,13 +34,14 @@ static const char usage[] =
     "  --set       model settings, e.g. mtc_freq=0,cyc_en=1,cyc_thresh=2 (keys as in\n"
     "              OUT.pt.json; filter=LO-HI adds an IP filter range)\n"
     "  --truth     one JSON line per packet (and per suppressed MTC, lost packet\n"
-    "              and traced workload event) with its true cycle and TSC\n"
+    "              and traced workload event) with its true cycle and TSC, and\n"
+    "              one per retirement: {\"retire\",\"cycle\",\"off\",\"tsc\"} (SPEC 4.1)\n"
     "  --svg       a timeline of the first packets, in the style of the seed's FIG. 5\n"
     "  --compare-policy  run again under another policy and show both side by side\n";
 
 typedef struct sim_stats {
     uint64_t count[PTC_PACKET_TYPE_COUNT], bytes[PTC_PACKET_TYPE_COUNT];
-    uint64_t total, suppressed, dropped, events, traced_events;
+    uint64_t total, suppressed, dropped, events, traced_events, retirements;
 } sim_stats;
 
 /* Everything the sink writes to. */
@@ -100,6 +101,17 @@ static void on_event(void *user, const ptc_event_truth *e)
                 e->taken ? "true" : "false", e->traced ? "true" : "false", (unsigned long long)e->offset);
 }
 
+/* Every retirement, so navigation (ptnav) can be checked against the truth. */
+static void on_retire(void *user, const ptc_retire_truth *r)
+{
+    sim_out *o = (sim_out *)user;
+    o->st.retirements++;
+    if (o->truth)
+        fprintf(o->truth, "{\"retire\":%llu,\"cycle\":%llu,\"off\":%llu,\"tsc\":%llu}\n",
+                (unsigned long long)r->index, (unsigned long long)r->cycle, (unsigned long long)r->offset,
+                (unsigned long long)r->time.tsc);
+}
+
 static char *read_all(const char *path)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
@@ -137,6 +149,7 @@ static int simulate(const sim_args *a, sim_out *o, ptc_model *m, double *seconds
     sink.user = o;
     sink.packet = on_packet;
     sink.event = on_event;
+    sink.retire = on_retire;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (a->scenario_text) {
         wl_scenario s;
@@ -173,8 +186,9 @@ static void print_summary(FILE *f, const sim_out *o, const ptc_model *m, const p
     policy_text(&cfg->policy, p1, sizeof p1);
     fprintf(f, "cycles simulated: %llu in %.2f s (%.0f M cycles/s)\n", (unsigned long long)m->cycle, secs,
            secs > 0 ? (double)m->cycle / secs / 1e6 : 0.0);
-    fprintf(f, "workload events: %llu, of which %llu made trace\n", (unsigned long long)o->st.events,
-            (unsigned long long)o->st.traced_events);
+    fprintf(f, "workload events: %llu, of which %llu made trace; %llu retirements in the stream\n",
+            (unsigned long long)o->st.events, (unsigned long long)o->st.traced_events,
+            (unsigned long long)o->st.retirements);
     if (!o2) {
         fprintf(f, "policy %s: %llu bytes, %llu MTCs emitted, %llu suppressed, %llu packets lost to overflow\n", p1,
                (unsigned long long)o->st.total, (unsigned long long)o->st.count[PTC_MTC],

@@ -180,6 +180,25 @@ WL_FN void wl_run_workload(int wi, ptc_model *m, uint64_t cycles, uint64_t seed)
     ptc_model_stop(m);
 }
 
+/* Workload wi for `cycles` on a model configured as wi needs, then by
+   policy and settings (the text of mc_policy and mc_set_list), writing to
+   sink; *cfg gets the configuration. Returns 1, or 0 with err set. */
+WL_FN int wl_run_configured(int wi, const char *policy, const char *settings, uint64_t cycles, uint64_t seed,
+                            const ptc_model_sink *sink, ptc_model_config *cfg, char *err, size_t errlen)
+{
+    ptc_model m;
+    ptc_model_config_default(cfg);
+    wl_configure(wi, cfg);
+    if (!mc_policy(&cfg->policy, policy, err, errlen) || (*settings && !mc_set_list(cfg, settings, err, errlen)))
+        return 0;
+    if (ptc_model_init(&m, cfg, sink) != PTC_OK) {
+        snprintf(err, errlen, "model: %s", ptc_model_error_field(&m));
+        return 0;
+    }
+    wl_run_workload(wi, &m, cycles, seed);
+    return 1;
+}
+
 /* ---- scenarios --------------------------------------------------------
    One command a line; # starts a comment; numbers are decimal or 0x hex.
      set KEY=VALUE ...          model settings (before start)

@@ -1,0 +1,185 @@
+/* ptnav - from a time to the retirement that was retiring then (SPEC.md 4.4).
+
+   Decodes and times a trace, builds the navigation index over it and
+   answers one query with one JSON line; --back K adds the K retirements
+   before it, one line each. */
+#define PTCODEC_IMPLEMENTATION
+#include "../ptcodec.h"
+#include "modelcfg.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: ptnav --config X.pt.json X.pt (--cycle C | --tsc T | --retire N | --from-end F)\n"
+    "             [--skid S] [--back K]\n"
+    "Prints, as one JSON line, the retirement (TNT bit, TIP, TIP.PGD or FUP) that\n"
+    "retired at or nearest before the given time:\n"
+    "  {\"retire\":N,\"retire_min\":M,\"off\":O,\"type\":..,\"bit\":..,\"cycle_lo\":..,\"cycle_hi\":..,...}\n"
+    "The true answer is between retire_min and retire (SPEC.md 4.3).\n"
+    "  --config    the configuration ptsim wrote beside the trace\n"
+    "  --cycle C   core cycles since the trace began (the sum of its CYC packets)\n"
+    "  --tsc T     a TSC value\n"
+    "  --retire N  the N-th retirement (0 = the first)\n"
+    "  --from-end F  F cycles before the end of the trace (the seed's freeze delay)\n"
+    "  --skid S    the event was recorded S cycles (TSC ticks with --tsc) after its\n"
+    "              instruction retired: look S earlier\n"
+    "  --back K    also print the K retirements before it, nearest first\n"
+    "  --pebs N    not available: the model writes no PEBS-via-PT records yet\n";
+
+static int number(const char *opt, const char *s, uint64_t *v)
+{
+    char *end;
+    unsigned long long x;
+    errno = 0;
+    x = strtoull(s, &end, 0);
+    if (errno || end == s || *end || *s == '-') {
+        fprintf(stderr, "ptnav: %s wants a number, not '%s'\n", opt, s);
+        return 0;
+    }
+    *v = (uint64_t)x;
+    return 1;
+}
+
+static void bound(const char *key, uint64_t v)
+{
+    if (v == UINT64_MAX) printf(",\"%s\":null", key);
+    else printf(",\"%s\":%llu", key, (unsigned long long)v);
+}
+
+static void print_hit(const ptc_nav_hit *h, int with_range)
+{
+    printf("{\"retire\":%llu", (unsigned long long)h->retire);
+    if (with_range) {
+        printf(",\"retire_min\":%llu", (unsigned long long)h->retire_min);
+        if (h->maybe_none) printf(",\"maybe_none\":true");
+    }
+    printf(",\"off\":%llu,\"type\":\"%s\"", (unsigned long long)h->entry.offset,
+           ptc_packet_type_name((ptc_packet_type)h->entry.type));
+    if (h->entry.type == PTC_TNT8 || h->entry.type == PTC_TNT64)
+        printf(",\"bit\":%u,\"taken\":%s", h->bit, h->taken ? "true" : "false");
+    else if (h->entry.ip_known)
+        printf(",\"ip\":\"0x%llx\"", (unsigned long long)h->entry.ip);
+    bound("cycle_lo", h->entry.cycle_lo);
+    bound("cycle_hi", h->entry.cycle_hi);
+    bound("tsc_lo", h->entry.tsc_lo);
+    bound("tsc_hi", h->entry.tsc_hi);
+    printf("}\n");
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = NULL;
+    size_t cap = 0;
+    *len = 0;
+    if (!f) return NULL;
+    for (;;) {
+        size_t got;
+        if (*len == cap) {
+            uint8_t *nb;
+            cap = cap ? cap * 2 : 1 << 16;
+            nb = (uint8_t *)realloc(buf, cap);
+            if (!nb) { free(buf); fclose(f); return NULL; }
+            buf = nb;
+        }
+        got = fread(buf + *len, 1, cap - *len, f);
+        if (!got) break;
+        *len += got;
+    }
+    if (ferror(f)) { free(buf); buf = NULL; }
+    fclose(f);
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    static ptc_clock clk;
+    const char *path = NULL, *config = NULL, *query = NULL;
+    uint64_t value = 0, skid = 0, back = 0;
+    ptc_model_config cfg;
+    ptc_clock_config cc;
+    ptc_nav nav;
+    ptc_nav_entry *entries;
+    ptc_nav_hit hit;
+    ptc_status st;
+    uint8_t *buf;
+    size_t len, k;
+    char err[200];
+    int i;
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { fputs(usage, stdout); return 0; }
+        if (a[0] == '-' && a[1]) {
+            if (i + 1 >= argc) { fprintf(stderr, "ptnav: %s needs a value\n%s", a, usage); return 2; }
+            if (strcmp(a, "--config") == 0) config = argv[++i];
+            else if (strcmp(a, "--pebs") == 0) {
+                fprintf(stderr, "ptnav: --pebs: the model writes no PEBS-via-PT records yet; use --cycle or --tsc\n");
+                return 2;
+            } else if (strcmp(a, "--cycle") == 0 || strcmp(a, "--tsc") == 0 || strcmp(a, "--retire") == 0 ||
+                       strcmp(a, "--from-end") == 0) {
+                if (query) { fprintf(stderr, "ptnav: one of --cycle, --tsc, --retire, --from-end\n"); return 2; }
+                query = a;
+                if (!number(a, argv[++i], &value)) return 2;
+            } else if (strcmp(a, "--skid") == 0) {
+                if (!number(a, argv[++i], &skid)) return 2;
+            } else if (strcmp(a, "--back") == 0) {
+                if (!number(a, argv[++i], &back)) return 2;
+            } else {
+                fprintf(stderr, "ptnav: unknown option %s\n%s", a, usage);
+                return 2;
+            }
+        } else if (path) {
+            fprintf(stderr, "ptnav: more than one trace\n%s", usage);
+            return 2;
+        } else {
+            path = a;
+        }
+    }
+    if (!path || !config || !query) {
+        fprintf(stderr, "ptnav: needs --config, a trace and a query\n%s", usage);
+        return 2;
+    }
+    if (!mc_read_json_file(config, &cfg, err, sizeof err)) {
+        fprintf(stderr, "ptnav: cannot use %s: %s\n", config, err);
+        return 2;
+    }
+    if (strcmp(query, "--cycle") == 0 && !cfg.cyc_en) {
+        fprintf(stderr, "ptnav: --cycle needs a trace with CYC packets (cyc_en); use --tsc\n");
+        return 2;
+    }
+    buf = read_file(path, &len);
+    if (!buf) {
+        fprintf(stderr, "ptnav: cannot read %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    ptc_clock_config_from_model(&cc, &cfg);
+    entries = (ptc_nav_entry *)malloc((len ? len : 1) * sizeof *entries); /* one per byte always suffices */
+    if (!entries || ptc_clock_init(&clk, &cc) != PTC_OK || ptc_nav_init(&nav, &cc, entries, len) != PTC_OK ||
+        ptc_nav_build(&nav, &clk, buf, len) != PTC_OK) {
+        fprintf(stderr, "ptnav: cannot index %s\n", path);
+        return 2;
+    }
+    if (strcmp(query, "--cycle") == 0) st = ptc_nav_find(&nav, PTC_NAV_CYCLE, value, skid, &hit);
+    else if (strcmp(query, "--tsc") == 0) st = ptc_nav_find(&nav, PTC_NAV_TSC, value, skid, &hit);
+    else if (strcmp(query, "--from-end") == 0) st = ptc_nav_from_end(&nav, value, skid, &hit);
+    else st = value > INT64_MAX ? PTC_ERR_NOT_FOUND : ptc_nav_step(&nav, 0, (int64_t)value, &hit);
+    if (st != PTC_OK) {
+        fprintf(stderr, "ptnav: %s: %s (the trace has %llu retirements over %llu cycles)\n", ptc_status_name(st),
+                ptc_status_message(st), (unsigned long long)ptc_nav_retirements(&nav),
+                (unsigned long long)ptc_nav_end_cycle(&nav));
+        return 1;
+    }
+    print_hit(&hit, 1);
+    for (k = 1; k <= back; k++) {
+        ptc_nav_hit h;
+        if (ptc_nav_step(&nav, hit.retire, -(int64_t)k, &h) != PTC_OK) break;
+        print_hit(&h, 0);
+    }
+    free(entries);
+    free(buf);
+    return 0;
+}
