@@ -368,6 +368,14 @@ typedef struct ptc_model_config {
        OVF. fifo_bytes = 0: it never overflows */
     uint32_t fifo_bytes, drain_bytes, drain_cycles;
     ptc_mtc_policy policy;
+    /* a trigger (seed 001, SPEC 4.6): when the trigger_nth-th (>= 1) event
+       at trigger_ip retires, TRIG with TRBV bit 0, and FUP(trigger_ip) with
+       trigger_fup; trigger_nth 0: no trigger. trace_stop: TraceStop
+       stop_delay cycles after it fires (at once with 0) */
+    uint64_t trigger_ip;
+    uint32_t trigger_nth;
+    uint8_t trigger_fup, trace_stop;
+    uint64_t stop_delay;
     /* step one cycle at a time instead of jumping from event to event (the
        reference the fast path is tested against; same output, slower) */
     uint8_t reference_stepping;
@@ -467,6 +475,9 @@ typedef struct ptc_model {
     int overflow;
     uint64_t offset, events, generated;
     uint64_t n_mtc_emitted, n_mtc_suppressed, n_dropped;
+    uint32_t trigger_seen;            /* events at trigger_ip so far */
+    uint64_t stop_cycle;              /* TraceStop due then; UINT64_MAX: none */
+    int stopped;                      /* TraceStop happened: no more output */
 } ptc_model;
 
 /* Checks cfg and prepares the model; PTC_ERR_BAD_CONFIG names the field in
@@ -667,8 +678,60 @@ PTCDEF void ptc_clock_finish(ptc_clock *c);
 PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out);
 
 /* ===================================================================== */
-/* 9. Navigation (SPEC.md part 4)                                         */
+/* 9. Snapshots and navigation (SPEC.md part 4)                           */
 /* ===================================================================== */
+
+/* -- snapshot rings (SPEC 4.5) -- */
+
+/* Output that wraps around in the caller's buffer, keeping the last `cap`
+   bytes, until a trigger says how many more to keep. All fields are
+   private. */
+typedef struct ptc_ring {
+    uint8_t *buf;
+    size_t cap;
+    uint64_t written;     /* bytes taken so far; the ring holds the last cap */
+    uint64_t stop_at;     /* no byte is taken once written reaches it */
+} ptc_ring;
+
+/* The most bytes the model writes between two PSB starts: the PSB (16),
+   PacketByteCnt up to one short of 2^(psb_freq+11), and the rest of the
+   event or cycle boundary in progress, at most PTC_MODEL_STEP_BYTES. */
+#define PTC_MODEL_STEP_BYTES 256
+PTCDEF uint64_t ptc_model_psb_gap_max(const ptc_model_config *cfg);
+/* A ring size that keeps a PSB at least `history` bytes before a trigger,
+   when the ring stops `after` bytes after it: gap + history + after. */
+PTCDEF uint64_t ptc_snapshot_size(const ptc_model_config *cfg, uint64_t history, uint64_t after);
+
+PTCDEF ptc_status ptc_ring_init(ptc_ring *r, uint8_t *buf, size_t cap);
+/* Takes bytes until the stop point; returns how many it took. */
+PTCDEF size_t ptc_ring_write(ptc_ring *r, const uint8_t *bytes, size_t len);
+/* A trigger: keep `after` more bytes, then stop (an earlier stop stays). */
+PTCDEF void ptc_ring_stop_after(ptc_ring *r, uint64_t after);
+/* Bytes taken in all: with the buffer, all a reader needs. */
+PTCDEF uint64_t ptc_ring_written(const ptc_ring *r);
+
+/* Decodes a ring buffer: `written` bytes went into buf[cap] in turn, so
+   the oldest kept byte is at written % cap once it wrapped. Items carry
+   stream offsets (counted from the first byte ever written). */
+typedef struct ptc_ring_reader {
+    ptc_decoder dec;
+    const uint8_t *rest;  /* the part after the wrap point, fed second */
+    size_t rest_len;
+    uint64_t kept_from;   /* stream offset of the oldest byte kept */
+    uint64_t decoded_from;/* of the first packet reported; `written` before */
+    uint64_t written;
+} ptc_ring_reader;
+
+PTCDEF ptc_status ptc_ring_reader_init(ptc_ring_reader *rd, const uint8_t *buf, size_t cap, uint64_t written);
+/* The next packet or error (PTC_OK) or PTC_END, as ptc_decoder_next. */
+PTCDEF ptc_status ptc_ring_reader_next(ptc_ring_reader *rd, ptc_item *item);
+/* What the history lost: bytes [0, *overwritten) were overwritten, bytes
+   [*overwritten, *decoded_from) were kept but come before the first PSB
+   (or the first packet after it), so nothing in them can be decoded.
+   *decoded_from is final once ptc_ring_reader_next reported a packet. */
+PTCDEF void ptc_ring_reader_lost(const ptc_ring_reader *rd, uint64_t *overwritten, uint64_t *decoded_from);
+
+/* -- navigation (SPEC 4.1 to 4.4) -- */
 
 /* One packet that carries retirements (SPEC 4.1), with the interval its
    retirements lie in. 64 bytes; one per TIP, TIP.PGD with an IP, FUP
@@ -736,6 +799,9 @@ PTCDEF void ptc_nav_finish(ptc_nav *nav);
    *clk (prepared by the caller with ptc_clock_init) and index it into nav
    (prepared with ptc_nav_init; `len` entries always suffice), then finish. */
 PTCDEF ptc_status ptc_nav_build(ptc_nav *nav, ptc_clock *clk, const uint8_t *buf, size_t len);
+/* The same for a snapshot ring (ptc_ring_reader_init's arguments); `cap`
+   entries suffice. Offsets are stream offsets. */
+PTCDEF ptc_status ptc_nav_build_ring(ptc_nav *nav, ptc_clock *clk, const uint8_t *buf, size_t cap, uint64_t written);
 
 PTCDEF uint64_t ptc_nav_retirements(const ptc_nav *nav);
 /* The cycles the trace shows in all: the sum of its CYC values. */
@@ -1940,6 +2006,7 @@ PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, cons
     m->art = cfg->art_start;
     m->cpl = 3;
     m->csl = 1;
+    m->stop_cycle = UINT64_MAX;
     return PTC_OK;
 }
 
@@ -2388,8 +2455,24 @@ static void ptc__overflow_end(ptc_model *m)
 
 /* What happens at a cycle boundary, in this order: the end of an
    overflow, an MTC, a CYC before the cycle counter wraps, a due PSB+. */
+/* TraceStop (SDM): the pending TNT, TIP.PGD if packets were enabled, then
+   TraceStop; tracing stays off (Status.Stopped) for the rest of the run. */
+static void ptc__trace_stop(ptc_model *m)
+{
+    m->stop_cycle = UINT64_MAX;
+    if (!m->enabled) return;
+    ptc__flush_tnt(m);
+    if (m->packet_en) ptc__ip_packet(m, PTC_TIP_PGD, 0, 1);
+    (void)ptc__emit_simple(m, PTC_STOP);
+    m->enabled = 0;
+    m->packet_en = 0;
+    m->cyc_count = 0;
+    m->stopped = 1;
+}
+
 static void ptc__boundary(ptc_model *m, int mtc_edge)
 {
+    if (m->cycle >= m->stop_cycle) ptc__trace_stop(m);
     if (m->overflow && m->fifo_fill == 0) ptc__overflow_end(m);
     if (mtc_edge) ptc__mtc_edge(m);
     if (ptc__cyc_counting(m) && !m->overflow && m->cyc_count >= ptc__cyc_max(m)) ptc__cyc(m, 1);
@@ -2413,6 +2496,7 @@ PTCDEF ptc_status ptc_model_idle(ptc_model *m, uint64_t cycles)
             uint64_t empty = (m->fifo_fill + m->cfg.drain_bytes - 1) / m->cfg.drain_bytes;
             if (empty < d) d = empty;
         }
+        if (m->stop_cycle - m->cycle < d) d = m->stop_cycle - m->cycle;
         if (ptc__psb_due(m)) d = 1; /* settled at the very next boundary, as when stepping */
         if (d == 0) d = 1;          /* never: every event above is at least a cycle away */
         ptc__model_advance(m, d);
@@ -2435,12 +2519,34 @@ static ptc__mark ptc__mark_now(const ptc_model *m)
     return k;
 }
 
+/* The trigger fires, once: TRIG (and the FUP of the instruction), and the
+   TraceStop delay starts. */
+static void ptc__trigger(ptc_model *m, uint64_t ip)
+{
+    if (m->enabled) {
+        ptc_packet p;
+        memset(&p, 0, sizeof p);
+        p.type = PTC_TRIG;
+        p.u.trig.trbv = 1;
+        p.u.trig.ip = m->cfg.trigger_fup;
+        (void)ptc__emit(m, &p);
+        if (m->cfg.trigger_fup) ptc__retiring_ip_packet(m, PTC_FUP, ip);
+    }
+    if (m->cfg.trace_stop) {
+        m->stop_cycle = m->cfg.stop_delay < UINT64_MAX - m->cycle ? m->cycle + m->cfg.stop_delay : UINT64_MAX - 1;
+        if (m->cfg.stop_delay == 0) ptc__trace_stop(m);
+    }
+}
+
 /* Reports a workload event; traced: it made trace (a TNT bit, or packets,
    even ones an overflow then lost). */
 static void ptc__event(ptc_model *m, ptc_event_kind kind, uint64_t ip, uint64_t target, int taken,
                        ptc__mark start, int tnt_bit)
 {
     ptc_event_truth ev;
+    if (m->cfg.trigger_nth && ip == m->cfg.trigger_ip && m->trigger_seen < m->cfg.trigger_nth &&
+        ++m->trigger_seen == m->cfg.trigger_nth)
+        ptc__trigger(m, ip);
     ptc__settle(m);
     if (!m->sink.event) { m->events++; return; }
     memset(&ev, 0, sizeof ev);
@@ -2459,7 +2565,7 @@ static void ptc__event(ptc_model *m, ptc_event_kind kind, uint64_t ip, uint64_t 
 PTCDEF ptc_status ptc_model_start(ptc_model *m, uint64_t ip)
 {
     if (!m) return PTC_ERR_BAD_ARGUMENT;
-    if (m->enabled) return PTC_ERR_BAD_STATE;
+    if (m->enabled || m->stopped) return PTC_ERR_BAD_STATE;
     m->enabled = 1;
     m->ip = ip;
     m->cyc_count = 0;
@@ -3415,7 +3521,94 @@ PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out)
 }
 #endif
 
-/* ---- 9. Navigation -------------------------------------------------- */
+/* ---- 9. Snapshots and navigation ------------------------------------ */
+
+PTCDEF uint64_t ptc_model_psb_gap_max(const ptc_model_config *cfg)
+{
+    return 16 + (UINT64_C(2048) << (cfg->psb_freq & 15)) - 1 + PTC_MODEL_STEP_BYTES;
+}
+
+PTCDEF uint64_t ptc_snapshot_size(const ptc_model_config *cfg, uint64_t history, uint64_t after)
+{
+    uint64_t gap = ptc_model_psb_gap_max(cfg);
+    if (history > UINT64_MAX - gap || after > UINT64_MAX - gap - history) return UINT64_MAX;
+    return gap + history + after;
+}
+
+PTCDEF ptc_status ptc_ring_init(ptc_ring *r, uint8_t *buf, size_t cap)
+{
+    if (!r || !buf || !cap) return PTC_ERR_BAD_ARGUMENT;
+    r->buf = buf;
+    r->cap = cap;
+    r->written = 0;
+    r->stop_at = UINT64_MAX;
+    return PTC_OK;
+}
+
+PTCDEF size_t ptc_ring_write(ptc_ring *r, const uint8_t *bytes, size_t len)
+{
+    size_t taken = 0;
+    if (!r || (!bytes && len)) return 0;
+    if (r->stop_at - r->written < len) len = (size_t)(r->stop_at - r->written);
+    while (taken < len) {
+        size_t at = (size_t)(r->written % r->cap), n = r->cap - at;
+        if (n > len - taken) n = len - taken;
+        memcpy(r->buf + at, bytes + taken, n);
+        taken += n;
+        r->written += n;
+    }
+    return taken;
+}
+
+PTCDEF void ptc_ring_stop_after(ptc_ring *r, uint64_t after)
+{
+    if (!r) return;
+    if (after <= r->stop_at - r->written) r->stop_at = r->written + after;
+}
+
+PTCDEF uint64_t ptc_ring_written(const ptc_ring *r) { return r ? r->written : 0; }
+
+PTCDEF ptc_status ptc_ring_reader_init(ptc_ring_reader *rd, const uint8_t *buf, size_t cap, uint64_t written)
+{
+    size_t wrap;
+    if (!rd || (!buf && cap) || (!cap && written)) return PTC_ERR_BAD_ARGUMENT;
+    memset(rd, 0, sizeof *rd);
+    rd->written = rd->decoded_from = written;
+    if (written <= cap) { /* never wrapped: the bytes are buf[0, written) */
+        ptc_decoder_init_buffer(&rd->dec, 0, buf, (size_t)written);
+        return PTC_OK;
+    }
+    /* the oldest byte is where the next would have gone */
+    wrap = (size_t)(written % cap);
+    rd->kept_from = written - cap;
+    rd->rest = buf;
+    rd->rest_len = wrap;
+    ptc_decoder_init(&rd->dec, 0, rd->kept_from);
+    (void)ptc_decoder_feed(&rd->dec, buf + wrap, cap - wrap);
+    if (!wrap) ptc_decoder_finish(&rd->dec);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_ring_reader_next(ptc_ring_reader *rd, ptc_item *item)
+{
+    ptc_status st;
+    if (!rd || !item) return PTC_ERR_BAD_ARGUMENT;
+    st = ptc_decoder_next(&rd->dec, item);
+    if (st == PTC_NEED_INPUT) { /* the part before the wrap point: the newest bytes */
+        (void)ptc_decoder_feed(&rd->dec, rd->rest, rd->rest_len);
+        ptc_decoder_finish(&rd->dec);
+        st = ptc_decoder_next(&rd->dec, item);
+    }
+    if (st == PTC_OK && item->error == PTC_OK && rd->decoded_from == rd->written) rd->decoded_from = item->offset;
+    return st == PTC_NEED_INPUT ? PTC_END : st;
+}
+
+PTCDEF void ptc_ring_reader_lost(const ptc_ring_reader *rd, uint64_t *overwritten, uint64_t *decoded_from)
+{
+    if (overwritten) *overwritten = rd ? rd->kept_from : 0;
+    if (decoded_from) *decoded_from = rd ? rd->decoded_from : 0;
+}
+
 
 PTCDEF ptc_status ptc_nav_init(ptc_nav *nav, const ptc_clock_config *cfg, ptc_nav_entry *storage, size_t capacity)
 {
@@ -3580,13 +3773,18 @@ PTCDEF void ptc_nav_finish(ptc_nav *nav)
 
 PTCDEF ptc_status ptc_nav_build(ptc_nav *nav, ptc_clock *clk, const uint8_t *buf, size_t len)
 {
-    ptc_decoder dec;
+    return ptc_nav_build_ring(nav, clk, buf, len, len);
+}
+
+PTCDEF ptc_status ptc_nav_build_ring(ptc_nav *nav, ptc_clock *clk, const uint8_t *buf, size_t cap, uint64_t written)
+{
+    ptc_ring_reader rd;
     ptc_item it;
     ptc_timed_item t;
-    ptc_status st = PTC_OK;
-    if (!nav || !clk || (!buf && len)) return PTC_ERR_BAD_ARGUMENT;
-    ptc_decoder_init_buffer(&dec, 0, buf, len);
-    while (st == PTC_OK && ptc_decoder_next(&dec, &it) == PTC_OK) {
+    ptc_status st;
+    if (!nav || !clk) return PTC_ERR_BAD_ARGUMENT;
+    st = ptc_ring_reader_init(&rd, buf, cap, written);
+    while (st == PTC_OK && ptc_ring_reader_next(&rd, &it) == PTC_OK) {
         st = ptc_clock_push(clk, &it);
         while (st == PTC_OK && ptc_clock_pop(clk, &t) == PTC_OK) st = ptc_nav_add(nav, &t);
     }

@@ -94,6 +94,15 @@ FZ_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
     cfg->policy.resume_after = (uint8_t)fz_take(in, 0, 255);
     cfg->policy.min_burst = (uint8_t)fz_take(in, 2, 6);
     if (cfg->policy.threshold && !cfg->policy.resume_after && !cfg->policy.resume_on_value) cfg->policy.resume_after = 255;
+    /* a trigger on an IP the program visits (the start, or a branch target) */
+    c = fz_take(in, 0, 3);
+    if (c) {
+        cfg->trigger_ip = c == 1 ? 0x401000 : 0x401000 + ((uint64_t)fz_take(in, 0, 255) << 4);
+        cfg->trigger_nth = (uint32_t)fz_take(in, 1, 8);
+        cfg->trigger_fup = (uint8_t)fz_take(in, 0, 1);
+        cfg->trace_stop = (uint8_t)fz_take(in, 0, 1);
+        cfg->stop_delay = fz_take(in, 0, 5000);
+    }
 }
 
 #endif

@@ -1,10 +1,11 @@
 /* fuzz_nav: navigation against the model's truth (SPEC.md part 4). Fuzz
    input -> model configuration and event program (fuzz_modelrun.h) ->
-   trace, and the retirements the model put in it -> the trace from a cut
-   point on (a snapshot that lost its beginning, or the whole trace) ->
-   decoded, timed and indexed. Oracles:
+   trace, and the retirements the model put in it -> a snapshot ring
+   (ptc_ring) that holds all of it, or a smaller one that lost its
+   beginning and, with a TRIG, stops some bytes after it -> decoded from the
+   ring, timed and indexed (ptc_nav_build_ring). Oracles:
    - the index holds exactly the retirements the model wrote from the first
-     PSB at or after the cut, in order, at their packets;
+     PSB the ring holds up to where it stopped, in order, at their packets;
    - every true TSC lies in its retirement's TSC interval, and, decoding
      from the start (where cycles count from 0), every true cycle in its
      cycle interval;
@@ -24,31 +25,56 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static ptc_clock clk;
     static ptc_nav_entry entries[1 << 16];
+    static uint8_t ringbuf[1 << 16];
     fz_input in;
     ptc_model_config cfg;
     ptc_clock_config cc;
     ptc_nav nav;
+    ptc_ring ring;
     mr_trace r;
-    size_t cut, first = 0, n, i, psb;
+    size_t cut, first = 0, n, i, psb, cap, written, after, k;
     if (size > 4096) return 0;
     in.data = data;
     in.size = size;
     fz_model_config(&in, &cfg);
     cut = fz_take(&in, 0, 255);
+    after = fz_take(&in, 0, 2000);
     fz_model_run(&cfg, in.data, in.size, &r);
-    if (r.len > sizeof entries / sizeof entries[0]) { mr_free(&r); return 0; }
-    /* cut 0..127: the whole trace; else a snapshot from byte (cut-127)*len/128 */
-    cut = cut < 128 ? 0 : (cut - 127) * r.len / 129;
-    for (psb = cut; psb + 16 <= r.len; psb++) /* where the decoder will sync */
+    if (r.len > sizeof entries / sizeof entries[0] || r.len == 0) { mr_free(&r); return 0; }
+    /* a snapshot ring: cut 0..127 one that holds everything; else one of
+       cut/256 of the trace, which stops at the first packet boundary
+       `after` bytes past a TRIG */
+    cap = cut < 128 ? r.len : r.len * cut / 256 + 1;
+    FZ_ASSERT(ptc_ring_init(&ring, ringbuf, cap) == PTC_OK, "ring");
+    written = 0;
+    for (k = 0; k < r.nt; k++) {
+        const ptc_truth *t = &r.t[k];
+        if (t->fate != PTC_FATE_EMITTED) continue;
+        FZ_ASSERT(ptc_ring_write(&ring, r.bytes + t->offset, t->pkt.size) == t->pkt.size, "ring stopped early");
+        written = (size_t)(t->offset + t->pkt.size);
+        if (cut >= 128 && t->pkt.type == PTC_TRIG) {
+            size_t stop = written + after;
+            while (written < stop && ++k < r.nt) {
+                if (r.t[k].fate != PTC_FATE_EMITTED) continue;
+                FZ_ASSERT(ptc_ring_write(&ring, r.bytes + r.t[k].offset, r.t[k].pkt.size) == r.t[k].pkt.size, "ring");
+                written = (size_t)(r.t[k].offset + r.t[k].pkt.size);
+            }
+            break;
+        }
+    }
+    FZ_ASSERT(ptc_ring_written(&ring) == written, "ring took %llu of %zu bytes",
+              (unsigned long long)ptc_ring_written(&ring), written);
+    cut = written > cap ? written - cap : 0; /* the oldest byte kept */
+    for (psb = cut; psb + 16 <= written; psb++) /* where the decoder will sync */
         if (memcmp(r.bytes + psb, "\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82\x02\x82", 16) == 0) break;
-    if (psb + 16 > r.len) psb = r.len; /* none: nothing is decoded */
+    if (psb + 16 > written) psb = written; /* none: nothing is decoded */
 
     ptc_clock_config_from_model(&cc, &cfg);
     FZ_ASSERT(ptc_clock_init(&clk, &cc) == PTC_OK, "clock config rejected");
-    FZ_ASSERT(ptc_nav_init(&nav, &cc, entries, r.len - cut) == PTC_OK, "nav init");
-    FZ_ASSERT(ptc_nav_build(&nav, &clk, r.bytes + cut, r.len - cut) == PTC_OK, "len entries must suffice");
+    FZ_ASSERT(ptc_nav_init(&nav, &cc, entries, cap) == PTC_OK, "nav init");
+    FZ_ASSERT(ptc_nav_build_ring(&nav, &clk, ringbuf, cap, written) == PTC_OK, "cap entries must suffice");
     while (first < r.nrt && r.rt[first].offset < psb) first++;
-    n = r.nrt - first;
+    for (n = 0; first + n < r.nrt && r.rt[first + n].offset < written; n++) {}
     FZ_ASSERT(ptc_nav_retirements(&nav) == n, "index has %llu retirements, the model wrote %zu after the cut",
               (unsigned long long)ptc_nav_retirements(&nav), n);
     for (i = 0; i < n; i++) {
@@ -56,13 +82,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ptc_nav_hit h;
         size_t want;
         FZ_ASSERT(ptc_nav_step(&nav, 0, (int64_t)i, &h) == PTC_OK && h.retire == i, "step to %zu", i);
-        FZ_ASSERT(h.entry.offset + cut == t->offset && h.bit == t->bit && h.taken == t->taken,
-                  "retirement %zu: at %llu bit %u, truth %llu bit %u", i, (unsigned long long)(h.entry.offset + cut),
+        FZ_ASSERT(h.entry.offset == t->offset && h.bit == t->bit && h.taken == t->taken,
+                  "retirement %zu: at %llu bit %u, truth %llu bit %u", i, (unsigned long long)h.entry.offset,
                   h.bit, (unsigned long long)t->offset, t->bit);
         FZ_ASSERT(h.entry.tsc_lo <= t->time.tsc && tsc_at_most(t, h.entry.tsc_hi),
                   "retirement %zu: tsc %llu outside [%llu, %llu]", i, (unsigned long long)t->time.tsc,
                   (unsigned long long)h.entry.tsc_lo, (unsigned long long)h.entry.tsc_hi);
-        if (cut == 0)
+        if (psb == 0)
             FZ_ASSERT(h.entry.cycle_lo <= t->cycle && t->cycle <= h.entry.cycle_hi,
                       "retirement %zu at %llu: cycle %llu outside [%llu, %llu]", i, (unsigned long long)t->offset,
                       (unsigned long long)t->cycle, (unsigned long long)h.entry.cycle_lo,
@@ -75,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FZ_ASSERT(h.retire_min <= want && want <= h.retire, "tsc %llu: answer %zu outside [%llu, %llu]",
                       (unsigned long long)v, want, (unsigned long long)h.retire_min, (unsigned long long)h.retire);
         }
-        if (cut == 0) {
+        if (psb == 0) {
             for (want = i; want + 1 < n && r.rt[first + want + 1].cycle <= t->cycle; want++) {}
             FZ_ASSERT(ptc_nav_find(&nav, PTC_NAV_CYCLE, t->cycle, 0, &h) == PTC_OK, "cycle query at %zu", i);
             FZ_ASSERT(h.retire_min <= want && want <= h.retire, "cycle %llu: answer %zu outside [%llu, %llu]",
@@ -84,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (i >= 3) {
             FZ_ASSERT(ptc_nav_step(&nav, i, -3, &h) == PTC_OK && h.retire == i - 3 &&
-                          h.entry.offset + cut == r.rt[first + i - 3].offset, "3 back from %zu", i);
+                          h.entry.offset == r.rt[first + i - 3].offset, "3 back from %zu", i);
         } else {
             FZ_ASSERT(ptc_nav_step(&nav, i, -3, &h) == PTC_ERR_NOT_FOUND, "3 back from %zu is before the start", i);
         }

@@ -169,4 +169,19 @@ expect_status nav_cycle_needs_cyc 2 "$b/ptnav" --config "$tmp/s.pt.json" "$tmp/s
 expect_status nav_missing_trace 2 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/nope.pt" --cycle 1
 expect_status nav_before_anything 1 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --tsc 0
 grep -q "not_found" "$tmp/err" && pass nav_not_found_named || fail nav_not_found_named "$(cat "$tmp/err")"
+
+# ---- snapshot capture around a trigger (SPEC.md 4.5, 4.6) ----
+"$b/ptsim" --workload dense --cycles 2000000 --set cyc_en=1,trigger_ip=0x4013f0,trigger_nth=1000,trigger_fup=1 \
+  --snapshot auto --history 8000 --after 2000 -o "$tmp/r.pt" --truth "$tmp/r.truth" --quiet
+trig=$(grep '"type":"trig"' "$tmp/r.truth" | sed 's/^{"off":\([0-9]*\),.*/\1/')
+"$b/ptdump" --jsonl --config "$tmp/r.pt.json" "$tmp/r.pt" > "$tmp/r.dump"; st=$?
+from=$(tail -1 "$tmp/r.dump" | sed 's/.*"decoded_from":\([0-9]*\).*/\1/')
+written=$(tail -1 "$tmp/r.dump" | sed 's/.*"ring_written":\([0-9]*\).*/\1/')
+if [ $st = 0 ] && [ -n "$trig" ] && [ $((trig - from)) -ge 8000 ] && [ $((written - trig)) -ge 2000 ] \
+   && [ "$(grep -c '"type":"trig"' "$tmp/r.dump")" = 1 ]; then
+  pass "snapshot_keeps_history: TRIG at $trig, decoded from $from"; else fail snapshot_keeps_history "status $st, trig $trig, from $from, written $written"; fi
+first=$(grep '^{"retire"' "$tmp/r.truth" | sed 's/[{}"]//g; s/[a-z_]*://g; s/,/ /g' | awk -v f="$from" '$3 >= f { print $3; exit }')
+"$b/ptnav" --config "$tmp/r.pt.json" "$tmp/r.pt" --retire 0 > "$tmp/r.nav"; st=$?
+[ $st = 0 ] && grep -q "\"off\":$first," "$tmp/r.nav" && pass nav_over_snapshot || fail nav_over_snapshot "status $st, want off $first: $(cat "$tmp/r.nav")"
+expect_status sim_bad_snapshot 2 "$b/ptsim" --snapshot 0 -o "$tmp/x.pt"
 exit 0

@@ -318,6 +318,250 @@ static void damaged_input(void)
     nav_run_free(&r);
 }
 
+/* ---- 4.5 snapshots ------------------------------------------------------------ */
+
+/* The bound on the distance between PSBs holds on every workload. */
+static void psb_gap_is_bounded(void)
+{
+    static const char *const settings[] = { "", "cyc_en=1", "cyc_en=1,psb_freq=1,long_tnt=1" };
+    int wi;
+    size_t k;
+    uint64_t worst_over = 0;
+    for (wi = 0; wi < WL_COUNT; wi++) {
+        for (k = 0; k < sizeof settings / sizeof settings[0]; k++) {
+            mr_trace tr;
+            ptc_model_config cfg;
+            ptc_model_sink sink = mr_start(&tr, 1);
+            char err[200];
+            size_t i, last = 0;
+            uint64_t period;
+            CHECK(wl_run_configured(wi, "seed", settings[k], 2000000, 9, &sink, &cfg, err, sizeof err), "%s", err);
+            period = UINT64_C(2048) << cfg.psb_freq;
+            for (i = 0; i < tr.nt; i++) {
+                if (tr.t[i].pkt.type != PTC_PSB) continue;
+                CHECK(tr.t[i].offset - last <= ptc_model_psb_gap_max(&cfg), "workload %d: PSBs %llu bytes apart", wi,
+                      (unsigned long long)(tr.t[i].offset - last));
+                if (tr.t[i].offset - last + 1 > 16 + period && tr.t[i].offset - last + 1 - 16 - period > worst_over)
+                    worst_over = tr.t[i].offset - last + 1 - 16 - period;
+                last = (size_t)tr.t[i].offset;
+            }
+            mr_free(&tr);
+        }
+    }
+    printf("  most bytes past the PSB period: %llu (bound %d)\n", (unsigned long long)worst_over, PTC_MODEL_STEP_BYTES);
+}
+
+/* Bytes [0, n) of `bytes` into a ring of cap that a trigger at `trigger`
+   stops `after` bytes later. */
+static void capture(ptc_ring *ring, uint8_t *buf, size_t cap, const uint8_t *bytes, size_t n, size_t trigger, size_t after)
+{
+    CHECK(ptc_ring_init(ring, buf, cap) == PTC_OK);
+    CHECK(ptc_ring_write(ring, bytes, trigger) == trigger);
+    ptc_ring_stop_after(ring, after);
+    CHECK(ptc_ring_write(ring, bytes + trigger, n - trigger) == (after < n - trigger ? after : n - trigger));
+}
+
+/* A ring sized by ptc_snapshot_size keeps the promised history before the
+   trigger, and decodes to exactly the packets of the whole stream from the
+   first PSB it holds up to where it stopped. */
+static void snapshot_keeps_the_history(void)
+{
+    static const uint64_t history = 6000, after = 1500;
+    nav_run r;
+    uint8_t *buf;
+    size_t cap, t, tries = 0;
+    memset(&r, 0, sizeof r);
+    if (!nav_run_make(&r, 0, "seed", "cyc_en=1", 2000000, 6)) return;
+    cap = (size_t)ptc_snapshot_size(&r.cfg, history, after);
+    CHECK(cap == ptc_model_psb_gap_max(&r.cfg) + history + after);
+    buf = (uint8_t *)malloc(cap);
+    for (t = 0; t < r.tr.len; t += r.tr.len / 61 + 1) {
+        ptc_ring ring;
+        ptc_ring_reader rd;
+        ptc_decoder full;
+        ptc_item a, b;
+        uint64_t overwritten, from, end;
+        size_t k = 0;
+        capture(&ring, buf, cap, r.tr.bytes, r.tr.len, t, after);
+        end = ptc_ring_written(&ring);
+        CHECK(ptc_ring_reader_init(&rd, buf, cap, end) == PTC_OK);
+        ptc_decoder_init_buffer(&full, 0, r.tr.bytes, r.tr.len);
+        while (ptc_ring_reader_next(&rd, &a) == PTC_OK) {
+            if (a.error != PTC_OK) { /* only the packet the stop cut short */
+                CHECK(a.error == PTC_ERR_TRUNCATED && a.offset + PTC_MAX_PACKET_SIZE > end, "%s at %llu",
+                      ptc_status_name(a.error), (unsigned long long)a.offset);
+                continue;
+            }
+            do CHECK(ptc_decoder_next(&full, &b) == PTC_OK); while (b.offset < a.offset);
+            CHECK(b.offset == a.offset && ptc_packet_equal(&a.pkt, &b.pkt), "ring item at %llu", (unsigned long long)a.offset);
+            k++;
+            if (tl_check_failures) break;
+        }
+        ptc_ring_reader_lost(&rd, &overwritten, &from);
+        CHECK(overwritten == (end > cap ? end - cap : 0));
+        CHECK(from >= overwritten && k > 0);
+        if (t >= history) CHECK(from + history <= t, "trigger at %zu: decoding starts at %llu", t, (unsigned long long)from);
+        else CHECK(from == 0);
+        tries++;
+        if (tl_check_failures) break;
+    }
+    CHECK(tries > 50);
+    free(buf);
+    nav_run_free(&r);
+}
+
+/* Any write offset: the reader never fails, and its items are in order. */
+static void ring_from_any_write_offset(void)
+{
+    nav_run r;
+    size_t cap = 3000, w;
+    memset(&r, 0, sizeof r);
+    if (!nav_run_make(&r, 6, "seed", "cyc_en=1", 300000, 8)) return;
+    CHECK(r.tr.len > cap);
+    for (w = cap; w < 2 * cap; w += 7) {
+        ptc_ring_reader rd;
+        ptc_item it;
+        uint64_t last = 0, n = 0;
+        CHECK(ptc_ring_reader_init(&rd, r.tr.bytes, cap, w) == PTC_OK);
+        while (ptc_ring_reader_next(&rd, &it) == PTC_OK) {
+            CHECK(it.offset >= last && it.offset >= w - cap && it.offset < w, "offset %llu", (unsigned long long)it.offset);
+            last = it.offset;
+            n++;
+        }
+    }
+    CHECK(ptc_ring_reader_init(NULL, r.tr.bytes, cap, 1) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_ring_reader_init(&(ptc_ring_reader){ 0 }, r.tr.bytes, 0, 1) == PTC_ERR_BAD_ARGUMENT);
+    nav_run_free(&r);
+}
+
+/* The index over a snapshot holds the model's retirements from its first
+   PSB on, at their stream offsets. */
+static void navigation_over_a_snapshot(void)
+{
+    static ptc_clock clk;
+    nav_run r;
+    ptc_ring ring;
+    uint8_t *buf;
+    size_t cap = 20000, first = 0, i;
+    ptc_nav nav;
+    uint64_t overwritten, from;
+    ptc_ring_reader rd;
+    ptc_item it;
+    memset(&r, 0, sizeof r);
+    if (!nav_run_make(&r, 0, "off", "cyc_en=1", 1000000, 12)) return;
+    buf = (uint8_t *)malloc(cap);
+    capture(&ring, buf, cap, r.tr.bytes, r.tr.len, r.tr.len / 2, 5000);
+    CHECK(ptc_clock_init(&clk, &r.cc) == PTC_OK);
+    CHECK(ptc_nav_init(&nav, &r.cc, r.entries, cap) == PTC_OK);
+    CHECK(ptc_nav_build_ring(&nav, &clk, buf, cap, ptc_ring_written(&ring)) == PTC_OK);
+    CHECK(ptc_ring_reader_init(&rd, buf, cap, ptc_ring_written(&ring)) == PTC_OK);
+    while (ptc_ring_reader_next(&rd, &it) == PTC_OK) {}
+    ptc_ring_reader_lost(&rd, &overwritten, &from);
+    while (first < r.tr.nrt && r.tr.rt[first].offset < from) first++;
+    CHECK(ptc_nav_retirements(&nav) > 100);
+    for (i = 0; i < ptc_nav_retirements(&nav); i++) {
+        ptc_nav_hit h;
+        const ptc_retire_truth *t = &r.tr.rt[first + i];
+        CHECK(ptc_nav_step(&nav, 0, (int64_t)i, &h) == PTC_OK && h.entry.offset == t->offset && h.bit == t->bit);
+        CHECK(h.entry.tsc_lo <= t->time.tsc && true_tsc_at_most(t, h.entry.tsc_hi));
+        if (tl_check_failures) break;
+    }
+    CHECK(r.tr.rt[first + ptc_nav_retirements(&nav) - 1].offset < ptc_ring_written(&ring));
+    free(buf);
+    nav_run_free(&r);
+}
+
+/* ---- 4.6 triggers ---------------------------------------------------------------- */
+
+typedef struct trig_run {
+    mr_trace tr;
+    uint64_t fired_cycle; /* the cycle of the trigger_nth-th event at the trigger IP */
+} trig_run;
+
+/* A trigger on A's nth event, with or without its FUP and a TraceStop. */
+static void trig_config(ptc_model_config *cfg, uint32_t nth, int fup, int stop, uint64_t delay)
+{
+    ptc_model_config_default(cfg);
+    cfg->cyc_en = 1;
+    cfg->trigger_ip = 0x401000;
+    cfg->trigger_nth = nth;
+    cfg->trigger_fup = (uint8_t)fup;
+    cfg->trace_stop = (uint8_t)stop;
+    cfg->stop_delay = delay;
+}
+
+/* Jumps between A and B, 20 times; the trigger watches A. */
+static void trig_program(const ptc_model_config *cfg, trig_run *r)
+{
+    ptc_model m;
+    ptc_model_sink sink = mr_start(&r->tr, 1);
+    const uint64_t a = 0x401000, b = 0x402000;
+    unsigned i, seen = 0;
+    CHECK(ptc_model_init(&m, cfg, &sink) == PTC_OK);
+    CHECK(ptc_model_start(&m, a) == PTC_OK);
+    for (i = 0; i < 20; i++) {
+        ptc_model_idle(&m, 3000);
+        ptc_model_jump(&m, a, b, 1);
+        if (++seen == cfg->trigger_nth) r->fired_cycle = m.cycle;
+        ptc_model_idle(&m, 1000);
+        ptc_model_jump(&m, b, a, 1);
+    }
+    ptc_model_stop(&m);
+}
+
+static void trigger_fires_once_on_the_nth(void)
+{
+    ptc_model_config cfg;
+    trig_run r;
+    size_t i, trigs = 0;
+    memset(&r, 0, sizeof r);
+    trig_config(&cfg, 7, 1, 0, 0);
+    trig_program(&cfg, &r);
+    for (i = 0; i < r.tr.nt; i++) {
+        const ptc_truth *t = &r.tr.t[i];
+        if (t->pkt.type != PTC_TRIG) continue;
+        trigs++;
+        CHECK(t->cycle == r.fired_cycle && t->pkt.u.trig.trbv == 1 && t->pkt.u.trig.ip == 1);
+        CHECK(i + 1 < r.tr.nt && r.tr.t[i + 1].pkt.type == PTC_FUP, "the FUP of the instruction follows");
+    }
+    CHECK(trigs == 1, "%zu TRIG packets", trigs);
+    for (i = 0; i < r.tr.nrt; i++)
+        if (r.tr.rt[i].type == PTC_FUP) CHECK(r.tr.rt[i].ip == 0x401000 && r.tr.rt[i].cycle == r.fired_cycle);
+    mr_free(&r.tr);
+}
+
+static void trace_stop_after_the_delay(void)
+{
+    ptc_model_config cfg;
+    trig_run r, ref;
+    size_t i, stops = 0;
+    memset(&r, 0, sizeof r);
+    memset(&ref, 0, sizeof ref);
+    trig_config(&cfg, 5, 0, 1, 2500);
+    trig_program(&cfg, &r);
+    for (i = 0; i < r.tr.nt; i++) {
+        if (r.tr.t[i].pkt.type != PTC_STOP) continue;
+        stops++;
+        CHECK(r.tr.t[i].cycle == r.fired_cycle + cfg.stop_delay, "TraceStop at %llu, trigger at %llu",
+              (unsigned long long)r.tr.t[i].cycle, (unsigned long long)r.fired_cycle);
+        CHECK(i + 1 == r.tr.nt, "nothing after TraceStop");
+        CHECK(i > 0 && r.tr.t[i - 1].pkt.type == PTC_TIP_PGD);
+    }
+    CHECK(stops == 1);
+    cfg.reference_stepping = 1; /* the same, one cycle at a time */
+    trig_program(&cfg, &ref);
+    CHECK(ref.tr.len == r.tr.len && memcmp(ref.tr.bytes, r.tr.bytes, r.tr.len) == 0);
+    mr_free(&r.tr);
+    mr_free(&ref.tr);
+    /* at once, with no delay */
+    memset(&r, 0, sizeof r);
+    cfg.reference_stepping = 0;
+    cfg.stop_delay = 0;
+    trig_program(&cfg, &r);
+    CHECK(r.tr.nt > 0 && r.tr.t[r.tr.nt - 1].pkt.type == PTC_STOP && r.tr.t[r.tr.nt - 1].cycle == r.fired_cycle);
+    mr_free(&r.tr);
+}
+
 int main(void)
 {
     RUN(api_contract);
@@ -325,5 +569,11 @@ int main(void)
     RUN(tip_cycles_are_exact_with_cyc);
     RUN(freeze_and_skid);
     RUN(damaged_input);
+    RUN(psb_gap_is_bounded);
+    RUN(snapshot_keeps_the_history);
+    RUN(ring_from_any_write_offset);
+    RUN(navigation_over_a_snapshot);
+    RUN(trigger_fires_once_on_the_nth);
+    RUN(trace_stop_after_the_delay);
     return tl_tests_failed ? 1 : 0;
 }

@@ -41,7 +41,12 @@
     X("fifo_bytes", fifo_bytes, 0xFFFFFFFFu) \
     X("drain_bytes", drain_bytes, 0xFFFFFFFFu) \
     X("drain_cycles", drain_cycles, 0xFFFFFFFFu) \
-    X("reference_stepping", reference_stepping, 1)
+    X("reference_stepping", reference_stepping, 1) \
+    X("trigger_ip", trigger_ip, UINT64_MAX) \
+    X("trigger_nth", trigger_nth, 0xFFFFFFFFu) \
+    X("trigger_fup", trigger_fup, 1) \
+    X("trace_stop", trace_stop, 1) \
+    X("stop_delay", stop_delay, UINT64_MAX)
 
 /* The next token of *cursor up to one of delims (plain C99: no strtok_r). */
 MC_FN char *mc_token(char **cursor, const char *delims)
@@ -146,7 +151,10 @@ MC_FN unsigned mc_nom_freq(const ptc_model_config *c)
 
 /* The configuration as JSON (out.pt.json): what a decoder needs, plus the
    rest of the model's settings. */
-MC_FN void mc_write_json(FILE *f, const ptc_model_config *c)
+/* The configuration as one JSON object; ring_written (NULL: none) says the
+   trace is a snapshot ring's buffer that this many bytes went into
+   (SPEC 4.5). */
+MC_FN void mc_write_json(FILE *f, const ptc_model_config *c, const uint64_t *ring_written)
 {
     unsigned i;
     fprintf(f, "{\"mtc_freq\":%u,\"cpuid_0x15_eax\":%u,\"cpuid_0x15_ebx\":%u,\"nom_freq\":%u,",
@@ -156,6 +164,7 @@ MC_FN void mc_write_json(FILE *f, const ptc_model_config *c)
         fprintf(f, "\"%s\":%llu,", k, (unsigned long long)c->fld);
     MC_FIELDS(MC_X)
 #undef MC_X
+    if (ring_written) fprintf(f, "\"ring_written\":%llu,", (unsigned long long)*ring_written);
     fprintf(f, "\"filters\":[");
     for (i = 0; i < c->nfilters; i++)
         fprintf(f, "%s[%llu,%llu]", i ? "," : "", (unsigned long long)c->filter_lo[i], (unsigned long long)c->filter_hi[i]);
@@ -205,7 +214,7 @@ MC_FN int mc_read_json(const char *text, ptc_model_config *c, char *err, size_t 
         else if (strcmp(key, "resume_value") == 0) c->policy.resume_value = (uint8_t)atoi(val);
         else if (strcmp(key, "resume_after") == 0) c->policy.resume_after = (uint8_t)atoi(val);
         else if (strcmp(key, "min_burst") == 0) c->policy.min_burst = (uint8_t)atoi(val);
-        else if (strcmp(key, "nom_freq") == 0) continue;
+        else if (strcmp(key, "nom_freq") == 0 || strcmp(key, "ring_written") == 0) continue;
         else {
             char e2[128];
             if (!mc_set(c, key, val, e2, sizeof e2) && strncmp(e2, "unknown", 7) != 0) {
@@ -217,8 +226,10 @@ MC_FN int mc_read_json(const char *text, ptc_model_config *c, char *err, size_t 
     return 1;
 }
 
-/* Reads the configuration file at path (what ptsim writes beside a trace). */
-MC_FN int mc_read_json_file(const char *path, ptc_model_config *c, char *err, size_t errlen)
+/* Reads the configuration file at path (what ptsim writes beside a trace);
+   *ring_written gets its ring_written, or UINT64_MAX when the trace is not
+   a ring (ring_written may be NULL). */
+MC_FN int mc_read_json_file(const char *path, ptc_model_config *c, uint64_t *ring_written, char *err, size_t errlen)
 {
     char text[4096];
     FILE *f = fopen(path, "rb");
@@ -230,6 +241,11 @@ MC_FN int mc_read_json_file(const char *path, ptc_model_config *c, char *err, si
     n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[n] = 0;
+    if (ring_written) {
+        const char *k = strstr(text, "\"ring_written\":");
+        *ring_written = UINT64_MAX;
+        if (k) *ring_written = strtoull(k + 15, NULL, 10);
+    }
     return mc_read_json(text, c, err, errlen);
 }
 

@@ -20,7 +20,8 @@ static const char usage[] =
     "              [lo, hi] that holds the true TSC (SPEC.md part 3)\n"
     "  --check     check MTC suppression against a policy (SPEC.md 2.5) and\n"
     "              report each violation; the policy comes from --config or --policy\n"
-    "  --config F  the configuration ptsim wrote beside the trace (OUT.pt.json)\n"
+    "  --config F  the configuration ptsim wrote beside the trace (OUT.pt.json);\n"
+    "              with ring_written in it, FILE is a snapshot ring (SPEC 4.5)\n"
     "  --policy P  the trace's MTC suppression: off, seed, or key=value,... as for\n"
     "              ptsim --policy; unknown (time only) assumes no policy. Default:\n"
     "              the --config's, else off (hardware that follows the SDM)\n"
@@ -73,6 +74,61 @@ static void drain_clock(printer *pr, ptc_clock *clk)
     while (ptc_clock_pop(clk, &t) == PTC_OK) print_item(pr, &t.item, &t);
 }
 
+/* A decoded item: printed now, or through the clock with --time. */
+static void take_item(printer *pr, ptc_clock *clk, int timed, const ptc_item *it)
+{
+    if (!timed) {
+        print_item(pr, it, NULL);
+        return;
+    }
+    (void)ptc_clock_push(clk, it); /* cannot be full: drained after every push */
+    drain_clock(pr, clk);
+}
+
+/* A snapshot ring (SPEC 4.5): the whole buffer, read as a ring that
+   `written` bytes went into; then what the history lost. */
+static int dump_ring(printer *pr, ptc_clock *clk, int timed, FILE *in, uint64_t written)
+{
+    size_t cap = 0, len = 0;
+    uint8_t *buf = NULL;
+    ptc_ring_reader rd;
+    ptc_item it;
+    uint64_t overwritten, from;
+    for (;;) {
+        size_t got;
+        if (len == cap) {
+            uint8_t *nb = (uint8_t *)realloc(buf, cap = cap ? cap * 2 : CHUNK);
+            if (!nb) { free(buf); return 0; }
+            buf = nb;
+        }
+        got = fread(buf + len, 1, cap - len, in);
+        if (!got) break;
+        len += got;
+    }
+    if (ferror(in) || (written > len && len == 0) || (written < len)) {
+        fprintf(stderr, "ptdump: the ring holds %llu bytes but its configuration says %llu were written\n",
+                (unsigned long long)len, (unsigned long long)written);
+        free(buf);
+        return 0;
+    }
+    (void)ptc_ring_reader_init(&rd, buf, len, written);
+    while (ptc_ring_reader_next(&rd, &it) == PTC_OK) take_item(pr, clk, timed, &it);
+    if (timed) {
+        ptc_clock_finish(clk);
+        drain_clock(pr, clk);
+    }
+    ptc_ring_reader_lost(&rd, &overwritten, &from);
+    if (pr->jsonl)
+        printf("{\"ring_written\":%llu,\"overwritten\":%llu,\"decoded_from\":%llu}\n", (unsigned long long)written,
+               (unsigned long long)overwritten, (unsigned long long)from);
+    else
+        printf("[ring: %llu bytes written; [0, %llx) overwritten, [%llx, %llx) before the first PSB]\n",
+               (unsigned long long)written, (unsigned long long)overwritten, (unsigned long long)overwritten,
+               (unsigned long long)from);
+    free(buf);
+    return 1;
+}
+
 /* "--name N" with N a number below limit */
 static int number_arg(const char *name, const char *text, unsigned long long limit, unsigned long long *out)
 {
@@ -101,6 +157,7 @@ int main(int argc, char **argv)
     const char *path = NULL, *config = NULL, *policy = NULL;
     unsigned flags = 0;
     int i, eof = 0, timed = 0;
+    uint64_t ring_written = UINT64_MAX; /* the trace is a snapshot ring's buffer */
     FILE *in;
     ptc_decoder dec;
     ptc_model_config cfg;
@@ -141,7 +198,7 @@ int main(int argc, char **argv)
     memset(&cfg.policy, 0, sizeof cfg.policy); /* without --config: no suppression */
     if (config) {
         char err[200];
-        if (!mc_read_json_file(config, &cfg, err, sizeof err)) {
+        if (!mc_read_json_file(config, &cfg, &ring_written, err, sizeof err)) {
             fprintf(stderr, "ptdump: cannot use %s: %s\n", config, err);
             return 2;
         }
@@ -177,16 +234,19 @@ int main(int argc, char **argv)
         return 2;
     }
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    if (ring_written != UINT64_MAX) {
+        int ok = dump_ring(&pr, &clk, timed, in, ring_written);
+        if (in != stdin) fclose(in);
+        if (!ok) return 2;
+        if (fflush(stdout) != 0) return 2;
+        return pr.errors ? 1 : 0;
+    }
     ptc_decoder_init(&dec, flags, 0);
     for (;;) {
         ptc_item it;
         ptc_status st = ptc_decoder_next(&dec, &it);
         if (st == PTC_OK) {
-            if (!timed) print_item(&pr, &it, NULL);
-            else {
-                (void)ptc_clock_push(&clk, &it); /* cannot be full: drained after every push */
-                drain_clock(&pr, &clk);
-            }
+            take_item(&pr, &clk, timed, &it);
         } else if (st == PTC_NEED_INPUT) {
             size_t n = eof ? 0 : fread(chunk, 1, sizeof chunk, in);
             if (n == 0) {

@@ -19,7 +19,8 @@ static const char usage[] =
     "retired at or nearest before the given time:\n"
     "  {\"retire\":N,\"retire_min\":M,\"off\":O,\"type\":..,\"bit\":..,\"cycle_lo\":..,\"cycle_hi\":..,...}\n"
     "The true answer is between retire_min and retire (SPEC.md 4.3).\n"
-    "  --config    the configuration ptsim wrote beside the trace\n"
+    "  --config    the configuration ptsim wrote beside the trace (with ring_written:\n"
+    "              the trace is a snapshot ring; offsets are stream offsets)\n"
     "  --cycle C   core cycles since the trace began (the sum of its CYC packets)\n"
     "  --tsc T     a TSC value\n"
     "  --retire N  the N-th retirement (0 = the first)\n"
@@ -98,7 +99,7 @@ int main(int argc, char **argv)
 {
     static ptc_clock clk;
     const char *path = NULL, *config = NULL, *query = NULL;
-    uint64_t value = 0, skid = 0, back = 0;
+    uint64_t value = 0, skid = 0, back = 0, ring_written;
     ptc_model_config cfg;
     ptc_clock_config cc;
     ptc_nav nav;
@@ -143,7 +144,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ptnav: needs --config, a trace and a query\n%s", usage);
         return 2;
     }
-    if (!mc_read_json_file(config, &cfg, err, sizeof err)) {
+    if (!mc_read_json_file(config, &cfg, &ring_written, err, sizeof err)) {
         fprintf(stderr, "ptnav: cannot use %s: %s\n", config, err);
         return 2;
     }
@@ -157,9 +158,15 @@ int main(int argc, char **argv)
         return 2;
     }
     ptc_clock_config_from_model(&cc, &cfg);
+    if (ring_written == UINT64_MAX) ring_written = len; /* not a ring: the whole file, in order */
+    if (ring_written < len) {
+        fprintf(stderr, "ptnav: the ring holds %llu bytes but its configuration says %llu were written\n",
+                (unsigned long long)len, (unsigned long long)ring_written);
+        return 2;
+    }
     entries = (ptc_nav_entry *)malloc((len ? len : 1) * sizeof *entries); /* one per byte always suffices */
     if (!entries || ptc_clock_init(&clk, &cc) != PTC_OK || ptc_nav_init(&nav, &cc, entries, len) != PTC_OK ||
-        ptc_nav_build(&nav, &clk, buf, len) != PTC_OK) {
+        ptc_nav_build_ring(&nav, &clk, buf, len, ring_written) != PTC_OK) {
         fprintf(stderr, "ptnav: cannot index %s\n", path);
         return 2;
     }

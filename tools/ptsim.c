@@ -37,7 +37,13 @@ static const char usage[] =
     "              and traced workload event) with its true cycle and TSC, and\n"
     "              one per retirement: {\"retire\",\"cycle\",\"off\",\"tsc\"} (SPEC 4.1)\n"
     "  --svg       a timeline of the first packets, in the style of the seed's FIG. 5\n"
-    "  --compare-policy  run again under another policy and show both side by side\n";
+    "  --compare-policy  run again under another policy and show both side by side\n"
+    "  --snapshot SIZE|auto  snapshot mode (SPEC 4.5): the trace wraps around in a\n"
+    "              ring of SIZE bytes, and OUT.pt is the ring's buffer; the first\n"
+    "              TRIG stops it --after bytes later (default 1024). auto: the\n"
+    "              size that keeps --history bytes (default 4096) before the TRIG\n"
+    "              decodable. OUT.pt.json gets ring_written, which ptdump and\n"
+    "              ptnav use to read the ring\n";
 
 typedef struct sim_stats {
     uint64_t count[PTC_PACKET_TYPE_COUNT], bytes[PTC_PACKET_TYPE_COUNT];
@@ -47,6 +53,10 @@ typedef struct sim_stats {
 /* Everything the sink writes to. */
 typedef struct sim_out {
     FILE *pt, *truth;
+    ptc_ring *ring;    /* --snapshot: the trace goes into this ring instead */
+    uint64_t after;    /*   and stops this many bytes after the TRIG */
+    int armed;         /* the first TRIG was written, ending at trig_end */
+    uint64_t trig_end;
     sim_stats st;
     /* the SVG keeps the first packets */
     ptc_truth *keep;
@@ -57,7 +67,19 @@ static void on_packet(void *user, const uint8_t *bytes, size_t len, const ptc_tr
 {
     sim_out *o = (sim_out *)user;
     if (t->fate == PTC_FATE_EMITTED) {
-        if (o->pt) fwrite(bytes, 1, len, o->pt);
+        if (o->ring) {
+            /* whole packets: the ring stops at the first packet boundary
+               at least `after` bytes past the TRIG */
+            uint64_t at = ptc_ring_written(o->ring);
+            (void)ptc_ring_write(o->ring, bytes, len);
+            if (t->pkt.type == PTC_TRIG && !o->armed) {
+                o->armed = 1;
+                o->trig_end = at + len;
+            }
+            if (o->armed && ptc_ring_written(o->ring) - o->trig_end >= o->after) ptc_ring_stop_after(o->ring, 0);
+        } else if (o->pt) {
+            fwrite(bytes, 1, len, o->pt);
+        }
         o->st.count[t->pkt.type]++;
         o->st.bytes[t->pkt.type] += len;
         o->st.total += len;
@@ -282,13 +304,17 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     sim_out o, o2;
     ptc_model m, m2;
     const char *out = NULL, *truth = NULL, *svg = NULL, *compare = NULL, *setlist = NULL, *scenario = NULL;
-    const char *policy = "seed";
+    const char *policy = "seed", *snapshot = NULL;
+    uint64_t history = 4096, after = 1024, ring_size = 0;
+    uint8_t *ring_buf = NULL;
+    ptc_ring ring;
     char err[256], jsonpath[1024];
     double secs = 0, secs2 = 0;
     int i, quiet = 0, rc;
     FILE *jf;
 
     memset(&a, 0, sizeof a);
+    memset(&ring, 0, sizeof ring);
     a.cycles = 10000000;
     a.seed = 1;
     for (i = 1; i < argc; i++) {
@@ -309,6 +335,9 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         else if (strcmp(k, "--truth") == 0) truth = v;
         else if (strcmp(k, "--svg") == 0) svg = v;
         else if (strcmp(k, "--compare-policy") == 0) compare = v;
+        else if (strcmp(k, "--snapshot") == 0) snapshot = v;
+        else if (strcmp(k, "--history") == 0 && mc_number(v, &history)) continue;
+        else if (strcmp(k, "--after") == 0 && mc_number(v, &after)) continue;
         else { fprintf(stderr, "ptsim: bad option %s %s\n%s", k, v, usage); return 2; }
     }
     if (!out) { fprintf(stderr, "ptsim: no -o OUT.pt\n%s", usage); return 2; }
@@ -322,7 +351,26 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         if (!a.scenario_text) { fprintf(stderr, "ptsim: cannot read %s\n", scenario); return 2; }
     }
 
+    if (snapshot) {
+        /* the ring stops at a packet boundary: up to the TRIG's and one more packet's size past `after` */
+        if (strcmp(snapshot, "auto") == 0) ring_size = ptc_snapshot_size(&a.cfg, history, after + 2 * PTC_MAX_PACKET_SIZE);
+        else if (!mc_number(snapshot, &ring_size)) ring_size = 0;
+        if (ring_size == 0 || ring_size > (UINT64_C(1) << 32)) {
+            fprintf(stderr, "ptsim: --snapshot wants a size of 1 byte to 4 GiB, or auto\n");
+            return 2;
+        }
+    }
     memset(&o, 0, sizeof o);
+    if (snapshot) {
+        ring_buf = (uint8_t *)malloc((size_t)ring_size);
+        if (!ring_buf || ptc_ring_init(&ring, ring_buf, (size_t)ring_size) != PTC_OK) {
+            fprintf(stderr, "ptsim: no memory for a ring of %llu bytes\n", (unsigned long long)ring_size);
+            free(ring_buf);
+            return 2;
+        }
+        o.ring = &ring;
+        o.after = after;
+    }
     o.pt = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
     if (!o.pt) { fprintf(stderr, "ptsim: cannot write %s\n", out); return 2; }
     if (truth && !(o.truth = fopen(truth, "w"))) { fprintf(stderr, "ptsim: cannot write %s\n", truth); return 2; }
@@ -331,6 +379,11 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         o.keep = *keep = (ptc_truth *)malloc(o.capkeep * sizeof *o.keep);
     }
     rc = simulate(&a, &o, &m, &secs);
+    if (o.ring) { /* the ring's buffer as memory holds it */
+        uint64_t w = ptc_ring_written(&ring);
+        fwrite(ring_buf, 1, (size_t)(w < ring_size ? w : ring_size), o.pt);
+        free(ring_buf);
+    }
     if (rc) return rc;
     if (o.pt != stdout && fclose(o.pt) != 0) { fprintf(stderr, "ptsim: cannot write %s\n", out); return 2; }
     if (o.truth) fclose(o.truth);
@@ -339,7 +392,10 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     snprintf(jsonpath, sizeof jsonpath, "%s.json", strcmp(out, "-") == 0 ? "ptsim-out.pt" : out);
     jf = fopen(jsonpath, "w");
     if (!jf) { fprintf(stderr, "ptsim: cannot write %s\n", jsonpath); return 2; }
-    mc_write_json(jf, &m.cfg);
+    {
+        uint64_t w = ptc_ring_written(&ring);
+        mc_write_json(jf, &m.cfg, o.ring ? &w : NULL);
+    }
     fclose(jf);
     if (svg && !write_svg(svg, &o)) { fprintf(stderr, "ptsim: cannot write %s\n", svg); return 2; }
 
@@ -352,7 +408,12 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     }
     if (!quiet) {
         FILE *info = strcmp(out, "-") == 0 ? stderr : stdout; /* never into the trace */
-        fprintf(info, "wrote %s (%llu bytes) and %s\n", out, (unsigned long long)o.st.total, jsonpath);
+        if (o.ring)
+            fprintf(info, "wrote %s (a %llu-byte ring that %llu of the %llu bytes went into%s) and %s\n", out,
+                    (unsigned long long)ring_size, (unsigned long long)ptc_ring_written(&ring),
+                    (unsigned long long)o.st.total, o.st.count[PTC_TRIG] ? ", stopped after the TRIG" : "", jsonpath);
+        else
+            fprintf(info, "wrote %s (%llu bytes) and %s\n", out, (unsigned long long)o.st.total, jsonpath);
         fprintf(info, "decode with: ptdump --config %s %s\n  (libipt ptdump: --mtc-freq %u --cpuid-0x15.eax %u --cpuid-0x15.ebx %u --nom-freq %u)\n",
                 jsonpath, out, m.cfg.mtc_freq, m.cfg.cpuid_15_eax, m.cfg.cpuid_15_ebx, mc_nom_freq(&m.cfg));
         print_summary(info, &o, &m, &m.cfg, secs, compare ? &o2 : NULL, compare ? &m2.cfg : NULL);
