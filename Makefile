@@ -59,12 +59,20 @@ demo: tools
 	@$(BUILD)/ptdump --check --config $(BUILD)/demo.pt.json $(BUILD)/demo.pt > $(BUILD)/demo.check; \
 	  echo "exit status $$?, $$(grep -c violation $(BUILD)/demo.check) violations"
 	@echo "== a timeline of the first packets: $(BUILD)/demo.svg; the true time of every packet: $(BUILD)/demo.truth.jsonl"
-	@echo "== navigation (SPEC part 4): a cycle-accurate trace, and the retirement at the true cycle of retirement 5000"
-	@$(BUILD)/ptsim --quiet --workload dense --cycles 2000000 --set cyc_en=1 -o $(BUILD)/nav.pt --truth $(BUILD)/nav.truth.jsonl
-	@grep -m1 '^{"retire":5000,' $(BUILD)/nav.truth.jsonl | sed 's/^/truth:  /'
-	@c=$$(grep -m1 '^{"retire":5000,' $(BUILD)/nav.truth.jsonl | sed 's/.*"cycle":\([0-9]*\).*/\1/'); \
-	  echo "ptnav --config $(BUILD)/nav.pt.json $(BUILD)/nav.pt --cycle $$c --back 2:"; \
-	  $(BUILD)/ptnav --config $(BUILD)/nav.pt.json $(BUILD)/nav.pt --cycle $$c --back 2
+	@echo "== capture around a trigger (SPEC 4.5, 4.6): the 1000th retirement of the instruction at 0x4013f0 fires TRIG;"
+	@echo "   the trace wraps in a ring sized to keep 8000 bytes before it, which stops 2000 bytes after it"
+	@$(BUILD)/ptsim --workload dense --cycles 2000000 --set cyc_en=1,trigger_ip=0x4013f0,trigger_nth=1000,trigger_fup=1 \
+	  --snapshot auto --history 8000 --after 2000 -o $(BUILD)/snap.pt | head -1
+	@$(BUILD)/ptdump --config $(BUILD)/snap.pt.json $(BUILD)/snap.pt | grep -A1 ' trig '
+	@$(BUILD)/ptdump --config $(BUILD)/snap.pt.json $(BUILD)/snap.pt | tail -1
+	@echo "== from a PEBS record to its instruction (SPEC 4.7): a counter of indirect jumps overflows and writes a"
+	@echo "   PEBS-via-PT record; ptnav --pebs 0 lands on the instruction's retirement, --back 2 the two before it"
+	@$(BUILD)/ptsim --quiet --workload dense --cycles 2000000 --set cyc_en=1 --counter indirect,pebs=1,start=1099511627700 \
+	  -o $(BUILD)/pebs.pt --truth $(BUILD)/pebs.truth.jsonl
+	@$(BUILD)/ptnav --config $(BUILD)/pebs.pt.json $(BUILD)/pebs.pt --pebs 0 --back 2
+	@echo "   the truth of that retirement (ptsim --truth):"
+	@off=$$($(BUILD)/ptnav --config $(BUILD)/pebs.pt.json $(BUILD)/pebs.pt --pebs 0 | sed 's/.*"off":\([0-9]*\),.*/\1/'); \
+	  grep "^{\"retire\":[0-9]*,\"cycle\":[0-9]*,\"off\":$$off," $(BUILD)/pebs.truth.jsonl
 
 # ---- tests ----------------------------------------------------------------
 deps:
@@ -152,7 +160,7 @@ corpus: $(BUILD)/ptgen $(BUILD)/ptsim $(BUILD)/gen_model_seeds
 # ---- coverage -------------------------------------------------------------
 # clang source-based coverage of ptcodec.h over the unit tests and the
 # corpus replay; prints line and branch coverage (tools/coverage.sh).
-COV_TESTS := test_packets test_stream test_golden test_realtraces test_model test_clock
+COV_TESTS := test_packets test_stream test_golden test_realtraces test_model test_clock test_nav
 coverage: deps
 	@sh tools/coverage.sh $(BUILD)/cov "$(COV_TESTS)" "$(FUZZ_TARGETS)"
 

@@ -368,12 +368,14 @@ typedef struct ptc_model_config {
        OVF. fifo_bytes = 0: it never overflows */
     uint32_t fifo_bytes, drain_bytes, drain_cycles;
     ptc_mtc_policy policy;
-    /* a trigger (seed 001, SPEC 4.6): when the trigger_nth-th (>= 1) event
-       at trigger_ip retires, TRIG with TRBV bit 0, and FUP(trigger_ip) with
-       trigger_fup; trigger_nth 0: no trigger. trace_stop: TraceStop
-       stop_delay cycles after it fires (at once with 0) */
+    /* a trigger (seed 001, SPEC 4.6): at the trigger_nth-th (>= 1)
+       occurrence - an event at trigger_ip retiring, or with trigger_counter
+       k, an overflow of event counter k-1 - TRIG with TRBV bit 0, and a FUP
+       of the instruction with trigger_fup; trigger_nth 0: no trigger.
+       trace_stop: TraceStop stop_delay cycles after it fires (at once with 0) */
     uint64_t trigger_ip;
     uint32_t trigger_nth;
+    uint8_t trigger_counter;
     uint8_t trigger_fup, trace_stop;
     uint64_t stop_delay;
     /* step one cycle at a time instead of jumping from event to event (the
@@ -404,12 +406,13 @@ typedef struct ptc_truth {
 /* Workload events (SPEC 2.3). */
 typedef enum ptc_event_kind {
     PTC_EV_BRANCH = 1, PTC_EV_JUMP, PTC_EV_INDIRECT, PTC_EV_INTERRUPT, PTC_EV_PTWRITE,
-    PTC_EV_CR3, PTC_EV_MODE, PTC_EV_SLEEP, PTC_EV_RATIO
+    PTC_EV_CR3, PTC_EV_MODE, PTC_EV_SLEEP, PTC_EV_RATIO, PTC_EV_PRIVILEGE
 } ptc_event_kind;
 
 typedef struct ptc_event_truth {
     uint64_t index;       /* 0, 1, 2, ... in the order the workload gave them */
     ptc_event_kind kind;
+    uint8_t thread, cpl;  /* the hardware thread, and its CPL when it retired */
     uint64_t cycle;
     ptc_exact_tsc time;
     uint64_t ip, target;  /* the instruction, and where control went */
@@ -445,6 +448,42 @@ typedef struct ptc_model_sink {
     void (*retire)(void *user, const ptc_retire_truth *rt);   /* may be NULL */
 } ptc_model_sink;
 
+/* Event counters (seed 002, SPEC 4.7): a block of programmable counters a
+   core's hardware threads share. Each counts one kind of workload event,
+   qualified by hardware thread and privilege level; 40 bits wide, it
+   overflows when it wraps to 0. */
+#define PTC_COUNTERS_MAX 4
+#define PTC_COUNTER_BITS 40
+
+typedef struct ptc_counter_config {
+    uint8_t event;       /* the ptc_event_kind counted; 0: the counter is off */
+    uint8_t outcome;     /* PTC_EV_BRANCH: bit 0 counts taken, bit 1 not taken (0: both) */
+    uint8_t threads;     /* bit t: events of hardware thread t (0: every thread) */
+    uint8_t usr, os;     /* events at CPL > 0, at CPL 0 */
+    uint8_t pebs;        /* at each overflow, a PEBS record into that thread's trace */
+    uint64_t start;      /* the initial value (below 2^40) */
+} ptc_counter_config;
+
+typedef struct ptc_counters {
+    ptc_counter_config cfg[PTC_COUNTERS_MAX];
+    unsigned n;
+    uint64_t value[PTC_COUNTERS_MAX];
+    uint64_t overflows[PTC_COUNTERS_MAX];
+} ptc_counters;
+
+/* n counters from cfg[0..n-1]; bad_config when n is above the maximum, a
+   start value does not fit 40 bits or an event kind is unknown. */
+PTCDEF ptc_status ptc_counters_init(ptc_counters *c, const ptc_counter_config *cfg, unsigned n);
+/* Reading never changes anything. Out of range: 0. */
+PTCDEF uint64_t ptc_counters_read(const ptc_counters *c, unsigned i);
+PTCDEF uint64_t ptc_counters_overflows(const ptc_counters *c, unsigned i);
+
+/* The PEBS-via-PT record the model writes (SPEC 4.7): BBP of the PEBS basic
+   group (8-byte items), BIPs with these IDs, BEP with its IP bit, and a FUP
+   with the eventing IP. */
+#define PTC_PEBS_BLOCK_BASIC 4
+enum { PTC_PEBS_ITEM_IP = 0, PTC_PEBS_ITEM_COUNTERS = 1, PTC_PEBS_ITEM_TSC = 2 };
+
 /* All fields are private. */
 typedef struct ptc_model {
     ptc_model_config cfg;
@@ -475,6 +514,8 @@ typedef struct ptc_model {
     int overflow;
     uint64_t offset, events, generated;
     uint64_t n_mtc_emitted, n_mtc_suppressed, n_dropped;
+    ptc_counters *counters;           /* shared with the core's other threads; may be NULL */
+    uint8_t thread;                   /* this hardware thread's number */
     uint32_t trigger_seen;            /* events at trigger_ip so far */
     uint64_t stop_cycle;              /* TraceStop due then; UINT64_MAX: none */
     int stopped;                      /* TraceStop happened: no more output */
@@ -506,6 +547,14 @@ PTCDEF ptc_status ptc_model_ptwrite(ptc_model *m, uint64_t ip, uint64_t value, i
 PTCDEF ptc_status ptc_model_cr3(ptc_model *m, uint64_t ip, uint64_t cr3);
 /* A far transfer that changes the execution mode (CS.L, CS.D). */
 PTCDEF ptc_status ptc_model_mode(ptc_model *m, uint64_t ip, uint64_t target, int csl, int csd);
+/* A far transfer that changes the privilege level (SYSCALL, SYSRET, an
+   interrupt into the kernel): the thread continues at target with CPL cpl
+   (0..3). Packets as for an indirect jump, with each end traced or not by
+   its own CPL (os/user). */
+PTCDEF ptc_status ptc_model_privilege(ptc_model *m, uint64_t ip, uint64_t target, uint8_t cpl);
+/* This model is hardware thread `thread` (0..7) of a core whose event
+   counters are *c (NULL: none). Before ptc_model_start. */
+PTCDEF ptc_status ptc_model_attach_counters(ptc_model *m, ptc_counters *c, uint8_t thread);
 /* A core:bus ratio change (EIST in C0): TSC, TMA, CBR. */
 PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio);
 /* MWAIT (mwait != 0, with hints/ext) or HLT at ip into C-state cstate (1..15)
@@ -814,6 +863,10 @@ PTCDEF ptc_status ptc_nav_find(const ptc_nav *nav, ptc_nav_basis basis, uint64_t
 /* The seed's freeze: recording stopped `freeze` cycles after the event;
    the retirement at (end cycle - freeze - skid). */
 PTCDEF ptc_status ptc_nav_from_end(const ptc_nav *nav, uint64_t freeze, uint64_t skid, ptc_nav_hit *hit);
+/* The first retirement of the packet at stream offset `offset`
+   (PTC_ERR_NOT_FOUND when no packet there carries one): how a PEBS
+   record's FUP, a TRIG's FUP or any packet a tool points at is found. */
+PTCDEF ptc_status ptc_nav_at_offset(const ptc_nav *nav, uint64_t offset, ptc_nav_hit *hit);
 /* Retirement index `from` moved by `delta` (negative: back). PTC_ERR_NOT_FOUND
    outside the trace. */
 PTCDEF ptc_status ptc_nav_step(const ptc_nav *nav, uint64_t from, int64_t delta, ptc_nav_hit *hit);
@@ -1998,6 +2051,7 @@ PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, cons
     PTC__REQUIRE(!pol->threshold || pol->min_burst >= 2, "policy.min_burst");
     /* a bound on every gap, so the 8-bit payload can always count it */
     PTC__REQUIRE(!pol->threshold || pol->resume_after || pol->resume_on_value, "policy.resume");
+    PTC__REQUIRE(cfg->trigger_counter <= PTC_COUNTERS_MAX, "trigger_counter");
     g = ptc__gcd(cfg->art_hz, 100000000u);
     m->art_per_cycle_num = cfg->art_hz / g;
     m->bclk_den = 100000000u / g;
@@ -2454,7 +2508,8 @@ static void ptc__overflow_end(ptc_model *m)
 }
 
 /* What happens at a cycle boundary, in this order: the end of an
-   overflow, an MTC, a CYC before the cycle counter wraps, a due PSB+. */
+   overflow, an MTC, a CYC before the cycle counter wraps, a due TraceStop,
+   a due PSB+. */
 /* TraceStop (SDM): the pending TNT, TIP.PGD if packets were enabled, then
    TraceStop; tracing stays off (Status.Stopped) for the rest of the run. */
 static void ptc__trace_stop(ptc_model *m)
@@ -2472,10 +2527,12 @@ static void ptc__trace_stop(ptc_model *m)
 
 static void ptc__boundary(ptc_model *m, int mtc_edge)
 {
-    if (m->cycle >= m->stop_cycle) ptc__trace_stop(m);
     if (m->overflow && m->fifo_fill == 0) ptc__overflow_end(m);
     if (mtc_edge) ptc__mtc_edge(m);
     if (ptc__cyc_counting(m) && !m->overflow && m->cyc_count >= ptc__cyc_max(m)) ptc__cyc(m, 1);
+    /* after the edge's MTC, like every other packet of the boundary: a
+       packet before an MTC is before its edge (SPEC 3.4) */
+    if (m->cycle >= m->stop_cycle) ptc__trace_stop(m);
     ptc__settle(m);
 }
 
@@ -2508,15 +2565,79 @@ PTCDEF ptc_status ptc_model_idle(ptc_model *m, uint64_t cycles)
 
 /* -- workload events -- */
 
-/* Where an event starts: what the stream and the packet count were. */
-typedef struct ptc__mark { uint64_t offset, generated; } ptc__mark;
+/* Where an event starts: what the stream and the packet count were, and
+   the CPL the instruction retires at. */
+typedef struct ptc__mark { uint64_t offset, generated; uint8_t cpl; } ptc__mark;
 
 static ptc__mark ptc__mark_now(const ptc_model *m)
 {
     ptc__mark k;
     k.offset = m->offset;
     k.generated = m->generated;
+    k.cpl = m->cpl;
     return k;
+}
+
+/* A PEBS record for the counters in `mask` that overflowed at the
+   instruction at ip (SPEC 4.7). */
+static void ptc__pebs_record(ptc_model *m, uint64_t ip, unsigned mask)
+{
+    ptc_packet p;
+    uint64_t items[3];
+    unsigned i;
+    if (!m->enabled) return;
+    items[PTC_PEBS_ITEM_IP] = ip;
+    items[PTC_PEBS_ITEM_COUNTERS] = mask;
+    items[PTC_PEBS_ITEM_TSC] = ptc_model_now(m).tsc;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_BBP;
+    p.u.bbp.block_type = PTC_PEBS_BLOCK_BASIC;
+    (void)ptc__emit(m, &p);
+    for (i = 0; i < 3; i++) {
+        memset(&p, 0, sizeof p);
+        p.type = PTC_BIP;
+        p.u.bip.id = (uint8_t)i;
+        p.u.bip.bytes = 8;
+        p.u.bip.value = items[i];
+        (void)ptc__emit(m, &p);
+    }
+    memset(&p, 0, sizeof p);
+    p.type = PTC_BEP;
+    p.u.bep.ip = 1;
+    (void)ptc__emit(m, &p);
+    ptc__retiring_ip_packet(m, PTC_FUP, ip);
+}
+
+static void ptc__trigger(ptc_model *m, uint64_t ip);
+
+/* One more occurrence of what the trigger watches, at the instruction at ip. */
+static void ptc__trigger_occurrence(ptc_model *m, uint64_t ip)
+{
+    if (m->cfg.trigger_nth && m->trigger_seen < m->cfg.trigger_nth && ++m->trigger_seen == m->cfg.trigger_nth)
+        ptc__trigger(m, ip);
+}
+
+/* The core's counters see an event of this thread at privilege cpl. */
+static void ptc__count(ptc_model *m, ptc_event_kind kind, int taken, uint8_t cpl, uint64_t ip)
+{
+    ptc_counters *c = m->counters;
+    unsigned i, pebs = 0, overflowed = 0;
+    if (!c) return;
+    for (i = 0; i < c->n; i++) {
+        const ptc_counter_config *k = &c->cfg[i];
+        if (k->event != (uint8_t)kind) continue;
+        if (kind == PTC_EV_BRANCH && k->outcome && !(k->outcome & (taken ? 1 : 2))) continue;
+        if (k->threads && !(k->threads & (1u << m->thread))) continue;
+        if (!(cpl ? k->usr : k->os)) continue;
+        c->value[i] = (c->value[i] + 1) & ((UINT64_C(1) << PTC_COUNTER_BITS) - 1);
+        if (c->value[i] == 0) {
+            c->overflows[i]++;
+            overflowed |= 1u << i;
+            if (k->pebs) pebs |= 1u << i;
+        }
+    }
+    if (pebs) ptc__pebs_record(m, ip, pebs);
+    if (m->cfg.trigger_counter && (overflowed >> (m->cfg.trigger_counter - 1)) & 1) ptc__trigger_occurrence(m, ip);
 }
 
 /* The trigger fires, once: TRIG (and the FUP of the instruction), and the
@@ -2544,14 +2665,15 @@ static void ptc__event(ptc_model *m, ptc_event_kind kind, uint64_t ip, uint64_t 
                        ptc__mark start, int tnt_bit)
 {
     ptc_event_truth ev;
-    if (m->cfg.trigger_nth && ip == m->cfg.trigger_ip && m->trigger_seen < m->cfg.trigger_nth &&
-        ++m->trigger_seen == m->cfg.trigger_nth)
-        ptc__trigger(m, ip);
+    ptc__count(m, kind, taken, start.cpl, ip);
+    if (!m->cfg.trigger_counter && ip == m->cfg.trigger_ip) ptc__trigger_occurrence(m, ip);
     ptc__settle(m);
     if (!m->sink.event) { m->events++; return; }
     memset(&ev, 0, sizeof ev);
     ev.index = m->events++;
     ev.kind = kind;
+    ev.thread = m->thread;
+    ev.cpl = start.cpl;
     ev.cycle = m->cycle;
     ev.time = ptc_model_now(m);
     ev.ip = ip;
@@ -2708,6 +2830,61 @@ PTCDEF ptc_status ptc_model_cr3(ptc_model *m, uint64_t ip, uint64_t cr3)
     ptc__event(m, PTC_EV_CR3, ip, cr3, 0, before, 0);
     return PTC_OK;
 }
+
+PTCDEF ptc_status ptc_model_privilege(ptc_model *m, uint64_t ip, uint64_t target, uint8_t cpl)
+{
+    ptc__mark before;
+    int from, to;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (cpl > 3) return PTC_ERR_RANGE;
+    before = ptc__mark_now(m);
+    from = ptc__packet_en(m, ip);
+    m->cpl = cpl;
+    to = ptc__packet_en(m, target);
+    if (from && to) {
+        ptc__retiring_ip_packet(m, PTC_TIP, target);
+    } else if (from) {
+        /* into a context that is not traced: the target stays unsaid */
+        ptc__ip_packet(m, PTC_TIP_PGD, target, 1);
+    } else if (to) {
+        ptc__mode_exec(m);
+        ptc__ip_packet(m, PTC_TIP_PGE, target, 0);
+    }
+    m->ip = target;
+    m->packet_en = to;
+    ptc__event(m, PTC_EV_PRIVILEGE, ip, target, 1, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_attach_counters(ptc_model *m, ptc_counters *c, uint8_t thread)
+{
+    if (!m || thread > 7) return PTC_ERR_BAD_ARGUMENT;
+    if (m->enabled || m->stopped) return PTC_ERR_BAD_STATE;
+    m->counters = c;
+    m->thread = thread;
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_counters_init(ptc_counters *c, const ptc_counter_config *cfg, unsigned n)
+{
+    unsigned i;
+    if (!c || (!cfg && n)) return PTC_ERR_BAD_ARGUMENT;
+    if (n > PTC_COUNTERS_MAX) return PTC_ERR_BAD_CONFIG;
+    for (i = 0; i < n; i++)
+        if (cfg[i].event > PTC_EV_PRIVILEGE || cfg[i].start >> PTC_COUNTER_BITS || cfg[i].outcome > 3)
+            return PTC_ERR_BAD_CONFIG;
+    memset(c, 0, sizeof *c);
+    c->n = n;
+    for (i = 0; i < n; i++) {
+        c->cfg[i] = cfg[i];
+        c->value[i] = cfg[i].start;
+    }
+    return PTC_OK;
+}
+
+PTCDEF uint64_t ptc_counters_read(const ptc_counters *c, unsigned i) { return c && i < c->n ? c->value[i] : 0; }
+
+PTCDEF uint64_t ptc_counters_overflows(const ptc_counters *c, unsigned i) { return c && i < c->n ? c->overflows[i] : 0; }
 
 PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio)
 {
@@ -3858,6 +4035,24 @@ PTCDEF ptc_status ptc_nav_from_end(const ptc_nav *nav, uint64_t freeze, uint64_t
         return nav->finished ? PTC_ERR_NOT_FOUND : PTC_ERR_BAD_STATE;
     }
     return ptc_nav_find(nav, PTC_NAV_CYCLE, nav->cycles - freeze, skid, hit);
+}
+
+PTCDEF ptc_status ptc_nav_at_offset(const ptc_nav *nav, uint64_t offset, ptc_nav_hit *hit)
+{
+    size_t lo = 0, hi;
+    if (!nav || !hit) return PTC_ERR_BAD_ARGUMENT;
+    if (!nav->finished) return PTC_ERR_BAD_STATE;
+    memset(hit, 0, sizeof *hit);
+    hi = nav->count; /* entries are in stream order: the first at or after offset */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (nav->entries[mid].offset < offset) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == nav->count || nav->entries[lo].offset != offset) return PTC_ERR_NOT_FOUND;
+    ptc__nav_hit(nav, lo, nav->entries[lo].first, hit);
+    hit->retire_min = hit->retire;
+    return PTC_OK;
 }
 
 PTCDEF ptc_status ptc_nav_step(const ptc_nav *nav, uint64_t from, int64_t delta, ptc_nav_hit *hit)

@@ -23,11 +23,19 @@ static const struct { uint32_t art, eax, ebx; } fz_clocks[] = {
    (tools/modelrec.h; free it with mr_free). */
 FZ_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t n, mr_trace *r)
 {
+    /* counters that overflow early, so PEBS records appear in the trace */
+    static const ptc_counter_config counters[2] = {
+        { PTC_EV_BRANCH, 0, 0, 1, 1, 1, (UINT64_C(1) << PTC_COUNTER_BITS) - 40 },
+        { PTC_EV_INDIRECT, 0, 0, 1, 1, 1, (UINT64_C(1) << PTC_COUNTER_BITS) - 3 }
+    };
+    ptc_counters c;
     ptc_model m;
     ptc_model_sink sink = mr_start(r, 0); /* every packet's truth, written or not */
     uint64_t ip = 0x401000, budget = 300000; /* cycles: keeps single stepping quick */
     size_t i = 0;
     FZ_ASSERT(ptc_model_init(&m, cfg, &sink) == PTC_OK, "config rejected: %s", ptc_model_error_field(&m));
+    FZ_ASSERT(ptc_counters_init(&c, counters, 2) == PTC_OK, "counters");
+    FZ_ASSERT(ptc_model_attach_counters(&m, &c, 0) == PTC_OK, "attach");
     ptc_model_start(&m, ip);
     while (i + 2 <= n) {
         uint8_t op = prog[i], arg = prog[i + 1];
@@ -46,7 +54,15 @@ FZ_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t
         case 5: ptc_model_jump(&m, ip, target, 1); ip = target; break;
         case 6: ptc_model_interrupt(&m, ip, UINT64_C(0x7f0000001000) + arg); ip = UINT64_C(0x7f0000001000) + arg; break;
         case 7: ptc_model_ptwrite(&m, ip, (uint64_t)arg * 0x0101010101ULL, (arg & 1) ? 8 : 4); break;
-        case 8: ptc_model_cr3(&m, ip, (uint64_t)arg << 12); break;
+        case 8:
+            if (op & 0x40) { /* into the kernel or back */
+                uint64_t to = (arg & 1) ? UINT64_C(0xffffffff81000000) + arg : target;
+                ptc_model_privilege(&m, ip, to, (arg & 1) ? 0 : 3);
+                ip = to;
+            } else {
+                ptc_model_cr3(&m, ip, (uint64_t)arg << 12);
+            }
+            break;
         case 9:
             if (arg & 1) ptc_model_mode(&m, ip, target, arg & 2 ? 1 : 0, arg & 2 ? 0 : 1);
             else ptc_model_set_ratio(&m, ip, fz_ratios[arg % sizeof fz_ratios]);
@@ -94,7 +110,8 @@ FZ_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
     cfg->policy.resume_after = (uint8_t)fz_take(in, 0, 255);
     cfg->policy.min_burst = (uint8_t)fz_take(in, 2, 6);
     if (cfg->policy.threshold && !cfg->policy.resume_after && !cfg->policy.resume_on_value) cfg->policy.resume_after = 255;
-    /* a trigger on an IP the program visits (the start, or a branch target) */
+    /* a trigger on an IP the program visits (the start, or a branch target),
+       or on a counter overflow */
     c = fz_take(in, 0, 3);
     if (c) {
         cfg->trigger_ip = c == 1 ? 0x401000 : 0x401000 + ((uint64_t)fz_take(in, 0, 255) << 4);
@@ -102,6 +119,7 @@ FZ_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
         cfg->trigger_fup = (uint8_t)fz_take(in, 0, 1);
         cfg->trace_stop = (uint8_t)fz_take(in, 0, 1);
         cfg->stop_delay = fz_take(in, 0, 5000);
+        if (c == 3) cfg->trigger_counter = (uint8_t)fz_take(in, 1, 2); /* an overflow of fz_model_run's counters */
     }
 }
 

@@ -164,7 +164,7 @@ expect_status nav_help 0 "$b/ptnav" --help
 expect_status nav_no_query 2 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt"
 expect_status nav_two_queries 2 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --cycle 1 --tsc 1
 expect_status nav_bad_number 2 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --cycle -3
-expect_status nav_pebs 2 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --pebs 1
+expect_status nav_no_pebs_records 1 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --pebs 0
 expect_status nav_cycle_needs_cyc 2 "$b/ptnav" --config "$tmp/s.pt.json" "$tmp/s.pt" --cycle 1
 expect_status nav_missing_trace 2 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/nope.pt" --cycle 1
 expect_status nav_before_anything 1 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --tsc 0
@@ -184,4 +184,22 @@ first=$(grep '^{"retire"' "$tmp/r.truth" | sed 's/[{}"]//g; s/[a-z_]*://g; s/,/ 
 "$b/ptnav" --config "$tmp/r.pt.json" "$tmp/r.pt" --retire 0 > "$tmp/r.nav"; st=$?
 [ $st = 0 ] && grep -q "\"off\":$first," "$tmp/r.nav" && pass nav_over_snapshot || fail nav_over_snapshot "status $st, want off $first: $(cat "$tmp/r.nav")"
 expect_status sim_bad_snapshot 2 "$b/ptsim" --snapshot 0 -o "$tmp/x.pt"
+
+# ---- counters, threads, PEBS via PT (SPEC.md 4.7) ----
+"$b/ptsim" --workload dense --cycles 1000000 --set cyc_en=1 --threads 2 -o "$tmp/c.pt" --truth "$tmp/c.truth" \
+  --counter indirect,pebs=1,start=1099511627770 --counter branch,outcome=1,threads=2 > "$tmp/c.out"; st=$?
+if [ $st = 0 ] && [ -s "$tmp/c.pt.t1" ] && grep -q "^counter 0 (indirect): [0-9]*, 1 overflows$" "$tmp/c.out" \
+   && grep -q "^counter 1 (branch): [1-9][0-9]*, 0 overflows$" "$tmp/c.out"; then pass sim_counters_threads
+else fail sim_counters_threads "status $st: $(tail -3 "$tmp/c.out")"; fi
+"$b/ptnav" --config "$tmp/c.pt.json" "$tmp/c.pt" --pebs 0 > "$tmp/c.nav"; st=$?
+off=$(sed 's/.*"off":\([0-9]*\),.*/\1/' "$tmp/c.nav"); pip=$(sed 's/.*"pebs_ip":"\(0x[0-9a-f]*\)".*/\1/' "$tmp/c.nav")
+if [ $st = 0 ] && grep -q "\"type\":\"fup\",\"ip\":\"$pip\"" "$tmp/c.nav" && grep -q "^{\"retire\":[0-9]*,\"cycle\":[0-9]*,\"off\":$off," "$tmp/c.truth" \
+   && grep -q "^{\"event\":\"indirect\".*\"ip\":\"$pip\"" "$tmp/c.truth"; then pass nav_pebs_to_instruction
+else fail nav_pebs_to_instruction "status $st: $(cat "$tmp/c.nav")"; fi
+expect_status sim_bad_counter 2 "$b/ptsim" --counter nope -o "$tmp/x.pt"
+expect_status sim_threads_scenario 2 "$b/ptsim" --threads 2 --scenario "$tmp/none" -o "$tmp/x.pt"
+printf 'counter privilege,os=0\ncounter branch,os=1,usr=0\nset os=1\nstart 0x401000\nprivilege 0x401000 0xffffffff81000000 0\nbranch 0xffffffff81000000 0xffffffff81000040 taken\nprivilege 0xffffffff81000040 0x401010 3\nstop\n' \
+  | "$b/ptsim" --scenario - -o "$tmp/k.pt" > "$tmp/k.out"; st=$?
+if [ $st = 0 ] && grep -q "^counter 0 (privilege): 1, 0 overflows$" "$tmp/k.out" && grep -q "^counter 1 (branch): 1, 0 overflows$" "$tmp/k.out"; then
+  pass sim_scenario_privilege_counters; else fail sim_scenario_privilege_counters "status $st: $(tail -3 "$tmp/k.out")"; fi
 exit 0

@@ -476,6 +476,7 @@ static void navigation_over_a_snapshot(void)
 typedef struct trig_run {
     mr_trace tr;
     uint64_t fired_cycle; /* the cycle of the trigger_nth-th event at the trigger IP */
+    uint64_t a_cycle[20]; /* of every jump from A */
 } trig_run;
 
 /* A trigger on A's nth event, with or without its FUP and a TraceStop. */
@@ -490,24 +491,29 @@ static void trig_config(ptc_model_config *cfg, uint32_t nth, int fup, int stop, 
     cfg->stop_delay = delay;
 }
 
-/* Jumps between A and B, 20 times; the trigger watches A. */
-static void trig_program(const ptc_model_config *cfg, trig_run *r)
+/* Jumps between A and B, 20 times; the trigger watches A (or counters c,
+   when not NULL, count the jumps). */
+static void trig_program_counted(const ptc_model_config *cfg, ptc_counters *c, trig_run *r)
 {
     ptc_model m;
     ptc_model_sink sink = mr_start(&r->tr, 1);
     const uint64_t a = 0x401000, b = 0x402000;
     unsigned i, seen = 0;
     CHECK(ptc_model_init(&m, cfg, &sink) == PTC_OK);
+    CHECK(ptc_model_attach_counters(&m, c, 0) == PTC_OK);
     CHECK(ptc_model_start(&m, a) == PTC_OK);
     for (i = 0; i < 20; i++) {
         ptc_model_idle(&m, 3000);
         ptc_model_jump(&m, a, b, 1);
+        r->a_cycle[i] = m.cycle;
         if (++seen == cfg->trigger_nth) r->fired_cycle = m.cycle;
         ptc_model_idle(&m, 1000);
         ptc_model_jump(&m, b, a, 1);
     }
     ptc_model_stop(&m);
 }
+
+static void trig_program(const ptc_model_config *cfg, trig_run *r) { trig_program_counted(cfg, NULL, r); }
 
 static void trigger_fires_once_on_the_nth(void)
 {
@@ -527,6 +533,36 @@ static void trigger_fires_once_on_the_nth(void)
     CHECK(trigs == 1, "%zu TRIG packets", trigs);
     for (i = 0; i < r.tr.nrt; i++)
         if (r.tr.rt[i].type == PTC_FUP) CHECK(r.tr.rt[i].ip == 0x401000 && r.tr.rt[i].cycle == r.fired_cycle);
+    mr_free(&r.tr);
+}
+
+/* A counter overflow as the trigger source: the counter of indirect jumps
+   starts 5 below the wrap, so it overflows at the 5th jump, the 3rd from A
+   (they alternate A->B, B->A), and the trigger (nth 1) fires there. */
+static void trigger_on_a_counter_overflow(void)
+{
+    static const ptc_counter_config jumps = { PTC_EV_INDIRECT, 0, 0, 1, 1, 0, (UINT64_C(1) << PTC_COUNTER_BITS) - 5 };
+    ptc_model_config cfg;
+    ptc_counters c;
+    trig_run r;
+    size_t i, trigs = 0;
+    memset(&r, 0, sizeof r);
+    trig_config(&cfg, 1, 0, 0, 0);
+    cfg.trigger_counter = 1;
+    CHECK(ptc_counters_init(&c, &jumps, 1) == PTC_OK);
+    trig_program_counted(&cfg, &c, &r);
+    for (i = 0; i < r.tr.nt; i++) {
+        if (r.tr.t[i].pkt.type != PTC_TRIG) continue;
+        trigs++;
+        CHECK(r.tr.t[i].cycle == r.a_cycle[2], "TRIG at cycle %llu, the 3rd jump from A at %llu",
+              (unsigned long long)r.tr.t[i].cycle, (unsigned long long)r.a_cycle[2]);
+    }
+    CHECK(trigs == 1 && ptc_counters_overflows(&c, 0) == 1);
+    cfg.trigger_counter = PTC_COUNTERS_MAX + 1;
+    {
+        ptc_model m;
+        CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_ERR_BAD_CONFIG && strcmp(ptc_model_error_field(&m), "trigger_counter") == 0);
+    }
     mr_free(&r.tr);
 }
 
@@ -562,6 +598,176 @@ static void trace_stop_after_the_delay(void)
     mr_free(&r.tr);
 }
 
+/* ---- 4.7 event counters and PEBS via PT ---------------------------------------- */
+
+#define K_USER   UINT64_C(0x401000)
+#define K_KERNEL UINT64_C(0xffffffff81000000)
+
+/* Hardware thread t of a core sharing *c: branches, indirect jumps and
+   system calls into the kernel and back. */
+static void counter_thread(ptc_counters *c, uint8_t t, int trace_os, mr_trace *tr)
+{
+    ptc_model m;
+    ptc_model_config cfg;
+    ptc_model_sink sink = mr_start(tr, 1);
+    unsigned i;
+    uint64_t ip = K_USER;
+    ptc_model_config_default(&cfg);
+    cfg.cyc_en = 1;
+    cfg.os = (uint8_t)trace_os;
+    CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
+    CHECK(ptc_model_attach_counters(&m, c, t) == PTC_OK);
+    CHECK(ptc_model_start(&m, ip) == PTC_OK);
+    CHECK(ptc_model_attach_counters(&m, c, t) == PTC_ERR_BAD_STATE, "not while tracing");
+    for (i = 0; i < 300; i++) {
+        uint64_t base = ip >= K_KERNEL ? K_KERNEL : K_USER;
+        ptc_model_idle(&m, 20 + i % 7);
+        ptc_model_branch(&m, ip, (i * 7 + t) % 3 ? base + 0x40 * (i % 9) : ip + 2, (i * 7 + t) % 3 != 0);
+        ip = (i * 7 + t) % 3 ? base + 0x40 * (i % 9) : ip + 2;
+        if (i % 11 == 5) {
+            ptc_model_jump(&m, ip, base + 0x800 + i, 1);
+            ip = base + 0x800 + i;
+        }
+        if (i % 23 == 22) { /* into the kernel, or back */
+            uint64_t to = ip >= K_KERNEL ? K_USER + 0x100 : K_KERNEL + 0x100;
+            ptc_model_privilege(&m, ip, to, to >= K_KERNEL ? 0 : 3);
+            ip = to;
+        }
+    }
+    ptc_model_stop(&m);
+}
+
+static const ptc_counter_config counter_cfg[4] = {
+    /* event, outcome, threads, usr, os, pebs, start */
+    { PTC_EV_BRANCH, 1, 1, 1, 0, 0, 0 },                                     /* taken branches, thread 0, user */
+    { PTC_EV_BRANCH, 0, 2, 0, 1, 0, 1000 },                                  /* all branches, thread 1, kernel */
+    { PTC_EV_INDIRECT, 0, 0, 1, 1, 1, (UINT64_C(1) << PTC_COUNTER_BITS) - 5 }, /* PEBS at the 5th */
+    { PTC_EV_PRIVILEGE, 0, 0, 1, 1, 0, (UINT64_C(1) << PTC_COUNTER_BITS) - 1 } /* wraps at once */
+};
+
+/* What counter k should read after the events of both threads. */
+static void expected_count(const mr_trace *tr, size_t nthreads, unsigned k, uint64_t *value, uint64_t *overflows)
+{
+    const ptc_counter_config *c = &counter_cfg[k];
+    uint64_t n = 0, total;
+    size_t t, i;
+    for (t = 0; t < nthreads; t++)
+        for (i = 0; i < tr[t].nev; i++) {
+            const ptc_event_truth *e = &tr[t].ev[i];
+            if ((uint8_t)e->kind != c->event) continue;
+            if (e->kind == PTC_EV_BRANCH && c->outcome && !(c->outcome & (e->taken ? 1 : 2))) continue;
+            if (c->threads && !(c->threads & (1u << e->thread))) continue;
+            if (!(e->cpl ? c->usr : c->os)) continue;
+            n++;
+        }
+    total = c->start + n;
+    *value = total & ((UINT64_C(1) << PTC_COUNTER_BITS) - 1);
+    *overflows = total >> PTC_COUNTER_BITS;
+}
+
+static void counters_qualify_by_thread_and_privilege(void)
+{
+    ptc_counters c;
+    mr_trace tr[2];
+    unsigned k;
+    size_t i, kernel = 0;
+    CHECK(ptc_counters_init(&c, counter_cfg, 4) == PTC_OK);
+    counter_thread(&c, 0, 1, &tr[0]);
+    counter_thread(&c, 1, 0, &tr[1]);
+    for (k = 0; k < 4; k++) {
+        uint64_t v, o;
+        expected_count(tr, 2, k, &v, &o);
+        CHECK(ptc_counters_read(&c, k) == v && ptc_counters_overflows(&c, k) == o,
+              "counter %u: %llu (%llu overflows), truth %llu (%llu)", k, (unsigned long long)ptc_counters_read(&c, k),
+              (unsigned long long)ptc_counters_overflows(&c, k), (unsigned long long)v, (unsigned long long)o);
+    }
+    CHECK(ptc_counters_read(&c, 0) > 50 && ptc_counters_read(&c, 1) > 1000, "both threads counted");
+    CHECK(ptc_counters_overflows(&c, 3) == 1 && ptc_counters_read(&c, 3) < 100, "a 40-bit wrap");
+    /* thread 1 traces user mode only: none of its kernel branches made trace */
+    for (i = 0; i < tr[1].nev; i++)
+        if (tr[1].ev[i].cpl == 0 && tr[1].ev[i].kind == PTC_EV_BRANCH) {
+            kernel++;
+            CHECK(!tr[1].ev[i].traced, "a kernel branch of thread 1 traced");
+        }
+    CHECK(kernel > 10);
+    CHECK(ptc_counters_init(&c, counter_cfg, PTC_COUNTERS_MAX + 1) == PTC_ERR_BAD_CONFIG);
+    mr_free(&tr[0]);
+    mr_free(&tr[1]);
+}
+
+/* The record an overflow writes decodes with the eventing IP and a TSC
+   inside the clock's interval, and its FUP is the retirement of that
+   instruction, which ptc_nav_at_offset finds. */
+static void pebs_record_leads_to_its_instruction(void)
+{
+    static ptc_clock clk;
+    ptc_counters c;
+    mr_trace tr[1];
+    ptc_model_config cfg;
+    ptc_clock_config cc;
+    ptc_decoder d;
+    ptc_item it;
+    ptc_timed_item t;
+    ptc_nav nav;
+    ptc_nav_entry *entries;
+    const ptc_event_truth *fifth = NULL;
+    size_t i, n = 0, records = 0;
+    uint64_t item[3] = { 0, 0, 0 }, fup_off = 0;
+    int in_block = 0;
+    CHECK(ptc_counters_init(&c, counter_cfg, 4) == PTC_OK);
+    counter_thread(&c, 0, 1, tr);
+    for (i = 0; i < tr->nev && !fifth; i++)
+        if (tr->ev[i].kind == PTC_EV_INDIRECT && ++n == 5) fifth = &tr->ev[i];
+    CHECK(fifth != NULL);
+    if (!fifth) return;
+    ptc_model_config_default(&cfg);
+    cfg.cyc_en = 1;
+    ptc_clock_config_from_model(&cc, &cfg);
+    CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
+    ptc_decoder_init_buffer(&d, 0, tr->bytes, tr->len);
+    for (;;) {
+        int more = ptc_decoder_next(&d, &it) == PTC_OK;
+        if (more) CHECK(it.error == PTC_OK && ptc_clock_push(&clk, &it) == PTC_OK);
+        else ptc_clock_finish(&clk);
+        while (ptc_clock_pop(&clk, &t) == PTC_OK) {
+            const ptc_packet *p = &t.item.pkt;
+            if (p->type == PTC_BBP && p->u.bbp.block_type == PTC_PEBS_BLOCK_BASIC) in_block = 1;
+            if (p->type == PTC_BIP && in_block && p->u.bip.id < 3) {
+                item[p->u.bip.id] = p->u.bip.value;
+                if (p->u.bip.id == PTC_PEBS_ITEM_TSC)
+                    CHECK(t.have_time && t.tsc_lo <= p->u.bip.value + 1 && p->u.bip.value <= t.tsc_hi,
+                          "record TSC %llu outside [%llu, %llu]", (unsigned long long)p->u.bip.value,
+                          (unsigned long long)t.tsc_lo, (unsigned long long)t.tsc_hi);
+            }
+            if (p->type == PTC_BEP && in_block) {
+                in_block = 0;
+                records++;
+                CHECK(p->u.bep.ip == 1);
+                CHECK(item[PTC_PEBS_ITEM_IP] == fifth->ip && item[PTC_PEBS_ITEM_COUNTERS] == 1u << 2 &&
+                      item[PTC_PEBS_ITEM_TSC] == fifth->time.tsc, "record: ip %llx counters %llx tsc %llu",
+                      (unsigned long long)item[0], (unsigned long long)item[1], (unsigned long long)item[2]);
+            } else if (p->type == PTC_FUP && records == 1 && !fup_off) {
+                fup_off = t.item.offset;
+                CHECK(t.item.ip == fifth->ip, "the FUP after BEP gives the eventing IP");
+            }
+        }
+        if (!more) break;
+    }
+    CHECK(records == 1, "%zu PEBS records", records);
+    /* from the record to its instruction */
+    entries = (ptc_nav_entry *)malloc(tr->len * sizeof *entries);
+    CHECK(ptc_clock_init(&clk, &cc) == PTC_OK && ptc_nav_init(&nav, &cc, entries, tr->len) == PTC_OK);
+    CHECK(ptc_nav_build(&nav, &clk, tr->bytes, tr->len) == PTC_OK);
+    {
+        ptc_nav_hit h;
+        CHECK(ptc_nav_at_offset(&nav, fup_off, &h) == PTC_OK && h.entry.offset == fup_off && h.entry.ip == fifth->ip);
+        CHECK(h.retire < tr->nrt && tr->rt[h.retire].cycle == fifth->cycle && tr->rt[h.retire].ip == fifth->ip);
+        CHECK(ptc_nav_at_offset(&nav, fup_off + 1, &h) == PTC_ERR_NOT_FOUND, "no packet carries a retirement there");
+    }
+    free(entries);
+    mr_free(tr);
+}
+
 int main(void)
 {
     RUN(api_contract);
@@ -574,6 +780,9 @@ int main(void)
     RUN(ring_from_any_write_offset);
     RUN(navigation_over_a_snapshot);
     RUN(trigger_fires_once_on_the_nth);
+    RUN(trigger_on_a_counter_overflow);
     RUN(trace_stop_after_the_delay);
+    RUN(counters_qualify_by_thread_and_privilege);
+    RUN(pebs_record_leads_to_its_instruction);
     return tl_tests_failed ? 1 : 0;
 }

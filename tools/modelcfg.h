@@ -44,6 +44,7 @@
     X("reference_stepping", reference_stepping, 1) \
     X("trigger_ip", trigger_ip, UINT64_MAX) \
     X("trigger_nth", trigger_nth, 0xFFFFFFFFu) \
+    X("trigger_counter", trigger_counter, PTC_COUNTERS_MAX) \
     X("trigger_fup", trigger_fup, 1) \
     X("trace_stop", trace_stop, 1) \
     X("stop_delay", stop_delay, UINT64_MAX)
@@ -113,6 +114,45 @@ MC_FN int mc_set_list(ptc_model_config *c, const char *list, char *err, size_t e
         if (!eq) { snprintf(err, errlen, "'%s' is not key=value", p); return 0; }
         *eq = 0;
         if (!mc_set(c, p, eq + 1, err, errlen)) return 0;
+    }
+    return 1;
+}
+
+/* Workload event kinds by name (ptc_event_kind; index 0 unused). */
+static const char *const mc_event_names[] = { "", "branch", "jump", "indirect", "interrupt", "ptwrite", "cr3",
+                                              "mode", "sleep", "ratio", "privilege" };
+
+MC_FN const char *mc_event_name(int kind)
+{
+    return kind > 0 && (size_t)kind < sizeof mc_event_names / sizeof mc_event_names[0] ? mc_event_names[kind] : "event";
+}
+
+/* A counter (SPEC 4.7): "EVENT[,key=value...]" with keys outcome (1 taken,
+   2 not taken, 0 both), threads (a bit mask, 0 every thread), usr, os
+   (default 1 and 1), pebs, start. */
+MC_FN int mc_counter(ptc_counter_config *c, const char *spec, char *err, size_t errlen)
+{
+    char buf[256], *t, *cur = buf;
+    size_t k;
+    memset(c, 0, sizeof *c);
+    c->usr = c->os = 1;
+    snprintf(buf, sizeof buf, "%s", spec);
+    t = mc_token(&cur, ",");
+    for (k = 1; t && k < sizeof mc_event_names / sizeof mc_event_names[0]; k++)
+        if (strcmp(t, mc_event_names[k]) == 0) c->event = (uint8_t)k;
+    if (!c->event) { snprintf(err, errlen, "counter: '%s' is not an event (branch, indirect, privilege, ...)", t ? t : ""); return 0; }
+    while ((t = mc_token(&cur, ",")) != NULL) {
+        char *eq = strchr(t, '=');
+        uint64_t v;
+        if (!eq || !mc_number(eq + 1, &v)) { snprintf(err, errlen, "counter: '%s' is not key=number", t); return 0; }
+        *eq = 0;
+        if (strcmp(t, "outcome") == 0 && v <= 3) c->outcome = (uint8_t)v;
+        else if (strcmp(t, "threads") == 0 && v <= 255) c->threads = (uint8_t)v;
+        else if (strcmp(t, "usr") == 0 && v <= 1) c->usr = (uint8_t)v;
+        else if (strcmp(t, "os") == 0 && v <= 1) c->os = (uint8_t)v;
+        else if (strcmp(t, "pebs") == 0 && v <= 1) c->pebs = (uint8_t)v;
+        else if (strcmp(t, "start") == 0 && !(v >> PTC_COUNTER_BITS)) c->start = v;
+        else { snprintf(err, errlen, "counter: unknown key or value out of range: %s", t); return 0; }
     }
     return 1;
 }

@@ -4,7 +4,8 @@
    never allocates). With emitted_only set, packets the model generated but
    did not write (suppressed, lost to an overflow) are left out of the
    truth, so t[i] is the i-th packet of the stream. Retirements are kept
-   in rt (rt[i].index == i). Running out of memory aborts. */
+   in rt (rt[i].index == i), workload events in ev. Running out of memory
+   aborts. */
 #ifndef PTCODEC_MODELREC_H
 #define PTCODEC_MODELREC_H
 
@@ -24,8 +25,22 @@ typedef struct mr_trace {
     size_t nt, capt;
     ptc_retire_truth *rt;
     size_t nrt, caprt;
+    ptc_event_truth *ev;
+    size_t nev, capev;
     int emitted_only;
 } mr_trace;
+
+/* Appends one item of `size` bytes to a growing array. */
+MR_FN void mr_push(void **arr, size_t *n, size_t *cap, const void *item, size_t size)
+{
+    if (*n == *cap) {
+        *cap = *cap * 2 + 1024;
+        *arr = realloc(*arr, *cap * size);
+        if (!*arr) abort();
+    }
+    memcpy((char *)*arr + *n * size, item, size);
+    (*n)++;
+}
 
 MR_FN void mr_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
 {
@@ -38,23 +53,19 @@ MR_FN void mr_packet(void *user, const uint8_t *bytes, size_t len, const ptc_tru
     }
     memcpy(r->bytes + r->len, bytes, len);
     r->len += len;
-    if (r->nt == r->capt) {
-        r->capt = r->capt * 2 + 1024;
-        r->t = (ptc_truth *)realloc(r->t, r->capt * sizeof *r->t);
-        if (!r->t) abort();
-    }
-    r->t[r->nt++] = *t;
+    mr_push((void **)&r->t, &r->nt, &r->capt, t, sizeof *t);
 }
 
 MR_FN void mr_retire(void *user, const ptc_retire_truth *rt)
 {
     mr_trace *r = (mr_trace *)user;
-    if (r->nrt == r->caprt) {
-        r->caprt = r->caprt * 2 + 1024;
-        r->rt = (ptc_retire_truth *)realloc(r->rt, r->caprt * sizeof *r->rt);
-        if (!r->rt) abort();
-    }
-    r->rt[r->nrt++] = *rt;
+    mr_push((void **)&r->rt, &r->nrt, &r->caprt, rt, sizeof *rt);
+}
+
+MR_FN void mr_event(void *user, const ptc_event_truth *ev)
+{
+    mr_trace *r = (mr_trace *)user;
+    mr_push((void **)&r->ev, &r->nev, &r->capev, ev, sizeof *ev);
 }
 
 /* An empty recorder and the sink that fills it. */
@@ -65,7 +76,7 @@ MR_FN ptc_model_sink mr_start(mr_trace *r, int emitted_only)
     r->emitted_only = emitted_only;
     s.user = r;
     s.packet = mr_packet;
-    s.event = NULL;
+    s.event = mr_event;
     s.retire = mr_retire;
     return s;
 }
@@ -75,6 +86,7 @@ MR_FN void mr_free(mr_trace *r)
     free(r->bytes);
     free(r->t);
     free(r->rt);
+    free(r->ev);
     memset(r, 0, sizeof *r);
 }
 

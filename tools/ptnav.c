@@ -13,7 +13,7 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: ptnav --config X.pt.json X.pt (--cycle C | --tsc T | --retire N | --from-end F)\n"
+    "usage: ptnav --config X.pt.json X.pt (--cycle C | --tsc T | --retire N | --from-end F | --pebs N)\n"
     "             [--skid S] [--back K]\n"
     "Prints, as one JSON line, the retirement (TNT bit, TIP, TIP.PGD or FUP) that\n"
     "retired at or nearest before the given time:\n"
@@ -28,7 +28,8 @@ static const char usage[] =
     "  --skid S    the event was recorded S cycles (TSC ticks with --tsc) after its\n"
     "              instruction retired: look S earlier\n"
     "  --back K    also print the K retirements before it, nearest first\n"
-    "  --pebs N    not available: the model writes no PEBS-via-PT records yet\n";
+    "  --pebs N    the instruction of the N-th PEBS-via-PT record (0 = the first):\n"
+    "              the retirement its FUP carries, with the record's IP and TSC\n";
 
 static int number(const char *opt, const char *s, uint64_t *v)
 {
@@ -50,9 +51,11 @@ static void bound(const char *key, uint64_t v)
     else printf(",\"%s\":%llu", key, (unsigned long long)v);
 }
 
-static void print_hit(const ptc_nav_hit *h, int with_range)
+/* One retirement as a JSON line; pebs (NULL: none) is a record's IP and TSC. */
+static void print_hit(const ptc_nav_hit *h, int with_range, const uint64_t *pebs)
 {
     printf("{\"retire\":%llu", (unsigned long long)h->retire);
+    if (pebs) printf(",\"pebs_ip\":\"0x%llx\",\"pebs_tsc\":%llu", (unsigned long long)pebs[0], (unsigned long long)pebs[1]);
     if (with_range) {
         printf(",\"retire_min\":%llu", (unsigned long long)h->retire_min);
         if (h->maybe_none) printf(",\"maybe_none\":true");
@@ -68,6 +71,30 @@ static void print_hit(const ptc_nav_hit *h, int with_range)
     bound("tsc_lo", h->entry.tsc_lo);
     bound("tsc_hi", h->entry.tsc_hi);
     printf("}\n");
+}
+
+/* The N-th PEBS record (SPEC 4.7) of the ring: the offset of the FUP after
+   its BEP, and its IP and TSC items. 0 when there are fewer. */
+static int find_pebs(const uint8_t *buf, size_t cap, uint64_t written, uint64_t n, uint64_t *fup_off, uint64_t *ip,
+                     uint64_t *tsc)
+{
+    ptc_ring_reader rd;
+    ptc_item it;
+    int in_block = 0, want_fup = 0;
+    (void)ptc_ring_reader_init(&rd, buf, cap, written);
+    while (ptc_ring_reader_next(&rd, &it) == PTC_OK) {
+        const ptc_packet *p = &it.pkt;
+        if (it.error != PTC_OK) { in_block = want_fup = 0; continue; }
+        if (p->type == PTC_BBP) in_block = p->u.bbp.block_type == PTC_PEBS_BLOCK_BASIC;
+        else if (p->type == PTC_BIP && in_block && p->u.bip.id == PTC_PEBS_ITEM_IP) *ip = p->u.bip.value;
+        else if (p->type == PTC_BIP && in_block && p->u.bip.id == PTC_PEBS_ITEM_TSC) *tsc = p->u.bip.value;
+        else if (p->type == PTC_BEP) { want_fup = in_block && p->u.bep.ip; in_block = 0; }
+        else if (p->type == PTC_FUP && want_fup) {
+            want_fup = 0;
+            if (n-- == 0) { *fup_off = it.offset; return 1; }
+        } else if (p->type != PTC_PAD) want_fup = 0;
+    }
+    return 0;
 }
 
 static uint8_t *read_file(const char *path, size_t *len)
@@ -99,7 +126,7 @@ int main(int argc, char **argv)
 {
     static ptc_clock clk;
     const char *path = NULL, *config = NULL, *query = NULL;
-    uint64_t value = 0, skid = 0, back = 0, ring_written;
+    uint64_t value = 0, skid = 0, back = 0, ring_written, pebs_ip = 0, pebs_tsc = 0, pebs[2];
     ptc_model_config cfg;
     ptc_clock_config cc;
     ptc_nav nav;
@@ -117,12 +144,9 @@ int main(int argc, char **argv)
         if (a[0] == '-' && a[1]) {
             if (i + 1 >= argc) { fprintf(stderr, "ptnav: %s needs a value\n%s", a, usage); return 2; }
             if (strcmp(a, "--config") == 0) config = argv[++i];
-            else if (strcmp(a, "--pebs") == 0) {
-                fprintf(stderr, "ptnav: --pebs: the model writes no PEBS-via-PT records yet; use --cycle or --tsc\n");
-                return 2;
-            } else if (strcmp(a, "--cycle") == 0 || strcmp(a, "--tsc") == 0 || strcmp(a, "--retire") == 0 ||
-                       strcmp(a, "--from-end") == 0) {
-                if (query) { fprintf(stderr, "ptnav: one of --cycle, --tsc, --retire, --from-end\n"); return 2; }
+            else if (strcmp(a, "--cycle") == 0 || strcmp(a, "--tsc") == 0 || strcmp(a, "--retire") == 0 ||
+                       strcmp(a, "--from-end") == 0 || strcmp(a, "--pebs") == 0) {
+                if (query) { fprintf(stderr, "ptnav: one of --cycle, --tsc, --retire, --from-end, --pebs\n"); return 2; }
                 query = a;
                 if (!number(a, argv[++i], &value)) return 2;
             } else if (strcmp(a, "--skid") == 0) {
@@ -173,18 +197,24 @@ int main(int argc, char **argv)
     if (strcmp(query, "--cycle") == 0) st = ptc_nav_find(&nav, PTC_NAV_CYCLE, value, skid, &hit);
     else if (strcmp(query, "--tsc") == 0) st = ptc_nav_find(&nav, PTC_NAV_TSC, value, skid, &hit);
     else if (strcmp(query, "--from-end") == 0) st = ptc_nav_from_end(&nav, value, skid, &hit);
-    else st = value > INT64_MAX ? PTC_ERR_NOT_FOUND : ptc_nav_step(&nav, 0, (int64_t)value, &hit);
+    else if (strcmp(query, "--pebs") == 0) {
+        uint64_t off = 0;
+        st = find_pebs(buf, len, ring_written, value, &off, &pebs_ip, &pebs_tsc) ? ptc_nav_at_offset(&nav, off, &hit)
+                                                                             : PTC_ERR_NOT_FOUND;
+    } else st = value > INT64_MAX ? PTC_ERR_NOT_FOUND : ptc_nav_step(&nav, 0, (int64_t)value, &hit);
     if (st != PTC_OK) {
         fprintf(stderr, "ptnav: %s: %s (the trace has %llu retirements over %llu cycles)\n", ptc_status_name(st),
                 ptc_status_message(st), (unsigned long long)ptc_nav_retirements(&nav),
                 (unsigned long long)ptc_nav_end_cycle(&nav));
         return 1;
     }
-    print_hit(&hit, 1);
+    pebs[0] = pebs_ip;
+    pebs[1] = pebs_tsc;
+    print_hit(&hit, 1, strcmp(query, "--pebs") == 0 ? pebs : NULL);
     for (k = 1; k <= back; k++) {
         ptc_nav_hit h;
         if (ptc_nav_step(&nav, hit.retire, -(int64_t)k, &h) != PTC_OK) break;
-        print_hit(&h, 0);
+        print_hit(&h, 0, NULL);
     }
     free(entries);
     free(buf);

@@ -43,7 +43,12 @@ static const char usage[] =
     "              TRIG stops it --after bytes later (default 1024). auto: the\n"
     "              size that keeps --history bytes (default 4096) before the TRIG\n"
     "              decodable. OUT.pt.json gets ring_written, which ptdump and\n"
-    "              ptnav use to read the ring\n";
+    "              ptnav use to read the ring\n"
+    "  --counter EVENT[,outcome=N,threads=MASK,usr=0|1,os=0|1,pebs=0|1,start=N]\n"
+    "              an event counter (up to 4; SPEC 4.7); pebs=1 writes a PEBS\n"
+    "              record into the trace at each overflow\n"
+    "  --threads N the core's hardware threads (1..8): thread T runs the workload\n"
+    "              with seed S+T into OUT.pt.tT; the counters are shared\n";
 
 typedef struct sim_stats {
     uint64_t count[PTC_PACKET_TYPE_COUNT], bytes[PTC_PACKET_TYPE_COUNT];
@@ -103,12 +108,6 @@ static void on_packet(void *user, const uint8_t *bytes, size_t len, const ptc_tr
     if (o->keep && o->nkeep < o->capkeep) o->keep[o->nkeep++] = *t;
 }
 
-static const char *event_name(ptc_event_kind k)
-{
-    static const char *names[] = { "", "branch", "jump", "indirect", "interrupt", "ptwrite", "cr3", "mode", "sleep", "ratio" };
-    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "event";
-}
-
 static void on_event(void *user, const ptc_event_truth *e)
 {
     sim_out *o = (sim_out *)user;
@@ -116,9 +115,9 @@ static void on_event(void *user, const ptc_event_truth *e)
     o->st.traced_events += e->traced;
     /* events that made no trace are invisible to any decoder: counted, not listed */
     if (o->truth && e->traced)
-        fprintf(o->truth, "{\"event\":\"%s\",\"index\":%llu,\"cycle\":%llu,\"tsc\":%llu,\"ip\":\"0x%llx\",\"target\":\"0x%llx\","
+        fprintf(o->truth, "{\"event\":\"%s\",\"index\":%llu,\"thread\":%u,\"cpl\":%u,\"cycle\":%llu,\"tsc\":%llu,\"ip\":\"0x%llx\",\"target\":\"0x%llx\","
                           "\"taken\":%s,\"traced\":%s,\"off\":%llu}\n",
-                event_name(e->kind), (unsigned long long)e->index, (unsigned long long)e->cycle,
+                mc_event_name(e->kind), (unsigned long long)e->index, e->thread, e->cpl, (unsigned long long)e->cycle,
                 (unsigned long long)e->time.tsc, (unsigned long long)e->ip, (unsigned long long)e->target,
                 e->taken ? "true" : "false", e->traced ? "true" : "false", (unsigned long long)e->offset);
 }
@@ -161,6 +160,10 @@ typedef struct sim_args {
     const char *scenario_text;
     uint64_t cycles, seed;
     ptc_model_config cfg;
+    ptc_counter_config counter[PTC_COUNTERS_MAX]; /* --counter */
+    unsigned ncounters;
+    ptc_counters *counters;  /* the core's, shared by its threads */
+    uint8_t thread;
 } sim_args;
 
 /* One run: returns 0 on success; fills out and the final model. */
@@ -174,17 +177,19 @@ static int simulate(const sim_args *a, sim_out *o, ptc_model *m, double *seconds
     sink.retire = on_retire;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (a->scenario_text) {
-        wl_scenario s;
+        static wl_scenario s;
         if (!wl_run_scenario(a->scenario_text, &a->cfg, &sink, m, &s)) {
             fprintf(stderr, "ptsim: scenario: %s\n", s.error);
             return 2;
         }
+        if (s.ncounters) *a->counters = s.counters;
     } else {
         if (ptc_model_init(m, &a->cfg, &sink) != PTC_OK) {
             fprintf(stderr, "ptsim: bad setting: %s\n", ptc_model_error_field(m));
             return 2;
         }
-        wl_run_workload(a->workload, m, a->cycles, a->seed);
+        if (a->ncounters) (void)ptc_model_attach_counters(m, a->counters, a->thread);
+        wl_run_workload(a->workload, m, a->cycles, a->seed + a->thread);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -305,7 +310,8 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     ptc_model m, m2;
     const char *out = NULL, *truth = NULL, *svg = NULL, *compare = NULL, *setlist = NULL, *scenario = NULL;
     const char *policy = "seed", *snapshot = NULL;
-    uint64_t history = 4096, after = 1024, ring_size = 0;
+    uint64_t history = 4096, after = 1024, ring_size = 0, threads = 1, t;
+    ptc_counters counters;
     uint8_t *ring_buf = NULL;
     ptc_ring ring;
     char err[256], jsonpath[1024];
@@ -315,6 +321,8 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
 
     memset(&a, 0, sizeof a);
     memset(&ring, 0, sizeof ring);
+    memset(&counters, 0, sizeof counters);
+    a.counters = &counters;
     a.cycles = 10000000;
     a.seed = 1;
     for (i = 1; i < argc; i++) {
@@ -336,11 +344,21 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         else if (strcmp(k, "--svg") == 0) svg = v;
         else if (strcmp(k, "--compare-policy") == 0) compare = v;
         else if (strcmp(k, "--snapshot") == 0) snapshot = v;
+        else if (strcmp(k, "--counter") == 0) {
+            if (a.ncounters == PTC_COUNTERS_MAX) { fprintf(stderr, "ptsim: at most %d counters\n", PTC_COUNTERS_MAX); return 2; }
+            if (!mc_counter(&a.counter[a.ncounters], v, err, sizeof err)) { fprintf(stderr, "ptsim: --counter: %s\n", err); return 2; }
+            a.ncounters++;
+        } else if (strcmp(k, "--threads") == 0 && mc_number(v, &threads) && threads >= 1 && threads <= 8) continue;
         else if (strcmp(k, "--history") == 0 && mc_number(v, &history)) continue;
         else if (strcmp(k, "--after") == 0 && mc_number(v, &after)) continue;
         else { fprintf(stderr, "ptsim: bad option %s %s\n%s", k, v, usage); return 2; }
     }
     if (!out) { fprintf(stderr, "ptsim: no -o OUT.pt\n%s", usage); return 2; }
+    if (a.ncounters) (void)ptc_counters_init(&counters, a.counter, a.ncounters); /* mc_counter checked them */
+    if (threads > 1 && (scenario || snapshot || compare || strcmp(out, "-") == 0)) {
+        fprintf(stderr, "ptsim: --threads runs a workload into files; not with --scenario, --snapshot or --compare-policy\n");
+        return 2;
+    }
     ptc_model_config_default(&a.cfg);
     wl_configure(a.workload, &a.cfg);
     if (!mc_policy(&a.cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptsim: --policy: %s\n", err); return 2; }
@@ -398,9 +416,28 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     }
     fclose(jf);
     if (svg && !write_svg(svg, &o)) { fprintf(stderr, "ptsim: cannot write %s\n", svg); return 2; }
+    /* the core's other hardware threads: the same workload (seed + thread),
+       their own trace unit and output, the same counters */
+    for (t = 1; t < threads; t++) {
+        char path[1100];
+        ptc_model mt;
+        double st;
+        sim_out ot;
+        b = a;
+        b.thread = (uint8_t)t;
+        memset(&ot, 0, sizeof ot);
+        snprintf(path, sizeof path, "%s.t%llu", out, (unsigned long long)t);
+        if (!(ot.pt = fopen(path, "wb"))) { fprintf(stderr, "ptsim: cannot write %s\n", path); return 2; }
+        rc = simulate(&b, &ot, &mt, &st);
+        if (fclose(ot.pt) != 0 || rc) { fprintf(stderr, "ptsim: cannot write %s\n", path); return rc ? rc : 2; }
+        if (!quiet) printf("thread %llu: wrote %s (%llu bytes)\n", (unsigned long long)t, path, (unsigned long long)ot.st.total);
+    }
 
     if (compare) {
+        static ptc_counters counters2; /* the same counters, counting afresh */
         b = a;
+        if (a.ncounters) (void)ptc_counters_init(&counters2, a.counter, a.ncounters);
+        b.counters = &counters2;
         if (!mc_policy(&b.cfg.policy, compare, err, sizeof err)) { fprintf(stderr, "ptsim: --compare-policy: %s\n", err); return 2; }
         memset(&o2, 0, sizeof o2);
         rc = simulate(&b, &o2, &m2, &secs2);
@@ -417,6 +454,10 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         fprintf(info, "decode with: ptdump --config %s %s\n  (libipt ptdump: --mtc-freq %u --cpuid-0x15.eax %u --cpuid-0x15.ebx %u --nom-freq %u)\n",
                 jsonpath, out, m.cfg.mtc_freq, m.cfg.cpuid_15_eax, m.cfg.cpuid_15_ebx, mc_nom_freq(&m.cfg));
         print_summary(info, &o, &m, &m.cfg, secs, compare ? &o2 : NULL, compare ? &m2.cfg : NULL);
+        for (t = 0; t < counters.n; t++)
+            fprintf(info, "counter %llu (%s): %llu, %llu overflows\n", (unsigned long long)t,
+                    mc_event_name(counters.cfg[t].event), (unsigned long long)ptc_counters_read(&counters, (unsigned)t),
+                    (unsigned long long)ptc_counters_overflows(&counters, (unsigned)t));
     }
     return 0;
 }

@@ -215,10 +215,15 @@ WL_FN int wl_run_configured(int wi, const char *policy, const char *settings, ui
      mode IP TARGET 16|32|64
      ratio IP RATIO
      sleep IP CSTATE ART_TICKS [hlt]
+     privilege IP TARGET CPL    a far transfer to CPL 0..3 (SYSCALL, SYSRET)
+     counter EVENT[,key=v...]   an event counter (before start; SPEC 4.7)
      stop
    The model is set up at the first command that is not set/policy. */
 typedef struct wl_scenario {
     ptc_model_config cfg;
+    ptc_counter_config counter[PTC_COUNTERS_MAX];
+    unsigned ncounters;
+    ptc_counters counters;  /* the model's, while it runs and after */
     int started;            /* ptc_model_init done */
     int line;
     char error[200];
@@ -256,6 +261,21 @@ WL_FN int wl_run_scenario(const char *text, const ptc_model_config *base, const 
         s->line++;
         q = line;
         if (!wl_word(&q, cmd, sizeof cmd)) continue;
+        if (strcmp(cmd, "counter") == 0) {
+            char why[160];
+            if (s->started || s->ncounters == PTC_COUNTERS_MAX) {
+                snprintf(s->error, sizeof s->error, "line %d: counter after the model started, or more than %d", s->line,
+                         PTC_COUNTERS_MAX);
+                return 0;
+            }
+            while (*q == ' ' || *q == '\t') q++;
+            if (!mc_counter(&s->counter[s->ncounters], q, why, sizeof why)) {
+                snprintf(s->error, sizeof s->error, "line %d: %s", s->line, why);
+                return 0;
+            }
+            s->ncounters++;
+            continue;
+        }
         if (strcmp(cmd, "set") == 0 || strcmp(cmd, "policy") == 0) {
             if (s->started) { snprintf(s->error, sizeof s->error, "line %d: %s after the model started", s->line, cmd); return 0; }
             while (*q == ' ' || *q == '\t') q++;
@@ -273,6 +293,10 @@ WL_FN int wl_run_scenario(const char *text, const ptc_model_config *base, const 
             if (ptc_model_init(m, &s->cfg, sink) != PTC_OK) {
                 snprintf(s->error, sizeof s->error, "line %d: bad model setting: %s", s->line, ptc_model_error_field(m));
                 return 0;
+            }
+            if (s->ncounters) {
+                (void)ptc_counters_init(&s->counters, s->counter, s->ncounters); /* mc_counter checked them */
+                (void)ptc_model_attach_counters(m, &s->counters, 0);
             }
             s->started = 1;
         }
@@ -308,6 +332,8 @@ WL_FN int wl_run_scenario(const char *text, const ptc_model_config *base, const 
             ptc_model_mode(m, x, y, z == 64, z == 32);
         } else if (strcmp(cmd, "ratio") == 0) {
             if (y < 1 || y > 255 || ptc_model_set_ratio(m, x, (uint8_t)y) != PTC_OK) goto bad;
+        } else if (strcmp(cmd, "privilege") == 0) {
+            if (!mc_number(c, &z) || z > 3 || ptc_model_privilege(m, x, y, (uint8_t)z) != PTC_OK) goto bad;
         } else if (strcmp(cmd, "sleep") == 0) {
             if (!mc_number(c, &z) || y < 1 || y > 15) goto bad;
             ptc_model_sleep(m, x, strcmp(d, "hlt") != 0, 0x20, 1, (uint8_t)y, z, 1);
