@@ -27,9 +27,11 @@
      3. Single-packet decode    ptc_decode_packet()
      4. Encoding                ptc_encode_packet()
      5. Stream decoding         ptc_decoder, ptc_item
-     6. Hardware model          ptc_model, ptc_model_config, ptc_mtc_policy
+     6. Hardware model          ptc_model, ptc_model_config, ptc_mtc_policy,
+                                ptc_counters (event counters, PEBS via PT)
      7. Policy checker          ptc_checker
      8. Clock recovery          ptc_clock, ptc_timed_item
+     9. Snapshots, navigation   ptc_ring, ptc_ring_reader, ptc_nav (SPEC.md part 4)
 */
 #ifndef PTCODEC_H_INCLUDED
 #define PTCODEC_H_INCLUDED
