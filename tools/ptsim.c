@@ -379,7 +379,10 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         }
     }
     memset(&o, 0, sizeof o);
-    if (snapshot) {
+    o.pt = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
+    if (!o.pt) { fprintf(stderr, "ptsim: cannot write %s\n", out); return 2; }
+    if (truth && !(o.truth = fopen(truth, "w"))) { fprintf(stderr, "ptsim: cannot write %s\n", truth); return 2; }
+    if (snapshot) { /* after the files open: no early return leaves it behind */
         ring_buf = (uint8_t *)malloc((size_t)ring_size);
         if (!ring_buf || ptc_ring_init(&ring, ring_buf, (size_t)ring_size) != PTC_OK) {
             fprintf(stderr, "ptsim: no memory for a ring of %llu bytes\n", (unsigned long long)ring_size);
@@ -389,9 +392,6 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         o.ring = &ring;
         o.after = after;
     }
-    o.pt = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
-    if (!o.pt) { fprintf(stderr, "ptsim: cannot write %s\n", out); return 2; }
-    if (truth && !(o.truth = fopen(truth, "w"))) { fprintf(stderr, "ptsim: cannot write %s\n", truth); return 2; }
     if (svg) {
         o.capkeep = 400;
         o.keep = *keep = (ptc_truth *)malloc(o.capkeep * sizeof *o.keep);
