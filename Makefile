@@ -21,7 +21,13 @@ HDR     := ptcodec.h
 TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/workloads.h tools/modelrec.h
 TESTHDR := tests/testlib.h tests/libipt_allowlist.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen ptnav
-TESTS   := test_packets test_stream test_golden test_realtraces test_model test_clock test_nav test_faults
+# The unit test programs. This one list drives both what `make check`
+# builds and what tests/run.sh runs ($(BUILD)/test-programs); run.sh fails
+# when a program under $(BUILD)/test was built but not run.
+CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model test_clock test_nav test_faults
+GCC_TESTS    := test_packets test_stream test_model
+NOI128_TESTS := test_model test_clock
+LIBIPT_TESTS := test_libipt timecmp
 FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/pktgen.h tools/modelrec.h tests/libipt_allowlist.h
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
 # targets whose input is a workload program, not PT bytes: their own dictionary
@@ -82,15 +88,16 @@ check: deps
 	@$(MAKE) --no-print-directory check-build
 	@sh tests/run.sh $(BUILD)
 
-CHECK_BIN := $(addprefix $(BUILD)/test/clang/,$(TESTS)) \
-             $(addprefix $(BUILD)/test/gcc/,test_packets test_stream test_model) \
-             $(BUILD)/test/gcc/test_model_noi128 $(BUILD)/test/gcc/test_clock_noi128 \
+TEST_PROGRAMS := $(addprefix $(BUILD)/test/clang/,$(CLANG_TESTS)) \
+                 $(addprefix $(BUILD)/test/gcc/,$(GCC_TESTS)) \
+                 $(patsubst %,$(BUILD)/test/gcc/%_noi128,$(NOI128_TESTS))
+ifeq ($(HAVE_LIBIPT),yes)
+TEST_PROGRAMS += $(addprefix $(BUILD)/test/clang/,$(LIBIPT_TESTS))
+endif
+CHECK_BIN := $(TEST_PROGRAMS) \
              $(addprefix $(BUILD)/san/,$(TOOLS)) \
              $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS)) \
              $(addprefix $(BUILD)/msan/,$(MSAN_TARGETS))
-ifeq ($(HAVE_LIBIPT),yes)
-CHECK_BIN += $(BUILD)/test/clang/test_libipt $(BUILD)/test/clang/timecmp
-endif
 ifeq ($(HAVE_LIBFUZZER),yes)
 CHECK_BIN += $(addprefix $(BUILD)/libfuzzer/,$(FUZZ_TARGETS))
 endif
@@ -100,6 +107,7 @@ endif
 
 check-build: $(CHECK_BIN) | $(BUILD)
 	@printf '%s\n' $(foreach t,$(FUZZ_TARGETS),"$(t) $(call fuzz_dict,$(t))") > $(BUILD)/fuzz-targets
+	@printf '%s\n' $(TEST_PROGRAMS) > $(BUILD)/test-programs
 
 $(BUILD)/test/clang/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/clang
 	$(CLANG) $(TESTCFLAGS) -o $@ $< $(if $(filter test_libipt,$*),-lipt)
@@ -160,7 +168,7 @@ corpus: $(BUILD)/ptgen $(BUILD)/ptsim $(BUILD)/gen_model_seeds
 # ---- coverage -------------------------------------------------------------
 # clang source-based coverage of ptcodec.h over the unit tests and the
 # corpus replay; prints line and branch coverage (tools/coverage.sh).
-COV_TESTS := test_packets test_stream test_golden test_realtraces test_model test_clock test_nav
+COV_TESTS := $(filter-out test_faults,$(CLANG_TESTS))
 coverage: deps
 	@sh tools/coverage.sh $(BUILD)/cov "$(COV_TESTS)" "$(FUZZ_TARGETS)"
 

@@ -6,6 +6,7 @@
 cd "$(dirname "$0")/.." || exit 1
 out=${BUILD:-build}/compile
 mkdir -p "$out"
+failed=0
 for combo in "gcc c99" "gcc c11" "clang c99" "clang c11" "g++ c++11" "g++ c++17" "clang++ c++11" "clang++ c++17"; do
   set -- $combo
   cc=$1 std=$2
@@ -19,7 +20,8 @@ for combo in "gcc c99" "gcc c11" "clang c99" "clang c11" "g++ c++11" "g++ c++17"
          -o "$exe" >"$exe.log" 2>&1 && "$exe"; then
       echo "ok - $name"
     else
-      echo "FAIL - $name"; sed 's/^/  /' "$exe.log" | head -20
+      echo "FAIL - $name"; sed 's/^/  /' "$exe.log" | head -20; failed=1
     fi
   done
 done
+exit $failed

@@ -6,7 +6,7 @@
 # usage: tests/run.sh BUILD_DIR
 b=${1:-build}
 log=$(mktemp)
-trap 'rm -f "$log" "$log.one" "$log.r" "$log.f"' EXIT
+trap 'rm -f "$log" "$log.one" "$log.r" "$log.f" "$log.ran"' EXIT
 run() { # label command...
   label=$1; shift
   "$@" >"$log.one" 2>&1; st=$?
@@ -15,33 +15,41 @@ run() { # label command...
   if [ $st != 0 ] && ! grep -q '^FAIL - ' "$log.one"; then
     echo "FAIL - $label (exit status $st)" | tee -a "$log"
   fi
+  # a runner must say a failure with its exit status too
+  if [ $st = 0 ] && grep -q '^FAIL - ' "$log.one"; then
+    echo "FAIL - $label: reported failures but exited 0" | tee -a "$log"
+  fi
 }
-for cc in clang gcc; do
-  for t in test_packets test_stream test_model; do run "$cc/$t" env TL_TAG="$cc" "$b/test/$cc/$t" SPEC.md; done
-done
-run test_model_noi128 env TL_TAG="gcc, portable 128-bit" "$b/test/gcc/test_model_noi128"
-run test_clock "$b/test/clang/test_clock"
-run test_clock_noi128 env TL_TAG="gcc, portable 128-bit" "$b/test/gcc/test_clock_noi128"
-run test_golden "$b/test/clang/test_golden"
-run test_realtraces "$b/test/clang/test_realtraces"
-run test_faults "$b/test/clang/test_faults"
-if [ -x "$b/test/clang/test_libipt" ]; then run test_libipt "$b/test/clang/test_libipt"
-else echo "skip - test_libipt: libipt-dev is not installed" | tee -a "$log"; fi
 # SPEC 3.10: on every standard workload, with and without suppression and CYC,
 # ptcodec's maximum time error is below libipt's and nothing goes back
-timecmp() {
-  if "$b/test/clang/timecmp" --check --cycles 3000000 > "$log.r" 2>&1; then echo "ok - time_accuracy_vs_libipt: $(tail -1 "$log.r")"
-  else grep -B3 'does not beat' "$log.r" | head -20; tail -3 "$log.r"; echo "FAIL - time_accuracy_vs_libipt"; fi
+timecmp() { # program
+  if "$1" --check --cycles 3000000 > "$log.r" 2>&1; then echo "ok - time_accuracy_vs_libipt: $(tail -1 "$log.r")"
+  else grep -B3 'does not beat' "$log.r" | head -20; tail -3 "$log.r"; echo "FAIL - time_accuracy_vs_libipt"; return 1; fi
 }
-if [ -x "$b/test/clang/timecmp" ]; then run time_accuracy_vs_libipt timecmp
-else echo "skip - time_accuracy_vs_libipt: libipt-dev is not installed" | tee -a "$log"; fi
+# Every unit test program the build made, from the Makefile's one list.
+: > "$log.ran"
+while read -r prog; do
+  name=${prog#"$b"/test/}
+  case $name in
+    */timecmp) run time_accuracy_vs_libipt timecmp "$prog" ;;
+    gcc/*_noi128) run "$name" env TL_TAG="gcc, portable 128-bit" "$prog" SPEC.md ;;
+    *) run "$name" env TL_TAG="${name%%/*}" "$prog" SPEC.md ;;
+  esac
+  echo "$prog" >> "$log.ran"
+done < "$b/test-programs"
+[ -x "$b/test/clang/test_libipt" ] || echo "skip - test_libipt, time_accuracy_vs_libipt: libipt-dev is not installed" | tee -a "$log"
+# A test that is built but not run would pass unseen: none may exist.
+for prog in "$b"/test/*/*; do
+  [ -f "$prog" ] && [ -x "$prog" ] || continue
+  grep -qxF "$prog" "$log.ran" || echo "FAIL - built_but_not_run: $prog is not in the Makefile's test list" | tee -a "$log"
+done
 run test_cli sh tests/test_cli.sh "$b/san"
 run compile_matrix env BUILD="$b" sh tests/compile_matrix.sh
 # Every corpus file through its target, engine-free: gcc with ASan+UBSan,
 # and clang with MSan (every target but the libipt differential one).
 replay() { # build-dir target
   if "$b/$1/$2" "corpus/$2" > "$log.r" 2>&1; then echo "ok - $1_$2: $(tail -1 "$log.r")"
-  else tail -20 "$log.r"; echo "FAIL - $1_$2"; fi
+  else tail -20 "$log.r"; echo "FAIL - $1_$2"; return 1; fi
 }
 # A short libFuzzer run from the corpus, so a regression shows up quickly.
 smoke() { # target dictionary
@@ -50,7 +58,7 @@ smoke() { # target dictionary
        -artifact_prefix="$b/" "$b/smoke-$1" "corpus/$1" > "$log.f" 2>&1; then
     echo "ok - fuzz_smoke_$1: $(grep -o '#[0-9]*[[:space:]]*DONE.*' "$log.f" | head -1)"
   else
-    grep -A20 -E 'ERROR|FZ_ASSERT|runtime error' "$log.f" | head -40; echo "FAIL - fuzz_smoke_$1"
+    grep -A20 -E 'ERROR|FZ_ASSERT|runtime error' "$log.f" | head -40; echo "FAIL - fuzz_smoke_$1"; return 1
   fi
 }
 while read -r t dict; do
