@@ -9,6 +9,8 @@
 #   make fuzz-run TARGET=fuzz_stream SECONDS=60
 #   make corpus    regenerate the seed corpora
 #   make coverage  line and branch coverage of ptcodec.h (tests + corpus replay)
+#   make install   the header, the tools, their man pages, a pkg-config file
+#                  and a CMake package under $(DESTDIR)$(PREFIX); make uninstall
 #   make clean
 
 BUILD   ?= build
@@ -42,7 +44,7 @@ HAVE_AFL    := $(shell command -v afl-clang-fast >/dev/null 2>&1 && echo yes)
 HAVE_LIBFUZZER := $(shell printf 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){(void)d;(void)n;return 0;}' \
                    | $(CLANG) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo yes)
 
-.PHONY: all tools demo check check-build deps bench fuzz fuzz-run corpus coverage clean
+.PHONY: all tools demo check check-build deps bench fuzz fuzz-run corpus coverage install uninstall clean
 
 all: tools
 tools: $(addprefix $(BUILD)/,$(TOOLS))
@@ -65,13 +67,13 @@ demo: tools
 	@$(BUILD)/ptdump --check --config $(BUILD)/demo.pt.json $(BUILD)/demo.pt > $(BUILD)/demo.check; \
 	  echo "exit status $$?, $$(grep -c violation $(BUILD)/demo.check) violations"
 	@echo "== a timeline of the first packets: $(BUILD)/demo.svg; the true time of every packet: $(BUILD)/demo.truth.jsonl"
-	@echo "== capture around a trigger (SPEC 4.5, 4.6): the 1000th retirement of the instruction at 0x4013f0 fires TRIG;"
+	@echo "== capture around a trigger (SPEC 4.5, 5.7): the 1000th retirement of the instruction at 0x4013f0 fires TRIG;"
 	@echo "   the trace wraps in a ring sized to keep 8000 bytes before it, which stops 2000 bytes after it"
 	@$(BUILD)/ptsim --workload dense --cycles 2000000 --set cyc_en=1,trigger_ip=0x4013f0,trigger_nth=1000,trigger_fup=1 \
 	  --snapshot auto --history 8000 --after 2000 -o $(BUILD)/snap.pt | head -1
 	@$(BUILD)/ptdump --config $(BUILD)/snap.pt.json $(BUILD)/snap.pt | grep -A1 ' trig '
 	@$(BUILD)/ptdump --config $(BUILD)/snap.pt.json $(BUILD)/snap.pt | tail -1
-	@echo "== from a PEBS record to its instruction (SPEC 4.7): a counter of indirect jumps overflows and writes a"
+	@echo "== from a PEBS record to its instruction (SPEC 5.8): a counter of indirect jumps overflows and writes a"
 	@echo "   PEBS-via-PT record; ptnav --pebs 0 lands on the instruction's retirement, --back 2 the two before it"
 	@$(BUILD)/ptsim --quiet --workload dense --cycles 2000000 --set cyc_en=1 --counter indirect,pebs=1,start=1099511627700 \
 	  -o $(BUILD)/pebs.pt --truth $(BUILD)/pebs.truth.jsonl
@@ -189,6 +191,64 @@ bench: deps
 	@$(BUILD)/bench_model
 	@echo
 	@$(BUILD)/timecmp
+
+# ---- install ----------------------------------------------------------------
+# ptcodec is one header: the pkg-config file and the CMake package
+# (find_package(ptcodec) -> INTERFACE target ptcodec::ptcodec) only add its
+# include directory. The version comes from the header, its one place.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+VERSION := $(shell sed -n 's/^\#define PTCODEC_VERSION_STRING "\(.*\)"/\1/p' $(HDR))
+INCDIR  := $(PREFIX)/include
+BINDIR  := $(PREFIX)/bin
+MAN1DIR := $(PREFIX)/share/man/man1
+PCDIR   := $(PREFIX)/share/pkgconfig
+CMAKEDIR := $(PREFIX)/share/cmake/ptcodec
+INSTALLED := $(INCDIR)/ptcodec.h $(addprefix $(BINDIR)/,$(TOOLS)) $(patsubst %,$(MAN1DIR)/%.1,$(TOOLS)) \
+             $(PCDIR)/ptcodec.pc $(CMAKEDIR)/ptcodecConfig.cmake $(CMAKEDIR)/ptcodecConfigVersion.cmake
+
+$(BUILD)/ptcodec.pc: $(HDR) Makefile | $(BUILD)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' '' 'Name: ptcodec' \
+	  'Description: Intel Processor Trace packet codec, clock recovery and hardware model (one header)' \
+	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' > $@
+
+# relocatable: the include directory is found from where the file lies
+$(BUILD)/ptcodecConfig.cmake: $(HDR) Makefile | $(BUILD)
+	@printf '%s\n' '# ptcodec $(VERSION): a single-header library; link ptcodec::ptcodec for its include directory' \
+	  'get_filename_component(_ptcodec_prefix "$${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)' \
+	  'if(NOT TARGET ptcodec::ptcodec)' \
+	  '  add_library(ptcodec::ptcodec INTERFACE IMPORTED)' \
+	  '  set_target_properties(ptcodec::ptcodec PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$${_ptcodec_prefix}/include")' \
+	  'endif()' 'unset(_ptcodec_prefix)' > $@
+
+# A request for version W is met by this version H when W <= H, with the
+# same major version, and, before 1.0, the same minor version too.
+$(BUILD)/ptcodecConfigVersion.cmake: $(HDR) Makefile | $(BUILD)
+	@printf '%s\n' 'set(PACKAGE_VERSION "$(VERSION)")' \
+	  'string(REGEX MATCH "^[0-9]+\\.[0-9]+" _ptcodec_have "$${PACKAGE_VERSION}")' \
+	  'string(REGEX MATCH "^[0-9]+\\.[0-9]+" _ptcodec_want "$${PACKAGE_FIND_VERSION}")' \
+	  'set(PACKAGE_VERSION_COMPATIBLE TRUE)' \
+	  'if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)' \
+	  '  set(PACKAGE_VERSION_COMPATIBLE FALSE)' \
+	  'elseif(PACKAGE_FIND_VERSION AND NOT PACKAGE_FIND_VERSION_MAJOR EQUAL $(firstword $(subst ., ,$(VERSION))))' \
+	  '  set(PACKAGE_VERSION_COMPATIBLE FALSE)' \
+	  'elseif(PACKAGE_FIND_VERSION AND PACKAGE_FIND_VERSION_MAJOR EQUAL 0 AND NOT _ptcodec_want VERSION_EQUAL _ptcodec_have)' \
+	  '  set(PACKAGE_VERSION_COMPATIBLE FALSE)' \
+	  'endif()' \
+	  'if(PACKAGE_FIND_VERSION VERSION_EQUAL PACKAGE_VERSION)' '  set(PACKAGE_VERSION_EXACT TRUE)' 'endif()' \
+	  'unset(_ptcodec_have)' 'unset(_ptcodec_want)' > $@
+
+install: tools $(BUILD)/ptcodec.pc $(BUILD)/ptcodecConfig.cmake $(BUILD)/ptcodecConfigVersion.cmake
+	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(PCDIR) $(DESTDIR)$(CMAKEDIR)
+	install -m 644 $(HDR) $(DESTDIR)$(INCDIR)/
+	install -m 755 $(addprefix $(BUILD)/,$(TOOLS)) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(patsubst %,tools/%.1,$(TOOLS)) $(DESTDIR)$(MAN1DIR)/
+	install -m 644 $(BUILD)/ptcodec.pc $(DESTDIR)$(PCDIR)/
+	install -m 644 $(BUILD)/ptcodecConfig.cmake $(BUILD)/ptcodecConfigVersion.cmake $(DESTDIR)$(CMAKEDIR)/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null
 
 clean:
 	rm -rf $(BUILD)

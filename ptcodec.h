@@ -15,23 +15,35 @@
      PTCODEC_IMPLEMENTATION  emit the function bodies in this translation unit
      PTCODEC_STATIC          make every function static to this translation
                              unit (use together with PTCODEC_IMPLEMENTATION)
+     PTCODEC_DLL             Windows: the functions are exported from a DLL
+                             (in the translation unit with the
+                             implementation) or imported from one (elsewhere)
+     PTCDEF                  what goes before every function, if none of the
+                             above fits (default: extern)
      PTC_ASSERT(x)           check internal invariants (default: nothing);
                              never used for input validation - bad input
                              always comes back as an error status
      PTC_CLOCK_WINDOW        packets the clock may hold back while it looks
                              ahead for the next timing packet (default 512)
 
-   SECTIONS (they follow SPEC.md)
-     1. Status codes            ptc_status, ptc_status_name()
-     2. Packets                 ptc_packet, ptc_packet_type
-     3. Single-packet decode    ptc_decode_packet()
-     4. Encoding                ptc_encode_packet()
-     5. Stream decoding         ptc_decoder, ptc_item
-     6. Hardware model          ptc_model, ptc_model_config, ptc_mtc_policy,
-                                ptc_counters (event counters, PEBS via PT)
-     7. Policy checker          ptc_checker
-     8. Clock recovery          ptc_clock, ptc_timed_item
-     9. Snapshots, navigation   ptc_ring, ptc_ring_reader, ptc_nav (SPEC.md part 4)
+   SECTIONS, in the order data flows through them; each has the number of
+   its part of SPEC.md, and none uses a later one. The implementation
+   follows the same order, after 0. Shared arithmetic.
+     1.1      Status codes               ptc_status, ptc_status_name()
+     1.2-1.6  Packets and their classes  ptc_opcode, PTC_PACKET_LIST,
+                                         ptc_packet, ptc_packet_is_*()
+     1.7      Single-packet decode       ptc_decode_packet()
+     1.8      Encoding                   ptc_encode_packet(), ptc_packet_equal()
+     1.9      Stream decoding            ptc_decoder, ptc_item
+     2.       MTC suppression, checker   ptc_mtc_policy, ptc_checker
+     3.       Clock recovery             ptc_clock, ptc_timed_item
+     4.       Snapshot rings, navigation ptc_ring, ptc_ring_reader, ptc_nav
+     5.       Hardware model             ptc_model (with event counters,
+                                         triggers, snapshot sizing and
+                                         ptc_clock_config_from_model)
+   Private names say their part: ptc__byte_ and ptc__math_ (0), ptc__pkt_,
+   ptc__dec_, ptc__enc_, ptc__str_ (1), ptc__clk_ (3), ptc__nav_ (4),
+   ptc__mdl_ (5).
 */
 #ifndef PTCODEC_H_INCLUDED
 #define PTCODEC_H_INCLUDED
@@ -40,18 +52,24 @@
 #include <stdint.h>
 
 #define PTCODEC_VERSION_MAJOR 0
-#define PTCODEC_VERSION_MINOR 1
+#define PTCODEC_VERSION_MINOR 2
 #define PTCODEC_VERSION_PATCH 0
-#define PTCODEC_VERSION_STRING "0.1.0"
+#define PTCODEC_VERSION_STRING "0.2.0"
 
-#if defined(PTCODEC_STATIC)
-#  if defined(__GNUC__) || defined(__clang__)
-#    define PTCDEF static __attribute__((unused))
+#if !defined(PTCDEF)
+#  if defined(PTCODEC_STATIC)
+#    if defined(__GNUC__) || defined(__clang__)
+#      define PTCDEF static __attribute__((unused))
+#    else
+#      define PTCDEF static
+#    endif
+#  elif defined(_WIN32) && defined(PTCODEC_DLL) && defined(PTCODEC_IMPLEMENTATION)
+#    define PTCDEF __declspec(dllexport)
+#  elif defined(_WIN32) && defined(PTCODEC_DLL)
+#    define PTCDEF __declspec(dllimport)
 #  else
-#    define PTCDEF static
+#    define PTCDEF extern
 #  endif
-#else
-#  define PTCDEF extern
 #endif
 
 #ifdef __cplusplus
@@ -59,7 +77,7 @@ extern "C" {
 #endif
 
 /* ===================================================================== */
-/* 1. Status codes                                                        */
+/* 1.1 Status codes                                                      */
 /* ===================================================================== */
 
 /* X(enumerator, value, name, message). Values >= 0 are not errors:
@@ -90,7 +108,10 @@ typedef enum ptc_status {
 #define PTC__X(e, v, n, m) e = v,
     PTC_STATUS_LIST(PTC__X)
 #undef PTC__X
-    PTC_STATUS_MIN_ = -17
+    /* the lowest code: the error codes are -1, -2, ... with no gap */
+#define PTC__X(e, v, n, m) - ((v) < 0)
+    PTC_STATUS_MIN_ = 0 PTC_STATUS_LIST(PTC__X)
+#undef PTC__X
 } ptc_status;
 
 /* Short stable name ("truncated"), for logs and JSON. Never NULL. */
@@ -101,47 +122,124 @@ PTCDEF const char *ptc_status_message(ptc_status status);
 PTCDEF const char *ptc_version(void);
 
 /* ===================================================================== */
-/* 2. Packets                                                             */
+/* 1.2-1.6 Packets and their classes                                      */
 /* ===================================================================== */
 
-/* X(enumerator, json name, libipt ptdump name) */
+/* Opcodes (SPEC 1.2, 1.3): the only place their values are written. A
+   first byte is PTC_OP_*; where some of its bits are fields, the value is
+   the byte with those bits zero and PTC_OP_*_MASK covers the opcode bits.
+   The byte after PTC_OP_EXT is PTC_EXT_* (masked the same way). */
+typedef enum ptc_opcode {
+    PTC_OP_PAD         = 0x00,
+    PTC_OP_EXT         = 0x02, /* an extended opcode follows */
+    PTC_OP_TSC         = 0x19,
+    PTC_OP_MTC         = 0x59,
+    PTC_OP_MODE        = 0x99, /* byte 1 bits 7:5: PTC_MODE_LEAF_EXEC or _TSX */
+    PTC_OP_TRIG        = 0xD9,
+    PTC_OP_TIP_PGD     = 0x01, /* the IP packets: bits 4:0, IPBytes in bits 7:5 */
+    PTC_OP_TIP         = 0x0D,
+    PTC_OP_TIP_PGE     = 0x11,
+    PTC_OP_FUP         = 0x1D,
+    PTC_OP_IP_MASK     = 0x1F,
+    PTC_OP_CYC         = 0x03, /* bits 7:3: the count's low bits */
+    PTC_OP_CYC_MASK    = 0x03,
+    PTC_OP_CYC_MORE    = 0x04, /* another CYC byte follows */
+    PTC_OP_TNT8        = 0x00, /* bit 0 clear (but PAD and EXT); a stop bit above the branches */
+    PTC_OP_TNT8_MASK   = 0x01,
+    PTC_OP_BIP         = 0x04, /* inside a PEBS block only; bits 7:3: the item's ID */
+    PTC_OP_BIP_MASK    = 0x07,
+
+    PTC_EXT_CBR        = 0x03,
+    PTC_EXT_PSBEND     = 0x23,
+    PTC_EXT_PIP        = 0x43,
+    PTC_EXT_TMA        = 0x73,
+    PTC_EXT_PSB        = 0x82, /* the PSB is 8 times PTC_OP_EXT, PTC_EXT_PSB */
+    PTC_EXT_STOP       = 0x83,
+    PTC_EXT_TNT64      = 0xA3,
+    PTC_EXT_MNT        = 0xC3, /* a second escape: byte 2 is PTC_EXT2_MNT */
+    PTC_EXT2_MNT       = 0x88,
+    PTC_EXT_VMCS       = 0xC8,
+    PTC_EXT_OVF        = 0xF3,
+    PTC_EXT_MWAIT      = 0xC2,
+    PTC_EXT_PWRE       = 0x22,
+    PTC_EXT_PWRX       = 0xA2,
+    PTC_EXT_CFE        = 0x13,
+    PTC_EXT_EVD        = 0x53,
+    PTC_EXT_BBP        = 0x63,
+    PTC_EXT_EXSTOP     = 0x62, /* bit 7: IP */
+    PTC_EXT_BEP        = 0x33, /* bit 7: IP */
+    PTC_EXT_IP_BIT_MASK = 0x7F,
+    PTC_EXT_PTW        = 0x12, /* bit 7: IP, bits 6:5: PayloadBytes */
+    PTC_EXT_PTW_MASK   = 0x1F,
+
+    PTC_MODE_LEAF_EXEC = 0x00, /* MODE's byte 1 bits 7:5 */
+    PTC_MODE_LEAF_TSX  = 0x20
+} ptc_opcode;
+
+/* What a packet type means to each part of the library (SPEC 1.4). The
+   column of PTC_PACKET_LIST is an OR of these; ptc_packet_is_NAME() is
+   made from each. X(NAME, name, bit) */
+#define PTC_PACKET_CLASS_LIST(X) \
+    X(TIMING,       timing,       0) /* time only: TSC, TMA, MTC, CYC (the seed's timing packets) */ \
+    X(IP,           ip,           1) /* an IP compressed against the last IP (SPEC 1.5)            */ \
+    X(TNT,          tnt,          2) /* taken/not-taken bits of conditional branches and RETs     */ \
+    X(CYC_ELIGIBLE, cyc_eligible, 3) /* a CYC may go right before it (SDM 36.3.6); a TNT's CYC     \
+                                        goes before its first branch instead                     */ \
+    X(KEEPS_BLOCK,  keeps_block,  4) /* does not end a PEBS block (SPEC 1.6)                      */ \
+    X(DEC_STATE,    dec_state,    5) /* changes the stream decoder's state beyond the last IP:     \
+                                        PSB resets the last IP, BBP opens a block                */ \
+    X(RETIRES,      retires,      6) /* may carry retirements (SPEC 4.1)                          */
+
+typedef enum ptc_packet_class {
+#define PTC__X(N, n, bit) PTC_PC_##N = 1 << bit,
+    PTC_PACKET_CLASS_LIST(PTC__X)
+#undef PTC__X
+    PTC_PC_NONE = 0
+} ptc_packet_class;
+
+/* The packet types, one row each: X(enumerator, JSON name, libipt ptdump
+   name, smallest size, largest size, classes). Adding a type takes: its
+   row here, its opcode in ptc_opcode, its fields in ptc_packet and in
+   PTC_PACKET_FIELD_LIST, its decoder (ptc__dec_slow or ptc__dec_ext), its
+   encoder (ptc__enc_packet), its rows in SPEC.md 1.2-1.4, and its case in
+   tools/pktgen.h (which every packet test and fuzz target draws from). */
 #define PTC_PACKET_LIST(X) \
-    X(PTC_PAD,       "pad",       "pad") \
-    X(PTC_PSB,       "psb",       "psb") \
-    X(PTC_PSBEND,    "psbend",    "psbend") \
-    X(PTC_TNT8,      "tnt8",      "tnt.8") \
-    X(PTC_TNT64,     "tnt64",     "tnt.64") \
-    X(PTC_TIP,       "tip",       "tip") \
-    X(PTC_TIP_PGE,   "tip_pge",   "tip.pge") \
-    X(PTC_TIP_PGD,   "tip_pgd",   "tip.pgd") \
-    X(PTC_FUP,       "fup",       "fup") \
-    X(PTC_MODE_EXEC, "mode_exec", "mode.exec") \
-    X(PTC_MODE_TSX,  "mode_tsx",  "mode.tsx") \
-    X(PTC_PIP,       "pip",       "pip") \
-    X(PTC_VMCS,      "vmcs",      "vmcs") \
-    X(PTC_OVF,       "ovf",       "ovf") \
-    X(PTC_TSC,       "tsc",       "tsc") \
-    X(PTC_TMA,       "tma",       "tma") \
-    X(PTC_MTC,       "mtc",       "mtc") \
-    X(PTC_CYC,       "cyc",       "cyc") \
-    X(PTC_CBR,       "cbr",       "cbr") \
-    X(PTC_MNT,       "mnt",       "mnt") \
-    X(PTC_PTW,       "ptw",       "ptw") \
-    X(PTC_EXSTOP,    "exstop",    "exstop") \
-    X(PTC_MWAIT,     "mwait",     "mwait") \
-    X(PTC_PWRE,      "pwre",      "pwre") \
-    X(PTC_PWRX,      "pwrx",      "pwrx") \
-    X(PTC_STOP,      "stop",      "stop") \
-    X(PTC_BBP,       "bbp",       "bbp") \
-    X(PTC_BIP,       "bip",       "bip") \
-    X(PTC_BEP,       "bep",       "bep") \
-    X(PTC_CFE,       "cfe",       "cfe") \
-    X(PTC_EVD,       "evd",       "evd") \
-    X(PTC_TRIG,      "trig",      "trig")
+    X(PTC_PAD,       "pad",       "pad",        1,  1, PTC_PC_KEEPS_BLOCK) \
+    X(PTC_PSB,       "psb",       "psb",       16, 16, PTC_PC_DEC_STATE) \
+    X(PTC_PSBEND,    "psbend",    "psbend",     2,  2, 0) \
+    X(PTC_TNT8,      "tnt8",      "tnt.8",      1,  1, PTC_PC_TNT | PTC_PC_RETIRES) \
+    X(PTC_TNT64,     "tnt64",     "tnt.64",     8,  8, PTC_PC_TNT | PTC_PC_RETIRES) \
+    X(PTC_TIP,       "tip",       "tip",        1,  9, PTC_PC_IP | PTC_PC_CYC_ELIGIBLE | PTC_PC_RETIRES) \
+    X(PTC_TIP_PGE,   "tip_pge",   "tip.pge",    1,  9, PTC_PC_IP | PTC_PC_CYC_ELIGIBLE) \
+    X(PTC_TIP_PGD,   "tip_pgd",   "tip.pgd",    1,  9, PTC_PC_IP | PTC_PC_CYC_ELIGIBLE | PTC_PC_RETIRES) \
+    X(PTC_FUP,       "fup",       "fup",        1,  9, PTC_PC_IP | PTC_PC_KEEPS_BLOCK | PTC_PC_RETIRES) \
+    X(PTC_MODE_EXEC, "mode_exec", "mode.exec",  2,  2, PTC_PC_CYC_ELIGIBLE) \
+    X(PTC_MODE_TSX,  "mode_tsx",  "mode.tsx",   2,  2, PTC_PC_CYC_ELIGIBLE) \
+    X(PTC_PIP,       "pip",       "pip",        8,  8, PTC_PC_CYC_ELIGIBLE) \
+    X(PTC_VMCS,      "vmcs",      "vmcs",       7,  7, PTC_PC_CYC_ELIGIBLE) \
+    X(PTC_OVF,       "ovf",       "ovf",        2,  2, PTC_PC_CYC_ELIGIBLE) \
+    X(PTC_TSC,       "tsc",       "tsc",        8,  8, PTC_PC_TIMING | PTC_PC_CYC_ELIGIBLE | PTC_PC_KEEPS_BLOCK) \
+    X(PTC_TMA,       "tma",       "tma",        7,  7, PTC_PC_TIMING | PTC_PC_KEEPS_BLOCK) \
+    X(PTC_MTC,       "mtc",       "mtc",        2,  2, PTC_PC_TIMING | PTC_PC_CYC_ELIGIBLE | PTC_PC_KEEPS_BLOCK) \
+    X(PTC_CYC,       "cyc",       "cyc",        1, 10, PTC_PC_TIMING | PTC_PC_KEEPS_BLOCK) \
+    X(PTC_CBR,       "cbr",       "cbr",        4,  4, PTC_PC_KEEPS_BLOCK) \
+    X(PTC_MNT,       "mnt",       "mnt",       11, 11, PTC_PC_KEEPS_BLOCK) \
+    X(PTC_PTW,       "ptw",       "ptw",        6, 10, PTC_PC_CYC_ELIGIBLE) \
+    X(PTC_EXSTOP,    "exstop",    "exstop",     2,  2, PTC_PC_CYC_ELIGIBLE | PTC_PC_KEEPS_BLOCK) \
+    X(PTC_MWAIT,     "mwait",     "mwait",     10, 10, PTC_PC_CYC_ELIGIBLE) \
+    X(PTC_PWRE,      "pwre",      "pwre",       4,  4, PTC_PC_KEEPS_BLOCK) \
+    X(PTC_PWRX,      "pwrx",      "pwrx",       7,  7, PTC_PC_KEEPS_BLOCK) \
+    X(PTC_STOP,      "stop",      "stop",       2,  2, 0) \
+    X(PTC_BBP,       "bbp",       "bbp",        3,  3, PTC_PC_DEC_STATE) \
+    X(PTC_BIP,       "bip",       "bip",        5,  9, PTC_PC_KEEPS_BLOCK) \
+    X(PTC_BEP,       "bep",       "bep",        2,  2, 0) \
+    X(PTC_CFE,       "cfe",       "cfe",        4,  4, 0) \
+    X(PTC_EVD,       "evd",       "evd",       11, 11, 0) \
+    X(PTC_TRIG,      "trig",      "trig",       3,  5, 0)
 
 typedef enum ptc_packet_type {
     PTC_NONE = 0, /* a zeroed packet: not a packet; the encoder refuses it */
-#define PTC__X(e, j, d) e,
+#define PTC__X(e, json, dump, min, max, cls) e,
     PTC_PACKET_LIST(PTC__X)
 #undef PTC__X
     PTC_PACKET_TYPE_COUNT
@@ -151,6 +249,20 @@ typedef enum ptc_packet_type {
 PTCDEF const char *ptc_packet_type_name(ptc_packet_type type);
 /* The name libipt's ptdump prints ("tip.pge"). */
 PTCDEF const char *ptc_packet_type_dump_name(ptc_packet_type type);
+/* The type named "tip_pge" (or "tip.pge"); PTC_NONE for any other name. */
+PTCDEF ptc_packet_type ptc_packet_type_from_name(const char *name);
+/* The sizes a packet of this type can have (0 for PTC_NONE and unknown). */
+PTCDEF unsigned ptc_packet_min_size(ptc_packet_type type);
+PTCDEF unsigned ptc_packet_max_size(ptc_packet_type type);
+/* Its classes (PTC_PC_*), and one predicate per class:
+   ptc_packet_is_timing(), ptc_packet_is_ip(), ... All 0 for PTC_NONE. */
+PTCDEF unsigned ptc_packet_classes(ptc_packet_type type);
+#define PTC__X(N, n, bit) PTCDEF int ptc_packet_is_##n(ptc_packet_type type);
+PTC_PACKET_CLASS_LIST(PTC__X)
+#undef PTC__X
+/* A non-timing packet in the seed's sense (SPEC 2.1): any packet but the
+   timing packets and PAD. It resumes suppressed MTCs. */
+PTCDEF int ptc_packet_is_ntp(ptc_packet_type type);
 
 /* The largest packet (PSB) is 16 bytes; no packet is longer. */
 #define PTC_MAX_PACKET_SIZE 16
@@ -227,13 +339,10 @@ typedef enum ptc_block_ctx {
    every other packet (BEP among them) closes it. */
 PTCDEF ptc_block_ctx ptc_block_ctx_after(ptc_block_ctx before, const ptc_packet *pkt);
 
-/* Equality of two packets: same type, size and field values (the fields
-   of their type only). Packets the encoder refuses are equal only when
-   their structs are identical byte for byte. */
-PTCDEF int ptc_packet_equal(const ptc_packet *a, const ptc_packet *b);
+
 
 /* ===================================================================== */
-/* 3. Single-packet decode                                                */
+/* 1.7 Single-packet decode                                              */
 /* ===================================================================== */
 
 /* Decodes the packet at buf[0]. Reads at most min(len, PTC_MAX_PACKET_SIZE)
@@ -245,7 +354,7 @@ PTCDEF ptc_status ptc_decode_packet(const uint8_t *buf, size_t len,
                                     ptc_block_ctx blk, ptc_packet *pkt);
 
 /* ===================================================================== */
-/* 4. Encoding                                                            */
+/* 1.8 Encoding                                                          */
 /* ===================================================================== */
 
 /* Writes pkt's bytes to out. Refuses (and writes nothing) when a field
@@ -256,8 +365,13 @@ PTCDEF ptc_status ptc_decode_packet(const uint8_t *buf, size_t len,
 PTCDEF ptc_status ptc_encode_packet(const ptc_packet *pkt, uint8_t *out,
                                     size_t cap, size_t *written);
 
+/* Equality of two packets: same type, size and field values (the fields
+   of their type only): their encodings are equal. Packets the encoder refuses are equal only when
+   their structs are identical byte for byte. */
+PTCDEF int ptc_packet_equal(const ptc_packet *a, const ptc_packet *b);
+
 /* ===================================================================== */
-/* 5. Stream decoding                                                     */
+/* 1.9 Stream decoding                                                   */
 /* ===================================================================== */
 
 /* Decoder flags */
@@ -304,7 +418,9 @@ PTCDEF void ptc_decoder_init(ptc_decoder *dec, unsigned flags, uint64_t base_off
 /* Gives the next chunk of input. Allowed right after init and whenever
    ptc_decoder_next() returned PTC_NEED_INPUT; otherwise PTC_ERR_BAD_STATE.
    The decoder keeps a pointer into buf until it asks for more input, and
-   copies at most PTC_MAX_PACKET_SIZE-1 unfinished bytes before it does. */
+   copies at most 31 bytes before it does (a packet cut by the chunk's
+   end, and a PSB that may begin inside it with the 2 bytes after that;
+   SPEC 1.9 rule 4). */
 PTCDEF ptc_status ptc_decoder_feed(ptc_decoder *dec, const uint8_t *buf, size_t len);
 
 /* Declares that no input follows the current chunk. */
@@ -326,10 +442,10 @@ PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item);
 
 
 /* ===================================================================== */
-/* 6. Hardware model (SPEC.md part 2)                                     */
+/* 2. MTC suppression and the policy checker (SPEC.md part 2)            */
 /* ===================================================================== */
 
-/* MTC suppression and resume (seed patent US 12,386,726; SPEC 2.4). */
+/* MTC suppression and resume (seed patent US 12,386,726; SPEC 2.1). */
 typedef struct ptc_mtc_policy {
     uint8_t threshold;       /* suppress after this many MTCs in a row with no
                                 non-timing packet between them; 0 = never */
@@ -343,237 +459,6 @@ typedef struct ptc_mtc_policy {
 
 /* The seed's example: threshold 2, resume after 255 suppressed, bursts of 2. */
 PTCDEF void ptc_mtc_policy_default(ptc_mtc_policy *p);
-
-typedef struct ptc_model_config {
-    /* clocks (SPEC 2.1): ART (= CTC) runs at art_hz; TSC = K + ART * ebx / eax;
-       the core runs at core_ratio * 100 MHz */
-    uint32_t art_hz;              /* crystal clock, <= 100 MHz */
-    uint32_t cpuid_15_eax;        /* TSC:ART ratio denominator */
-    uint32_t cpuid_15_ebx;        /* TSC:ART ratio numerator (ebx/eax <= 510) */
-    uint8_t core_ratio;           /* initial core:bus ratio (CBR), >= 1 */
-    uint64_t tsc_offset;          /* K */
-    uint64_t art_start;           /* ART (CTC) value at time 0 */
-    /* IA32_RTIT_CTL */
-    uint8_t branch_en, tsc_en, mtc_en, cyc_en, pwr_evt_en, ptw_en, fup_on_ptw;
-    uint8_t os, user;             /* trace CPL 0 / CPL > 0 */
-    uint8_t mtc_freq;             /* MTC when CTC bit mtc_freq toggles (0..15) */
-    uint8_t cyc_thresh;           /* 0: CYC before every eligible packet; T: after >= 2^(T-1) cycles */
-    uint8_t psb_freq;             /* PSB+ every 2^(psb_freq+11) bytes (0..15) */
-    /* implementation choices the SDM leaves open */
-    uint8_t cyc_bits;             /* width of the wrapping cycle counter (2..32) */
-    uint8_t long_tnt;             /* collect up to 47 branches into TNT-64s */
-    /* IP filtering: tracing only inside [lo, hi) of one of the ranges; none = everywhere */
-    uint8_t nfilters;
-    uint64_t filter_lo[4], filter_hi[4];
-    /* the internal packet buffer: fifo_bytes, drained at drain_bytes per
-       drain_cycles core cycles; overflowing it loses packets and ends in an
-       OVF. fifo_bytes = 0: it never overflows */
-    uint32_t fifo_bytes, drain_bytes, drain_cycles;
-    ptc_mtc_policy policy;
-    /* a trigger (seed 001, SPEC 4.6): at the trigger_nth-th (>= 1)
-       occurrence - an event at trigger_ip retiring, or with trigger_counter
-       k, an overflow of event counter k-1 - TRIG with TRBV bit 0, and a FUP
-       of the instruction with trigger_fup; trigger_nth 0: no trigger.
-       trace_stop: TraceStop stop_delay cycles after it fires (at once with 0) */
-    uint64_t trigger_ip;
-    uint32_t trigger_nth;
-    uint8_t trigger_counter;
-    uint8_t trigger_fup, trace_stop;
-    uint64_t stop_delay;
-    /* step one cycle at a time instead of jumping from event to event (the
-       reference the fast path is tested against; same output, slower) */
-    uint8_t reference_stepping;
-} ptc_model_config;
-
-/* Defaults: 24 MHz ART, TSC 2.4 GHz (eax 2, ebx 200), core ratio 30,
-   branch/TSC/MTC on, mtc_freq 3, CYC off, user tracing, psb_freq 0, 12-bit
-   cycle counter, short TNT, no filter, no overflow, suppression off. */
-PTCDEF void ptc_model_config_default(ptc_model_config *cfg);
-
-/* A time the model knows exactly: TSC = tsc + num/den (0 <= num < den). */
-typedef struct ptc_exact_tsc { uint64_t tsc, num, den; } ptc_exact_tsc;
-
-enum { PTC_FATE_EMITTED = 0, PTC_FATE_SUPPRESSED = 1, PTC_FATE_DROPPED = 2 };
-
-/* What the model reports for every packet it generates. */
-typedef struct ptc_truth {
-    ptc_packet pkt;
-    uint64_t offset;      /* stream offset (where it would be, if not emitted) */
-    uint64_t cycle;       /* powered core cycles since the start */
-    ptc_exact_tsc time;   /* the true TSC when it was generated */
-    uint64_t art;         /* the ART (CTC) count then */
-    uint8_t fate;         /* PTC_FATE_*: emitted, suppressed by the policy, lost to overflow */
-} ptc_truth;
-
-/* Workload events (SPEC 2.3). */
-typedef enum ptc_event_kind {
-    PTC_EV_BRANCH = 1, PTC_EV_JUMP, PTC_EV_INDIRECT, PTC_EV_INTERRUPT, PTC_EV_PTWRITE,
-    PTC_EV_CR3, PTC_EV_MODE, PTC_EV_SLEEP, PTC_EV_RATIO, PTC_EV_PRIVILEGE
-} ptc_event_kind;
-
-typedef struct ptc_event_truth {
-    uint64_t index;       /* 0, 1, 2, ... in the order the workload gave them */
-    ptc_event_kind kind;
-    uint8_t thread, cpl;  /* the hardware thread, and its CPL when it retired */
-    uint64_t cycle;
-    ptc_exact_tsc time;
-    uint64_t ip, target;  /* the instruction, and where control went */
-    uint8_t taken;        /* conditional branches */
-    uint8_t traced;       /* it produced trace (a TNT bit, TIP, FUP, PTW, ...) */
-    uint64_t offset;      /* stream offset when it retired */
-} ptc_event_truth;
-
-/* A retirement (SPEC 4.1): one traced control-flow outcome in the stream -
-   a TNT bit, a TIP, a TIP.PGD with an IP (a branch out of the traced
-   region), or a FUP that gives the IP of an interrupted or event-causing
-   instruction (not the FUPs of PSB+ and of overflow recovery). */
-typedef struct ptc_retire_truth {
-    uint64_t index;        /* 0, 1, 2, ... in stream order */
-    uint64_t cycle;        /* powered core cycles since the start when it retired */
-    ptc_exact_tsc time;    /* the true TSC then */
-    uint64_t offset;       /* stream offset of the packet carrying it */
-    ptc_packet_type type;  /* that packet's type */
-    uint8_t bit;           /* in a TNT: 0 for the oldest branch; else 0 */
-    uint8_t taken;         /* in a TNT: the outcome */
-    uint64_t ip;           /* TIP, TIP.PGD: the target; FUP: the IP; TNT: 0 */
-} ptc_retire_truth;
-
-/* Where the model's output goes: every packet's bytes (len 0 when it was
-   suppressed or dropped) with its truth, every workload event, and every
-   retirement that reached the stream (reported when the packet carrying it
-   is written, so a TNT's branches come together). Unused callbacks must be
-   NULL. */
-typedef struct ptc_model_sink {
-    void *user;
-    void (*packet)(void *user, const uint8_t *bytes, size_t len, const ptc_truth *truth);
-    void (*event)(void *user, const ptc_event_truth *ev);     /* may be NULL */
-    void (*retire)(void *user, const ptc_retire_truth *rt);   /* may be NULL */
-} ptc_model_sink;
-
-/* Event counters (seed 002, SPEC 4.7): a block of programmable counters a
-   core's hardware threads share. Each counts one kind of workload event,
-   qualified by hardware thread and privilege level; 40 bits wide, it
-   overflows when it wraps to 0. */
-#define PTC_COUNTERS_MAX 4
-#define PTC_COUNTER_BITS 40
-
-typedef struct ptc_counter_config {
-    uint8_t event;       /* the ptc_event_kind counted; 0: the counter is off */
-    uint8_t outcome;     /* PTC_EV_BRANCH: bit 0 counts taken, bit 1 not taken (0: both) */
-    uint8_t threads;     /* bit t: events of hardware thread t (0: every thread) */
-    uint8_t usr, os;     /* events at CPL > 0, at CPL 0 */
-    uint8_t pebs;        /* at each overflow, a PEBS record into that thread's trace */
-    uint64_t start;      /* the initial value (below 2^40) */
-} ptc_counter_config;
-
-typedef struct ptc_counters {
-    ptc_counter_config cfg[PTC_COUNTERS_MAX];
-    unsigned n;
-    uint64_t value[PTC_COUNTERS_MAX];
-    uint64_t overflows[PTC_COUNTERS_MAX];
-} ptc_counters;
-
-/* n counters from cfg[0..n-1]; bad_config when n is above the maximum, a
-   start value does not fit 40 bits or an event kind is unknown. */
-PTCDEF ptc_status ptc_counters_init(ptc_counters *c, const ptc_counter_config *cfg, unsigned n);
-/* Reading never changes anything. Out of range: 0. */
-PTCDEF uint64_t ptc_counters_read(const ptc_counters *c, unsigned i);
-PTCDEF uint64_t ptc_counters_overflows(const ptc_counters *c, unsigned i);
-
-/* The PEBS-via-PT record the model writes (SPEC 4.7): BBP of the PEBS basic
-   group (8-byte items), BIPs with these IDs, BEP with its IP bit, and a FUP
-   with the eventing IP. */
-#define PTC_PEBS_BLOCK_BASIC 4
-enum { PTC_PEBS_ITEM_IP = 0, PTC_PEBS_ITEM_COUNTERS = 1, PTC_PEBS_ITEM_TSC = 2 };
-
-/* All fields are private. */
-typedef struct ptc_model {
-    ptc_model_config cfg;
-    ptc_model_sink sink;
-    const char *error_field;          /* which config field init rejected */
-    uint64_t cycle, art, art_num, art_den, art_inc;
-    uint64_t art_per_cycle_num;       /* art_hz / gcd(art_hz, 1e8)       */
-    uint64_t bclk_den;                /* 1e8 / gcd(art_hz, 1e8)          */
-    uint8_t ratio;
-    int enabled, packet_en;
-    uint64_t ip, last_ip, cr3;
-    int last_ip_valid;
-    uint8_t csl, csd, cpl;
-    uint64_t tnt_bits;
-    uint8_t tnt_count;
-    uint64_t tnt_cycle[47];           /* when each pending TNT branch retired */
-    ptc_exact_tsc tnt_time[47];
-    int retiring;                     /* the next FUP/TIP/TIP.PGD carries a retirement */
-    uint64_t retire_ip;               /*   of the instruction at this IP */
-    uint64_t retired;                 /* retirements that reached the stream */
-    uint64_t cyc_count;
-    int last_was_cyc;                 /* the stream's last packet is a CYC */
-    uint64_t psb_bytes;
-    int psb_pending, in_psb;
-    uint32_t mtc_run, mtc_need, suppressed;
-    int suppressing;
-    uint64_t fifo_fill;
-    int overflow;
-    uint64_t offset, events, generated;
-    uint64_t n_mtc_emitted, n_mtc_suppressed, n_dropped;
-    ptc_counters *counters;           /* shared with the core's other threads; may be NULL */
-    uint8_t thread;                   /* this hardware thread's number */
-    uint32_t trigger_seen;            /* events at trigger_ip so far */
-    uint64_t stop_cycle;              /* TraceStop due then; UINT64_MAX: none */
-    int stopped;                      /* TraceStop happened: no more output */
-} ptc_model;
-
-/* Checks cfg and prepares the model; PTC_ERR_BAD_CONFIG names the field in
-   ptc_model_error_field(). Nothing is emitted until ptc_model_start(). */
-PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, const ptc_model_sink *sink);
-PTCDEF const char *ptc_model_error_field(const ptc_model *m);
-
-/* TraceEn 0 -> 1 with the next instruction at ip: PSB+, then MODE.Exec and
-   TIP.PGE if packets are enabled there. */
-PTCDEF ptc_status ptc_model_start(ptc_model *m, uint64_t ip);
-/* TraceEn 1 -> 0: pending TNT, TIP.PGD if packets were enabled. */
-PTCDEF ptc_status ptc_model_stop(ptc_model *m);
-
-/* Time passes: `cycles` core cycles without control flow. MTCs, CYC
-   wraps, PSB+ and overflow recovery happen as they fall due. */
-PTCDEF ptc_status ptc_model_idle(ptc_model *m, uint64_t cycles);
-/* Core cycles until the next MTC edge (UINT64_MAX if MTCs are off). */
-PTCDEF uint64_t ptc_model_cycles_to_mtc(const ptc_model *m);
-
-/* Control flow retiring now. ip is the instruction's address; target where
-   control goes next. */
-PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, int taken);
-PTCDEF ptc_status ptc_model_jump(ptc_model *m, uint64_t ip, uint64_t target, int indirect);
-PTCDEF ptc_status ptc_model_interrupt(ptc_model *m, uint64_t ip, uint64_t handler);
-PTCDEF ptc_status ptc_model_ptwrite(ptc_model *m, uint64_t ip, uint64_t value, int bytes);
-PTCDEF ptc_status ptc_model_cr3(ptc_model *m, uint64_t ip, uint64_t cr3);
-/* A far transfer that changes the execution mode (CS.L, CS.D). */
-PTCDEF ptc_status ptc_model_mode(ptc_model *m, uint64_t ip, uint64_t target, int csl, int csd);
-/* A far transfer that changes the privilege level (SYSCALL, SYSRET, an
-   interrupt into the kernel): the thread continues at target with CPL cpl
-   (0..3). Packets as for an indirect jump, with each end traced or not by
-   its own CPL (os/user). */
-PTCDEF ptc_status ptc_model_privilege(ptc_model *m, uint64_t ip, uint64_t target, uint8_t cpl);
-/* This model is hardware thread `thread` (0..7) of a core whose event
-   counters are *c (NULL: none). Before ptc_model_start. */
-PTCDEF ptc_status ptc_model_attach_counters(ptc_model *m, ptc_counters *c, uint8_t thread);
-/* A core:bus ratio change (EIST in C0): TSC, TMA, CBR. */
-PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio);
-/* MWAIT (mwait != 0, with hints/ext) or HLT at ip into C-state cstate (1..15)
-   for art_ticks ART ticks with the core clock stopped, then a wake (by an
-   interrupt when wake_int). */
-PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t hints, uint32_t ext,
-                                  uint8_t cstate, uint64_t art_ticks, int wake_int);
-
-/* The exact true TSC now. */
-PTCDEF ptc_exact_tsc ptc_model_now(const ptc_model *m);
-/* TSC ticks per core cycle at the current ratio, as nom_freq / CBR would give
-   it: tsc_hz / (ratio * 100 MHz), as num/den. */
-PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t *den);
-
-/* ===================================================================== */
-/* 7. Policy checker (SPEC.md 2.5)                                        */
-/* ===================================================================== */
 
 /* What the checker can find wrong in a stream (X(enumerator, name, message)). */
 #define PTC_VIOLATION_LIST(X) \
@@ -610,7 +495,7 @@ PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt);
 
 
 /* ===================================================================== */
-/* 8. Clock recovery (SPEC.md part 3)                                     */
+/* 3. Clock recovery (SPEC.md part 3)                                    */
 /* ===================================================================== */
 
 #ifndef PTC_CLOCK_WINDOW
@@ -632,7 +517,7 @@ typedef struct ptc_clock_config {
                                     came less than 2^(cyc_thresh-1) cycles after
                                     the last CYC (at it, with threshold 0) */
     uint8_t cyc_thresh;
-    uint8_t resume_on_ntp;       /* MTCs resume at every non-timing packet (SPEC 2.4):
+    uint8_t resume_on_ntp;       /* MTCs resume at every non-timing packet (SPEC 2.1):
                                     lets the clock bound packets after suppressed MTCs */
     uint8_t have_policy;         /* policy below is the trace's: without it the clock
                                     assumes only that no 256 MTCs in a row are missing */
@@ -644,10 +529,6 @@ typedef struct ptc_clock_config {
    set mtc_freq, the CPUID ratio and nom from the trace's configuration. A
    trace written with MTC suppression needs its policy, or have_policy 0. */
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg);
-/* Everything the clock can know about a trace the model wrote: its ratios,
-   nom exactly (art_hz * ebx / (eax * 100 MHz)), the counter width, the
-   policy. */
-PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_config *model);
 
 /* A decoded item with its time. */
 typedef struct ptc_timed_item {
@@ -664,22 +545,22 @@ typedef struct ptc_timed_item {
 } ptc_timed_item;
 
 /* All fields are private. */
-typedef struct ptc__clock_entry {
+typedef struct ptc__clk_entry {
     ptc_item it;
     uint64_t lo, hi, point, pos_lo, pos_hi, cycles, cap;
     uint32_t epoch;
-    uint32_t flags;        /* PTC__CE_*, and the CBR in bits 16..23 */
-} ptc__clock_entry;
+    uint32_t flags;        /* PTC__CLK_*, and the CBR in bits 16..23 */
+} ptc__clk_entry;
 
-typedef struct ptc__clock_anchor {
+typedef struct ptc__clk_anchor {
     uint64_t lo, hi, pos_lo, pos_hi;
     uint32_t epoch;
     int valid, mtc;
-} ptc__clock_anchor;
+} ptc__clk_anchor;
 
 typedef struct ptc_clock {
     ptc_clock_config cfg;
-    ptc__clock_entry ring[PTC_CLOCK_WINDOW];
+    ptc__clk_entry ring[PTC_CLOCK_WINDOW];
     size_t head, count, ready;        /* ring; the first `ready` entries are final */
     size_t open_from;                 /* entries from here on wait for the next CYC point */
     int finished, have_tsc;
@@ -700,7 +581,7 @@ typedef struct ptc_clock {
     /* nom (TSC ticks per cycle at ratio 1) lies in [nom_lo, nom_hi], as
        fractions: from the configuration, narrowed by what the trace shows */
     uint64_t nom_lo_n, nom_lo_d, nom_hi_n, nom_hi_d;
-    ptc__clock_anchor rate_ref;       /* the first exactly positioned anchor of the epoch */
+    ptc__clk_anchor rate_ref;       /* the first exactly positioned anchor of the epoch */
     uint8_t rate_ref_cbr;
     /* rate and cycle positions */
     uint8_t cbr;
@@ -710,8 +591,8 @@ typedef struct ptc_clock {
     uint64_t pos, cycles_since_tsc;
     uint64_t tsc_pos_lo, tsc_pos_hi;  /* the last TSC's position */
     int have_cycles;
-    ptc__clock_anchor positioned;     /* the last anchor with a cycle position */
-    ptc__clock_anchor last_anchor;    /* the last anchor, positioned or not */
+    ptc__clk_anchor positioned;     /* the last anchor with a cycle position */
+    ptc__clk_anchor last_anchor;    /* the last anchor, positioned or not */
     size_t psb_at;                    /* ring index + 1 of an open PSB+, 0: none */
     int psb_point;                    /* a CYC point inside that PSB+ */
     int psb_tail;                     /* after the TSC of a PSB+, before its PSBEND */
@@ -729,10 +610,10 @@ PTCDEF void ptc_clock_finish(ptc_clock *c);
 PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out);
 
 /* ===================================================================== */
-/* 9. Snapshots and navigation (SPEC.md part 4)                           */
+/* 4. Snapshot rings and navigation (SPEC.md part 4)                     */
 /* ===================================================================== */
 
-/* -- snapshot rings (SPEC 4.5) -- */
+/* -- snapshot rings (SPEC 4.5; sizing one for the model: 5.9) -- */
 
 /* Output that wraps around in the caller's buffer, keeping the last `cap`
    bytes, until a trigger says how many more to keep. All fields are
@@ -743,15 +624,6 @@ typedef struct ptc_ring {
     uint64_t written;     /* bytes taken so far; the ring holds the last cap */
     uint64_t stop_at;     /* no byte is taken once written reaches it */
 } ptc_ring;
-
-/* The most bytes the model writes between two PSB starts: the PSB (16),
-   PacketByteCnt up to one short of 2^(psb_freq+11), and the rest of the
-   event or cycle boundary in progress, at most PTC_MODEL_STEP_BYTES. */
-#define PTC_MODEL_STEP_BYTES 256
-PTCDEF uint64_t ptc_model_psb_gap_max(const ptc_model_config *cfg);
-/* A ring size that keeps a PSB at least `history` bytes before a trigger,
-   when the ring stops `after` bytes after it: gap + history + after. */
-PTCDEF uint64_t ptc_snapshot_size(const ptc_model_config *cfg, uint64_t history, uint64_t after);
 
 PTCDEF ptc_status ptc_ring_init(ptc_ring *r, uint8_t *buf, size_t cap);
 /* Takes bytes until the stop point; returns how many it took. */
@@ -873,6 +745,253 @@ PTCDEF ptc_status ptc_nav_at_offset(const ptc_nav *nav, uint64_t offset, ptc_nav
    outside the trace. */
 PTCDEF ptc_status ptc_nav_step(const ptc_nav *nav, uint64_t from, int64_t delta, ptc_nav_hit *hit);
 
+/* ===================================================================== */
+/* 5. Hardware model (SPEC.md part 5)                                    */
+/* ===================================================================== */
+
+typedef struct ptc_model_config {
+    /* clocks (SPEC 5.1): ART (= CTC) runs at art_hz; TSC = K + ART * ebx / eax;
+       the core runs at core_ratio * 100 MHz */
+    uint32_t art_hz;              /* crystal clock, <= 100 MHz */
+    uint32_t cpuid_15_eax;        /* TSC:ART ratio denominator */
+    uint32_t cpuid_15_ebx;        /* TSC:ART ratio numerator (ebx/eax <= 510) */
+    uint8_t core_ratio;           /* initial core:bus ratio (CBR), >= 1 */
+    uint64_t tsc_offset;          /* K */
+    uint64_t art_start;           /* ART (CTC) value at time 0 */
+    /* IA32_RTIT_CTL */
+    uint8_t branch_en, tsc_en, mtc_en, cyc_en, pwr_evt_en, ptw_en, fup_on_ptw;
+    uint8_t os, user;             /* trace CPL 0 / CPL > 0 */
+    uint8_t mtc_freq;             /* MTC when CTC bit mtc_freq toggles (0..15) */
+    uint8_t cyc_thresh;           /* 0: CYC before every eligible packet; T: after >= 2^(T-1) cycles */
+    uint8_t psb_freq;             /* PSB+ every 2^(psb_freq+11) bytes (0..15) */
+    /* implementation choices the SDM leaves open */
+    uint8_t cyc_bits;             /* width of the wrapping cycle counter (2..32) */
+    uint8_t long_tnt;             /* collect up to 47 branches into TNT-64s */
+    /* IP filtering: tracing only inside [lo, hi) of one of the ranges; none = everywhere */
+    uint8_t nfilters;
+    uint64_t filter_lo[4], filter_hi[4];
+    /* the internal packet buffer: fifo_bytes, drained at drain_bytes per
+       drain_cycles core cycles; overflowing it loses packets and ends in an
+       OVF. fifo_bytes = 0: it never overflows */
+    uint32_t fifo_bytes, drain_bytes, drain_cycles;
+    ptc_mtc_policy policy;
+    /* a trigger (seed 001, SPEC 5.7): at the trigger_nth-th (>= 1)
+       occurrence - an event at trigger_ip retiring, or with trigger_counter
+       k, an overflow of event counter k-1 - TRIG with TRBV bit 0, and a FUP
+       of the instruction with trigger_fup; trigger_nth 0: no trigger.
+       trace_stop: TraceStop stop_delay cycles after it fires (at once with 0) */
+    uint64_t trigger_ip;
+    uint32_t trigger_nth;
+    uint8_t trigger_counter;
+    uint8_t trigger_fup, trace_stop;
+    uint64_t stop_delay;
+    /* step one cycle at a time instead of jumping from event to event (the
+       reference the fast path is tested against; same output, slower) */
+    uint8_t reference_stepping;
+} ptc_model_config;
+
+/* Defaults: 24 MHz ART, TSC 2.4 GHz (eax 2, ebx 200), core ratio 30,
+   branch/TSC/MTC on, mtc_freq 3, CYC off, user tracing, psb_freq 0, 12-bit
+   cycle counter, short TNT, no filter, no overflow, suppression off. */
+PTCDEF void ptc_model_config_default(ptc_model_config *cfg);
+
+/* A time the model knows exactly: TSC = tsc + num/den (0 <= num < den). */
+typedef struct ptc_exact_tsc { uint64_t tsc, num, den; } ptc_exact_tsc;
+
+enum { PTC_FATE_EMITTED = 0, PTC_FATE_SUPPRESSED = 1, PTC_FATE_DROPPED = 2 };
+
+/* What the model reports for every packet it generates. */
+typedef struct ptc_truth {
+    ptc_packet pkt;
+    uint64_t offset;      /* stream offset (where it would be, if not emitted) */
+    uint64_t cycle;       /* powered core cycles since the start */
+    ptc_exact_tsc time;   /* the true TSC when it was generated */
+    uint64_t art;         /* the ART (CTC) count then */
+    uint8_t fate;         /* PTC_FATE_*: emitted, suppressed by the policy, lost to overflow */
+} ptc_truth;
+
+/* Workload events (SPEC 5.3). */
+typedef enum ptc_event_kind {
+    PTC_EV_BRANCH = 1, PTC_EV_JUMP, PTC_EV_INDIRECT, PTC_EV_INTERRUPT, PTC_EV_PTWRITE,
+    PTC_EV_CR3, PTC_EV_MODE, PTC_EV_SLEEP, PTC_EV_RATIO, PTC_EV_PRIVILEGE
+} ptc_event_kind;
+
+typedef struct ptc_event_truth {
+    uint64_t index;       /* 0, 1, 2, ... in the order the workload gave them */
+    ptc_event_kind kind;
+    uint8_t thread, cpl;  /* the hardware thread, and its CPL when it retired */
+    uint64_t cycle;
+    ptc_exact_tsc time;
+    uint64_t ip, target;  /* the instruction, and where control went */
+    uint8_t taken;        /* conditional branches */
+    uint8_t traced;       /* it produced trace (a TNT bit, TIP, FUP, PTW, ...) */
+    uint64_t offset;      /* stream offset when it retired */
+} ptc_event_truth;
+
+/* A retirement (SPEC 4.1): one traced control-flow outcome in the stream -
+   a TNT bit, a TIP, a TIP.PGD with an IP (a branch out of the traced
+   region), or a FUP that gives the IP of an interrupted or event-causing
+   instruction (not the FUPs of PSB+ and of overflow recovery). */
+typedef struct ptc_retire_truth {
+    uint64_t index;        /* 0, 1, 2, ... in stream order */
+    uint64_t cycle;        /* powered core cycles since the start when it retired */
+    ptc_exact_tsc time;    /* the true TSC then */
+    uint64_t offset;       /* stream offset of the packet carrying it */
+    ptc_packet_type type;  /* that packet's type */
+    uint8_t bit;           /* in a TNT: 0 for the oldest branch; else 0 */
+    uint8_t taken;         /* in a TNT: the outcome */
+    uint64_t ip;           /* TIP, TIP.PGD: the target; FUP: the IP; TNT: 0 */
+} ptc_retire_truth;
+
+/* Where the model's output goes: every packet's bytes (len 0 when it was
+   suppressed or dropped) with its truth, every workload event, and every
+   retirement that reached the stream (reported when the packet carrying it
+   is written, so a TNT's branches come together). Unused callbacks must be
+   NULL. */
+typedef struct ptc_model_sink {
+    void *user;
+    void (*packet)(void *user, const uint8_t *bytes, size_t len, const ptc_truth *truth);
+    void (*event)(void *user, const ptc_event_truth *ev);     /* may be NULL */
+    void (*retire)(void *user, const ptc_retire_truth *rt);   /* may be NULL */
+} ptc_model_sink;
+
+/* Event counters (seed 002, SPEC 5.8): a block of programmable counters a
+   core's hardware threads share. Each counts one kind of workload event,
+   qualified by hardware thread and privilege level; 40 bits wide, it
+   overflows when it wraps to 0. */
+#define PTC_COUNTERS_MAX 4
+#define PTC_COUNTER_BITS 40
+
+typedef struct ptc_counter_config {
+    uint8_t event;       /* the ptc_event_kind counted; 0: the counter is off */
+    uint8_t outcome;     /* PTC_EV_BRANCH: bit 0 counts taken, bit 1 not taken (0: both) */
+    uint8_t threads;     /* bit t: events of hardware thread t (0: every thread) */
+    uint8_t usr, os;     /* events at CPL > 0, at CPL 0 */
+    uint8_t pebs;        /* at each overflow, a PEBS record into that thread's trace */
+    uint64_t start;      /* the initial value (below 2^40) */
+} ptc_counter_config;
+
+typedef struct ptc_counters {
+    ptc_counter_config cfg[PTC_COUNTERS_MAX];
+    unsigned n;
+    uint64_t value[PTC_COUNTERS_MAX];
+    uint64_t overflows[PTC_COUNTERS_MAX];
+} ptc_counters;
+
+/* n counters from cfg[0..n-1]; bad_config when n is above the maximum, a
+   start value does not fit 40 bits or an event kind is unknown. */
+PTCDEF ptc_status ptc_counters_init(ptc_counters *c, const ptc_counter_config *cfg, unsigned n);
+/* Reading never changes anything. Out of range: 0. */
+PTCDEF uint64_t ptc_counters_read(const ptc_counters *c, unsigned i);
+PTCDEF uint64_t ptc_counters_overflows(const ptc_counters *c, unsigned i);
+
+/* The PEBS-via-PT record the model writes (SPEC 5.8): BBP of the PEBS basic
+   group (8-byte items), BIPs with these IDs, BEP with its IP bit, and a FUP
+   with the eventing IP. */
+#define PTC_PEBS_BLOCK_BASIC 4
+enum { PTC_PEBS_ITEM_IP = 0, PTC_PEBS_ITEM_COUNTERS = 1, PTC_PEBS_ITEM_TSC = 2 };
+
+/* All fields are private. */
+typedef struct ptc_model {
+    ptc_model_config cfg;
+    ptc_model_sink sink;
+    const char *error_field;          /* which config field init rejected */
+    uint64_t cycle, art, art_num, art_den, art_inc;
+    uint64_t art_per_cycle_num;       /* art_hz / gcd(art_hz, 1e8)       */
+    uint64_t bclk_den;                /* 1e8 / gcd(art_hz, 1e8)          */
+    uint8_t ratio;
+    int enabled, packet_en;
+    uint64_t ip, last_ip, cr3;
+    int last_ip_valid;
+    uint8_t csl, csd, cpl;
+    uint64_t tnt_bits;
+    uint8_t tnt_count;
+    uint64_t tnt_cycle[47];           /* when each pending TNT branch retired */
+    ptc_exact_tsc tnt_time[47];
+    int retiring;                     /* the next FUP/TIP/TIP.PGD carries a retirement */
+    uint64_t retire_ip;               /*   of the instruction at this IP */
+    uint64_t retired;                 /* retirements that reached the stream */
+    uint64_t cyc_count;
+    int last_was_cyc;                 /* the stream's last packet is a CYC */
+    uint64_t psb_bytes;
+    int psb_pending, in_psb;
+    uint32_t mtc_run, mtc_need, suppressed;
+    int suppressing;
+    uint64_t fifo_fill;
+    int overflow;
+    uint64_t offset, events, generated;
+    uint64_t n_mtc_emitted, n_mtc_suppressed, n_dropped;
+    ptc_counters *counters;           /* shared with the core's other threads; may be NULL */
+    uint8_t thread;                   /* this hardware thread's number */
+    uint32_t trigger_seen;            /* events at trigger_ip so far */
+    uint64_t stop_cycle;              /* TraceStop due then; UINT64_MAX: none */
+    int stopped;                      /* TraceStop happened: no more output */
+} ptc_model;
+
+/* Checks cfg and prepares the model; PTC_ERR_BAD_CONFIG names the field in
+   ptc_model_error_field(). Nothing is emitted until ptc_model_start(). */
+PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, const ptc_model_sink *sink);
+PTCDEF const char *ptc_model_error_field(const ptc_model *m);
+
+/* TraceEn 0 -> 1 with the next instruction at ip: PSB+, then MODE.Exec and
+   TIP.PGE if packets are enabled there. */
+PTCDEF ptc_status ptc_model_start(ptc_model *m, uint64_t ip);
+/* TraceEn 1 -> 0: pending TNT, TIP.PGD if packets were enabled. */
+PTCDEF ptc_status ptc_model_stop(ptc_model *m);
+
+/* Time passes: `cycles` core cycles without control flow. MTCs, CYC
+   wraps, PSB+ and overflow recovery happen as they fall due. */
+PTCDEF ptc_status ptc_model_idle(ptc_model *m, uint64_t cycles);
+/* Core cycles until the next MTC edge (UINT64_MAX if MTCs are off). */
+PTCDEF uint64_t ptc_model_cycles_to_mtc(const ptc_model *m);
+
+/* Control flow retiring now. ip is the instruction's address; target where
+   control goes next. */
+PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, int taken);
+PTCDEF ptc_status ptc_model_jump(ptc_model *m, uint64_t ip, uint64_t target, int indirect);
+PTCDEF ptc_status ptc_model_interrupt(ptc_model *m, uint64_t ip, uint64_t handler);
+PTCDEF ptc_status ptc_model_ptwrite(ptc_model *m, uint64_t ip, uint64_t value, int bytes);
+PTCDEF ptc_status ptc_model_cr3(ptc_model *m, uint64_t ip, uint64_t cr3);
+/* A far transfer that changes the execution mode (CS.L, CS.D). */
+PTCDEF ptc_status ptc_model_mode(ptc_model *m, uint64_t ip, uint64_t target, int csl, int csd);
+/* A far transfer that changes the privilege level (SYSCALL, SYSRET, an
+   interrupt into the kernel): the thread continues at target with CPL cpl
+   (0..3). Packets as for an indirect jump, with each end traced or not by
+   its own CPL (os/user). */
+PTCDEF ptc_status ptc_model_privilege(ptc_model *m, uint64_t ip, uint64_t target, uint8_t cpl);
+/* This model is hardware thread `thread` (0..7) of a core whose event
+   counters are *c (NULL: none). Before ptc_model_start. */
+PTCDEF ptc_status ptc_model_attach_counters(ptc_model *m, ptc_counters *c, uint8_t thread);
+/* A core:bus ratio change (EIST in C0): TSC, TMA, CBR. */
+PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio);
+/* MWAIT (mwait != 0, with hints/ext) or HLT at ip into C-state cstate (1..15)
+   for art_ticks ART ticks with the core clock stopped, then a wake (by an
+   interrupt when wake_int). */
+PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t hints, uint32_t ext,
+                                  uint8_t cstate, uint64_t art_ticks, int wake_int);
+
+/* The exact true TSC now. */
+PTCDEF ptc_exact_tsc ptc_model_now(const ptc_model *m);
+/* TSC ticks per core cycle at the current ratio, as nom_freq / CBR would give
+   it: tsc_hz / (ratio * 100 MHz), as num/den. */
+PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t *den);
+
+/* -- what the other parts need to know of the model -- */
+
+/* Everything the clock can know about a trace the model wrote: its ratios,
+   nom exactly (art_hz * ebx / (eax * 100 MHz)), the counter width, the
+   policy. */
+PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_config *model);
+
+/* The most bytes the model writes between two PSB starts: the PSB (16),
+   PacketByteCnt up to one short of 2^(psb_freq+11), and the rest of the
+   event or cycle boundary in progress, at most PTC_MODEL_STEP_BYTES. */
+#define PTC_MODEL_STEP_BYTES 256
+PTCDEF uint64_t ptc_model_psb_gap_max(const ptc_model_config *cfg);
+/* A ring size that keeps a PSB at least `history` bytes before a trigger,
+   when the ring stops `after` bytes after it: gap + history + after. */
+PTCDEF uint64_t ptc_snapshot_size(const ptc_model_config *cfg, uint64_t history, uint64_t after);
+
 #ifdef __cplusplus
 }
 #endif
@@ -903,138 +1022,10 @@ PTCDEF ptc_status ptc_nav_step(const ptc_nav *nav, uint64_t from, int64_t delta,
 extern "C" {
 #endif
 
-/* ---- 1. Status codes ------------------------------------------------ */
-
-PTCDEF const char *ptc_status_name(ptc_status status)
-{
-    switch (status) {
-#define PTC__X(e, v, n, m) case e: return n;
-    PTC_STATUS_LIST(PTC__X)
-#undef PTC__X
-    default: return "unknown_status";
-    }
-}
-
-PTCDEF const char *ptc_status_message(ptc_status status)
-{
-    switch (status) {
-#define PTC__X(e, v, n, m) case e: return m;
-    PTC_STATUS_LIST(PTC__X)
-#undef PTC__X
-    default: return "not a ptcodec status code";
-    }
-}
-
-PTCDEF const char *ptc_version(void) { return PTCODEC_VERSION_STRING; }
-
-/* ---- 2. Packets ----------------------------------------------------- */
-
-PTCDEF const char *ptc_packet_type_name(ptc_packet_type type)
-{
-    switch (type) {
-#define PTC__X(e, j, d) case e: return j;
-    PTC_PACKET_LIST(PTC__X)
-#undef PTC__X
-    default: return "none";
-    }
-}
-
-PTCDEF const char *ptc_packet_type_dump_name(ptc_packet_type type)
-{
-    switch (type) {
-#define PTC__X(e, j, d) case e: return d;
-    PTC_PACKET_LIST(PTC__X)
-#undef PTC__X
-    default: return "none";
-    }
-}
-
-PTCDEF ptc_block_ctx ptc_block_ctx_after(ptc_block_ctx before, const ptc_packet *pkt)
-{
-    switch (pkt->type) {
-    case PTC_BBP:
-        return pkt->u.bbp.sz ? PTC_BLOCK_4 : PTC_BLOCK_8;
-    case PTC_BIP: case PTC_PAD: case PTC_TSC: case PTC_TMA: case PTC_MTC:
-    case PTC_CYC: case PTC_CBR: case PTC_FUP: case PTC_MNT: case PTC_EXSTOP:
-    case PTC_PWRE: case PTC_PWRX:
-        return before;
-    default:
-        return PTC_BLOCK_NONE;
-    }
-}
-
-static int ptc__encode(const ptc_packet *pkt, uint8_t *out);
-
-/* Equal packets are the ones with the same bytes: the encoder is exact
-   (SPEC 1.8), so this compares every field of the type and nothing else,
-   and the knowledge of which fields a type has stays in one place. */
-PTCDEF int ptc_packet_equal(const ptc_packet *a, const ptc_packet *b)
-{
-    uint8_t ea[PTC_MAX_PACKET_SIZE], eb[PTC_MAX_PACKET_SIZE];
-    int na, nb;
-    if (a->type != b->type || a->size != b->size) return 0;
-    na = ptc__encode(a, ea);
-    nb = ptc__encode(b, eb);
-    if (na < 0 || nb < 0) return na == nb && memcmp(a, b, sizeof *a) == 0;
-    return na == nb && memcmp(ea, eb, (size_t)na) == 0;
-}
-
-/* ---- 3. Single-packet decode ---------------------------------------- */
-
-/* What the first byte says. One table lookup replaces the SDM's decision
-   tree; the table is computed by the compiler from PTC__FIRST_CLASS, which
-   states the rule once. */
-enum {
-    PTC__K_BAD = 0, PTC__K_PAD, PTC__K_EXT, PTC__K_TSC, PTC__K_MTC, PTC__K_MODE,
-    PTC__K_TRIG, PTC__K_CYC, PTC__K_TNT8, PTC__K_TIP, PTC__K_TIP_PGE,
-    PTC__K_TIP_PGD, PTC__K_FUP, PTC__K_BAD_IPC
-};
-
-/* IP packet with IPBytes (bits 7:5) 101b or 111b */
-#define PTC__IPC_RESERVED(b) ((((b) >> 5) & 7) == 5 || (((b) >> 5) & 7) == 7)
-#define PTC__IP_FAMILY(b, k) (PTC__IPC_RESERVED(b) ? PTC__K_BAD_IPC : (k))
-#define PTC__FIRST_CLASS(b) \
-    ((b) == 0x00 ? PTC__K_PAD : (b) == 0x02 ? PTC__K_EXT : (b) == 0x19 ? PTC__K_TSC : \
-     (b) == 0x59 ? PTC__K_MTC : (b) == 0x99 ? PTC__K_MODE : (b) == 0xD9 ? PTC__K_TRIG : \
-     ((b) & 3) == 3 ? PTC__K_CYC : ((b) & 1) == 0 ? PTC__K_TNT8 : \
-     ((b) & 0x1F) == 0x01 ? PTC__IP_FAMILY(b, PTC__K_TIP_PGD) : \
-     ((b) & 0x1F) == 0x0D ? PTC__IP_FAMILY(b, PTC__K_TIP) : \
-     ((b) & 0x1F) == 0x11 ? PTC__IP_FAMILY(b, PTC__K_TIP_PGE) : \
-     ((b) & 0x1F) == 0x1D ? PTC__IP_FAMILY(b, PTC__K_FUP) : PTC__K_BAD)
-
-/* What the byte after 0x02 says: a packet type, or 0 = bad opcode. PTW's
-   reserved PayloadBytes values (2, 3) map to PTC__X_PTW_RSVD. MNT sits
-   behind a second escape (02 C3 88). */
-#define PTC__X_PTW_RSVD ((ptc_packet_type)(PTC_PACKET_TYPE_COUNT + 0))
-#define PTC__X_MNT_ESC ((ptc_packet_type)(PTC_PACKET_TYPE_COUNT + 1))
-#define PTC__EXT_CLASS(b) \
-    ((b) == 0x82 ? PTC_PSB : (b) == 0x23 ? PTC_PSBEND : (b) == 0xF3 ? PTC_OVF : \
-     (b) == 0x03 ? PTC_CBR : (b) == 0x73 ? PTC_TMA : (b) == 0x43 ? PTC_PIP : \
-     (b) == 0xC8 ? PTC_VMCS : (b) == 0xA3 ? PTC_TNT64 : (b) == 0x83 ? PTC_STOP : \
-     (b) == 0xC3 ? PTC__X_MNT_ESC : ((b) & 0x7F) == 0x62 ? PTC_EXSTOP : \
-     (b) == 0xC2 ? PTC_MWAIT : (b) == 0x22 ? PTC_PWRE : (b) == 0xA2 ? PTC_PWRX : \
-     ((b) & 0x1F) == 0x12 ? ((((b) >> 5) & 3) >= 2 ? PTC__X_PTW_RSVD : PTC_PTW) : \
-     (b) == 0x13 ? PTC_CFE : (b) == 0x53 ? PTC_EVD : (b) == 0x63 ? PTC_BBP : \
-     ((b) & 0x7F) == 0x33 ? PTC_BEP : PTC_NONE)
-
-#define PTC__R4(M, b) M(b), M((b) + 1), M((b) + 2), M((b) + 3)
-#define PTC__R16(M, b) PTC__R4(M, b), PTC__R4(M, (b) + 4), PTC__R4(M, (b) + 8), PTC__R4(M, (b) + 12)
-#define PTC__R64(M, b) PTC__R16(M, b), PTC__R16(M, (b) + 16), PTC__R16(M, (b) + 32), PTC__R16(M, (b) + 48)
-#define PTC__R256(M) PTC__R64(M, 0), PTC__R64(M, 64), PTC__R64(M, 128), PTC__R64(M, 192)
-
-static const uint8_t ptc__first_class[256] = { PTC__R256(PTC__FIRST_CLASS) };
-static const uint8_t ptc__ext_class[256] = { PTC__R256(PTC__EXT_CLASS) };
-
-/* Payload bytes for each IPBytes value; reserved values never get here. */
-static const uint8_t ptc__ipc_bytes[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
-
-static const uint8_t ptc__psb_pattern[16] = {
-    0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-    0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82
-};
+/* ---- 0. Shared arithmetic ------------------------------------------- */
 
 /* Little-endian load of n (<= 8) bytes. */
-static uint64_t ptc__le(const uint8_t *p, unsigned n)
+static uint64_t ptc__byte_load(const uint8_t *p, unsigned n)
 {
     uint64_t v = 0;
     unsigned i;
@@ -1043,25 +1034,25 @@ static uint64_t ptc__le(const uint8_t *p, unsigned n)
 }
 
 /* Little-endian load of 8 bytes; the caller guarantees they are there. */
-static uint64_t ptc__load64(const uint8_t *p)
+static uint64_t ptc__byte_load64(const uint8_t *p)
 {
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     uint64_t v;
     memcpy(&v, p, 8); /* one unaligned load on little-endian hosts */
     return v;
 #else
-    return ptc__le(p, 8);
+    return ptc__byte_load(p, 8);
 #endif
 }
 
-static void ptc__put_le(uint8_t *p, uint64_t v, unsigned n)
+static void ptc__byte_store(uint8_t *p, uint64_t v, unsigned n)
 {
     unsigned i;
     for (i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* Index of the most significant set bit; v != 0. */
-static unsigned ptc__msb(uint64_t v)
+static unsigned ptc__math_msb(uint64_t v)
 {
 #if defined(__GNUC__) || defined(__clang__)
     return 63u - (unsigned)__builtin_clzll(v);
@@ -1072,872 +1063,23 @@ static unsigned ptc__msb(uint64_t v)
 #endif
 }
 
-static ptc_status ptc__decode_cyc(const uint8_t *buf, size_t len, ptc_packet *pkt)
-{
-    uint64_t v = buf[0] >> 3;
-    size_t i;
-    pkt->type = PTC_CYC;
-    if (!(buf[0] & 4)) {
-        pkt->size = 1;
-        pkt->u.cyc.cycles = v;
-        return PTC_OK;
-    }
-    if (len >= 9) {
-        /* Up to 8 continuation bytes at once: find the first without the
-           Exp bit, keep the 7 payload bits of each byte up to it, and
-           squeeze the 7-bit groups together in three steps. */
-        uint64_t x = ptc__load64(buf + 1);
-        uint64_t stops = ~x & UINT64_C(0x0101010101010101);
-        if (stops) {
-            uint64_t last = (stops & (~stops + 1)) << 7; /* top bit of the last byte */
-            uint64_t g = (x >> 1) & UINT64_C(0x7F7F7F7F7F7F7F7F) & ((last - 1) | last);
-            g = (g & UINT64_C(0x007F007F007F007F)) | ((g & UINT64_C(0x7F007F007F007F00)) >> 1);
-            g = (g & UINT64_C(0x00003FFF00003FFF)) | ((g & UINT64_C(0x3FFF00003FFF0000)) >> 2);
-            g = (g & UINT64_C(0x000000000FFFFFFF)) | ((g & UINT64_C(0x0FFFFFFF00000000)) >> 4);
-            pkt->size = (uint8_t)(2 + ptc__msb(last) / 8);
-            pkt->u.cyc.cycles = v | (g << 5);
-            return PTC_OK;
-        }
-    }
-    /* Byte i (i >= 1) carries cycle bits [5+7(i-1)+6 : 5+7(i-1)]. A 64-bit
-       count needs at most 10 bytes, and byte 10 may only use its low 3
-       payload bits (cycle bits 63:61). */
-    for (i = 1; i < 10; i++) {
-        uint8_t b;
-        if (i >= len) return PTC_ERR_TRUNCATED;
-        b = buf[i];
-        if (i == 9 && ((b >> 4) != 0 || (b & 1))) return PTC_ERR_CYC_OVERFLOW;
-        v |= (uint64_t)(b >> 1) << (5 + 7 * (i - 1));
-        if (!(b & 1)) {
-            pkt->size = (uint8_t)(i + 1);
-            pkt->u.cyc.cycles = v;
-            return PTC_OK;
-        }
-    }
-    return PTC_ERR_CYC_OVERFLOW; /* not reached: i == 9 returns above */
-}
-
-static ptc_status ptc__decode_ext(const uint8_t *buf, size_t len, ptc_packet *pkt)
-{
-    unsigned k;
-    uint8_t b1;
-    if (len < 2) return PTC_ERR_TRUNCATED;
-    b1 = buf[1];
-    k = ptc__ext_class[b1];
-    switch (k) {
-    case PTC_NONE: return PTC_ERR_BAD_OPCODE;
-    case PTC__X_PTW_RSVD: return PTC_ERR_RESERVED;
-    case PTC_PSB: {
-        size_t n = len < 16 ? len : 16;
-        if (memcmp(buf, ptc__psb_pattern, n) != 0) return PTC_ERR_BAD_PSB;
-        if (n < 16) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_PSB; pkt->size = 16;
-        return PTC_OK;
-    }
-    case PTC__X_MNT_ESC:
-        if (len < 3) return PTC_ERR_TRUNCATED;
-        if (buf[2] != 0x88) return PTC_ERR_BAD_OPCODE;
-        if (len < 11) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_MNT; pkt->size = 11;
-        pkt->u.mnt.payload = ptc__le(buf + 3, 8);
-        return PTC_OK;
-    case PTC_PSBEND: case PTC_OVF: case PTC_STOP:
-        pkt->type = (ptc_packet_type)k; pkt->size = 2;
-        return PTC_OK;
-    case PTC_EXSTOP:
-        pkt->type = PTC_EXSTOP; pkt->size = 2; pkt->u.exstop.ip = (uint8_t)(b1 >> 7);
-        return PTC_OK;
-    case PTC_BEP:
-        pkt->type = PTC_BEP; pkt->size = 2; pkt->u.bep.ip = (uint8_t)(b1 >> 7);
-        return PTC_OK;
-    case PTC_CBR:
-        if (len < 4) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_CBR; pkt->size = 4;
-        pkt->u.cbr.ratio = buf[2]; pkt->u.cbr.reserved = buf[3];
-        return PTC_OK;
-    case PTC_TMA:
-        if (len < 7) return PTC_ERR_TRUNCATED;
-        if (buf[4] != 0 || (buf[6] & 0xFE) != 0) return PTC_ERR_RESERVED;
-        pkt->type = PTC_TMA; pkt->size = 7;
-        pkt->u.tma.ctc = (uint16_t)ptc__le(buf + 2, 2);
-        pkt->u.tma.fc = (uint16_t)(buf[5] | ((buf[6] & 1u) << 8));
-        return PTC_OK;
-    case PTC_PIP: {
-        uint64_t p;
-        if (len < 8) return PTC_ERR_TRUNCATED;
-        p = ptc__le(buf + 2, 6);
-        pkt->type = PTC_PIP; pkt->size = 8;
-        pkt->u.pip.nr = (uint8_t)(p & 1);
-        pkt->u.pip.cr3 = (p >> 1) << 5;
-        return PTC_OK;
-    }
-    case PTC_VMCS:
-        if (len < 7) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_VMCS; pkt->size = 7;
-        pkt->u.vmcs.base = ptc__le(buf + 2, 5) << 12;
-        return PTC_OK;
-    case PTC_TNT64: {
-        uint64_t p;
-        unsigned stop;
-        if (len < 8) return PTC_ERR_TRUNCATED;
-        p = ptc__le(buf + 2, 6);
-        if (p < 2) return PTC_ERR_EMPTY_TNT;
-        stop = ptc__msb(p);
-        pkt->type = PTC_TNT64; pkt->size = 8;
-        pkt->u.tnt.count = (uint8_t)stop;
-        pkt->u.tnt.bits = p & ((UINT64_C(1) << stop) - 1);
-        return PTC_OK;
-    }
-    case PTC_MWAIT:
-        if (len < 10) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_MWAIT; pkt->size = 10;
-        pkt->u.mwait.hints = (uint32_t)ptc__le(buf + 2, 4);
-        pkt->u.mwait.ext = (uint32_t)ptc__le(buf + 6, 4);
-        return PTC_OK;
-    case PTC_PWRE:
-        if (len < 4) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_PWRE; pkt->size = 4;
-        pkt->u.pwre.hw = (uint8_t)(buf[2] >> 7);
-        pkt->u.pwre.reserved = (uint8_t)(buf[2] & 0x7F);
-        pkt->u.pwre.state = (uint8_t)(buf[3] >> 4);
-        pkt->u.pwre.sub_state = (uint8_t)(buf[3] & 0xF);
-        return PTC_OK;
-    case PTC_PWRX:
-        if (len < 7) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_PWRX; pkt->size = 7;
-        pkt->u.pwrx.deepest = (uint8_t)(buf[2] & 0xF);
-        pkt->u.pwrx.last = (uint8_t)(buf[2] >> 4);
-        pkt->u.pwrx.wake = (uint8_t)(buf[3] & 0xF);
-        pkt->u.pwrx.reserved = (uint32_t)(buf[3] >> 4) | ((uint32_t)ptc__le(buf + 4, 3) << 4);
-        return PTC_OK;
-    case PTC_PTW: {
-        unsigned n = (b1 & 0x20) ? 8u : 4u;
-        if (len < 2 + (size_t)n) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_PTW; pkt->size = (uint8_t)(2 + n);
-        pkt->u.ptw.bytes = (uint8_t)n;
-        pkt->u.ptw.ip = (uint8_t)(b1 >> 7);
-        pkt->u.ptw.payload = ptc__le(buf + 2, n);
-        return PTC_OK;
-    }
-    case PTC_CFE:
-        if (len < 4) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_CFE; pkt->size = 4;
-        pkt->u.cfe.ip = (uint8_t)(buf[2] >> 7);
-        pkt->u.cfe.reserved = (uint8_t)((buf[2] >> 5) & 3);
-        pkt->u.cfe.cfe_type = (uint8_t)(buf[2] & 0x1F);
-        pkt->u.cfe.vector = buf[3];
-        return PTC_OK;
-    case PTC_EVD:
-        if (len < 11) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_EVD; pkt->size = 11;
-        pkt->u.evd.evd_type = (uint8_t)(buf[2] & 0x1F);
-        pkt->u.evd.reserved = (uint8_t)(buf[2] >> 5);
-        pkt->u.evd.payload = ptc__le(buf + 3, 8);
-        return PTC_OK;
-    case PTC_BBP:
-        if (len < 3) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_BBP; pkt->size = 3;
-        pkt->u.bbp.sz = (uint8_t)(buf[2] >> 7);
-        pkt->u.bbp.reserved = (uint8_t)((buf[2] >> 5) & 3);
-        pkt->u.bbp.block_type = (uint8_t)(buf[2] & 0x1F);
-        return PTC_OK;
-    default:
-        PTC_ASSERT(0);
-        return PTC_ERR_BAD_OPCODE;
-    }
-}
-
-/* The fast path: packets whose first byte alone fixes their size and
-   whose fields are one constant byte, or one byte from byte 1, and one
-   masked 64-bit load from byte 1 (PAD, TNT-8, TIP/TIP.PGE/TIP.PGD/FUP,
-   MTC, TSC, 1-byte CYC: most of any trace). One table row per first byte
-   replaces the type switch, so mixed streams cost no mispredicted branch:
-       union byte 0  = small | (byte1 & small_mask)   (tnt.count, ip.ipc, mtc.ctc)
-       u64 at voff   = (load64(byte 1) & vmask) | vconst
-   written in this order (the u64 of TSC/CYC covers union byte 0). */
-typedef struct ptc__fast_row { uint8_t type, size, small, small_mask, voff; uint64_t vmask, vconst; } ptc__fast_row;
-
-#define PTC__IS_TNT8(b) (((b) & 1) == 0 && (b) != 0 && (b) != 2)
-#define PTC__IS_IPF(b) (ptc__first_class_of(b) >= PTC__K_TIP && ptc__first_class_of(b) <= PTC__K_FUP)
-#define ptc__first_class_of(b) PTC__FIRST_CLASS(b)
-#define PTC__MSB8(b) ((b) >= 128 ? 7 : (b) >= 64 ? 6 : (b) >= 32 ? 5 : (b) >= 16 ? 4 : (b) >= 8 ? 3 : (b) >= 4 ? 2 : 1)
-#define PTC__IPC_BYTES(b) ((b) >> 5 == 6 ? 8 : (b) >> 5 == 0 ? 0 : (b) >> 5 <= 2 ? 2 * ((b) >> 5) : 6)
-#define PTC__FAST_TYPE(b) \
-    ((b) == 0x00 ? (int)PTC_PAD : PTC__IS_TNT8(b) ? (int)PTC_TNT8 : (b) == 0x59 ? (int)PTC_MTC : \
-     (b) == 0x19 ? (int)PTC_TSC : (((b) & 7) == 3) ? (int)PTC_CYC : \
-     ptc__first_class_of(b) == PTC__K_TIP ? (int)PTC_TIP : ptc__first_class_of(b) == PTC__K_TIP_PGE ? (int)PTC_TIP_PGE : \
-     ptc__first_class_of(b) == PTC__K_TIP_PGD ? (int)PTC_TIP_PGD : ptc__first_class_of(b) == PTC__K_FUP ? (int)PTC_FUP : 0)
-#define PTC__FAST_SIZE(b) \
-    (PTC__IS_IPF(b) ? 1 + PTC__IPC_BYTES(b) : (b) == 0x59 ? 2 : (b) == 0x19 ? 8 : PTC__FAST_TYPE(b) ? 1 : 0)
-#define PTC__FAST_SMALL(b) (PTC__IS_TNT8(b) ? PTC__MSB8(b) - 1 : PTC__IS_IPF(b) ? (b) >> 5 : 0)
-#define PTC__FAST_VOFF(b) \
-    ((b) == 0x19 || ((b) & 7) == 3 ? offsetof(ptc_packet, u.tsc.tsc) : offsetof(ptc_packet, u.ip.payload))
-#define PTC__FAST_VMASK(b) \
-    (PTC__IS_IPF(b) ? (PTC__IPC_BYTES(b) == 8 ? ~UINT64_C(0) : PTC__IPC_BYTES(b) == 6 ? UINT64_C(0xFFFFFFFFFFFF) : \
-                       PTC__IPC_BYTES(b) == 4 ? UINT64_C(0xFFFFFFFF) : PTC__IPC_BYTES(b) == 2 ? UINT64_C(0xFFFF) : 0) : \
-     (b) == 0x19 ? UINT64_C(0x00FFFFFFFFFFFFFF) : 0)
-#define PTC__FAST_VCONST(b) \
-    (PTC__IS_TNT8(b) ? (uint64_t)(((b) >> 1) & ((1u << (PTC__MSB8(b) - 1)) - 1)) : \
-     ((b) & 7) == 3 ? (uint64_t)((b) >> 3) : 0)
-#define PTC__FAST_ROW(b) \
-    { (uint8_t)PTC__FAST_TYPE(b), (uint8_t)PTC__FAST_SIZE(b), (uint8_t)PTC__FAST_SMALL(b), \
-      (uint8_t)((b) == 0x59 ? 0xFF : 0), (uint8_t)PTC__FAST_VOFF(b), PTC__FAST_VMASK(b), PTC__FAST_VCONST(b) }
-
-static const ptc__fast_row ptc__fast[256] = { PTC__R256(PTC__FAST_ROW) };
-
-/* The fast path relies on these layouts: tnt and ip share their u64's
-   offset, and tnt.count / ip.ipc / mtc.ctc are union byte 0. */
-typedef char ptc__layout_check[
-    (offsetof(ptc_packet, u.tnt.bits) == offsetof(ptc_packet, u.ip.payload) &&
-     offsetof(ptc_packet, u.tsc.tsc) == offsetof(ptc_packet, u.cyc.cycles) &&
-     offsetof(ptc_packet, u.tsc.tsc) == offsetof(ptc_packet, u) &&
-     offsetof(ptc_packet, u.tnt.count) == offsetof(ptc_packet, u) &&
-     offsetof(ptc_packet, u.mtc.ctc) == offsetof(ptc_packet, u)) ? 1 : -1];
-
-static ptc_status ptc__decode_slow(const uint8_t *buf, size_t len, ptc_block_ctx blk, ptc_packet *pkt)
-{
-    uint8_t b0 = buf[0];
-    if (blk != PTC_BLOCK_NONE && (b0 & 7) == 4) {
-        unsigned n = blk == PTC_BLOCK_4 ? 4u : 8u;
-        if (len < 1 + (size_t)n) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_BIP; pkt->size = (uint8_t)(1 + n);
-        pkt->u.bip.id = (uint8_t)(b0 >> 3);
-        pkt->u.bip.bytes = (uint8_t)n;
-        pkt->u.bip.value = ptc__le(buf + 1, n);
-        return PTC_OK;
-    }
-    switch (ptc__first_class[b0]) {
-    case PTC__K_PAD:
-        pkt->type = PTC_PAD; pkt->size = 1;
-        return PTC_OK;
-    case PTC__K_TNT8: {
-        unsigned stop = ptc__msb(b0); /* b0 >= 4 here: 0 and 2 have own classes */
-        pkt->type = PTC_TNT8; pkt->size = 1;
-        pkt->u.tnt.count = (uint8_t)(stop - 1);
-        pkt->u.tnt.bits = (uint64_t)((b0 >> 1) & ((1u << (stop - 1)) - 1));
-        return PTC_OK;
-    }
-    case PTC__K_CYC:
-        pkt->type = PTC_CYC;
-        return ptc__decode_cyc(buf, len, pkt);
-    case PTC__K_TIP: case PTC__K_TIP_PGE: case PTC__K_TIP_PGD: case PTC__K_FUP: {
-        static const ptc_packet_type types[4] = { PTC_TIP, PTC_TIP_PGE, PTC_TIP_PGD, PTC_FUP };
-        unsigned ipc = b0 >> 5, n = ptc__ipc_bytes[ipc];
-        if (len < 1 + (size_t)n) return PTC_ERR_TRUNCATED;
-        pkt->type = types[ptc__first_class[b0] - PTC__K_TIP];
-        pkt->size = (uint8_t)(1 + n);
-        pkt->u.ip.ipc = (uint8_t)ipc;
-        pkt->u.ip.payload = ptc__le(buf + 1, n);
-        return PTC_OK;
-    }
-    case PTC__K_EXT:
-        return ptc__decode_ext(buf, len, pkt);
-    case PTC__K_MTC:
-        if (len < 2) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_MTC; pkt->size = 2; pkt->u.mtc.ctc = buf[1];
-        return PTC_OK;
-    case PTC__K_TSC:
-        if (len < 8) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_TSC; pkt->size = 8; pkt->u.tsc.tsc = ptc__le(buf + 1, 7);
-        return PTC_OK;
-    case PTC__K_MODE: {
-        uint8_t b1;
-        if (len < 2) return PTC_ERR_TRUNCATED;
-        b1 = buf[1];
-        switch (b1 >> 5) {
-        case 0:
-            pkt->type = PTC_MODE_EXEC; pkt->size = 2;
-            pkt->u.mode_exec.csl = (uint8_t)(b1 & 1);
-            pkt->u.mode_exec.csd = (uint8_t)((b1 >> 1) & 1);
-            pkt->u.mode_exec.if_flag = (uint8_t)((b1 >> 2) & 1);
-            pkt->u.mode_exec.reserved = (uint8_t)((b1 >> 3) & 3);
-            return PTC_OK;
-        case 1:
-            pkt->type = PTC_MODE_TSX; pkt->size = 2;
-            pkt->u.mode_tsx.intx = (uint8_t)(b1 & 1);
-            pkt->u.mode_tsx.abrt = (uint8_t)((b1 >> 1) & 1);
-            pkt->u.mode_tsx.reserved = (uint8_t)((b1 >> 2) & 7);
-            return PTC_OK;
-        default:
-            return PTC_ERR_RESERVED;
-        }
-    }
-    case PTC__K_TRIG: {
-        uint8_t b1;
-        size_t n;
-        if (len < 2) return PTC_ERR_TRUNCATED;
-        b1 = buf[1];
-        n = (b1 & 0x40) ? 5 : 3;
-        if (len < n) return PTC_ERR_TRUNCATED;
-        pkt->type = PTC_TRIG; pkt->size = (uint8_t)n;
-        pkt->u.trig.ip = (uint8_t)(b1 >> 7);
-        pkt->u.trig.icntv = (uint8_t)((b1 >> 6) & 1);
-        pkt->u.trig.mult = (uint8_t)((b1 >> 5) & 1);
-        pkt->u.trig.reserved = (uint8_t)(b1 & 0x1F);
-        pkt->u.trig.trbv = buf[2];
-        if (n == 5) pkt->u.trig.icnt = (uint16_t)ptc__le(buf + 3, 2);
-        return PTC_OK;
-    }
-    case PTC__K_BAD_IPC:
-        return PTC_ERR_BAD_IPBYTES;
-    default:
-        return PTC_ERR_BAD_OPCODE;
-    }
-}
-
-/* Returns the packet's size (> 0) or an error status (< 0). Inlined into
-   the stream decoder, so the size stays in a register: the position of the
-   next packet depends on it, and that chain sets the decoder's speed. */
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((always_inline))
-#endif
-static inline int ptc__decode(const uint8_t *buf, size_t len, ptc_block_ctx blk, ptc_packet *pkt)
-{
-    ptc_status st;
-    if (PTC__LIKELY(len >= PTC_MAX_PACKET_SIZE && blk == PTC_BLOCK_NONE)) {
-        const ptc__fast_row *f = &ptc__fast[buf[0]];
-        if (PTC__LIKELY(f->type != 0)) {
-            uint64_t v = (ptc__load64(buf + 1) & f->vmask) | f->vconst;
-            uint8_t small = (uint8_t)(f->small | (buf[1] & f->small_mask));
-            memset(pkt, 0, sizeof *pkt);
-            pkt->type = (ptc_packet_type)f->type;
-            pkt->size = f->size;
-            memcpy((char *)pkt + offsetof(ptc_packet, u), &small, 1);
-            memcpy((char *)pkt + f->voff, &v, 8);
-            return f->size;
-        }
-    }
-    memset(pkt, 0, sizeof *pkt);
-    if (len == 0) return PTC_ERR_TRUNCATED;
-    st = ptc__decode_slow(buf, len, blk, pkt);
-    return st == PTC_OK ? pkt->size : (int)st;
-}
-
-PTCDEF ptc_status ptc_decode_packet(const uint8_t *buf, size_t len,
-                                    ptc_block_ctx blk, ptc_packet *pkt)
-{
-    int n;
-    if (!pkt || (!buf && len)) return PTC_ERR_BAD_ARGUMENT;
-    n = ptc__decode(buf, len, blk, pkt);
-    return n > 0 ? PTC_OK : (ptc_status)n;
-}
-
-/* ---- 4. Encoding ---------------------------------------------------- */
-
-/* Bytes of the shortest CYC holding `cycles`: 5 bits in the first byte,
-   7 in each further one. */
-static unsigned ptc__cyc_min_size(uint64_t cycles)
-{
-    unsigned bits = cycles ? ptc__msb(cycles) + 1 : 1, n = 1;
-    while (bits > 5 + 7 * (n - 1)) n++;
-    return n;
-}
-
-/* Encodes into out (at least PTC_MAX_PACKET_SIZE bytes); returns the size
-   or a negative status. */
-static int ptc__encode(const ptc_packet *pkt, uint8_t *out)
-{
-#define PTC__NEED(cond) do { if (!(cond)) return PTC_ERR_RANGE; } while (0)
-    switch (pkt->type) {
-    case PTC_PAD: out[0] = 0; return 1;
-    case PTC_PSB: memcpy(out, ptc__psb_pattern, 16); return 16;
-    case PTC_PSBEND: out[0] = 2; out[1] = 0x23; return 2;
-    case PTC_OVF: out[0] = 2; out[1] = 0xF3; return 2;
-    case PTC_STOP: out[0] = 2; out[1] = 0x83; return 2;
-    case PTC_TNT8: {
-        unsigned c = pkt->u.tnt.count;
-        PTC__NEED(c >= 1 && c <= 6 && (pkt->u.tnt.bits >> c) == 0);
-        out[0] = (uint8_t)((((1u << c) | (unsigned)pkt->u.tnt.bits)) << 1);
-        return 1;
-    }
-    case PTC_TNT64: {
-        unsigned c = pkt->u.tnt.count;
-        PTC__NEED(c >= 1 && c <= 47 && (pkt->u.tnt.bits >> c) == 0);
-        out[0] = 2; out[1] = 0xA3;
-        ptc__put_le(out + 2, (UINT64_C(1) << c) | pkt->u.tnt.bits, 6);
-        return 8;
-    }
-    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP: {
-        static const uint8_t base[] = { 0x0D, 0x11, 0x01, 0x1D };
-        unsigned ipc = pkt->u.ip.ipc, n;
-        PTC__NEED(ipc <= 7 && ipc != 5 && ipc != 7);
-        n = ptc__ipc_bytes[ipc];
-        PTC__NEED(n == 8 || (pkt->u.ip.payload >> (8 * n)) == 0);
-        out[0] = (uint8_t)(base[pkt->type - PTC_TIP] | (ipc << 5));
-        ptc__put_le(out + 1, pkt->u.ip.payload, n);
-        return (int)(1 + n);
-    }
-    case PTC_MODE_EXEC:
-        PTC__NEED(pkt->u.mode_exec.csl <= 1 && pkt->u.mode_exec.csd <= 1 &&
-                  pkt->u.mode_exec.if_flag <= 1 && pkt->u.mode_exec.reserved <= 3);
-        out[0] = 0x99;
-        out[1] = (uint8_t)(pkt->u.mode_exec.csl | (pkt->u.mode_exec.csd << 1) |
-                           (pkt->u.mode_exec.if_flag << 2) | (pkt->u.mode_exec.reserved << 3));
-        return 2;
-    case PTC_MODE_TSX:
-        PTC__NEED(pkt->u.mode_tsx.intx <= 1 && pkt->u.mode_tsx.abrt <= 1 &&
-                  pkt->u.mode_tsx.reserved <= 7);
-        out[0] = 0x99;
-        out[1] = (uint8_t)(0x20 | pkt->u.mode_tsx.intx | (pkt->u.mode_tsx.abrt << 1) |
-                           (pkt->u.mode_tsx.reserved << 2));
-        return 2;
-    case PTC_PIP:
-        /* CR3 bits 51:5 travel; anything else would be silently lost. */
-        PTC__NEED((pkt->u.pip.cr3 & ~UINT64_C(0x000FFFFFFFFFFFE0)) == 0 && pkt->u.pip.nr <= 1);
-        out[0] = 2; out[1] = 0x43;
-        ptc__put_le(out + 2, ((pkt->u.pip.cr3 >> 5) << 1) | pkt->u.pip.nr, 6);
-        return 8;
-    case PTC_VMCS:
-        PTC__NEED((pkt->u.vmcs.base & ~UINT64_C(0x000FFFFFFFFFF000)) == 0);
-        out[0] = 2; out[1] = 0xC8;
-        ptc__put_le(out + 2, pkt->u.vmcs.base >> 12, 5);
-        return 7;
-    case PTC_TSC:
-        PTC__NEED((pkt->u.tsc.tsc >> 56) == 0);
-        out[0] = 0x19;
-        ptc__put_le(out + 1, pkt->u.tsc.tsc, 7);
-        return 8;
-    case PTC_TMA:
-        PTC__NEED(pkt->u.tma.fc <= 0x1FF);
-        out[0] = 2; out[1] = 0x73;
-        ptc__put_le(out + 2, pkt->u.tma.ctc, 2);
-        out[4] = 0;
-        out[5] = (uint8_t)pkt->u.tma.fc;
-        out[6] = (uint8_t)(pkt->u.tma.fc >> 8);
-        return 7;
-    case PTC_MTC: out[0] = 0x59; out[1] = pkt->u.mtc.ctc; return 2;
-    case PTC_CYC: {
-        uint64_t v = pkt->u.cyc.cycles;
-        unsigned n = ptc__cyc_min_size(v), i;
-        if (pkt->size != 0) {
-            /* An explicit size asks for that exact (possibly longer than
-               necessary) encoding, so decoded packets re-encode exactly. */
-            PTC__NEED(pkt->size >= n && pkt->size <= 10);
-            n = pkt->size;
-        }
-        out[0] = (uint8_t)(3 | ((v & 0x1F) << 3) | (n > 1 ? 4 : 0));
-        v >>= 5;
-        for (i = 1; i < n; i++) {
-            out[i] = (uint8_t)(((v & 0x7F) << 1) | (i + 1 < n ? 1 : 0));
-            v >>= 7;
-        }
-        return (int)n;
-    }
-    case PTC_CBR:
-        out[0] = 2; out[1] = 0x03; out[2] = pkt->u.cbr.ratio; out[3] = pkt->u.cbr.reserved;
-        return 4;
-    case PTC_MNT:
-        out[0] = 2; out[1] = 0xC3; out[2] = 0x88;
-        ptc__put_le(out + 3, pkt->u.mnt.payload, 8);
-        return 11;
-    case PTC_PTW: {
-        unsigned n = pkt->u.ptw.bytes;
-        PTC__NEED((n == 4 || n == 8) && pkt->u.ptw.ip <= 1);
-        PTC__NEED(n == 8 || (pkt->u.ptw.payload >> 32) == 0);
-        out[0] = 2;
-        out[1] = (uint8_t)(0x12 | (n == 8 ? 0x20 : 0) | (pkt->u.ptw.ip << 7));
-        ptc__put_le(out + 2, pkt->u.ptw.payload, n);
-        return (int)(2 + n);
-    }
-    case PTC_EXSTOP:
-        PTC__NEED(pkt->u.exstop.ip <= 1);
-        out[0] = 2; out[1] = (uint8_t)(0x62 | (pkt->u.exstop.ip << 7));
-        return 2;
-    case PTC_MWAIT:
-        out[0] = 2; out[1] = 0xC2;
-        ptc__put_le(out + 2, pkt->u.mwait.hints, 4);
-        ptc__put_le(out + 6, pkt->u.mwait.ext, 4);
-        return 10;
-    case PTC_PWRE:
-        PTC__NEED(pkt->u.pwre.state <= 15 && pkt->u.pwre.sub_state <= 15 &&
-                  pkt->u.pwre.hw <= 1 && pkt->u.pwre.reserved <= 0x7F);
-        out[0] = 2; out[1] = 0x22;
-        out[2] = (uint8_t)((pkt->u.pwre.hw << 7) | pkt->u.pwre.reserved);
-        out[3] = (uint8_t)((pkt->u.pwre.state << 4) | pkt->u.pwre.sub_state);
-        return 4;
-    case PTC_PWRX:
-        PTC__NEED(pkt->u.pwrx.last <= 15 && pkt->u.pwrx.deepest <= 15 &&
-                  pkt->u.pwrx.wake <= 15 && pkt->u.pwrx.reserved <= 0x0FFFFFFF);
-        out[0] = 2; out[1] = 0xA2;
-        out[2] = (uint8_t)((pkt->u.pwrx.last << 4) | pkt->u.pwrx.deepest);
-        out[3] = (uint8_t)(((pkt->u.pwrx.reserved & 0xF) << 4) | pkt->u.pwrx.wake);
-        ptc__put_le(out + 4, pkt->u.pwrx.reserved >> 4, 3);
-        return 7;
-    case PTC_BBP:
-        PTC__NEED(pkt->u.bbp.sz <= 1 && pkt->u.bbp.block_type <= 0x1F && pkt->u.bbp.reserved <= 3);
-        out[0] = 2; out[1] = 0x63;
-        out[2] = (uint8_t)((pkt->u.bbp.sz << 7) | (pkt->u.bbp.reserved << 5) | pkt->u.bbp.block_type);
-        return 3;
-    case PTC_BIP: {
-        unsigned n = pkt->u.bip.bytes;
-        PTC__NEED((n == 4 || n == 8) && pkt->u.bip.id <= 0x1F);
-        PTC__NEED(n == 8 || (pkt->u.bip.value >> 32) == 0);
-        out[0] = (uint8_t)((pkt->u.bip.id << 3) | 4);
-        ptc__put_le(out + 1, pkt->u.bip.value, n);
-        return (int)(1 + n);
-    }
-    case PTC_BEP:
-        PTC__NEED(pkt->u.bep.ip <= 1);
-        out[0] = 2; out[1] = (uint8_t)(0x33 | (pkt->u.bep.ip << 7));
-        return 2;
-    case PTC_CFE:
-        PTC__NEED(pkt->u.cfe.ip <= 1 && pkt->u.cfe.cfe_type <= 0x1F && pkt->u.cfe.reserved <= 3);
-        out[0] = 2; out[1] = 0x13;
-        out[2] = (uint8_t)((pkt->u.cfe.ip << 7) | (pkt->u.cfe.reserved << 5) | pkt->u.cfe.cfe_type);
-        out[3] = pkt->u.cfe.vector;
-        return 4;
-    case PTC_EVD:
-        PTC__NEED(pkt->u.evd.evd_type <= 0x1F && pkt->u.evd.reserved <= 7);
-        out[0] = 2; out[1] = 0x53;
-        out[2] = (uint8_t)((pkt->u.evd.reserved << 5) | pkt->u.evd.evd_type);
-        ptc__put_le(out + 3, pkt->u.evd.payload, 8);
-        return 11;
-    case PTC_TRIG:
-        PTC__NEED(pkt->u.trig.ip <= 1 && pkt->u.trig.icntv <= 1 && pkt->u.trig.mult <= 1 &&
-                  pkt->u.trig.reserved <= 0x1F);
-        PTC__NEED(pkt->u.trig.icntv || pkt->u.trig.icnt == 0);
-        out[0] = 0xD9;
-        out[1] = (uint8_t)((pkt->u.trig.ip << 7) | (pkt->u.trig.icntv << 6) |
-                           (pkt->u.trig.mult << 5) | pkt->u.trig.reserved);
-        out[2] = pkt->u.trig.trbv;
-        if (!pkt->u.trig.icntv) return 3;
-        ptc__put_le(out + 3, pkt->u.trig.icnt, 2);
-        return 5;
-    default:
-        return PTC_ERR_BAD_TYPE;
-    }
-#undef PTC__NEED
-}
-
-PTCDEF ptc_status ptc_encode_packet(const ptc_packet *pkt, uint8_t *out,
-                                    size_t cap, size_t *written)
-{
-    uint8_t tmp[PTC_MAX_PACKET_SIZE];
-    int n;
-    if (written) *written = 0;
-    if (!pkt || (!out && cap)) return PTC_ERR_BAD_ARGUMENT;
-    n = ptc__encode(pkt, tmp);
-    if (n < 0) return (ptc_status)n;
-    if ((size_t)n > cap) return PTC_ERR_NO_SPACE;
-    memcpy(out, tmp, (size_t)n);
-    if (written) *written = (size_t)n;
-    return PTC_OK;
-}
-
-/* ---- 5. Stream decoding --------------------------------------------- */
-
-PTCDEF void ptc_decoder_init(ptc_decoder *dec, unsigned flags, uint64_t base_offset)
-{
-    memset(dec, 0, sizeof *dec);
-    dec->flags = flags;
-    dec->chunk_off = dec->pos = dec->start_off = base_offset;
-    dec->searching = !(flags & PTC_DECODE_NO_SYNC);
-    dec->synced_once = !dec->searching;
-}
-
-/* The chunk is used up: forget it, keeping its offset for the next one. */
-static void ptc__retire_chunk(ptc_decoder *dec)
-{
-    dec->chunk_off += dec->chunk_len;
-    dec->chunk_len = 0;
-    dec->chunk = NULL;
-}
-
-PTCDEF ptc_status ptc_decoder_feed(ptc_decoder *dec, const uint8_t *buf, size_t len)
-{
-    if (!dec || (!buf && len)) return PTC_ERR_BAD_ARGUMENT;
-    if (dec->pos >= dec->chunk_off && dec->pos == dec->chunk_off + dec->chunk_len)
-        ptc__retire_chunk(dec);
-    if (dec->finished || dec->chunk_len != 0) return PTC_ERR_BAD_STATE;
-    dec->chunk = buf;
-    dec->chunk_len = len;
-    return PTC_OK;
-}
-
-PTCDEF void ptc_decoder_finish(ptc_decoder *dec) { dec->finished = 1; }
-
-PTCDEF void ptc_decoder_init_buffer(ptc_decoder *dec, unsigned flags,
-                                    const uint8_t *buf, size_t len)
-{
-    ptc_decoder_init(dec, flags, 0);
-    (void)ptc_decoder_feed(dec, buf, len);
-    ptc_decoder_finish(dec);
-}
-
-/* Moves pos forward by n bytes, keeping the carry invariant. */
-static void ptc__advance(ptc_decoder *dec, size_t n)
-{
-    dec->pos += n;
-    if (dec->pos < dec->chunk_off) {
-        size_t keep = (size_t)(dec->chunk_off - dec->pos);
-        memmove(dec->carry, dec->carry + (dec->carry_len - keep), keep);
-        dec->carry_len = keep;
-    } else {
-        dec->carry_len = 0;
-    }
-}
-
-/* The bytes [pos, end of chunk) cannot be judged yet (a packet, or a PSB
-   that may begin inside it, is cut by the chunk's end): keep them and ask
-   for more input. */
-static ptc_status ptc__wait_for_input(ptc_decoder *dec, const uint8_t *p, size_t avail)
-{
-    PTC_ASSERT(avail < sizeof dec->carry);
-    memmove(dec->carry, p, avail);
-    dec->carry_len = avail;
-    ptc__retire_chunk(dec);
-    PTC_ASSERT(dec->chunk_off - dec->pos == avail);
-    return PTC_NEED_INPUT;
-}
-
-/* How the bytes at p compare with a PSB. */
-enum { PTC__PSB_NO, PTC__PSB_PARTIAL, PTC__PSB_FULL };
-static int ptc__psb_match(const uint8_t *p, size_t avail, int finished)
-{
-    size_t n = avail < 16 ? avail : 16;
-    if (memcmp(p, ptc__psb_pattern, n) != 0) return PTC__PSB_NO;
-    if (n < 16) return PTC__PSB_PARTIAL;
-    /* In a run of more than eight 02 82 pairs the PSB is the last 16
-       bytes: hardware never writes 02 82 after a PSB, so the pairs before
-       it are the end of an earlier packet (an IP or PTW payload, say).
-       libipt's sync picks the same PSB. Telling needs two more bytes. */
-    if (avail >= 18) return (p[16] == 0x02 && p[17] == 0x82) ? PTC__PSB_NO : PTC__PSB_FULL;
-    if (avail == 17 && p[16] != 0x02) return PTC__PSB_FULL;
-    return finished ? PTC__PSB_FULL : PTC__PSB_PARTIAL;
-}
-
-/* First PSB (full, or partial at the very end) in p[0..avail). Returns its
-   index, or avail when there is none; *kind tells which. */
-static size_t ptc__psb_find(const uint8_t *p, size_t avail, int finished, int *kind)
-{
-    size_t i = 0;
-    while (i < avail) {
-        const uint8_t *q = (const uint8_t *)memchr(p + i, 0x02, avail - i);
-        int m;
-        if (!q) break;
-        i = (size_t)(q - p);
-        m = ptc__psb_match(q, avail - i, finished);
-        if (m != PTC__PSB_NO) { *kind = m; return i; }
-        i++;
-    }
-    *kind = PTC__PSB_NO;
-    return avail;
-}
-
-/* Whether a PSB may begin inside the packet of n bytes at p (n < avail):
-   then the packet's last byte and the byte after it are both PSB pattern.
-   A cheap test for the fast path; ptc__psb_inside decides. */
-static int ptc__psb_hint(const uint8_t *p, size_t n)
-{
-    /* one of them 02, the other 82; no branch on the hot path */
-    return ((p[n - 1] ^ p[n]) == 0x80) & ((p[n] & 0x7F) == 0x02);
-}
-
-/* Whether a PSB (by the rule of ptc__psb_match) begins inside the packet
-   of n bytes at p: returns PTC__PSB_FULL if one does, PTC__PSB_PARTIAL if
-   more input is needed to tell, else PTC__PSB_NO. In a valid stream no
-   packet but a PSB is longer than 11 bytes, so the bytes after a packet
-   that overlaps a complete PSB can never be valid packets: the packet
-   itself is damage (a flipped IPBytes field, say) that would otherwise
-   carry the decoder past the PSB it should resume at. */
-static int ptc__psb_inside(const uint8_t *p, size_t avail, size_t n, int finished)
-{
-    size_t j;
-    for (j = 1; j < n; j++) {
-        int m;
-        if (p[j] != 0x02) continue;
-        m = ptc__psb_match(p + j, avail - j, finished);
-        if (m == PTC__PSB_FULL || (m == PTC__PSB_PARTIAL && !finished)) return m;
-    }
-    return PTC__PSB_NO;
-}
-
-/* Per packet type: what the stream decoder must do after it. */
-enum { PTC__F_IP = 1, PTC__F_RARE = 2 /* PSB or BBP */ };
-static const uint8_t ptc__type_flags[PTC_PACKET_TYPE_COUNT + 2] = {
-#define PTC__X(e, j, d) (uint8_t)((e == PTC_TIP || e == PTC_TIP_PGE || e == PTC_TIP_PGD || e == PTC_FUP) ? \
-                                  PTC__F_IP : (e == PTC_PSB || e == PTC_BBP) ? PTC__F_RARE : 0),
-    0, PTC_PACKET_LIST(PTC__X) 0, 0
-#undef PTC__X
-};
-
-/* Bits of the last IP that an IP packet keeps, by IPBytes (§1.5). */
-static const uint64_t ptc__ipc_keep[8] = {
-    ~UINT64_C(0), ~UINT64_C(0xFFFF), ~UINT64_C(0xFFFFFFFF), 0,
-    ~UINT64_C(0xFFFFFFFFFFFF), ~UINT64_C(0), 0, ~UINT64_C(0)
-};
-
-/* Last-IP decompression, without a branch on the packet type: for a
-   packet that is not an IP packet, ipc and payload are masked to zero,
-   which is the "suppressed" case and leaves the last IP alone. */
-static void ptc__track_ip(ptc_decoder *dec, ptc_item *item, unsigned flags)
-{
-    uint64_t is_ip = (uint64_t)0 - (uint64_t)(flags & PTC__F_IP), payload, keep, sext, ip;
-    uint8_t ipc8;
-    unsigned ipc;
-    memcpy(&ipc8, (const char *)&item->pkt + offsetof(ptc_packet, u.ip.ipc), 1);
-    memcpy(&payload, (const char *)&item->pkt + offsetof(ptc_packet, u.ip.payload), 8);
-    ipc = ipc8 & (unsigned)is_ip & 7u;
-    payload &= is_ip;
-    keep = ptc__ipc_keep[ipc];
-    sext = (uint64_t)0 - ((payload >> 47) & (uint64_t)(ipc == PTC_IPC_SEXT_48));
-    ip = (dec->last_ip & keep) | payload | (sext & ~UINT64_C(0xFFFFFFFFFFFF));
-    dec->last_ip = ip;
-    dec->last_ip_known |= ~keep;
-    item->ip = ip & ((uint64_t)0 - (uint64_t)(ipc != 0));
-    item->ip_known = (uint8_t)(ipc != 0 && dec->last_ip_known == ~UINT64_C(0));
-}
-
-/* Bookkeeping that follows every decoded packet. */
-static void ptc__account(ptc_decoder *dec, ptc_item *item)
-{
-    unsigned flags = ptc__type_flags[item->pkt.type];
-    ptc__track_ip(dec, item, flags);
-    if (PTC__UNLIKELY((flags & PTC__F_RARE) || dec->block != PTC_BLOCK_NONE)) {
-        if (item->pkt.type == PTC_PSB) {
-            /* The SDM resets the last IP to zero at every PSB: IPs after it
-               are full or compressed against zero. */
-            dec->last_ip = 0;
-            dec->last_ip_known = ~UINT64_C(0);
-        }
-        dec->block = ptc_block_ctx_after(dec->block, &item->pkt);
-    }
-}
-
-static void ptc__report_error(ptc_item *item, uint64_t offset, ptc_status error)
-{
-    memset(item, 0, sizeof *item);
-    item->offset = offset;
-    item->error = error;
-}
-
-/* Everything but the common case: chunk edges, sync search, errors. */
-static ptc_status ptc__next_general(ptc_decoder *dec, ptc_item *item)
-{
-    uint8_t window[2 * sizeof dec->carry];
-    for (;;) {
-        const uint8_t *p;
-        size_t avail;
-        int in_carry = dec->pos < dec->chunk_off;
-        if (dec->done) return PTC_END;
-        if (in_carry) {
-            /* The bytes at pos straddle two chunks: join the carried bytes
-               and the start of this chunk. sizeof carry bytes from pos are
-               always enough to judge a packet and a PSB inside it. */
-            size_t head = dec->chunk_len < sizeof dec->carry ? dec->chunk_len : sizeof dec->carry;
-            memcpy(window, dec->carry, dec->carry_len);
-            if (head) memcpy(window + dec->carry_len, dec->chunk, head);
-            p = window;
-            avail = dec->carry_len + head;
-        } else {
-            size_t at = (size_t)(dec->pos - dec->chunk_off);
-            avail = dec->chunk_len - at;
-            /* no pointer arithmetic on a chunk with nothing left: it may be NULL */
-            p = avail ? dec->chunk + at : NULL;
-        }
-        if (avail == 0) {
-            ptc__retire_chunk(dec);
-            if (!dec->finished) return PTC_NEED_INPUT;
-            dec->done = 1;
-            if (!dec->synced_once && dec->pos > dec->start_off) {
-                ptc__report_error(item, dec->start_off, PTC_ERR_NO_PSB);
-                return PTC_OK;
-            }
-            return PTC_END;
-        }
-        if (dec->searching) {
-            int kind;
-            /* In the carried bytes, look at one position at a time; in the
-               chunk itself, scan it all. */
-            size_t at = in_carry ? 0 : ptc__psb_find(p, avail, dec->finished, &kind);
-            if (in_carry) kind = ptc__psb_match(p, avail, dec->finished);
-            if (kind == PTC__PSB_FULL) {
-                ptc__advance(dec, at);
-                dec->searching = 0;
-                dec->synced_once = 1;
-                continue;
-            }
-            if (kind == PTC__PSB_PARTIAL && !dec->finished) {
-                ptc__advance(dec, at);
-                return ptc__wait_for_input(dec, p + at, avail - at);
-            }
-            /* No PSB begins here (a partial one at the very end of the input
-               can never complete). */
-            ptc__advance(dec, in_carry ? 1 : avail);
-            continue;
-        } else {
-            int n = ptc__decode(p, avail, dec->block, &item->pkt);
-            ptc_status st = n > 0 ? PTC_OK : (ptc_status)n;
-            if (st == PTC_OK && item->pkt.type != PTC_PSB) {
-                int inside = ptc__psb_inside(p, avail, (size_t)n, dec->finished);
-                if (inside == PTC__PSB_PARTIAL) return ptc__wait_for_input(dec, p, avail);
-                if (inside == PTC__PSB_FULL) st = PTC_ERR_PSB_OVERLAP;
-            }
-            if (st == PTC_OK) {
-                item->offset = dec->pos;
-                item->error = PTC_OK;
-                ptc__account(dec, item);
-                ptc__advance(dec, (size_t)n);
-                return PTC_OK;
-            }
-            if (st == PTC_ERR_TRUNCATED) {
-                if (!dec->finished) return ptc__wait_for_input(dec, p, avail);
-                ptc__report_error(item, dec->pos, st);
-                ptc__advance(dec, avail);
-                return PTC_OK;
-            }
-            /* Malformed: report it, then look for the next PSB after it. */
-            ptc__report_error(item, dec->pos, st);
-            dec->searching = 1;
-            dec->block = PTC_BLOCK_NONE;
-            ptc__advance(dec, 1);
-            return PTC_OK;
-        }
-    }
-}
-
-PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
-{
-    if (!dec || !item) return PTC_ERR_BAD_ARGUMENT;
-    /* The common case: decoding (not searching), inside the current chunk,
-       with a whole packet's worth of bytes ahead. */
-    if (PTC__LIKELY(!dec->searching && dec->pos >= dec->chunk_off)) {
-        size_t at = (size_t)(dec->pos - dec->chunk_off);
-        if (PTC__LIKELY(dec->chunk_len - at >= PTC_MAX_PACKET_SIZE)) {
-            int n = ptc__decode(dec->chunk + at, dec->chunk_len - at, dec->block, &item->pkt);
-            /* (only a PSB fills all 16 bytes, so after any other packet
-               the next byte is in the chunk) */
-            if (PTC__LIKELY(n > 0) && PTC__LIKELY(n == 16 || !ptc__psb_hint(dec->chunk + at, (size_t)n))) {
-                item->offset = dec->pos;
-                item->error = PTC_OK;
-                ptc__account(dec, item);
-                dec->pos += (size_t)n;
-                return PTC_OK;
-            }
-        }
-    }
-    return ptc__next_general(dec, item);
-}
-
-/* ---- 6. Hardware model ---------------------------------------------- */
-
 /* 128-bit arithmetic for the exact clocks: (a*b + add - sub) / d, when the
    quotient fits 64 bits (returns 0, with *q = UINT64_MAX, otherwise). The caller guarantees
    a*b + add >= sub. Native where the compiler has 128-bit integers, a
    portable long division elsewhere (and in the PTC_NO_INT128 test build). */
 #if defined(__SIZEOF_INT128__) && !defined(PTC_NO_INT128)
-__extension__ typedef unsigned __int128 ptc__u128;
-static int ptc__mad_div(uint64_t a, uint64_t b, uint64_t add, uint64_t sub, uint64_t d,
+__extension__ typedef unsigned __int128 ptc__math_u128;
+static int ptc__math_mad_div(uint64_t a, uint64_t b, uint64_t add, uint64_t sub, uint64_t d,
                         uint64_t *q, uint64_t *r)
 {
-    ptc__u128 x = (ptc__u128)a * b + add - sub, qq = x / d;
+    ptc__math_u128 x = (ptc__math_u128)a * b + add - sub, qq = x / d;
     *q = (uint64_t)qq;
     *r = (uint64_t)(x % d);
     if ((uint64_t)(qq >> 64) != 0) { *q = UINT64_MAX; *r = 0; return 0; }
     return 1;
 }
 #else
-static int ptc__mad_div(uint64_t a, uint64_t b, uint64_t add, uint64_t sub, uint64_t d,
+static int ptc__math_mad_div(uint64_t a, uint64_t b, uint64_t add, uint64_t sub, uint64_t d,
                         uint64_t *q, uint64_t *r)
 {
     uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
@@ -1967,11 +1109,1051 @@ static int ptc__mad_div(uint64_t a, uint64_t b, uint64_t add, uint64_t sub, uint
 }
 #endif
 
-static uint64_t ptc__gcd(uint64_t a, uint64_t b)
+static uint64_t ptc__math_gcd(uint64_t a, uint64_t b)
 {
     while (b) { uint64_t t = a % b; a = b; b = t; }
     return a;
 }
+
+static uint64_t ptc__math_sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t ptc__math_sat_sub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+/* floor or ceil of a*b/d, saturating at UINT64_MAX. */
+static uint64_t ptc__math_muldiv(uint64_t a, uint64_t b, uint64_t d, int ceil)
+{
+    uint64_t q, r;
+    if (!ptc__math_mad_div(a, b, ceil ? d - 1 : 0, 0, d, &q, &r)) return UINT64_MAX;
+    return q;
+}
+
+/* a/b < c/d, exactly */
+static int ptc__math_frac_less(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    uint64_t q, r;
+    if (!ptc__math_mad_div(a, d, 0, 0, b, &q, &r)) return 0; /* a*d/b does not even fit */
+    (void)r;
+    return q < c; /* a/b < c/d  <=>  a*d/b < c  <=>  floor(a*d/b) < c */
+}
+
+/* ---- 1.1 Status codes ---------------------------------------------- */
+
+PTCDEF const char *ptc_status_name(ptc_status status)
+{
+    switch (status) {
+#define PTC__X(e, v, n, m) case e: return n;
+    PTC_STATUS_LIST(PTC__X)
+#undef PTC__X
+    default: return "unknown_status";
+    }
+}
+
+PTCDEF const char *ptc_status_message(ptc_status status)
+{
+    switch (status) {
+#define PTC__X(e, v, n, m) case e: return m;
+    PTC_STATUS_LIST(PTC__X)
+#undef PTC__X
+    default: return "not a ptcodec status code";
+    }
+}
+
+PTCDEF const char *ptc_version(void) { return PTCODEC_VERSION_STRING; }
+
+/* PTC_STATUS_MIN_ counts the error codes: they must leave no gap */
+#define PTC__X(e, v, n, m) + ((v) < PTC_STATUS_MIN_)
+typedef char ptc__status_no_gap[(0 PTC_STATUS_LIST(PTC__X)) == 0 ? 1 : -1];
+#undef PTC__X
+
+/* ---- 1.2-1.6 Packets and their classes ------------------------------ */
+
+PTCDEF const char *ptc_packet_type_name(ptc_packet_type type)
+{
+    switch (type) {
+#define PTC__X(e, json, dump, min, max, cls) case e: return json;
+    PTC_PACKET_LIST(PTC__X)
+#undef PTC__X
+    default: return "none";
+    }
+}
+
+PTCDEF const char *ptc_packet_type_dump_name(ptc_packet_type type)
+{
+    switch (type) {
+#define PTC__X(e, json, dump, min, max, cls) case e: return dump;
+    PTC_PACKET_LIST(PTC__X)
+#undef PTC__X
+    default: return "none";
+    }
+}
+
+PTCDEF ptc_packet_type ptc_packet_type_from_name(const char *name)
+{
+    if (!name) return PTC_NONE;
+#define PTC__X(e, json, dump, min, max, cls) if (!strcmp(name, json) || !strcmp(name, dump)) return e;
+    PTC_PACKET_LIST(PTC__X)
+#undef PTC__X
+    return PTC_NONE;
+}
+
+/* One row per type, PTC_NONE first: its sizes and classes. */
+typedef struct ptc__pkt_facts { uint8_t min_size, max_size, classes; } ptc__pkt_facts;
+static const ptc__pkt_facts ptc__pkt_facts_of[PTC_PACKET_TYPE_COUNT] = {
+    { 0, 0, 0 },
+#define PTC__X(e, json, dump, min, max, cls) { min, max, (uint8_t)(cls) },
+    PTC_PACKET_LIST(PTC__X)
+#undef PTC__X
+};
+
+/* The sizes above are what the decoder and encoder produce: the PSB is
+   the largest, and nothing may outgrow the carry buffers. */
+#define PTC__X(e, json, dump, min, max, cls) && (max) <= PTC_MAX_PACKET_SIZE && (min) <= (max)
+typedef char ptc__pkt_size_check[(1 PTC_PACKET_LIST(PTC__X)) ? 1 : -1];
+#undef PTC__X
+
+static const ptc__pkt_facts *ptc__pkt_facts_for(ptc_packet_type type)
+{
+    return (unsigned)type < PTC_PACKET_TYPE_COUNT ? &ptc__pkt_facts_of[type] : &ptc__pkt_facts_of[PTC_NONE];
+}
+
+PTCDEF unsigned ptc_packet_min_size(ptc_packet_type type) { return ptc__pkt_facts_for(type)->min_size; }
+PTCDEF unsigned ptc_packet_max_size(ptc_packet_type type) { return ptc__pkt_facts_for(type)->max_size; }
+PTCDEF unsigned ptc_packet_classes(ptc_packet_type type) { return ptc__pkt_facts_for(type)->classes; }
+
+#define PTC__X(N, n, bit) \
+    PTCDEF int ptc_packet_is_##n(ptc_packet_type type) { return (ptc_packet_classes(type) & PTC_PC_##N) != 0; }
+PTC_PACKET_CLASS_LIST(PTC__X)
+#undef PTC__X
+
+PTCDEF int ptc_packet_is_ntp(ptc_packet_type type)
+{
+    return ptc_packet_max_size(type) != 0 && type != PTC_PAD && !ptc_packet_is_timing(type);
+}
+
+PTCDEF ptc_block_ctx ptc_block_ctx_after(ptc_block_ctx before, const ptc_packet *pkt)
+{
+    if (pkt->type == PTC_BBP) return pkt->u.bbp.sz ? PTC_BLOCK_4 : PTC_BLOCK_8;
+    return ptc_packet_is_keeps_block(pkt->type) ? before : PTC_BLOCK_NONE;
+}
+
+/* Payload bytes for each IPBytes value (SPEC 1.5); reserved values never
+   get here. */
+static const uint8_t ptc__pkt_ipc_bytes[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
+
+static const uint8_t ptc__pkt_psb[16] = {
+    PTC_OP_EXT, PTC_EXT_PSB, PTC_OP_EXT, PTC_EXT_PSB, PTC_OP_EXT, PTC_EXT_PSB, PTC_OP_EXT, PTC_EXT_PSB,
+    PTC_OP_EXT, PTC_EXT_PSB, PTC_OP_EXT, PTC_EXT_PSB, PTC_OP_EXT, PTC_EXT_PSB, PTC_OP_EXT, PTC_EXT_PSB
+};
+
+/* ---- 1.7 Single-packet decode -------------------------------------- */
+
+/* What the first byte says. One table lookup replaces the SDM's decision
+   tree; the table is computed by the compiler from PTC__DEC_FIRST_CLASS, which
+   states the rule once. */
+enum {
+    PTC__DEC_K_BAD = 0, PTC__DEC_K_PAD, PTC__DEC_K_EXT, PTC__DEC_K_TSC, PTC__DEC_K_MTC, PTC__DEC_K_MODE,
+    PTC__DEC_K_TRIG, PTC__DEC_K_CYC, PTC__DEC_K_TNT8, PTC__DEC_K_TIP, PTC__DEC_K_TIP_PGE,
+    PTC__DEC_K_TIP_PGD, PTC__DEC_K_FUP, PTC__DEC_K_BAD_IPC
+};
+
+/* IP packet with IPBytes (bits 7:5) 101b or 111b */
+#define PTC__DEC_IPC_RESERVED(b) ((((b) >> 5) & 7) == 5 || (((b) >> 5) & 7) == 7)
+#define PTC__DEC_IP_FAMILY(b, k) (PTC__DEC_IPC_RESERVED(b) ? PTC__DEC_K_BAD_IPC : (k))
+#define PTC__DEC_FIRST_CLASS(b) \
+    ((b) == PTC_OP_PAD ? PTC__DEC_K_PAD : (b) == PTC_OP_EXT ? PTC__DEC_K_EXT : (b) == PTC_OP_TSC ? PTC__DEC_K_TSC : \
+     (b) == PTC_OP_MTC ? PTC__DEC_K_MTC : (b) == PTC_OP_MODE ? PTC__DEC_K_MODE : (b) == PTC_OP_TRIG ? PTC__DEC_K_TRIG : \
+     ((b) & PTC_OP_CYC_MASK) == PTC_OP_CYC ? PTC__DEC_K_CYC : ((b) & PTC_OP_TNT8_MASK) == PTC_OP_TNT8 ? PTC__DEC_K_TNT8 : \
+     ((b) & PTC_OP_IP_MASK) == PTC_OP_TIP_PGD ? PTC__DEC_IP_FAMILY(b, PTC__DEC_K_TIP_PGD) : \
+     ((b) & PTC_OP_IP_MASK) == PTC_OP_TIP ? PTC__DEC_IP_FAMILY(b, PTC__DEC_K_TIP) : \
+     ((b) & PTC_OP_IP_MASK) == PTC_OP_TIP_PGE ? PTC__DEC_IP_FAMILY(b, PTC__DEC_K_TIP_PGE) : \
+     ((b) & PTC_OP_IP_MASK) == PTC_OP_FUP ? PTC__DEC_IP_FAMILY(b, PTC__DEC_K_FUP) : PTC__DEC_K_BAD)
+
+/* What the byte after PTC_OP_EXT says: a packet type, or 0 = bad opcode. PTW's
+   reserved PayloadBytes values (2, 3) map to PTC__DEC_PTW_RESERVED. MNT sits
+   behind a second escape (02 C3 88). */
+#define PTC__DEC_PTW_RESERVED ((ptc_packet_type)(PTC_PACKET_TYPE_COUNT + 0))
+#define PTC__DEC_MNT_ESCAPE ((ptc_packet_type)(PTC_PACKET_TYPE_COUNT + 1))
+#define PTC__DEC_EXT_CLASS(b) \
+    ((b) == PTC_EXT_PSB ? PTC_PSB : (b) == PTC_EXT_PSBEND ? PTC_PSBEND : (b) == PTC_EXT_OVF ? PTC_OVF : \
+     (b) == PTC_EXT_CBR ? PTC_CBR : (b) == PTC_EXT_TMA ? PTC_TMA : (b) == PTC_EXT_PIP ? PTC_PIP : \
+     (b) == PTC_EXT_VMCS ? PTC_VMCS : (b) == PTC_EXT_TNT64 ? PTC_TNT64 : (b) == PTC_EXT_STOP ? PTC_STOP : \
+     (b) == PTC_EXT_MNT ? PTC__DEC_MNT_ESCAPE : ((b) & PTC_EXT_IP_BIT_MASK) == PTC_EXT_EXSTOP ? PTC_EXSTOP : \
+     (b) == PTC_EXT_MWAIT ? PTC_MWAIT : (b) == PTC_EXT_PWRE ? PTC_PWRE : (b) == PTC_EXT_PWRX ? PTC_PWRX : \
+     ((b) & PTC_EXT_PTW_MASK) == PTC_EXT_PTW ? ((((b) >> 5) & 3) >= 2 ? PTC__DEC_PTW_RESERVED : PTC_PTW) : \
+     (b) == PTC_EXT_CFE ? PTC_CFE : (b) == PTC_EXT_EVD ? PTC_EVD : (b) == PTC_EXT_BBP ? PTC_BBP : \
+     ((b) & PTC_EXT_IP_BIT_MASK) == PTC_EXT_BEP ? PTC_BEP : PTC_NONE)
+
+#define PTC__DEC_R4(M, b) M(b), M((b) + 1), M((b) + 2), M((b) + 3)
+#define PTC__DEC_R16(M, b) PTC__DEC_R4(M, b), PTC__DEC_R4(M, (b) + 4), PTC__DEC_R4(M, (b) + 8), PTC__DEC_R4(M, (b) + 12)
+#define PTC__DEC_R64(M, b) PTC__DEC_R16(M, b), PTC__DEC_R16(M, (b) + 16), PTC__DEC_R16(M, (b) + 32), PTC__DEC_R16(M, (b) + 48)
+#define PTC__DEC_R256(M) PTC__DEC_R64(M, 0), PTC__DEC_R64(M, 64), PTC__DEC_R64(M, 128), PTC__DEC_R64(M, 192)
+
+static const uint8_t ptc__dec_first_class[256] = { PTC__DEC_R256(PTC__DEC_FIRST_CLASS) };
+static const uint8_t ptc__dec_ext_class[256] = { PTC__DEC_R256(PTC__DEC_EXT_CLASS) };
+
+
+
+
+
+
+
+static ptc_status ptc__dec_cyc(const uint8_t *buf, size_t len, ptc_packet *pkt)
+{
+    uint64_t v = buf[0] >> 3;
+    size_t i;
+    pkt->type = PTC_CYC;
+    if (!(buf[0] & 4)) {
+        pkt->size = 1;
+        pkt->u.cyc.cycles = v;
+        return PTC_OK;
+    }
+    if (len >= 9) {
+        /* Up to 8 continuation bytes at once: find the first without the
+           Exp bit, keep the 7 payload bits of each byte up to it, and
+           squeeze the 7-bit groups together in three steps. */
+        uint64_t x = ptc__byte_load64(buf + 1);
+        uint64_t stops = ~x & UINT64_C(0x0101010101010101);
+        if (stops) {
+            uint64_t last = (stops & (~stops + 1)) << 7; /* top bit of the last byte */
+            uint64_t g = (x >> 1) & UINT64_C(0x7F7F7F7F7F7F7F7F) & ((last - 1) | last);
+            g = (g & UINT64_C(0x007F007F007F007F)) | ((g & UINT64_C(0x7F007F007F007F00)) >> 1);
+            g = (g & UINT64_C(0x00003FFF00003FFF)) | ((g & UINT64_C(0x3FFF00003FFF0000)) >> 2);
+            g = (g & UINT64_C(0x000000000FFFFFFF)) | ((g & UINT64_C(0x0FFFFFFF00000000)) >> 4);
+            pkt->size = (uint8_t)(2 + ptc__math_msb(last) / 8);
+            pkt->u.cyc.cycles = v | (g << 5);
+            return PTC_OK;
+        }
+    }
+    /* Byte i (i >= 1) carries cycle bits [5+7(i-1)+6 : 5+7(i-1)]. A 64-bit
+       count needs at most 10 bytes, and byte 10 may only use its low 3
+       payload bits (cycle bits 63:61). */
+    for (i = 1; i < 10; i++) {
+        uint8_t b;
+        if (i >= len) return PTC_ERR_TRUNCATED;
+        b = buf[i];
+        if (i == 9 && ((b >> 4) != 0 || (b & 1))) return PTC_ERR_CYC_OVERFLOW;
+        v |= (uint64_t)(b >> 1) << (5 + 7 * (i - 1));
+        if (!(b & 1)) {
+            pkt->size = (uint8_t)(i + 1);
+            pkt->u.cyc.cycles = v;
+            return PTC_OK;
+        }
+    }
+    return PTC_ERR_CYC_OVERFLOW; /* not reached: i == 9 returns above */
+}
+
+static ptc_status ptc__dec_ext(const uint8_t *buf, size_t len, ptc_packet *pkt)
+{
+    unsigned k;
+    uint8_t b1;
+    if (len < 2) return PTC_ERR_TRUNCATED;
+    b1 = buf[1];
+    k = ptc__dec_ext_class[b1];
+    switch (k) {
+    case PTC_NONE: return PTC_ERR_BAD_OPCODE;
+    case PTC__DEC_PTW_RESERVED: return PTC_ERR_RESERVED;
+    case PTC_PSB: {
+        size_t n = len < 16 ? len : 16;
+        if (memcmp(buf, ptc__pkt_psb, n) != 0) return PTC_ERR_BAD_PSB;
+        if (n < 16) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_PSB; pkt->size = 16;
+        return PTC_OK;
+    }
+    case PTC__DEC_MNT_ESCAPE:
+        if (len < 3) return PTC_ERR_TRUNCATED;
+        if (buf[2] != PTC_EXT2_MNT) return PTC_ERR_BAD_OPCODE;
+        if (len < 11) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_MNT; pkt->size = 11;
+        pkt->u.mnt.payload = ptc__byte_load(buf + 3, 8);
+        return PTC_OK;
+    case PTC_PSBEND: case PTC_OVF: case PTC_STOP:
+        pkt->type = (ptc_packet_type)k; pkt->size = 2;
+        return PTC_OK;
+    case PTC_EXSTOP:
+        pkt->type = PTC_EXSTOP; pkt->size = 2; pkt->u.exstop.ip = (uint8_t)(b1 >> 7);
+        return PTC_OK;
+    case PTC_BEP:
+        pkt->type = PTC_BEP; pkt->size = 2; pkt->u.bep.ip = (uint8_t)(b1 >> 7);
+        return PTC_OK;
+    case PTC_CBR:
+        if (len < 4) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_CBR; pkt->size = 4;
+        pkt->u.cbr.ratio = buf[2]; pkt->u.cbr.reserved = buf[3];
+        return PTC_OK;
+    case PTC_TMA:
+        if (len < 7) return PTC_ERR_TRUNCATED;
+        if (buf[4] != 0 || (buf[6] & 0xFE) != 0) return PTC_ERR_RESERVED;
+        pkt->type = PTC_TMA; pkt->size = 7;
+        pkt->u.tma.ctc = (uint16_t)ptc__byte_load(buf + 2, 2);
+        pkt->u.tma.fc = (uint16_t)(buf[5] | ((buf[6] & 1u) << 8));
+        return PTC_OK;
+    case PTC_PIP: {
+        uint64_t p;
+        if (len < 8) return PTC_ERR_TRUNCATED;
+        p = ptc__byte_load(buf + 2, 6);
+        pkt->type = PTC_PIP; pkt->size = 8;
+        pkt->u.pip.nr = (uint8_t)(p & 1);
+        pkt->u.pip.cr3 = (p >> 1) << 5;
+        return PTC_OK;
+    }
+    case PTC_VMCS:
+        if (len < 7) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_VMCS; pkt->size = 7;
+        pkt->u.vmcs.base = ptc__byte_load(buf + 2, 5) << 12;
+        return PTC_OK;
+    case PTC_TNT64: {
+        uint64_t p;
+        unsigned stop;
+        if (len < 8) return PTC_ERR_TRUNCATED;
+        p = ptc__byte_load(buf + 2, 6);
+        if (p < 2) return PTC_ERR_EMPTY_TNT;
+        stop = ptc__math_msb(p);
+        pkt->type = PTC_TNT64; pkt->size = 8;
+        pkt->u.tnt.count = (uint8_t)stop;
+        pkt->u.tnt.bits = p & ((UINT64_C(1) << stop) - 1);
+        return PTC_OK;
+    }
+    case PTC_MWAIT:
+        if (len < 10) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_MWAIT; pkt->size = 10;
+        pkt->u.mwait.hints = (uint32_t)ptc__byte_load(buf + 2, 4);
+        pkt->u.mwait.ext = (uint32_t)ptc__byte_load(buf + 6, 4);
+        return PTC_OK;
+    case PTC_PWRE:
+        if (len < 4) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_PWRE; pkt->size = 4;
+        pkt->u.pwre.hw = (uint8_t)(buf[2] >> 7);
+        pkt->u.pwre.reserved = (uint8_t)(buf[2] & 0x7F);
+        pkt->u.pwre.state = (uint8_t)(buf[3] >> 4);
+        pkt->u.pwre.sub_state = (uint8_t)(buf[3] & 0xF);
+        return PTC_OK;
+    case PTC_PWRX:
+        if (len < 7) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_PWRX; pkt->size = 7;
+        pkt->u.pwrx.deepest = (uint8_t)(buf[2] & 0xF);
+        pkt->u.pwrx.last = (uint8_t)(buf[2] >> 4);
+        pkt->u.pwrx.wake = (uint8_t)(buf[3] & 0xF);
+        pkt->u.pwrx.reserved = (uint32_t)(buf[3] >> 4) | ((uint32_t)ptc__byte_load(buf + 4, 3) << 4);
+        return PTC_OK;
+    case PTC_PTW: {
+        unsigned n = (b1 & 0x20) ? 8u : 4u;
+        if (len < 2 + (size_t)n) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_PTW; pkt->size = (uint8_t)(2 + n);
+        pkt->u.ptw.bytes = (uint8_t)n;
+        pkt->u.ptw.ip = (uint8_t)(b1 >> 7);
+        pkt->u.ptw.payload = ptc__byte_load(buf + 2, n);
+        return PTC_OK;
+    }
+    case PTC_CFE:
+        if (len < 4) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_CFE; pkt->size = 4;
+        pkt->u.cfe.ip = (uint8_t)(buf[2] >> 7);
+        pkt->u.cfe.reserved = (uint8_t)((buf[2] >> 5) & 3);
+        pkt->u.cfe.cfe_type = (uint8_t)(buf[2] & 0x1F);
+        pkt->u.cfe.vector = buf[3];
+        return PTC_OK;
+    case PTC_EVD:
+        if (len < 11) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_EVD; pkt->size = 11;
+        pkt->u.evd.evd_type = (uint8_t)(buf[2] & 0x1F);
+        pkt->u.evd.reserved = (uint8_t)(buf[2] >> 5);
+        pkt->u.evd.payload = ptc__byte_load(buf + 3, 8);
+        return PTC_OK;
+    case PTC_BBP:
+        if (len < 3) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_BBP; pkt->size = 3;
+        pkt->u.bbp.sz = (uint8_t)(buf[2] >> 7);
+        pkt->u.bbp.reserved = (uint8_t)((buf[2] >> 5) & 3);
+        pkt->u.bbp.block_type = (uint8_t)(buf[2] & 0x1F);
+        return PTC_OK;
+    default:
+        PTC_ASSERT(0);
+        return PTC_ERR_BAD_OPCODE;
+    }
+}
+
+/* The fast path: packets whose first byte alone fixes their size and
+   whose fields are one constant byte, or one byte from byte 1, and one
+   masked 64-bit load from byte 1 (PAD, TNT-8, TIP/TIP.PGE/TIP.PGD/FUP,
+   MTC, TSC, 1-byte CYC: most of any trace). One table row per first byte
+   replaces the type switch, so mixed streams cost no mispredicted branch:
+       union byte 0  = small | (byte1 & small_mask)   (tnt.count, ip.ipc, mtc.ctc)
+       u64 at voff   = (load64(byte 1) & vmask) | vconst
+   written in this order (the u64 of TSC/CYC covers union byte 0). */
+typedef struct ptc__dec_fast_row { uint8_t type, size, small, small_mask, voff; uint64_t vmask, vconst; } ptc__dec_fast_row;
+
+#define PTC__DEC_IS_TNT8(b) (((b) & PTC_OP_TNT8_MASK) == PTC_OP_TNT8 && (b) != PTC_OP_PAD && (b) != PTC_OP_EXT)
+/* a CYC of one byte */
+#define PTC__DEC_IS_CYC1(b) (((b) & (PTC_OP_CYC_MASK | PTC_OP_CYC_MORE)) == PTC_OP_CYC)
+#define PTC__DEC_IS_IP(b) (PTC__DEC_FIRST_CLASS_OF(b) >= PTC__DEC_K_TIP && PTC__DEC_FIRST_CLASS_OF(b) <= PTC__DEC_K_FUP)
+#define PTC__DEC_FIRST_CLASS_OF(b) PTC__DEC_FIRST_CLASS(b)
+#define PTC__DEC_MSB8(b) ((b) >= 128 ? 7 : (b) >= 64 ? 6 : (b) >= 32 ? 5 : (b) >= 16 ? 4 : (b) >= 8 ? 3 : (b) >= 4 ? 2 : 1)
+#define PTC__DEC_IPC_BYTES(b) ((b) >> 5 == 6 ? 8 : (b) >> 5 == 0 ? 0 : (b) >> 5 <= 2 ? 2 * ((b) >> 5) : 6)
+#define PTC__DEC_FAST_TYPE(b) \
+    ((b) == PTC_OP_PAD ? (int)PTC_PAD : PTC__DEC_IS_TNT8(b) ? (int)PTC_TNT8 : (b) == PTC_OP_MTC ? (int)PTC_MTC : \
+     (b) == PTC_OP_TSC ? (int)PTC_TSC : PTC__DEC_IS_CYC1(b) ? (int)PTC_CYC : \
+     PTC__DEC_FIRST_CLASS_OF(b) == PTC__DEC_K_TIP ? (int)PTC_TIP : PTC__DEC_FIRST_CLASS_OF(b) == PTC__DEC_K_TIP_PGE ? (int)PTC_TIP_PGE : \
+     PTC__DEC_FIRST_CLASS_OF(b) == PTC__DEC_K_TIP_PGD ? (int)PTC_TIP_PGD : PTC__DEC_FIRST_CLASS_OF(b) == PTC__DEC_K_FUP ? (int)PTC_FUP : 0)
+#define PTC__DEC_FAST_SIZE(b) \
+    (PTC__DEC_IS_IP(b) ? 1 + PTC__DEC_IPC_BYTES(b) : (b) == PTC_OP_MTC ? 2 : (b) == PTC_OP_TSC ? 8 : PTC__DEC_FAST_TYPE(b) ? 1 : 0)
+#define PTC__DEC_FAST_SMALL(b) (PTC__DEC_IS_TNT8(b) ? PTC__DEC_MSB8(b) - 1 : PTC__DEC_IS_IP(b) ? (b) >> 5 : 0)
+#define PTC__DEC_FAST_VOFF(b) \
+    ((b) == PTC_OP_TSC || PTC__DEC_IS_CYC1(b) ? offsetof(ptc_packet, u.tsc.tsc) : offsetof(ptc_packet, u.ip.payload))
+#define PTC__DEC_FAST_VMASK(b) \
+    (PTC__DEC_IS_IP(b) ? (PTC__DEC_IPC_BYTES(b) == 8 ? ~UINT64_C(0) : PTC__DEC_IPC_BYTES(b) == 6 ? UINT64_C(0xFFFFFFFFFFFF) : \
+                       PTC__DEC_IPC_BYTES(b) == 4 ? UINT64_C(0xFFFFFFFF) : PTC__DEC_IPC_BYTES(b) == 2 ? UINT64_C(0xFFFF) : 0) : \
+     (b) == PTC_OP_TSC ? UINT64_C(0x00FFFFFFFFFFFFFF) : 0)
+#define PTC__DEC_FAST_VCONST(b) \
+    (PTC__DEC_IS_TNT8(b) ? (uint64_t)(((b) >> 1) & ((1u << (PTC__DEC_MSB8(b) - 1)) - 1)) : \
+     PTC__DEC_IS_CYC1(b) ? (uint64_t)((b) >> 3) : 0)
+#define PTC__DEC_FAST_ROW(b) \
+    { (uint8_t)PTC__DEC_FAST_TYPE(b), (uint8_t)PTC__DEC_FAST_SIZE(b), (uint8_t)PTC__DEC_FAST_SMALL(b), \
+      (uint8_t)((b) == PTC_OP_MTC ? 0xFF : 0), (uint8_t)PTC__DEC_FAST_VOFF(b), PTC__DEC_FAST_VMASK(b), PTC__DEC_FAST_VCONST(b) }
+
+static const ptc__dec_fast_row ptc__dec_fast[256] = { PTC__DEC_R256(PTC__DEC_FAST_ROW) };
+
+/* The fast path relies on these layouts: tnt and ip share their u64's
+   offset, and tnt.count / ip.ipc / mtc.ctc are union byte 0. */
+typedef char ptc__dec_layout_check[
+    (offsetof(ptc_packet, u.tnt.bits) == offsetof(ptc_packet, u.ip.payload) &&
+     offsetof(ptc_packet, u.tsc.tsc) == offsetof(ptc_packet, u.cyc.cycles) &&
+     offsetof(ptc_packet, u.tsc.tsc) == offsetof(ptc_packet, u) &&
+     offsetof(ptc_packet, u.tnt.count) == offsetof(ptc_packet, u) &&
+     offsetof(ptc_packet, u.mtc.ctc) == offsetof(ptc_packet, u)) ? 1 : -1];
+
+static ptc_status ptc__dec_slow(const uint8_t *buf, size_t len, ptc_block_ctx blk, ptc_packet *pkt)
+{
+    uint8_t b0 = buf[0];
+    if (blk != PTC_BLOCK_NONE && (b0 & PTC_OP_BIP_MASK) == PTC_OP_BIP) {
+        unsigned n = blk == PTC_BLOCK_4 ? 4u : 8u;
+        if (len < 1 + (size_t)n) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_BIP; pkt->size = (uint8_t)(1 + n);
+        pkt->u.bip.id = (uint8_t)(b0 >> 3);
+        pkt->u.bip.bytes = (uint8_t)n;
+        pkt->u.bip.value = ptc__byte_load(buf + 1, n);
+        return PTC_OK;
+    }
+    switch (ptc__dec_first_class[b0]) {
+    case PTC__DEC_K_PAD:
+        pkt->type = PTC_PAD; pkt->size = 1;
+        return PTC_OK;
+    case PTC__DEC_K_TNT8: {
+        unsigned stop = ptc__math_msb(b0); /* b0 >= 4 here: 0 and 2 have own classes */
+        pkt->type = PTC_TNT8; pkt->size = 1;
+        pkt->u.tnt.count = (uint8_t)(stop - 1);
+        pkt->u.tnt.bits = (uint64_t)((b0 >> 1) & ((1u << (stop - 1)) - 1));
+        return PTC_OK;
+    }
+    case PTC__DEC_K_CYC:
+        pkt->type = PTC_CYC;
+        return ptc__dec_cyc(buf, len, pkt);
+    case PTC__DEC_K_TIP: case PTC__DEC_K_TIP_PGE: case PTC__DEC_K_TIP_PGD: case PTC__DEC_K_FUP: {
+        static const ptc_packet_type types[4] = { PTC_TIP, PTC_TIP_PGE, PTC_TIP_PGD, PTC_FUP };
+        unsigned ipc = b0 >> 5, n = ptc__pkt_ipc_bytes[ipc];
+        if (len < 1 + (size_t)n) return PTC_ERR_TRUNCATED;
+        pkt->type = types[ptc__dec_first_class[b0] - PTC__DEC_K_TIP];
+        pkt->size = (uint8_t)(1 + n);
+        pkt->u.ip.ipc = (uint8_t)ipc;
+        pkt->u.ip.payload = ptc__byte_load(buf + 1, n);
+        return PTC_OK;
+    }
+    case PTC__DEC_K_EXT:
+        return ptc__dec_ext(buf, len, pkt);
+    case PTC__DEC_K_MTC:
+        if (len < 2) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_MTC; pkt->size = 2; pkt->u.mtc.ctc = buf[1];
+        return PTC_OK;
+    case PTC__DEC_K_TSC:
+        if (len < 8) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_TSC; pkt->size = 8; pkt->u.tsc.tsc = ptc__byte_load(buf + 1, 7);
+        return PTC_OK;
+    case PTC__DEC_K_MODE: {
+        uint8_t b1;
+        if (len < 2) return PTC_ERR_TRUNCATED;
+        b1 = buf[1];
+        switch (b1 & 0xE0) {
+        case PTC_MODE_LEAF_EXEC:
+            pkt->type = PTC_MODE_EXEC; pkt->size = 2;
+            pkt->u.mode_exec.csl = (uint8_t)(b1 & 1);
+            pkt->u.mode_exec.csd = (uint8_t)((b1 >> 1) & 1);
+            pkt->u.mode_exec.if_flag = (uint8_t)((b1 >> 2) & 1);
+            pkt->u.mode_exec.reserved = (uint8_t)((b1 >> 3) & 3);
+            return PTC_OK;
+        case PTC_MODE_LEAF_TSX:
+            pkt->type = PTC_MODE_TSX; pkt->size = 2;
+            pkt->u.mode_tsx.intx = (uint8_t)(b1 & 1);
+            pkt->u.mode_tsx.abrt = (uint8_t)((b1 >> 1) & 1);
+            pkt->u.mode_tsx.reserved = (uint8_t)((b1 >> 2) & 7);
+            return PTC_OK;
+        default:
+            return PTC_ERR_RESERVED;
+        }
+    }
+    case PTC__DEC_K_TRIG: {
+        uint8_t b1;
+        size_t n;
+        if (len < 2) return PTC_ERR_TRUNCATED;
+        b1 = buf[1];
+        n = (b1 & 0x40) ? 5 : 3;
+        if (len < n) return PTC_ERR_TRUNCATED;
+        pkt->type = PTC_TRIG; pkt->size = (uint8_t)n;
+        pkt->u.trig.ip = (uint8_t)(b1 >> 7);
+        pkt->u.trig.icntv = (uint8_t)((b1 >> 6) & 1);
+        pkt->u.trig.mult = (uint8_t)((b1 >> 5) & 1);
+        pkt->u.trig.reserved = (uint8_t)(b1 & 0x1F);
+        pkt->u.trig.trbv = buf[2];
+        if (n == 5) pkt->u.trig.icnt = (uint16_t)ptc__byte_load(buf + 3, 2);
+        return PTC_OK;
+    }
+    case PTC__DEC_K_BAD_IPC:
+        return PTC_ERR_BAD_IPBYTES;
+    default:
+        return PTC_ERR_BAD_OPCODE;
+    }
+}
+
+/* Returns the packet's size (> 0) or an error status (< 0). Inlined into
+   the stream decoder, so the size stays in a register: the position of the
+   next packet depends on it, and that chain sets the decoder's speed. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((always_inline))
+#endif
+static inline int ptc__dec_packet(const uint8_t *buf, size_t len, ptc_block_ctx blk, ptc_packet *pkt)
+{
+    ptc_status st;
+    if (PTC__LIKELY(len >= PTC_MAX_PACKET_SIZE && blk == PTC_BLOCK_NONE)) {
+        const ptc__dec_fast_row *f = &ptc__dec_fast[buf[0]];
+        if (PTC__LIKELY(f->type != 0)) {
+            uint64_t v = (ptc__byte_load64(buf + 1) & f->vmask) | f->vconst;
+            uint8_t small = (uint8_t)(f->small | (buf[1] & f->small_mask));
+            memset(pkt, 0, sizeof *pkt);
+            pkt->type = (ptc_packet_type)f->type;
+            pkt->size = f->size;
+            memcpy((char *)pkt + offsetof(ptc_packet, u), &small, 1);
+            memcpy((char *)pkt + f->voff, &v, 8);
+            return f->size;
+        }
+    }
+    memset(pkt, 0, sizeof *pkt);
+    if (len == 0) return PTC_ERR_TRUNCATED;
+    st = ptc__dec_slow(buf, len, blk, pkt);
+    return st == PTC_OK ? pkt->size : (int)st;
+}
+
+PTCDEF ptc_status ptc_decode_packet(const uint8_t *buf, size_t len,
+                                    ptc_block_ctx blk, ptc_packet *pkt)
+{
+    int n;
+    if (!pkt || (!buf && len)) return PTC_ERR_BAD_ARGUMENT;
+    n = ptc__dec_packet(buf, len, blk, pkt);
+    return n > 0 ? PTC_OK : (ptc_status)n;
+}
+
+/* ---- 1.8 Encoding -------------------------------------------------- */
+
+/* Bytes of the shortest CYC holding `cycles`: 5 bits in the first byte,
+   7 in each further one. */
+static unsigned ptc__enc_cyc_size(uint64_t cycles)
+{
+    unsigned bits = cycles ? ptc__math_msb(cycles) + 1 : 1, n = 1;
+    while (bits > 5 + 7 * (n - 1)) n++;
+    return n;
+}
+
+/* Encodes into out (at least PTC_MAX_PACKET_SIZE bytes); returns the size
+   or a negative status. */
+static int ptc__enc_packet(const ptc_packet *pkt, uint8_t *out)
+{
+#define PTC__ENC_NEED(cond) do { if (!(cond)) return PTC_ERR_RANGE; } while (0)
+    switch (pkt->type) {
+    case PTC_PAD: out[0] = 0; return 1;
+    case PTC_PSB: memcpy(out, ptc__pkt_psb, 16); return 16;
+    case PTC_PSBEND: out[0] = PTC_OP_EXT; out[1] = PTC_EXT_PSBEND; return 2;
+    case PTC_OVF: out[0] = PTC_OP_EXT; out[1] = PTC_EXT_OVF; return 2;
+    case PTC_STOP: out[0] = PTC_OP_EXT; out[1] = PTC_EXT_STOP; return 2;
+    case PTC_TNT8: {
+        unsigned c = pkt->u.tnt.count;
+        PTC__ENC_NEED(c >= 1 && c <= 6 && (pkt->u.tnt.bits >> c) == 0);
+        out[0] = (uint8_t)((((1u << c) | (unsigned)pkt->u.tnt.bits)) << 1);
+        return 1;
+    }
+    case PTC_TNT64: {
+        unsigned c = pkt->u.tnt.count;
+        PTC__ENC_NEED(c >= 1 && c <= 47 && (pkt->u.tnt.bits >> c) == 0);
+        out[0] = PTC_OP_EXT; out[1] = PTC_EXT_TNT64;
+        ptc__byte_store(out + 2, (UINT64_C(1) << c) | pkt->u.tnt.bits, 6);
+        return 8;
+    }
+    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP: {
+        static const uint8_t base[] = { PTC_OP_TIP, PTC_OP_TIP_PGE, PTC_OP_TIP_PGD, PTC_OP_FUP };
+        unsigned ipc = pkt->u.ip.ipc, n;
+        PTC__ENC_NEED(ipc <= 7 && ipc != 5 && ipc != 7);
+        n = ptc__pkt_ipc_bytes[ipc];
+        PTC__ENC_NEED(n == 8 || (pkt->u.ip.payload >> (8 * n)) == 0);
+        out[0] = (uint8_t)(base[pkt->type - PTC_TIP] | (ipc << 5));
+        ptc__byte_store(out + 1, pkt->u.ip.payload, n);
+        return (int)(1 + n);
+    }
+    case PTC_MODE_EXEC:
+        PTC__ENC_NEED(pkt->u.mode_exec.csl <= 1 && pkt->u.mode_exec.csd <= 1 &&
+                  pkt->u.mode_exec.if_flag <= 1 && pkt->u.mode_exec.reserved <= 3);
+        out[0] = PTC_OP_MODE;
+        out[1] = (uint8_t)(pkt->u.mode_exec.csl | (pkt->u.mode_exec.csd << 1) |
+                           (pkt->u.mode_exec.if_flag << 2) | (pkt->u.mode_exec.reserved << 3));
+        return 2;
+    case PTC_MODE_TSX:
+        PTC__ENC_NEED(pkt->u.mode_tsx.intx <= 1 && pkt->u.mode_tsx.abrt <= 1 &&
+                  pkt->u.mode_tsx.reserved <= 7);
+        out[0] = PTC_OP_MODE;
+        out[1] = (uint8_t)(PTC_MODE_LEAF_TSX | pkt->u.mode_tsx.intx | (pkt->u.mode_tsx.abrt << 1) |
+                           (pkt->u.mode_tsx.reserved << 2));
+        return 2;
+    case PTC_PIP:
+        /* CR3 bits 51:5 travel; anything else would be silently lost. */
+        PTC__ENC_NEED((pkt->u.pip.cr3 & ~UINT64_C(0x000FFFFFFFFFFFE0)) == 0 && pkt->u.pip.nr <= 1);
+        out[0] = PTC_OP_EXT; out[1] = PTC_EXT_PIP;
+        ptc__byte_store(out + 2, ((pkt->u.pip.cr3 >> 5) << 1) | pkt->u.pip.nr, 6);
+        return 8;
+    case PTC_VMCS:
+        PTC__ENC_NEED((pkt->u.vmcs.base & ~UINT64_C(0x000FFFFFFFFFF000)) == 0);
+        out[0] = PTC_OP_EXT; out[1] = PTC_EXT_VMCS;
+        ptc__byte_store(out + 2, pkt->u.vmcs.base >> 12, 5);
+        return 7;
+    case PTC_TSC:
+        PTC__ENC_NEED((pkt->u.tsc.tsc >> 56) == 0);
+        out[0] = PTC_OP_TSC;
+        ptc__byte_store(out + 1, pkt->u.tsc.tsc, 7);
+        return 8;
+    case PTC_TMA:
+        PTC__ENC_NEED(pkt->u.tma.fc <= 0x1FF);
+        out[0] = PTC_OP_EXT; out[1] = PTC_EXT_TMA;
+        ptc__byte_store(out + 2, pkt->u.tma.ctc, 2);
+        out[4] = 0;
+        out[5] = (uint8_t)pkt->u.tma.fc;
+        out[6] = (uint8_t)(pkt->u.tma.fc >> 8);
+        return 7;
+    case PTC_MTC: out[0] = PTC_OP_MTC; out[1] = pkt->u.mtc.ctc; return 2;
+    case PTC_CYC: {
+        uint64_t v = pkt->u.cyc.cycles;
+        unsigned n = ptc__enc_cyc_size(v), i;
+        if (pkt->size != 0) {
+            /* An explicit size asks for that exact (possibly longer than
+               necessary) encoding, so decoded packets re-encode exactly. */
+            PTC__ENC_NEED(pkt->size >= n && pkt->size <= 10);
+            n = pkt->size;
+        }
+        out[0] = (uint8_t)(PTC_OP_CYC | ((v & 0x1F) << 3) | (n > 1 ? PTC_OP_CYC_MORE : 0));
+        v >>= 5;
+        for (i = 1; i < n; i++) {
+            out[i] = (uint8_t)(((v & 0x7F) << 1) | (i + 1 < n ? 1 : 0));
+            v >>= 7;
+        }
+        return (int)n;
+    }
+    case PTC_CBR:
+        out[0] = PTC_OP_EXT; out[1] = PTC_EXT_CBR; out[2] = pkt->u.cbr.ratio; out[3] = pkt->u.cbr.reserved;
+        return 4;
+    case PTC_MNT:
+        out[0] = PTC_OP_EXT; out[1] = PTC_EXT_MNT; out[2] = PTC_EXT2_MNT;
+        ptc__byte_store(out + 3, pkt->u.mnt.payload, 8);
+        return 11;
+    case PTC_PTW: {
+        unsigned n = pkt->u.ptw.bytes;
+        PTC__ENC_NEED((n == 4 || n == 8) && pkt->u.ptw.ip <= 1);
+        PTC__ENC_NEED(n == 8 || (pkt->u.ptw.payload >> 32) == 0);
+        out[0] = PTC_OP_EXT;
+        out[1] = (uint8_t)(PTC_EXT_PTW | (n == 8 ? 0x20 : 0) | (pkt->u.ptw.ip << 7));
+        ptc__byte_store(out + 2, pkt->u.ptw.payload, n);
+        return (int)(2 + n);
+    }
+    case PTC_EXSTOP:
+        PTC__ENC_NEED(pkt->u.exstop.ip <= 1);
+        out[0] = PTC_OP_EXT; out[1] = (uint8_t)(PTC_EXT_EXSTOP | (pkt->u.exstop.ip << 7));
+        return 2;
+    case PTC_MWAIT:
+        out[0] = PTC_OP_EXT; out[1] = PTC_EXT_MWAIT;
+        ptc__byte_store(out + 2, pkt->u.mwait.hints, 4);
+        ptc__byte_store(out + 6, pkt->u.mwait.ext, 4);
+        return 10;
+    case PTC_PWRE:
+        PTC__ENC_NEED(pkt->u.pwre.state <= 15 && pkt->u.pwre.sub_state <= 15 &&
+                  pkt->u.pwre.hw <= 1 && pkt->u.pwre.reserved <= 0x7F);
+        out[0] = PTC_OP_EXT; out[1] = PTC_EXT_PWRE;
+        out[2] = (uint8_t)((pkt->u.pwre.hw << 7) | pkt->u.pwre.reserved);
+        out[3] = (uint8_t)((pkt->u.pwre.state << 4) | pkt->u.pwre.sub_state);
+        return 4;
+    case PTC_PWRX:
+        PTC__ENC_NEED(pkt->u.pwrx.last <= 15 && pkt->u.pwrx.deepest <= 15 &&
+                  pkt->u.pwrx.wake <= 15 && pkt->u.pwrx.reserved <= 0x0FFFFFFF);
+        out[0] = PTC_OP_EXT; out[1] = PTC_EXT_PWRX;
+        out[2] = (uint8_t)((pkt->u.pwrx.last << 4) | pkt->u.pwrx.deepest);
+        out[3] = (uint8_t)(((pkt->u.pwrx.reserved & 0xF) << 4) | pkt->u.pwrx.wake);
+        ptc__byte_store(out + 4, pkt->u.pwrx.reserved >> 4, 3);
+        return 7;
+    case PTC_BBP:
+        PTC__ENC_NEED(pkt->u.bbp.sz <= 1 && pkt->u.bbp.block_type <= 0x1F && pkt->u.bbp.reserved <= 3);
+        out[0] = PTC_OP_EXT; out[1] = PTC_EXT_BBP;
+        out[2] = (uint8_t)((pkt->u.bbp.sz << 7) | (pkt->u.bbp.reserved << 5) | pkt->u.bbp.block_type);
+        return 3;
+    case PTC_BIP: {
+        unsigned n = pkt->u.bip.bytes;
+        PTC__ENC_NEED((n == 4 || n == 8) && pkt->u.bip.id <= 0x1F);
+        PTC__ENC_NEED(n == 8 || (pkt->u.bip.value >> 32) == 0);
+        out[0] = (uint8_t)((pkt->u.bip.id << 3) | PTC_OP_BIP);
+        ptc__byte_store(out + 1, pkt->u.bip.value, n);
+        return (int)(1 + n);
+    }
+    case PTC_BEP:
+        PTC__ENC_NEED(pkt->u.bep.ip <= 1);
+        out[0] = PTC_OP_EXT; out[1] = (uint8_t)(PTC_EXT_BEP | (pkt->u.bep.ip << 7));
+        return 2;
+    case PTC_CFE:
+        PTC__ENC_NEED(pkt->u.cfe.ip <= 1 && pkt->u.cfe.cfe_type <= 0x1F && pkt->u.cfe.reserved <= 3);
+        out[0] = PTC_OP_EXT; out[1] = PTC_EXT_CFE;
+        out[2] = (uint8_t)((pkt->u.cfe.ip << 7) | (pkt->u.cfe.reserved << 5) | pkt->u.cfe.cfe_type);
+        out[3] = pkt->u.cfe.vector;
+        return 4;
+    case PTC_EVD:
+        PTC__ENC_NEED(pkt->u.evd.evd_type <= 0x1F && pkt->u.evd.reserved <= 7);
+        out[0] = PTC_OP_EXT; out[1] = PTC_EXT_EVD;
+        out[2] = (uint8_t)((pkt->u.evd.reserved << 5) | pkt->u.evd.evd_type);
+        ptc__byte_store(out + 3, pkt->u.evd.payload, 8);
+        return 11;
+    case PTC_TRIG:
+        PTC__ENC_NEED(pkt->u.trig.ip <= 1 && pkt->u.trig.icntv <= 1 && pkt->u.trig.mult <= 1 &&
+                  pkt->u.trig.reserved <= 0x1F);
+        PTC__ENC_NEED(pkt->u.trig.icntv || pkt->u.trig.icnt == 0);
+        out[0] = PTC_OP_TRIG;
+        out[1] = (uint8_t)((pkt->u.trig.ip << 7) | (pkt->u.trig.icntv << 6) |
+                           (pkt->u.trig.mult << 5) | pkt->u.trig.reserved);
+        out[2] = pkt->u.trig.trbv;
+        if (!pkt->u.trig.icntv) return 3;
+        ptc__byte_store(out + 3, pkt->u.trig.icnt, 2);
+        return 5;
+    default:
+        return PTC_ERR_BAD_TYPE;
+    }
+#undef PTC__ENC_NEED
+}
+
+PTCDEF ptc_status ptc_encode_packet(const ptc_packet *pkt, uint8_t *out,
+                                    size_t cap, size_t *written)
+{
+    uint8_t tmp[PTC_MAX_PACKET_SIZE];
+    int n;
+    if (written) *written = 0;
+    if (!pkt || (!out && cap)) return PTC_ERR_BAD_ARGUMENT;
+    n = ptc__enc_packet(pkt, tmp);
+    if (n < 0) return (ptc_status)n;
+    if ((size_t)n > cap) return PTC_ERR_NO_SPACE;
+    memcpy(out, tmp, (size_t)n);
+    if (written) *written = (size_t)n;
+    return PTC_OK;
+}
+
+/* Equal packets are the ones with the same bytes: the encoder is exact
+   (SPEC 1.8), so this compares every field of the type and nothing else,
+   and the knowledge of which fields a type has stays in one place. */
+PTCDEF int ptc_packet_equal(const ptc_packet *a, const ptc_packet *b)
+{
+    uint8_t ea[PTC_MAX_PACKET_SIZE], eb[PTC_MAX_PACKET_SIZE];
+    int na, nb;
+    if (a->type != b->type || a->size != b->size) return 0;
+    na = ptc__enc_packet(a, ea);
+    nb = ptc__enc_packet(b, eb);
+    if (na < 0 || nb < 0) return na == nb && memcmp(a, b, sizeof *a) == 0;
+    return na == nb && memcmp(ea, eb, (size_t)na) == 0;
+}
+
+/* ---- 1.9 Stream decoding ------------------------------------------- */
+
+PTCDEF void ptc_decoder_init(ptc_decoder *dec, unsigned flags, uint64_t base_offset)
+{
+    memset(dec, 0, sizeof *dec);
+    dec->flags = flags;
+    dec->chunk_off = dec->pos = dec->start_off = base_offset;
+    dec->searching = !(flags & PTC_DECODE_NO_SYNC);
+    dec->synced_once = !dec->searching;
+}
+
+/* The chunk is used up: forget it, keeping its offset for the next one. */
+static void ptc__str_retire_chunk(ptc_decoder *dec)
+{
+    dec->chunk_off += dec->chunk_len;
+    dec->chunk_len = 0;
+    dec->chunk = NULL;
+}
+
+PTCDEF ptc_status ptc_decoder_feed(ptc_decoder *dec, const uint8_t *buf, size_t len)
+{
+    if (!dec || (!buf && len)) return PTC_ERR_BAD_ARGUMENT;
+    if (dec->pos >= dec->chunk_off && dec->pos == dec->chunk_off + dec->chunk_len)
+        ptc__str_retire_chunk(dec);
+    if (dec->finished || dec->chunk_len != 0) return PTC_ERR_BAD_STATE;
+    dec->chunk = buf;
+    dec->chunk_len = len;
+    return PTC_OK;
+}
+
+PTCDEF void ptc_decoder_finish(ptc_decoder *dec) { dec->finished = 1; }
+
+PTCDEF void ptc_decoder_init_buffer(ptc_decoder *dec, unsigned flags,
+                                    const uint8_t *buf, size_t len)
+{
+    ptc_decoder_init(dec, flags, 0);
+    (void)ptc_decoder_feed(dec, buf, len);
+    ptc_decoder_finish(dec);
+}
+
+/* Moves pos forward by n bytes, keeping the carry invariant. */
+static void ptc__str_advance(ptc_decoder *dec, size_t n)
+{
+    dec->pos += n;
+    if (dec->pos < dec->chunk_off) {
+        size_t keep = (size_t)(dec->chunk_off - dec->pos);
+        memmove(dec->carry, dec->carry + (dec->carry_len - keep), keep);
+        dec->carry_len = keep;
+    } else {
+        dec->carry_len = 0;
+    }
+}
+
+/* The bytes [pos, end of chunk) cannot be judged yet (a packet, or a PSB
+   that may begin inside it, is cut by the chunk's end): keep them and ask
+   for more input. */
+static ptc_status ptc__str_wait_for_input(ptc_decoder *dec, const uint8_t *p, size_t avail)
+{
+    PTC_ASSERT(avail < sizeof dec->carry);
+    memmove(dec->carry, p, avail);
+    dec->carry_len = avail;
+    ptc__str_retire_chunk(dec);
+    PTC_ASSERT(dec->chunk_off - dec->pos == avail);
+    return PTC_NEED_INPUT;
+}
+
+/* How the bytes at p compare with a PSB. */
+enum { PTC__STR_PSB_NO, PTC__STR_PSB_PARTIAL, PTC__STR_PSB_FULL };
+static int ptc__str_psb_match(const uint8_t *p, size_t avail, int finished)
+{
+    size_t n = avail < 16 ? avail : 16;
+    if (memcmp(p, ptc__pkt_psb, n) != 0) return PTC__STR_PSB_NO;
+    if (n < 16) return PTC__STR_PSB_PARTIAL;
+    /* In a run of more than eight 02 82 pairs the PSB is the last 16
+       bytes: hardware never writes 02 82 after a PSB, so the pairs before
+       it are the end of an earlier packet (an IP or PTW payload, say).
+       libipt's sync picks the same PSB. Telling needs two more bytes. */
+    if (avail >= 18) return (p[16] == PTC_OP_EXT && p[17] == PTC_EXT_PSB) ? PTC__STR_PSB_NO : PTC__STR_PSB_FULL;
+    if (avail == 17 && p[16] != PTC_OP_EXT) return PTC__STR_PSB_FULL;
+    return finished ? PTC__STR_PSB_FULL : PTC__STR_PSB_PARTIAL;
+}
+
+/* First PSB (full, or partial at the very end) in p[0..avail). Returns its
+   index, or avail when there is none; *kind tells which. */
+static size_t ptc__str_psb_find(const uint8_t *p, size_t avail, int finished, int *kind)
+{
+    size_t i = 0;
+    while (i < avail) {
+        const uint8_t *q = (const uint8_t *)memchr(p + i, PTC_OP_EXT, avail - i);
+        int m;
+        if (!q) break;
+        i = (size_t)(q - p);
+        m = ptc__str_psb_match(q, avail - i, finished);
+        if (m != PTC__STR_PSB_NO) { *kind = m; return i; }
+        i++;
+    }
+    *kind = PTC__STR_PSB_NO;
+    return avail;
+}
+
+/* Whether a PSB may begin inside the packet of n bytes at p (n < avail):
+   then the packet's last byte and the byte after it are both PSB pattern.
+   A cheap test for the fast path; ptc__str_psb_inside decides. */
+static int ptc__str_psb_hint(const uint8_t *p, size_t n)
+{
+    /* one of them PTC_OP_EXT, the other PTC_EXT_PSB (they differ in one
+       bit); no branch on the hot path */
+    return ((p[n - 1] ^ p[n]) == (PTC_OP_EXT ^ PTC_EXT_PSB)) &
+           ((p[n] & ~(PTC_OP_EXT ^ PTC_EXT_PSB)) == PTC_OP_EXT);
+}
+
+/* Whether a PSB (by the rule of ptc__str_psb_match) begins inside the packet
+   of n bytes at p: returns PTC__STR_PSB_FULL if one does, PTC__STR_PSB_PARTIAL if
+   more input is needed to tell, else PTC__STR_PSB_NO. In a valid stream no
+   packet but a PSB is longer than 11 bytes, so the bytes after a packet
+   that overlaps a complete PSB can never be valid packets: the packet
+   itself is damage (a flipped IPBytes field, say) that would otherwise
+   carry the decoder past the PSB it should resume at. */
+static int ptc__str_psb_inside(const uint8_t *p, size_t avail, size_t n, int finished)
+{
+    size_t j;
+    for (j = 1; j < n; j++) {
+        int m;
+        if (p[j] != PTC_OP_EXT) continue;
+        m = ptc__str_psb_match(p + j, avail - j, finished);
+        if (m == PTC__STR_PSB_FULL || (m == PTC__STR_PSB_PARTIAL && !finished)) return m;
+    }
+    return PTC__STR_PSB_NO;
+}
+
+
+/* Bits of the last IP that an IP packet keeps, by IPBytes (§1.5). */
+static const uint64_t ptc__str_ipc_keep[8] = {
+    ~UINT64_C(0), ~UINT64_C(0xFFFF), ~UINT64_C(0xFFFFFFFF), 0,
+    ~UINT64_C(0xFFFFFFFFFFFF), ~UINT64_C(0), 0, ~UINT64_C(0)
+};
+
+/* Last-IP decompression, without a branch on the packet type: for a
+   packet that is not an IP packet, ipc and payload are masked to zero,
+   which is the "suppressed" case and leaves the last IP alone. */
+static void ptc__str_track_ip(ptc_decoder *dec, ptc_item *item, unsigned classes)
+{
+    uint64_t is_ip = (uint64_t)0 - (uint64_t)((classes & PTC_PC_IP) != 0), payload, keep, sext, ip;
+    uint8_t ipc8;
+    unsigned ipc;
+    memcpy(&ipc8, (const char *)&item->pkt + offsetof(ptc_packet, u.ip.ipc), 1);
+    memcpy(&payload, (const char *)&item->pkt + offsetof(ptc_packet, u.ip.payload), 8);
+    ipc = ipc8 & (unsigned)is_ip & 7u;
+    payload &= is_ip;
+    keep = ptc__str_ipc_keep[ipc];
+    sext = (uint64_t)0 - ((payload >> 47) & (uint64_t)(ipc == PTC_IPC_SEXT_48));
+    ip = (dec->last_ip & keep) | payload | (sext & ~UINT64_C(0xFFFFFFFFFFFF));
+    dec->last_ip = ip;
+    dec->last_ip_known |= ~keep;
+    item->ip = ip & ((uint64_t)0 - (uint64_t)(ipc != 0));
+    item->ip_known = (uint8_t)(ipc != 0 && dec->last_ip_known == ~UINT64_C(0));
+}
+
+/* Bookkeeping that follows every decoded packet. */
+static void ptc__str_account(ptc_decoder *dec, ptc_item *item)
+{
+    unsigned classes = ptc__pkt_facts_of[item->pkt.type].classes;
+    ptc__str_track_ip(dec, item, classes);
+    if (PTC__UNLIKELY((classes & PTC_PC_DEC_STATE) || dec->block != PTC_BLOCK_NONE)) {
+        if (item->pkt.type == PTC_PSB) {
+            /* The SDM resets the last IP to zero at every PSB: IPs after it
+               are full or compressed against zero. */
+            dec->last_ip = 0;
+            dec->last_ip_known = ~UINT64_C(0);
+        }
+        dec->block = ptc_block_ctx_after(dec->block, &item->pkt);
+    }
+}
+
+static void ptc__str_report_error(ptc_item *item, uint64_t offset, ptc_status error)
+{
+    memset(item, 0, sizeof *item);
+    item->offset = offset;
+    item->error = error;
+}
+
+/* Everything but the common case: chunk edges, sync search, errors. */
+static ptc_status ptc__str_next_general(ptc_decoder *dec, ptc_item *item)
+{
+    uint8_t window[2 * sizeof dec->carry];
+    for (;;) {
+        const uint8_t *p;
+        size_t avail;
+        int in_carry = dec->pos < dec->chunk_off;
+        if (dec->done) return PTC_END;
+        if (in_carry) {
+            /* The bytes at pos straddle two chunks: join the carried bytes
+               and the start of this chunk. sizeof carry bytes from pos are
+               always enough to judge a packet and a PSB inside it. */
+            size_t head = dec->chunk_len < sizeof dec->carry ? dec->chunk_len : sizeof dec->carry;
+            memcpy(window, dec->carry, dec->carry_len);
+            if (head) memcpy(window + dec->carry_len, dec->chunk, head);
+            p = window;
+            avail = dec->carry_len + head;
+        } else {
+            size_t at = (size_t)(dec->pos - dec->chunk_off);
+            avail = dec->chunk_len - at;
+            /* no pointer arithmetic on a chunk with nothing left: it may be NULL */
+            p = avail ? dec->chunk + at : NULL;
+        }
+        if (avail == 0) {
+            ptc__str_retire_chunk(dec);
+            if (!dec->finished) return PTC_NEED_INPUT;
+            dec->done = 1;
+            if (!dec->synced_once && dec->pos > dec->start_off) {
+                ptc__str_report_error(item, dec->start_off, PTC_ERR_NO_PSB);
+                return PTC_OK;
+            }
+            return PTC_END;
+        }
+        if (dec->searching) {
+            int kind;
+            /* In the carried bytes, look at one position at a time; in the
+               chunk itself, scan it all. */
+            size_t at = in_carry ? 0 : ptc__str_psb_find(p, avail, dec->finished, &kind);
+            if (in_carry) kind = ptc__str_psb_match(p, avail, dec->finished);
+            if (kind == PTC__STR_PSB_FULL) {
+                ptc__str_advance(dec, at);
+                dec->searching = 0;
+                dec->synced_once = 1;
+                continue;
+            }
+            if (kind == PTC__STR_PSB_PARTIAL && !dec->finished) {
+                ptc__str_advance(dec, at);
+                return ptc__str_wait_for_input(dec, p + at, avail - at);
+            }
+            /* No PSB begins here (a partial one at the very end of the input
+               can never complete). */
+            ptc__str_advance(dec, in_carry ? 1 : avail);
+            continue;
+        } else {
+            int n = ptc__dec_packet(p, avail, dec->block, &item->pkt);
+            ptc_status st = n > 0 ? PTC_OK : (ptc_status)n;
+            if (st == PTC_OK && item->pkt.type != PTC_PSB) {
+                int inside = ptc__str_psb_inside(p, avail, (size_t)n, dec->finished);
+                if (inside == PTC__STR_PSB_PARTIAL) return ptc__str_wait_for_input(dec, p, avail);
+                if (inside == PTC__STR_PSB_FULL) st = PTC_ERR_PSB_OVERLAP;
+            }
+            if (st == PTC_OK) {
+                item->offset = dec->pos;
+                item->error = PTC_OK;
+                ptc__str_account(dec, item);
+                ptc__str_advance(dec, (size_t)n);
+                return PTC_OK;
+            }
+            if (st == PTC_ERR_TRUNCATED) {
+                if (!dec->finished) return ptc__str_wait_for_input(dec, p, avail);
+                ptc__str_report_error(item, dec->pos, st);
+                ptc__str_advance(dec, avail);
+                return PTC_OK;
+            }
+            /* Malformed: report it, then look for the next PSB after it. */
+            ptc__str_report_error(item, dec->pos, st);
+            dec->searching = 1;
+            dec->block = PTC_BLOCK_NONE;
+            ptc__str_advance(dec, 1);
+            return PTC_OK;
+        }
+    }
+}
+
+PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
+{
+    if (!dec || !item) return PTC_ERR_BAD_ARGUMENT;
+    /* The common case: decoding (not searching), inside the current chunk,
+       with a whole packet's worth of bytes ahead. */
+    if (PTC__LIKELY(!dec->searching && dec->pos >= dec->chunk_off)) {
+        size_t at = (size_t)(dec->pos - dec->chunk_off);
+        if (PTC__LIKELY(dec->chunk_len - at >= PTC_MAX_PACKET_SIZE)) {
+            int n = ptc__dec_packet(dec->chunk + at, dec->chunk_len - at, dec->block, &item->pkt);
+            /* (only a PSB fills all 16 bytes, so after any other packet
+               the next byte is in the chunk) */
+            if (PTC__LIKELY(n > 0) && PTC__LIKELY(n == 16 || !ptc__str_psb_hint(dec->chunk + at, (size_t)n))) {
+                item->offset = dec->pos;
+                item->error = PTC_OK;
+                ptc__str_account(dec, item);
+                dec->pos += (size_t)n;
+                return PTC_OK;
+            }
+        }
+    }
+    return ptc__str_next_general(dec, item);
+}
+
+/* ---- 2. MTC suppression and the policy checker ---------------------- */
 
 PTCDEF void ptc_mtc_policy_default(ptc_mtc_policy *p)
 {
@@ -1981,991 +2163,6 @@ PTCDEF void ptc_mtc_policy_default(ptc_mtc_policy *p)
     p->min_burst = 2;
 }
 
-PTCDEF void ptc_model_config_default(ptc_model_config *c)
-{
-    memset(c, 0, sizeof *c);
-    c->art_hz = 24000000;
-    c->cpuid_15_eax = 2;
-    c->cpuid_15_ebx = 200;
-    c->core_ratio = 30;
-    c->tsc_offset = 0x1000000;
-    c->branch_en = c->tsc_en = c->mtc_en = 1;
-    c->user = 1;
-    c->mtc_freq = 3;
-    c->cyc_bits = 12;
-    c->drain_bytes = c->drain_cycles = 1;
-    c->policy.min_burst = 2;
-}
-
-PTCDEF const char *ptc_model_error_field(const ptc_model *m) { return m->error_field ? m->error_field : ""; }
-
-/* The denominator of the ART phase after a change to `ratio`: one core
-   cycle is art_hz / (ratio * 1e8) ART ticks, so the phase needs a common
-   multiple of every ratio * bclk_den used so far. 0 when that, times eax,
-   would not fit 63 bits (exact TSC fractions must fit). */
-static uint64_t ptc__phase_den(const ptc_model *m, uint64_t den, uint8_t ratio)
-{
-    uint64_t unit = (uint64_t)ratio * m->bclk_den, g = ptc__gcd(den, unit), q, r;
-    if (!ptc__mad_div(den / g, unit, 0, 0, 1, &q, &r)) return 0;
-    if (q >= (UINT64_C(1) << 63) / m->cfg.cpuid_15_eax) return 0;
-    return q;
-}
-
-static int ptc__set_phase_den(ptc_model *m, uint8_t ratio)
-{
-    uint64_t den = ptc__phase_den(m, m->art_den ? m->art_den : 1, ratio), q, r;
-    if (!den) return 0;
-    if (m->art_den) m->art_num *= den / m->art_den;
-    m->art_den = den;
-    /* ART ticks per core cycle = art / (ratio * bclk) = inc / den */
-    (void)ptc__mad_div(m->art_per_cycle_num, den / ((uint64_t)ratio * m->bclk_den), 0, 0, 1, &q, &r);
-    m->art_inc = q;
-    m->ratio = ratio;
-    return 1;
-}
-
-PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, const ptc_model_sink *sink)
-{
-    const ptc_mtc_policy *pol;
-    uint64_t g;
-    unsigned i;
-#define PTC__REQUIRE(cond, field) do { if (!(cond)) { m->error_field = field; return PTC_ERR_BAD_CONFIG; } } while (0)
-    if (!m || !cfg) return PTC_ERR_BAD_ARGUMENT;
-    memset(m, 0, sizeof *m);
-    m->cfg = *cfg;
-    if (sink) m->sink = *sink;
-    pol = &cfg->policy;
-    PTC__REQUIRE(cfg->art_hz >= 1 && cfg->art_hz <= 100000000u, "art_hz");
-    PTC__REQUIRE(cfg->cpuid_15_eax >= 1, "cpuid_0x15_eax");
-    PTC__REQUIRE(cfg->cpuid_15_ebx >= 1 && cfg->cpuid_15_ebx / cfg->cpuid_15_eax <= 510 &&
-                 (cfg->cpuid_15_ebx / cfg->cpuid_15_eax < 510 || cfg->cpuid_15_ebx % cfg->cpuid_15_eax == 0),
-                 "cpuid_0x15_ebx");
-    PTC__REQUIRE(cfg->core_ratio >= 1, "core_ratio");
-    PTC__REQUIRE(cfg->mtc_freq <= 15, "mtc_freq");
-    PTC__REQUIRE(cfg->cyc_thresh <= 15, "cyc_thresh");
-    PTC__REQUIRE(cfg->psb_freq <= 15, "psb_freq");
-    PTC__REQUIRE(cfg->cyc_bits >= 2 && cfg->cyc_bits <= 32, "cyc_bits");
-    PTC__REQUIRE(cfg->nfilters <= 4, "nfilters");
-    for (i = 0; i < cfg->nfilters; i++) PTC__REQUIRE(cfg->filter_lo[i] < cfg->filter_hi[i], "filter");
-    PTC__REQUIRE(!cfg->fifo_bytes || (cfg->fifo_bytes >= 128 && cfg->drain_bytes >= 1 && cfg->drain_cycles >= 1 &&
-                                      cfg->fifo_bytes <= 0xFFFFFFFFu / cfg->drain_cycles),
-                 "fifo_bytes");
-    PTC__REQUIRE(!pol->threshold || pol->min_burst >= 2, "policy.min_burst");
-    /* a bound on every gap, so the 8-bit payload can always count it */
-    PTC__REQUIRE(!pol->threshold || pol->resume_after || pol->resume_on_value, "policy.resume");
-    PTC__REQUIRE(cfg->trigger_counter <= PTC_COUNTERS_MAX, "trigger_counter");
-    g = ptc__gcd(cfg->art_hz, 100000000u);
-    m->art_per_cycle_num = cfg->art_hz / g;
-    m->bclk_den = 100000000u / g;
-    PTC__REQUIRE(ptc__set_phase_den(m, cfg->core_ratio), "core_ratio");
-#undef PTC__REQUIRE
-    m->art = cfg->art_start;
-    m->cpl = 3;
-    m->csl = 1;
-    m->stop_cycle = UINT64_MAX;
-    return PTC_OK;
-}
-
-PTCDEF ptc_exact_tsc ptc_model_now(const ptc_model *m)
-{
-    /* TSC = K + (art + num/den) * ebx/eax, split so every step is exact:
-       art*ebx = q1*eax + r1; num*ebx = q2*den + r2;
-       TSC = K + q1 + (r1 + q2 + r2/den) / eax */
-    ptc_exact_tsc t;
-    uint64_t eax = m->cfg.cpuid_15_eax, ebx = m->cfg.cpuid_15_ebx, q1, r1, q2, r2, q3, r3;
-    (void)ptc__mad_div(m->art, ebx, 0, 0, eax, &q1, &r1);
-    (void)ptc__mad_div(m->art_num, ebx, 0, 0, m->art_den, &q2, &r2);
-    q3 = (r1 + q2) / eax;
-    r3 = (r1 + q2) % eax;
-    t.tsc = m->cfg.tsc_offset + q1 + q3;
-    t.num = r3 * m->art_den + r2;
-    t.den = m->art_den * eax;
-    return t;
-}
-
-/* FastCounter for a TMA: TSC ticks since the last ART edge, i.e. the TSC
-   now minus the TSC at the edge, both floored (SPEC 2.1). */
-static uint16_t ptc__fast_counter(const ptc_model *m)
-{
-    uint64_t eax = m->cfg.cpuid_15_eax, ebx = m->cfg.cpuid_15_ebx, q1, r1, q2, r2;
-    (void)ptc__mad_div(m->art, ebx, 0, 0, eax, &q1, &r1);
-    (void)ptc__mad_div(m->art_num, ebx, 0, 0, m->art_den, &q2, &r2);
-    return (uint16_t)((r1 + q2) / eax);
-}
-
-PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t *den)
-{
-    /* tsc_hz / (ratio * 1e8) = art_hz * ebx / (eax * ratio * 1e8) */
-    uint64_t n = m->art_per_cycle_num * m->cfg.cpuid_15_ebx;
-    uint64_t d = m->bclk_den * m->cfg.cpuid_15_eax * m->ratio, g = ptc__gcd(n, d);
-    *num = n / g;
-    *den = d / g;
-}
-
-/* -- packet classes the model needs -- */
-
-/* Not a non-timing packet in the seed's sense (SPEC 2.4). */
-static int ptc__is_timing(ptc_packet_type t)
-{
-    return t == PTC_MTC || t == PTC_CYC || t == PTC_TSC || t == PTC_TMA || t == PTC_PAD;
-}
-
-/* Packets a CYC may precede (SDM 36.3.6, with MWAIT as its packet table
-   says). TNT is handled at its first branch. */
-static int ptc__cyc_eligible(ptc_packet_type t)
-{
-    switch (t) {
-    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_MODE_EXEC: case PTC_MODE_TSX:
-    case PTC_PIP: case PTC_VMCS: case PTC_OVF: case PTC_MTC: case PTC_TSC: case PTC_PTW:
-    case PTC_EXSTOP: case PTC_MWAIT:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-static int ptc__context_en(const ptc_model *m) { return m->cpl == 0 ? m->cfg.os : m->cfg.user; }
-
-static int ptc__filter_en(const ptc_model *m, uint64_t ip)
-{
-    unsigned i;
-    if (!m->cfg.nfilters) return 1;
-    for (i = 0; i < m->cfg.nfilters; i++)
-        if (ip >= m->cfg.filter_lo[i] && ip < m->cfg.filter_hi[i]) return 1;
-    return 0;
-}
-
-static int ptc__packet_en(const ptc_model *m, uint64_t ip)
-{
-    return m->enabled && m->cfg.branch_en && ptc__context_en(m) && ptc__filter_en(m, ip);
-}
-
-/* -- output -- */
-
-static void ptc__record(ptc_model *m, const ptc_packet *p, const uint8_t *bytes, size_t n, uint8_t fate)
-{
-    ptc_truth t;
-    if (!m->sink.packet) return;
-    t.pkt = *p;
-    t.offset = m->offset;
-    t.cycle = m->cycle;
-    t.time = ptc_model_now(m);
-    t.art = m->art;
-    t.fate = fate;
-    m->sink.packet(m->sink.user, bytes, fate == PTC_FATE_EMITTED ? n : 0, &t);
-}
-
-/* The retirements a packet that reached the stream carries (SPEC 4.1): the
-   branches of a TNT, or the one an IP packet was written for. */
-static void ptc__report_retirements(ptc_model *m, const ptc_packet *p)
-{
-    ptc_retire_truth r;
-    unsigned i, n = 0;
-    int tnt = p->type == PTC_TNT8 || p->type == PTC_TNT64;
-    if (tnt) n = p->u.tnt.count;
-    else if (m->retiring && (p->type == PTC_FUP || p->type == PTC_TIP || p->type == PTC_TIP_PGD)) n = 1;
-    if (!tnt && n) m->retiring = 0;
-    for (i = 0; i < n; i++) {
-        memset(&r, 0, sizeof r);
-        r.index = m->retired++;
-        r.offset = m->offset;
-        r.type = p->type;
-        if (tnt) {
-            r.cycle = m->tnt_cycle[i];
-            r.time = m->tnt_time[i];
-            r.bit = (uint8_t)i;
-            r.taken = (uint8_t)((p->u.tnt.bits >> (n - 1 - i)) & 1);
-        } else {
-            r.cycle = m->cycle;
-            r.time = ptc_model_now(m);
-            r.ip = m->retire_ip;
-        }
-        if (m->sink.retire) m->sink.retire(m->sink.user, &r);
-    }
-}
-
-/* Writes a packet through the internal buffer. Returns 1 if it reached the
-   stream, 0 if the buffer overflowed and it was lost. */
-static int ptc__output(ptc_model *m, ptc_packet *p)
-{
-    uint8_t bytes[PTC_MAX_PACKET_SIZE];
-    int n = ptc__encode(p, bytes);
-    PTC_ASSERT(n > 0);
-    p->size = (uint8_t)n;
-    m->generated++;
-    if (!m->overflow && m->cfg.fifo_bytes) {
-        uint64_t add = (uint64_t)n * m->cfg.drain_cycles;
-        if (m->fifo_fill + add > (uint64_t)m->cfg.fifo_bytes * m->cfg.drain_cycles) {
-            /* full: this packet and all after it are lost until it drains */
-            m->overflow = 1;
-            m->tnt_count = 0;
-            m->tnt_bits = 0;
-        } else {
-            m->fifo_fill += add;
-        }
-    }
-    if (m->overflow) {
-        m->n_dropped++;
-        ptc__record(m, p, bytes, (size_t)n, PTC_FATE_DROPPED);
-        return 0;
-    }
-    ptc__record(m, p, bytes, (size_t)n, PTC_FATE_EMITTED);
-    ptc__report_retirements(m, p);
-    if (p->type != PTC_PAD) m->last_was_cyc = p->type == PTC_CYC;
-    m->offset += (uint64_t)n;
-    m->psb_bytes += (uint64_t)n;
-    if (p->type == PTC_PSB) {
-        /* PacketByteCnt restarts at the PSB; what comes after it counts */
-        m->psb_bytes = 0;
-        m->psb_pending = 0;
-    }
-    if (m->psb_bytes >= (UINT64_C(2048) << m->cfg.psb_freq)) m->psb_pending = 1;
-    return 1;
-}
-
-/* A CYC with the cycles since the last one: before an eligible packet once
-   the threshold is met (force: regardless of it). Never CYC(0), so never
-   two in one cycle. */
-static void ptc__cyc(ptc_model *m, int force)
-{
-    ptc_packet p;
-    uint64_t thresh = m->cfg.cyc_thresh ? UINT64_C(1) << (m->cfg.cyc_thresh - 1) : 0;
-    if (!m->cfg.cyc_en || !m->enabled || m->overflow || m->cyc_count == 0) return;
-    if (!force && m->cyc_count < thresh) return;
-    memset(&p, 0, sizeof p);
-    p.type = PTC_CYC;
-    p.u.cyc.cycles = m->cyc_count;
-    m->cyc_count = 0;
-    (void)ptc__output(m, &p);
-}
-
-static int ptc__emit(ptc_model *m, ptc_packet *p);
-
-static void ptc__flush_tnt(ptc_model *m)
-{
-    ptc_packet p;
-    if (!m->tnt_count) return;
-    memset(&p, 0, sizeof p);
-    p.type = m->tnt_count > 6 ? PTC_TNT64 : PTC_TNT8;
-    p.u.tnt.count = m->tnt_count;
-    p.u.tnt.bits = m->tnt_bits;
-    m->tnt_count = 0;
-    m->tnt_bits = 0;
-    (void)ptc__emit(m, &p);
-}
-
-/* Every packet goes through here: a pending TNT goes first (branches
-   retired before this packet), non-timing packets resume MTCs, eligible
-   packets may get a CYC. */
-static int ptc__emit(ptc_model *m, ptc_packet *p)
-{
-    if (!ptc__is_timing(p->type)) {
-        if (m->tnt_count && p->type != PTC_TNT8 && p->type != PTC_TNT64) ptc__flush_tnt(m);
-        m->suppressing = 0;
-        m->mtc_run = 0;
-        m->mtc_need = m->cfg.policy.threshold;
-    }
-    /* An eligible packet right after a CYC is at that CYC's time (SDM); if
-       cycles have passed since (the CYC timed a TNT's first branch, or the
-       counter's wrap), it gets a CYC of its own whatever the threshold. */
-    if (ptc__cyc_eligible(p->type)) ptc__cyc(m, m->last_was_cyc);
-    return ptc__output(m, p);
-}
-
-static int ptc__emit_simple(ptc_model *m, ptc_packet_type t)
-{
-    ptc_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = t;
-    return ptc__emit(m, &p);
-}
-
-/* An IP packet compressed against the last emitted IP (the shortest form;
-   sext48 before update48), or with the IP suppressed. */
-static void ptc__ip_packet(ptc_model *m, ptc_packet_type t, uint64_t ip, int suppress)
-{
-    ptc_packet p;
-    uint64_t sext = (ip & (UINT64_C(1) << 47)) ? (ip | ~UINT64_C(0xFFFFFFFFFFFF)) : (ip & UINT64_C(0xFFFFFFFFFFFF));
-    memset(&p, 0, sizeof p);
-    p.type = t;
-    if (suppress) {
-        p.u.ip.ipc = PTC_IPC_SUPPRESSED;
-    } else if (m->last_ip_valid && (ip >> 16) == (m->last_ip >> 16)) {
-        p.u.ip.ipc = PTC_IPC_UPDATE_16;
-        p.u.ip.payload = ip & 0xFFFF;
-    } else if (m->last_ip_valid && (ip >> 32) == (m->last_ip >> 32)) {
-        p.u.ip.ipc = PTC_IPC_UPDATE_32;
-        p.u.ip.payload = ip & 0xFFFFFFFFu;
-    } else if (sext == ip) {
-        p.u.ip.ipc = PTC_IPC_SEXT_48;
-        p.u.ip.payload = ip & UINT64_C(0xFFFFFFFFFFFF);
-    } else if (m->last_ip_valid && (ip >> 48) == (m->last_ip >> 48)) {
-        p.u.ip.ipc = PTC_IPC_UPDATE_48;
-        p.u.ip.payload = ip & UINT64_C(0xFFFFFFFFFFFF);
-    } else {
-        p.u.ip.ipc = PTC_IPC_FULL;
-        p.u.ip.payload = ip;
-    }
-    /* a lost packet does not become the reference: after an overflow the
-       next IP is compressed against one that reached the stream (SDM) */
-    if (ptc__emit(m, &p) && !suppress) {
-        m->last_ip = ip;
-        m->last_ip_valid = 1;
-    }
-}
-
-/* An IP packet written for a retiring instruction (SPEC 4.1): it carries a
-   retirement if it reaches the stream. */
-static void ptc__retiring_ip_packet(ptc_model *m, ptc_packet_type t, uint64_t ip)
-{
-    m->retiring = 1;
-    m->retire_ip = ip;
-    ptc__ip_packet(m, t, ip, 0);
-    m->retiring = 0;
-}
-
-static void ptc__mode_exec(ptc_model *m)
-{
-    ptc_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = PTC_MODE_EXEC;
-    p.u.mode_exec.csl = m->csl;
-    p.u.mode_exec.csd = m->csd;
-    (void)ptc__emit(m, &p);
-}
-
-static void ptc__tsc_tma(ptc_model *m)
-{
-    ptc_packet p;
-    if (!m->cfg.tsc_en) return;
-    memset(&p, 0, sizeof p);
-    p.type = PTC_TSC;
-    p.u.tsc.tsc = ptc_model_now(m).tsc & ((UINT64_C(1) << 56) - 1);
-    (void)ptc__emit(m, &p);
-    if (!m->cfg.mtc_en) return;
-    memset(&p, 0, sizeof p);
-    p.type = PTC_TMA;
-    p.u.tma.ctc = (uint16_t)m->art;
-    p.u.tma.fc = ptc__fast_counter(m);
-    (void)ptc__emit(m, &p);
-}
-
-static void ptc__cbr(ptc_model *m)
-{
-    ptc_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = PTC_CBR;
-    p.u.cbr.ratio = m->ratio;
-    (void)ptc__emit(m, &p);
-}
-
-/* PSB+: the stream's periodic restatement of state (SPEC 2.2). */
-static void ptc__psb_plus(ptc_model *m)
-{
-    ptc_packet p;
-    m->in_psb = 1;
-    if (ptc__emit_simple(m, PTC_PSB)) {
-        m->last_ip = 0; /* the SDM resets the last IP at every PSB */
-        m->last_ip_valid = 1;
-    }
-    if (m->packet_en) {
-        ptc__mode_exec(m);
-        ptc__ip_packet(m, PTC_FUP, m->ip, 0);
-    }
-    if (m->cfg.os && ptc__context_en(m)) {
-        memset(&p, 0, sizeof p);
-        p.type = PTC_PIP;
-        p.u.pip.cr3 = m->cr3;
-        (void)ptc__emit(m, &p);
-    }
-    ptc__tsc_tma(m);
-    ptc__cbr(m);
-    (void)ptc__emit_simple(m, PTC_PSBEND);
-    m->in_psb = 0;
-}
-
-/* A PSB+ is due and can go out (not during an overflow, when PacketByteCnt
-   is frozen, nor inside another PSB+). */
-static int ptc__psb_due(const ptc_model *m)
-{
-    return m->psb_pending && m->enabled && !m->overflow && !m->in_psb;
-}
-
-/* After each event and at each cycle boundary: a due PSB+ goes out as
-   soon as nothing else is in flight. */
-static void ptc__settle(ptc_model *m)
-{
-    if (ptc__psb_due(m)) ptc__psb_plus(m);
-}
-
-/* -- time passing -- */
-
-static int ptc__cyc_counting(const ptc_model *m) { return m->enabled && m->cfg.cyc_en; }
-
-static uint64_t ptc__cyc_max(const ptc_model *m) { return (UINT64_C(1) << m->cfg.cyc_bits) - 1; }
-
-PTCDEF uint64_t ptc_model_cycles_to_mtc(const ptc_model *m)
-{
-    /* the next ART value that is a multiple of 2^mtc_freq is k ticks away;
-       the k-th tick happens in the j-th cycle from now, j minimal with
-       num + j*inc >= k*den */
-    uint64_t k, j, r;
-    if (!m->enabled || !m->cfg.mtc_en) return UINT64_MAX;
-    k = ((((m->art >> m->cfg.mtc_freq) + 1) << m->cfg.mtc_freq)) - m->art;
-    if (!ptc__mad_div(k, m->art_den, m->art_inc - 1, m->art_num, m->art_inc, &j, &r)) return UINT64_MAX;
-    return j;
-}
-
-/* d cycles pass with nothing else happening. */
-static void ptc__model_advance(ptc_model *m, uint64_t d)
-{
-    uint64_t ticks, rem;
-    if (!ptc__mad_div(d, m->art_inc, m->art_num, 0, m->art_den, &ticks, &rem)) {
-        ticks = UINT64_MAX; /* 2^64 ART ticks: centuries; not reachable */
-        rem = 0;
-    }
-    m->cycle += d;
-    m->art += ticks;
-    m->art_num = rem;
-    if (ptc__cyc_counting(m)) {
-        m->cyc_count += d;
-        if (m->overflow) m->cyc_count &= ptc__cyc_max(m); /* it wraps, unseen */
-    }
-    if (m->cfg.fifo_bytes) {
-        /* drain_bytes a cycle, never below empty */
-        if (d >= (m->fifo_fill + m->cfg.drain_bytes - 1) / m->cfg.drain_bytes) m->fifo_fill = 0;
-        else m->fifo_fill -= d * m->cfg.drain_bytes;
-    }
-}
-
-/* One cycle, the long way: the reference for ptc__advance. Returns 1 when
-   an MTC edge falls on the new boundary. */
-static int ptc__step_one(ptc_model *m)
-{
-    m->cycle++;
-    m->art_num += m->art_inc;
-    if (ptc__cyc_counting(m)) {
-        m->cyc_count++;
-        if (m->overflow) m->cyc_count &= ptc__cyc_max(m);
-    }
-    if (m->cfg.fifo_bytes) m->fifo_fill = m->fifo_fill > m->cfg.drain_bytes ? m->fifo_fill - m->cfg.drain_bytes : 0;
-    if (m->art_num >= m->art_den) {
-        m->art_num -= m->art_den;
-        m->art++;
-        return m->enabled && m->cfg.mtc_en && (m->art & ((UINT64_C(1) << m->cfg.mtc_freq) - 1)) == 0;
-    }
-    return 0;
-}
-
-/* The MTC of an edge, through the suppression policy (SPEC 2.4). */
-static void ptc__mtc_edge(ptc_model *m)
-{
-    const ptc_mtc_policy *pol = &m->cfg.policy;
-    ptc_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = PTC_MTC;
-    p.u.mtc.ctc = (uint8_t)(m->art >> m->cfg.mtc_freq);
-    if (m->overflow) {
-        (void)ptc__output(m, &p);
-        return;
-    }
-    if (m->suppressing) {
-        if ((pol->resume_on_value && p.u.mtc.ctc == pol->resume_value) ||
-            (pol->resume_after && m->suppressed == pol->resume_after)) {
-            m->suppressing = 0;
-            m->mtc_run = 0;
-            m->mtc_need = pol->threshold > pol->min_burst ? pol->threshold : pol->min_burst;
-        } else {
-            uint8_t bytes[2];
-            bytes[0] = 0x59;
-            bytes[1] = p.u.mtc.ctc;
-            p.size = 2;
-            m->suppressed++;
-            m->n_mtc_suppressed++;
-            ptc__record(m, &p, bytes, 2, PTC_FATE_SUPPRESSED);
-            return;
-        }
-    }
-    (void)ptc__emit(m, &p);
-    m->n_mtc_emitted++;
-    m->mtc_run++;
-    if (pol->threshold && m->mtc_run >= m->mtc_need) {
-        m->suppressing = 1;
-        m->suppressed = 0;
-    }
-}
-
-static void ptc__overflow_end(ptc_model *m)
-{
-    m->overflow = 0;
-    m->tnt_count = 0; /* branches retired during the overflow are lost */
-    m->tnt_bits = 0;
-    (void)ptc__emit_simple(m, PTC_OVF);
-    /* time again after the gap (as Linux perf expects and libipt's
-       ovf-timing vectors show): MTCs lost in the overflow may be more than
-       the 8-bit payload can count */
-    ptc__tsc_tma(m);
-    ptc__cbr(m);
-    if (m->packet_en) ptc__ip_packet(m, PTC_FUP, m->ip, 0);
-}
-
-/* What happens at a cycle boundary, in this order: the end of an
-   overflow, an MTC, a CYC before the cycle counter wraps, a due TraceStop,
-   a due PSB+. */
-/* TraceStop (SDM): the pending TNT, TIP.PGD if packets were enabled, then
-   TraceStop; tracing stays off (Status.Stopped) for the rest of the run. */
-static void ptc__trace_stop(ptc_model *m)
-{
-    m->stop_cycle = UINT64_MAX;
-    if (!m->enabled) return;
-    ptc__flush_tnt(m);
-    if (m->packet_en) ptc__ip_packet(m, PTC_TIP_PGD, 0, 1);
-    (void)ptc__emit_simple(m, PTC_STOP);
-    m->enabled = 0;
-    m->packet_en = 0;
-    m->cyc_count = 0;
-    m->stopped = 1;
-}
-
-static void ptc__boundary(ptc_model *m, int mtc_edge)
-{
-    if (m->overflow && m->fifo_fill == 0) ptc__overflow_end(m);
-    if (mtc_edge) ptc__mtc_edge(m);
-    if (ptc__cyc_counting(m) && !m->overflow && m->cyc_count >= ptc__cyc_max(m)) ptc__cyc(m, 1);
-    /* after the edge's MTC, like every other packet of the boundary: a
-       packet before an MTC is before its edge (SPEC 3.4) */
-    if (m->cycle >= m->stop_cycle) ptc__trace_stop(m);
-    ptc__settle(m);
-}
-
-PTCDEF ptc_status ptc_model_idle(ptc_model *m, uint64_t cycles)
-{
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    if (m->cfg.reference_stepping) {
-        while (cycles--) ptc__boundary(m, ptc__step_one(m));
-        return PTC_OK;
-    }
-    while (cycles) {
-        /* jump to the next boundary where something happens */
-        uint64_t d = cycles, to_mtc = ptc_model_cycles_to_mtc(m);
-        if (to_mtc < d) d = to_mtc;
-        if (ptc__cyc_counting(m) && !m->overflow && ptc__cyc_max(m) - m->cyc_count < d)
-            d = ptc__cyc_max(m) - m->cyc_count;
-        if (m->overflow) {
-            uint64_t empty = (m->fifo_fill + m->cfg.drain_bytes - 1) / m->cfg.drain_bytes;
-            if (empty < d) d = empty;
-        }
-        if (m->stop_cycle - m->cycle < d) d = m->stop_cycle - m->cycle;
-        if (ptc__psb_due(m)) d = 1; /* settled at the very next boundary, as when stepping */
-        if (d == 0) d = 1;          /* never: every event above is at least a cycle away */
-        ptc__model_advance(m, d);
-        cycles -= d;
-        ptc__boundary(m, d == to_mtc);
-    }
-    return PTC_OK;
-}
-
-/* -- workload events -- */
-
-/* Where an event starts: what the stream and the packet count were, and
-   the CPL the instruction retires at. */
-typedef struct ptc__mark { uint64_t offset, generated; uint8_t cpl; } ptc__mark;
-
-static ptc__mark ptc__mark_now(const ptc_model *m)
-{
-    ptc__mark k;
-    k.offset = m->offset;
-    k.generated = m->generated;
-    k.cpl = m->cpl;
-    return k;
-}
-
-/* A PEBS record for the counters in `mask` that overflowed at the
-   instruction at ip (SPEC 4.7). */
-static void ptc__pebs_record(ptc_model *m, uint64_t ip, unsigned mask)
-{
-    ptc_packet p;
-    uint64_t items[3];
-    unsigned i;
-    if (!m->enabled) return;
-    items[PTC_PEBS_ITEM_IP] = ip;
-    items[PTC_PEBS_ITEM_COUNTERS] = mask;
-    items[PTC_PEBS_ITEM_TSC] = ptc_model_now(m).tsc;
-    memset(&p, 0, sizeof p);
-    p.type = PTC_BBP;
-    p.u.bbp.block_type = PTC_PEBS_BLOCK_BASIC;
-    (void)ptc__emit(m, &p);
-    for (i = 0; i < 3; i++) {
-        memset(&p, 0, sizeof p);
-        p.type = PTC_BIP;
-        p.u.bip.id = (uint8_t)i;
-        p.u.bip.bytes = 8;
-        p.u.bip.value = items[i];
-        (void)ptc__emit(m, &p);
-    }
-    memset(&p, 0, sizeof p);
-    p.type = PTC_BEP;
-    p.u.bep.ip = 1;
-    (void)ptc__emit(m, &p);
-    ptc__retiring_ip_packet(m, PTC_FUP, ip);
-}
-
-static void ptc__trigger(ptc_model *m, uint64_t ip);
-
-/* One more occurrence of what the trigger watches, at the instruction at ip. */
-static void ptc__trigger_occurrence(ptc_model *m, uint64_t ip)
-{
-    if (m->cfg.trigger_nth && m->trigger_seen < m->cfg.trigger_nth && ++m->trigger_seen == m->cfg.trigger_nth)
-        ptc__trigger(m, ip);
-}
-
-/* The core's counters see an event of this thread at privilege cpl. */
-static void ptc__count(ptc_model *m, ptc_event_kind kind, int taken, uint8_t cpl, uint64_t ip)
-{
-    ptc_counters *c = m->counters;
-    unsigned i, pebs = 0, overflowed = 0;
-    if (!c) return;
-    for (i = 0; i < c->n; i++) {
-        const ptc_counter_config *k = &c->cfg[i];
-        if (k->event != (uint8_t)kind) continue;
-        if (kind == PTC_EV_BRANCH && k->outcome && !(k->outcome & (taken ? 1 : 2))) continue;
-        if (k->threads && !(k->threads & (1u << m->thread))) continue;
-        if (!(cpl ? k->usr : k->os)) continue;
-        c->value[i] = (c->value[i] + 1) & ((UINT64_C(1) << PTC_COUNTER_BITS) - 1);
-        if (c->value[i] == 0) {
-            c->overflows[i]++;
-            overflowed |= 1u << i;
-            if (k->pebs) pebs |= 1u << i;
-        }
-    }
-    if (pebs) ptc__pebs_record(m, ip, pebs);
-    if (m->cfg.trigger_counter && (overflowed >> (m->cfg.trigger_counter - 1)) & 1) ptc__trigger_occurrence(m, ip);
-}
-
-/* The trigger fires, once: TRIG (and the FUP of the instruction), and the
-   TraceStop delay starts. */
-static void ptc__trigger(ptc_model *m, uint64_t ip)
-{
-    if (m->enabled) {
-        ptc_packet p;
-        memset(&p, 0, sizeof p);
-        p.type = PTC_TRIG;
-        p.u.trig.trbv = 1;
-        p.u.trig.ip = m->cfg.trigger_fup;
-        (void)ptc__emit(m, &p);
-        if (m->cfg.trigger_fup) ptc__retiring_ip_packet(m, PTC_FUP, ip);
-    }
-    if (m->cfg.trace_stop) {
-        m->stop_cycle = m->cfg.stop_delay < UINT64_MAX - m->cycle ? m->cycle + m->cfg.stop_delay : UINT64_MAX - 1;
-        if (m->cfg.stop_delay == 0) ptc__trace_stop(m);
-    }
-}
-
-/* Reports a workload event; traced: it made trace (a TNT bit, or packets,
-   even ones an overflow then lost). */
-static void ptc__event(ptc_model *m, ptc_event_kind kind, uint64_t ip, uint64_t target, int taken,
-                       ptc__mark start, int tnt_bit)
-{
-    ptc_event_truth ev;
-    ptc__count(m, kind, taken, start.cpl, ip);
-    if (!m->cfg.trigger_counter && ip == m->cfg.trigger_ip) ptc__trigger_occurrence(m, ip);
-    ptc__settle(m);
-    if (!m->sink.event) { m->events++; return; }
-    memset(&ev, 0, sizeof ev);
-    ev.index = m->events++;
-    ev.kind = kind;
-    ev.thread = m->thread;
-    ev.cpl = start.cpl;
-    ev.cycle = m->cycle;
-    ev.time = ptc_model_now(m);
-    ev.ip = ip;
-    ev.target = target;
-    ev.taken = (uint8_t)(taken != 0);
-    ev.traced = (uint8_t)(tnt_bit || m->generated != start.generated);
-    ev.offset = start.offset;
-    m->sink.event(m->sink.user, &ev);
-}
-
-PTCDEF ptc_status ptc_model_start(ptc_model *m, uint64_t ip)
-{
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    if (m->enabled || m->stopped) return PTC_ERR_BAD_STATE;
-    m->enabled = 1;
-    m->ip = ip;
-    m->cyc_count = 0;
-    m->packet_en = 0;
-    m->suppressing = 0;
-    m->mtc_run = 0;
-    m->mtc_need = m->cfg.policy.threshold;
-    ptc__psb_plus(m);
-    m->packet_en = ptc__packet_en(m, ip);
-    if (m->packet_en) {
-        ptc__mode_exec(m);
-        ptc__ip_packet(m, PTC_TIP_PGE, ip, 0);
-    }
-    ptc__settle(m);
-    return PTC_OK;
-}
-
-PTCDEF ptc_status ptc_model_stop(ptc_model *m)
-{
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    if (!m->enabled) return PTC_ERR_BAD_STATE;
-    ptc__flush_tnt(m);
-    if (m->packet_en) ptc__ip_packet(m, PTC_TIP_PGD, 0, 1);
-    m->enabled = 0;
-    m->packet_en = 0;
-    m->cyc_count = 0; /* the cycle counter resets when TriggerEn clears */
-    return PTC_OK;
-}
-
-/* Control moves from ip to target: packets for entering or leaving the
-   traced region; `inside` says what to emit when both ends are traced. */
-enum { PTC__XFER_NONE, PTC__XFER_TIP, PTC__XFER_FUP_TIP, PTC__XFER_MODE_TIP };
-static void ptc__transfer(ptc_model *m, uint64_t ip, uint64_t target, int inside)
-{
-    int from = ptc__packet_en(m, ip), to = ptc__packet_en(m, target);
-    if (from && to) {
-        if (inside == PTC__XFER_FUP_TIP) ptc__retiring_ip_packet(m, PTC_FUP, ip);
-        if (inside == PTC__XFER_MODE_TIP) ptc__mode_exec(m);
-        if (inside != PTC__XFER_NONE) ptc__retiring_ip_packet(m, PTC_TIP, target);
-    } else if (from) {
-        if (inside == PTC__XFER_FUP_TIP) ptc__retiring_ip_packet(m, PTC_FUP, ip);
-        if (ptc__context_en(m)) ptc__retiring_ip_packet(m, PTC_TIP_PGD, target);
-        else ptc__ip_packet(m, PTC_TIP_PGD, target, 1);
-    } else if (to) {
-        ptc__mode_exec(m);
-        ptc__ip_packet(m, PTC_TIP_PGE, target, 0);
-    }
-    m->ip = target;
-    m->packet_en = to;
-}
-
-PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, int taken)
-{
-    ptc__mark before;
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    before = ptc__mark_now(m);
-    if (ptc__packet_en(m, ip) && ptc__packet_en(m, target)) {
-        /* the CYC of a TNT times its first branch (SDM 36.3.6) */
-        if (m->tnt_count == 0) ptc__cyc(m, 0);
-        m->tnt_cycle[m->tnt_count] = m->cycle;
-        m->tnt_time[m->tnt_count] = ptc_model_now(m);
-        m->tnt_bits = (m->tnt_bits << 1) | (uint64_t)(taken != 0);
-        m->tnt_count++;
-        if (m->tnt_count == (m->cfg.long_tnt ? 47 : 6)) ptc__flush_tnt(m);
-        m->ip = target;
-        ptc__event(m, PTC_EV_BRANCH, ip, target, taken, before, 1);
-        return PTC_OK;
-    }
-    ptc__transfer(m, ip, target, PTC__XFER_NONE);
-    ptc__event(m, PTC_EV_BRANCH, ip, target, taken, before, 0);
-    return PTC_OK;
-}
-
-PTCDEF ptc_status ptc_model_jump(ptc_model *m, uint64_t ip, uint64_t target, int indirect)
-{
-    ptc__mark before;
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    before = ptc__mark_now(m);
-    ptc__transfer(m, ip, target, indirect ? PTC__XFER_TIP : PTC__XFER_NONE);
-    ptc__event(m, indirect ? PTC_EV_INDIRECT : PTC_EV_JUMP, ip, target, 1, before, 0);
-    return PTC_OK;
-}
-
-PTCDEF ptc_status ptc_model_interrupt(ptc_model *m, uint64_t ip, uint64_t handler)
-{
-    ptc__mark before;
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    before = ptc__mark_now(m);
-    ptc__transfer(m, ip, handler, PTC__XFER_FUP_TIP);
-    ptc__event(m, PTC_EV_INTERRUPT, ip, handler, 1, before, 0);
-    return PTC_OK;
-}
-
-PTCDEF ptc_status ptc_model_mode(ptc_model *m, uint64_t ip, uint64_t target, int csl, int csd)
-{
-    ptc__mark before;
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    before = ptc__mark_now(m);
-    m->csl = (uint8_t)(csl != 0);
-    m->csd = (uint8_t)(csd != 0);
-    ptc__transfer(m, ip, target, PTC__XFER_MODE_TIP);
-    ptc__event(m, PTC_EV_MODE, ip, target, 1, before, 0);
-    return PTC_OK;
-}
-
-PTCDEF ptc_status ptc_model_ptwrite(ptc_model *m, uint64_t ip, uint64_t value, int bytes)
-{
-    ptc__mark before;
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    if (bytes != 4 && bytes != 8) return PTC_ERR_RANGE;
-    before = ptc__mark_now(m);
-    if (m->enabled && m->cfg.ptw_en && ptc__context_en(m) && ptc__filter_en(m, ip)) {
-        ptc_packet p;
-        memset(&p, 0, sizeof p);
-        p.type = PTC_PTW;
-        p.u.ptw.bytes = (uint8_t)bytes;
-        p.u.ptw.ip = m->cfg.fup_on_ptw;
-        p.u.ptw.payload = bytes == 4 ? value & 0xFFFFFFFFu : value;
-        (void)ptc__emit(m, &p);
-        if (m->cfg.fup_on_ptw) ptc__retiring_ip_packet(m, PTC_FUP, ip);
-    }
-    ptc__event(m, PTC_EV_PTWRITE, ip, value, 0, before, 0);
-    return PTC_OK;
-}
-
-PTCDEF ptc_status ptc_model_cr3(ptc_model *m, uint64_t ip, uint64_t cr3)
-{
-    ptc__mark before;
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    if (cr3 & ~UINT64_C(0x000FFFFFFFFFFFE0)) return PTC_ERR_RANGE;
-    before = ptc__mark_now(m);
-    m->cr3 = cr3;
-    if (m->enabled && m->cfg.os && ptc__context_en(m)) {
-        ptc_packet p;
-        memset(&p, 0, sizeof p);
-        p.type = PTC_PIP;
-        p.u.pip.cr3 = cr3;
-        (void)ptc__emit(m, &p);
-    }
-    ptc__event(m, PTC_EV_CR3, ip, cr3, 0, before, 0);
-    return PTC_OK;
-}
-
-PTCDEF ptc_status ptc_model_privilege(ptc_model *m, uint64_t ip, uint64_t target, uint8_t cpl)
-{
-    ptc__mark before;
-    int from, to;
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    if (cpl > 3) return PTC_ERR_RANGE;
-    before = ptc__mark_now(m);
-    from = ptc__packet_en(m, ip);
-    m->cpl = cpl;
-    to = ptc__packet_en(m, target);
-    if (from && to) {
-        ptc__retiring_ip_packet(m, PTC_TIP, target);
-    } else if (from) {
-        /* into a context that is not traced: the target stays unsaid */
-        ptc__ip_packet(m, PTC_TIP_PGD, target, 1);
-    } else if (to) {
-        ptc__mode_exec(m);
-        ptc__ip_packet(m, PTC_TIP_PGE, target, 0);
-    }
-    m->ip = target;
-    m->packet_en = to;
-    ptc__event(m, PTC_EV_PRIVILEGE, ip, target, 1, before, 0);
-    return PTC_OK;
-}
-
-PTCDEF ptc_status ptc_model_attach_counters(ptc_model *m, ptc_counters *c, uint8_t thread)
-{
-    if (!m || thread > 7) return PTC_ERR_BAD_ARGUMENT;
-    if (m->enabled || m->stopped) return PTC_ERR_BAD_STATE;
-    m->counters = c;
-    m->thread = thread;
-    return PTC_OK;
-}
-
-PTCDEF ptc_status ptc_counters_init(ptc_counters *c, const ptc_counter_config *cfg, unsigned n)
-{
-    unsigned i;
-    if (!c || (!cfg && n)) return PTC_ERR_BAD_ARGUMENT;
-    if (n > PTC_COUNTERS_MAX) return PTC_ERR_BAD_CONFIG;
-    for (i = 0; i < n; i++)
-        if (cfg[i].event > PTC_EV_PRIVILEGE || cfg[i].start >> PTC_COUNTER_BITS || cfg[i].outcome > 3)
-            return PTC_ERR_BAD_CONFIG;
-    memset(c, 0, sizeof *c);
-    c->n = n;
-    for (i = 0; i < n; i++) {
-        c->cfg[i] = cfg[i];
-        c->value[i] = cfg[i].start;
-    }
-    return PTC_OK;
-}
-
-PTCDEF uint64_t ptc_counters_read(const ptc_counters *c, unsigned i) { return c && i < c->n ? c->value[i] : 0; }
-
-PTCDEF uint64_t ptc_counters_overflows(const ptc_counters *c, unsigned i) { return c && i < c->n ? c->overflows[i] : 0; }
-
-PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio)
-{
-    ptc__mark before;
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    if (ratio == 0) return PTC_ERR_RANGE;
-    if (!ptc__phase_den(m, m->art_den, ratio)) return PTC_ERR_INEXACT;
-    before = ptc__mark_now(m);
-    if (m->enabled) {
-        /* EIST in C0 stops the clocks briefly: EXSTOP and FUP with power
-           events, then the cycle count so far, TSC, TMA and the new CBR */
-        if (m->cfg.pwr_evt_en) {
-            ptc_packet p;
-            memset(&p, 0, sizeof p);
-            p.type = PTC_EXSTOP;
-            p.u.exstop.ip = (uint8_t)ptc__context_en(m);
-            (void)ptc__emit(m, &p);
-            if (ptc__context_en(m)) ptc__retiring_ip_packet(m, PTC_FUP, ip);
-        }
-        ptc__cyc(m, 1);
-    }
-    (void)ptc__set_phase_den(m, ratio);
-    if (m->enabled) {
-        ptc__tsc_tma(m);
-        ptc__cbr(m);
-    }
-    ptc__event(m, PTC_EV_RATIO, ip, ratio, 0, before, 0);
-    return PTC_OK;
-}
-
-PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t hints, uint32_t ext,
-                                  uint8_t cstate, uint64_t art_ticks, int wake_int)
-{
-    ptc__mark before;
-    ptc_packet p;
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    if (cstate < 1 || cstate > 15) return PTC_ERR_RANGE;
-    before = ptc__mark_now(m);
-    if (m->enabled && m->cfg.pwr_evt_en) {
-        int ce = ptc__context_en(m);
-        if (mwait && ce) {
-            memset(&p, 0, sizeof p);
-            p.type = PTC_MWAIT;
-            p.u.mwait.hints = hints;
-            p.u.mwait.ext = ext;
-            (void)ptc__emit(m, &p);
-        }
-        memset(&p, 0, sizeof p);
-        p.type = PTC_PWRE;
-        p.u.pwre.state = (uint8_t)((cstate - 1) & 15);
-        p.u.pwre.sub_state = 15; /* sub-state 0, coded (n-1) mod 16 */
-        (void)ptc__emit(m, &p);
-        memset(&p, 0, sizeof p);
-        p.type = PTC_EXSTOP;
-        p.u.exstop.ip = (uint8_t)ce;
-        (void)ptc__emit(m, &p);
-        if (ce) ptc__retiring_ip_packet(m, PTC_FUP, ip);
-    }
-    ptc__flush_tnt(m);
-    /* asleep: the core clock and the PT clocks stop; the ART goes on */
-    m->art += art_ticks;
-    if (m->enabled) {
-        ptc__cyc(m, 1); /* the cycles before the clocks stopped, then TSC */
-        ptc__tsc_tma(m);
-        ptc__cbr(m);
-        if (m->cfg.pwr_evt_en) {
-            memset(&p, 0, sizeof p);
-            p.type = PTC_PWRX;
-            p.u.pwrx.last = (uint8_t)((cstate - 1) & 15);
-            p.u.pwrx.deepest = (uint8_t)((cstate - 1) & 15);
-            p.u.pwrx.wake = (uint8_t)(wake_int ? 1 : 0);
-            (void)ptc__emit(m, &p);
-        }
-    }
-    ptc__event(m, PTC_EV_SLEEP, ip, art_ticks, 0, before, 0);
-    return PTC_OK;
-}
-
-/* ---- 7. Policy checker ------------------------------------------------ */
 
 PTCDEF const char *ptc_violation_name(ptc_violation v)
 {
@@ -3000,7 +2197,7 @@ PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt)
     ptc_violation v = PTC_VIOL_NONE;
     unsigned gap, k, i;
     int resumed = 0;
-    if (!ptc__is_timing(pkt->type)) {
+    if (ptc_packet_is_ntp(pkt->type)) {
         c->run = 0;
         c->need = pol->threshold;
         c->ntp_since_mtc = 1;
@@ -3046,20 +2243,20 @@ PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt)
     return v;
 }
 
-/* ---- 8. Clock recovery ---------------------------------------------- */
+/* ---- 3. Clock recovery ---------------------------------------------- */
 
-#define PTC__NOPOS UINT64_MAX
+#define PTC__CLK_NOPOS UINT64_MAX
 
 enum {
-    PTC__CE_ANCHOR = 1,    /* TSC, TMA or MTC with a known interval of its own */
-    PTC__CE_NTP = 2,       /* a non-timing packet (SPEC 2.4) */
-    PTC__CE_STOP = 4,      /* TSC, CBR, OVF, error: the clocks may have stopped here */
-    PTC__CE_FINAL = 8,
-    PTC__CE_PSB = 16,      /* in a PSB+, before its TSC */
-    PTC__CE_MTC = 32,      /* an MTC anchor */
-    PTC__CE_EXACT = 64,    /* at a CYC point: pos_lo == pos_hi */
-    PTC__CE_CONFLICT = 128, /* its bounds were empty */
-    PTC__CE_NEAR = 256      /* CYC-eligible, no CYC since the last anchor: likely right after it */
+    PTC__CLK_ANCHOR = 1,    /* TSC, TMA or MTC with a known interval of its own */
+    PTC__CLK_NTP = 2,       /* a non-timing packet (SPEC 2.1) */
+    PTC__CLK_STOP = 4,      /* TSC, CBR, OVF, error: the clocks may have stopped here */
+    PTC__CLK_FINAL = 8,
+    PTC__CLK_PSB = 16,      /* in a PSB+, before its TSC */
+    PTC__CLK_MTC = 32,      /* an MTC anchor */
+    PTC__CLK_EXACT = 64,    /* at a CYC point: pos_lo == pos_hi */
+    PTC__CLK_CONFLICT = 128, /* its bounds were empty */
+    PTC__CLK_NEAR = 256      /* CYC-eligible, no CYC since the last anchor: likely right after it */
 };
 
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
@@ -3070,53 +2267,29 @@ PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
     cfg->have_policy = 1; /* policy all zero: no suppression */
 }
 
-PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_config *m)
-{
-    ptc_clock_config_default(cfg);
-    cfg->mtc_freq = m->mtc_freq;
-    cfg->cpuid_15_eax = m->cpuid_15_eax;
-    cfg->cpuid_15_ebx = m->cpuid_15_ebx;
-    cfg->nom_num = (uint64_t)m->art_hz * m->cpuid_15_ebx;
-    cfg->nom_den = (uint64_t)m->cpuid_15_eax * 100000000u;
-    cfg->nom_exact = 1;
-    cfg->cyc_bits = m->cyc_bits;
-    cfg->cyc_en = m->cyc_en;
-    cfg->cyc_thresh = m->cyc_thresh;
-    cfg->policy = m->policy;
-}
 
-static uint64_t ptc__sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
-static uint64_t ptc__sat_sub(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
-
-/* floor or ceil of a*b/d, saturating at UINT64_MAX. */
-static uint64_t ptc__muldiv(uint64_t a, uint64_t b, uint64_t d, int ceil)
-{
-    uint64_t q, r;
-    if (!ptc__mad_div(a, b, ceil ? d - 1 : 0, 0, d, &q, &r)) return UINT64_MAX;
-    return q;
-}
 
 /* TSC ticks in `cycles` core cycles: at least (the slowest rate nom
    allows, rounded down) or at most (the fastest, rounded up). Rate =
    nom / CBR; without a CBR yet, any ratio 1..255. */
-static uint64_t ptc__cyc_ticks(const ptc_clock *c, uint64_t cycles, uint8_t cbr, int fastest)
+static uint64_t ptc__clk_cyc_ticks(const ptc_clock *c, uint64_t cycles, uint8_t cbr, int fastest)
 {
     uint64_t n = fastest ? c->nom_hi_n : c->nom_lo_n, d = fastest ? c->nom_hi_d : c->nom_lo_d, t;
     if (!cycles || !n) return 0;
-    t = ptc__muldiv(cycles, n, d, fastest);
+    t = ptc__math_muldiv(cycles, n, d, fastest);
     if (t == UINT64_MAX) return t;
     /* dividing the rounded value again by the ratio rounds the same way */
     return fastest ? (t + (cbr ? cbr : 1) - 1) / (cbr ? cbr : 1) : t / (cbr ? cbr : 255);
 }
 
 /* Bounds of the TSC at the ART edge art_rel ticks after the TMA's edge. */
-static uint64_t ptc__edge(const ptc_clock *c, uint64_t art_rel, int hi)
+static uint64_t ptc__clk_edge(const ptc_clock *c, uint64_t art_rel, int hi)
 {
-    uint64_t q = ptc__muldiv(art_rel, c->cfg.cpuid_15_ebx, c->cfg.cpuid_15_eax, hi);
-    return ptc__sat_add(c->ctc_base_tsc, hi ? ptc__sat_add(q, 1) : q);
+    uint64_t q = ptc__math_muldiv(art_rel, c->cfg.cpuid_15_ebx, c->cfg.cpuid_15_eax, hi);
+    return ptc__math_sat_add(c->ctc_base_tsc, hi ? ptc__math_sat_add(q, 1) : q);
 }
 
-static ptc__clock_entry *ptc__ce(ptc_clock *c, size_t i) { return &c->ring[(c->head + i) % PTC_CLOCK_WINDOW]; }
+static ptc__clk_entry *ptc__clk_at(ptc_clock *c, size_t i) { return &c->ring[(c->head + i) % PTC_CLOCK_WINDOW]; }
 
 PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
 {
@@ -3131,7 +2304,7 @@ PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
         c->half_period = (((uint64_t)cfg->cpuid_15_ebx << cfg->mtc_freq) + 2 * (uint64_t)cfg->cpuid_15_eax - 1) /
                          (2 * (uint64_t)cfg->cpuid_15_eax);
     if (c->cfg.nom_num) { /* keep the fraction small: its products must fit */
-        uint64_t g = ptc__gcd(c->cfg.nom_num, c->cfg.nom_den);
+        uint64_t g = ptc__math_gcd(c->cfg.nom_num, c->cfg.nom_den);
         c->cfg.nom_num /= g;
         c->cfg.nom_den /= g;
     }
@@ -3156,7 +2329,7 @@ PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
    relate to the time before. Entries and anchors carry their epoch, so
    cycle bounds never cross one; the last anchor of the old epoch still
    serves the entries of that epoch that are not final yet. */
-static void ptc__clock_break(ptc_clock *c)
+static void ptc__clk_break(ptc_clock *c)
 {
     c->epoch++;
     c->pos_active = 0;
@@ -3164,25 +2337,25 @@ static void ptc__clock_break(ptc_clock *c)
 
 /* Bounds on entry e from the cycle counts: anchors a (before it) and b
    (after it) in the same epoch, each with a cycle position range. */
-static void ptc__cycle_bounds(const ptc_clock *c, const ptc__clock_entry *e, const ptc__clock_anchor *a,
-                              const ptc__clock_anchor *b, uint8_t cbr, uint64_t *lo, uint64_t *hi)
+static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *a,
+                              const ptc__clk_anchor *b, uint8_t cbr, uint64_t *lo, uint64_t *hi)
 {
     if (a && a->valid && a->epoch == e->epoch) {
-        if (e->pos_lo != PTC__NOPOS && a->pos_hi != PTC__NOPOS && a->lo)
-            *lo = *lo > ptc__sat_add(a->lo, ptc__cyc_ticks(c, ptc__sat_sub(e->pos_lo, a->pos_hi), cbr, 0))
-                      ? *lo : ptc__sat_add(a->lo, ptc__cyc_ticks(c, ptc__sat_sub(e->pos_lo, a->pos_hi), cbr, 0));
-        if (e->pos_hi != PTC__NOPOS && a->pos_lo != PTC__NOPOS && a->hi != UINT64_MAX) {
-            uint64_t h = ptc__sat_add(a->hi, ptc__cyc_ticks(c, ptc__sat_sub(e->pos_hi, a->pos_lo), cbr, 1));
+        if (e->pos_lo != PTC__CLK_NOPOS && a->pos_hi != PTC__CLK_NOPOS && a->lo)
+            *lo = *lo > ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(e->pos_lo, a->pos_hi), cbr, 0))
+                      ? *lo : ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(e->pos_lo, a->pos_hi), cbr, 0));
+        if (e->pos_hi != PTC__CLK_NOPOS && a->pos_lo != PTC__CLK_NOPOS && a->hi != UINT64_MAX) {
+            uint64_t h = ptc__math_sat_add(a->hi, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(e->pos_hi, a->pos_lo), cbr, 1));
             if (h < *hi) *hi = h;
         }
     }
     if (b && b->valid && b->epoch == e->epoch) {
-        if (e->pos_hi != PTC__NOPOS && b->pos_lo != PTC__NOPOS && b->hi != UINT64_MAX) {
-            uint64_t h = ptc__sat_sub(b->hi, ptc__cyc_ticks(c, ptc__sat_sub(b->pos_lo, e->pos_hi), cbr, 0));
+        if (e->pos_hi != PTC__CLK_NOPOS && b->pos_lo != PTC__CLK_NOPOS && b->hi != UINT64_MAX) {
+            uint64_t h = ptc__math_sat_sub(b->hi, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(b->pos_lo, e->pos_hi), cbr, 0));
             if (h < *hi) *hi = h;
         }
-        if (e->pos_lo != PTC__NOPOS && b->pos_hi != PTC__NOPOS && b->lo) {
-            uint64_t l = ptc__sat_sub(b->lo, ptc__cyc_ticks(c, ptc__sat_sub(b->pos_hi, e->pos_lo), cbr, 1));
+        if (e->pos_lo != PTC__CLK_NOPOS && b->pos_hi != PTC__CLK_NOPOS && b->lo) {
+            uint64_t l = ptc__math_sat_sub(b->lo, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(b->pos_hi, e->pos_lo), cbr, 1));
             if (l > *lo) *lo = l;
         }
     }
@@ -3191,31 +2364,31 @@ static void ptc__cycle_bounds(const ptc_clock *c, const ptc__clock_entry *e, con
 /* The entries pushed so far that are not final get their intervals. b:
    the anchor just pushed (the last entry), or NULL at the end of the
    window or stream (then only what is known before them counts). */
-static void ptc__finalize(ptc_clock *c, size_t upto, const ptc__clock_anchor *b, uint64_t gap_floor_lo)
+static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *b, uint64_t gap_floor_lo)
 {
     size_t i;
     int stop_after = 0;
     /* backwards: upper bounds, and whether a clock stop lies after an entry */
     for (i = upto; i-- > c->ready;) {
-        ptc__clock_entry *e = ptc__ce(c, i);
+        ptc__clk_entry *e = ptc__clk_at(c, i);
         uint64_t lo = 0, hi = b ? b->hi : UINT64_MAX;
         if (b && b->mtc && !stop_after && b->lo > e->cap) {
             /* the MTC that had to come came later: the policy the clock
                was given is not the trace's; the trace alone bounds it */
             e->cap = UINT64_MAX;
-            e->flags |= PTC__CE_CONFLICT;
+            e->flags |= PTC__CLK_CONFLICT;
         }
         if (e->cap < hi) hi = e->cap;
-        if (i + 1 < upto && ptc__ce(c, i + 1)->hi < hi) hi = ptc__ce(c, i + 1)->hi;
+        if (i + 1 < upto && ptc__clk_at(c, i + 1)->hi < hi) hi = ptc__clk_at(c, i + 1)->hi;
         if (e->hi < hi) hi = e->hi;
         if (e->lo > lo) lo = e->lo;
-        ptc__cycle_bounds(c, e, &c->positioned, b, (uint8_t)(e->flags >> 16), &lo, &hi);
+        ptc__clk_cycle_bounds(c, e, &c->positioned, b, (uint8_t)(e->flags >> 16), &lo, &hi);
         /* After suppressed MTCs, a non-timing packet restarts them: the
            edge before the next emitted MTC cannot have passed before it
            (SPEC 3.3). Not across a possible clock stop. */
-        if (gap_floor_lo && (e->flags & PTC__CE_NTP) && !stop_after && c->cfg.resume_on_ntp && gap_floor_lo > lo)
+        if (gap_floor_lo && (e->flags & PTC__CLK_NTP) && !stop_after && c->cfg.resume_on_ntp && gap_floor_lo > lo)
             lo = gap_floor_lo;
-        if (e->flags & PTC__CE_STOP) stop_after = 1;
+        if (e->flags & PTC__CLK_STOP) stop_after = 1;
         e->lo = lo;
         e->hi = hi;
     }
@@ -3223,17 +2396,17 @@ static void ptc__finalize(ptc_clock *c, size_t upto, const ptc__clock_anchor *b,
        neither do point estimates; an upper bound below the last point is
        raised to it, the least loosening that keeps the point inside */
     for (i = c->ready; i < upto; i++) {
-        ptc__clock_entry *e = ptc__ce(c, i);
+        ptc__clk_entry *e = ptc__clk_at(c, i);
         uint64_t mid;
         if (c->out_lo > e->lo) e->lo = c->out_lo;
         if (e->hi < e->lo) { /* only if the trace broke the rules */
             e->hi = e->lo;
-            e->flags |= PTC__CE_CONFLICT;
+            e->flags |= PTC__CLK_CONFLICT;
         }
         if (e->hi < c->out_point) e->hi = c->out_point;
         /* an MTC is sent within a cycle of its edge: the edge is the best
            guess; anything else sits in the middle of what is possible */
-        mid = e->hi == UINT64_MAX || (e->flags & PTC__CE_MTC) ? e->lo : e->lo + (e->hi - e->lo) / 2;
+        mid = e->hi == UINT64_MAX || (e->flags & PTC__CLK_MTC) ? e->lo : e->lo + (e->hi - e->lo) / 2;
         /* Told nothing of a policy, the clock keeps its intervals open to
            256 missing MTCs; but while the trace shows no MTC missing, the
            guess is that the next one came on time. */
@@ -3243,8 +2416,8 @@ static void ptc__finalize(ptc_clock *c, size_t upto, const ptc__clock_anchor *b,
            anchor before it came before the counter reached the threshold:
            most likely right after the anchor (a guess, not a bound: the
            counter may have restarted since) */
-        if ((e->flags & PTC__CE_NEAR) && mid > e->lo) {
-            uint64_t d = ptc__cyc_ticks(c, c->cfg.cyc_thresh ? UINT64_C(1) << (c->cfg.cyc_thresh - 1) : 1,
+        if ((e->flags & PTC__CLK_NEAR) && mid > e->lo) {
+            uint64_t d = ptc__clk_cyc_ticks(c, c->cfg.cyc_thresh ? UINT64_C(1) << (c->cfg.cyc_thresh - 1) : 1,
                                         (uint8_t)(e->flags >> 16), 1);
             if (mid - e->lo > d) mid = e->lo + d;
         }
@@ -3256,12 +2429,12 @@ static void ptc__finalize(ptc_clock *c, size_t upto, const ptc__clock_anchor *b,
         e->point = mid < c->out_point ? c->out_point : mid;
         c->out_lo = e->lo;
         c->out_point = e->point;
-        e->flags |= PTC__CE_FINAL;
+        e->flags |= PTC__CLK_FINAL;
     }
     c->ready = upto;
 }
 
-static void ptc__anchor_of(const ptc__clock_entry *e, ptc__clock_anchor *a)
+static void ptc__clk_anchor_of(const ptc__clk_entry *e, ptc__clk_anchor *a)
 {
     a->lo = e->lo;
     a->hi = e->hi;
@@ -3269,40 +2442,32 @@ static void ptc__anchor_of(const ptc__clock_entry *e, ptc__clock_anchor *a)
     a->pos_hi = e->pos_hi;
     a->epoch = e->epoch;
     a->valid = 1;
-    a->mtc = !!(e->flags & PTC__CE_MTC);
+    a->mtc = !!(e->flags & PTC__CLK_MTC);
 }
 
 /* Cycles in `ticks` TSC ticks: at least (most = 0) or at most, by the
    rate's bounds; UINT64_MAX when not bounded. */
-static uint64_t ptc__ticks_cycles(const ptc_clock *c, uint64_t ticks, uint8_t cbr, int most)
+static uint64_t ptc__clk_ticks_cycles(const ptc_clock *c, uint64_t ticks, uint8_t cbr, int most)
 {
     uint64_t n = most ? c->nom_lo_n : c->nom_hi_n, d = most ? c->nom_lo_d : c->nom_hi_d, x;
     if (!cbr || !n) return most ? UINT64_MAX : 0;
-    x = ptc__muldiv(ticks, d, n, most); /* cycles at ratio 1, then times the ratio */
+    x = ptc__math_muldiv(ticks, d, n, most); /* cycles at ratio 1, then times the ratio */
     return x > UINT64_MAX / cbr ? (most ? UINT64_MAX : 0) : x * cbr;
 }
 
-/* a/b < c/d, exactly */
-static int ptc__frac_less(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
-{
-    uint64_t q, r;
-    if (!ptc__mad_div(a, d, 0, 0, b, &q, &r)) return 0; /* a*d/b does not even fit */
-    (void)r;
-    return q < c; /* a/b < c/d  <=>  a*d/b < c  <=>  floor(a*d/b) < c */
-}
 
 /* Two exactly positioned anchors of one epoch at one ratio: N cycles took
    between lo(b) - hi(a) and hi(b) - lo(a) ticks, so nom lies between
    those times CBR / N. nom is a constant of the platform, so every such
    pair narrows it for the whole trace; the pair furthest apart is best. */
-static void ptc__calibrate(ptc_clock *c, const ptc__clock_entry *e)
+static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
 {
-    const ptc__clock_anchor *a = &c->rate_ref;
+    const ptc__clk_anchor *a = &c->rate_ref;
     uint64_t n, lo, hi;
     uint8_t cbr = c->cbr;
-    if (e->pos_lo != e->pos_hi || e->pos_lo == PTC__NOPOS || !e->lo || e->hi == UINT64_MAX || !cbr) return;
+    if (e->pos_lo != e->pos_hi || e->pos_lo == PTC__CLK_NOPOS || !e->lo || e->hi == UINT64_MAX || !cbr) return;
     if (!a->valid || a->epoch != e->epoch || c->rate_ref_cbr != cbr || a->pos_hi >= e->pos_lo) {
-        ptc__anchor_of(e, &c->rate_ref);
+        ptc__clk_anchor_of(e, &c->rate_ref);
         c->rate_ref_cbr = cbr;
         return;
     }
@@ -3311,23 +2476,23 @@ static void ptc__calibrate(ptc_clock *c, const ptc__clock_entry *e)
     lo = e->lo > a->hi ? (e->lo - a->hi) * cbr : 0;
     hi = (e->hi - a->lo) * cbr;
     /* only if consistent with what is known: else the trace broke a rule */
-    if (ptc__frac_less(c->nom_hi_n, c->nom_hi_d, lo, n) || ptc__frac_less(hi, n, c->nom_lo_n, c->nom_lo_d)) return;
-    if (ptc__frac_less(c->nom_lo_n, c->nom_lo_d, lo, n)) { c->nom_lo_n = lo; c->nom_lo_d = n; }
-    if (ptc__frac_less(hi, n, c->nom_hi_n, c->nom_hi_d)) { c->nom_hi_n = hi; c->nom_hi_d = n; }
+    if (ptc__math_frac_less(c->nom_hi_n, c->nom_hi_d, lo, n) || ptc__math_frac_less(hi, n, c->nom_lo_n, c->nom_lo_d)) return;
+    if (ptc__math_frac_less(c->nom_lo_n, c->nom_lo_d, lo, n)) { c->nom_lo_n = lo; c->nom_lo_d = n; }
+    if (ptc__math_frac_less(hi, n, c->nom_hi_n, c->nom_hi_d)) { c->nom_hi_n = hi; c->nom_hi_d = n; }
 }
 
 /* A TSC in a PSB+ with no CYC inside: somewhere between the last CYC point
    and the next. Its time and the last positioned anchor's bound how many
    cycles lie between them, which narrows that. */
-static void ptc__position_by_time(ptc_clock *c, ptc__clock_entry *e)
+static void ptc__clk_position_by_time(ptc_clock *c, ptc__clk_entry *e)
 {
-    const ptc__clock_anchor *a = &c->positioned;
+    const ptc__clk_anchor *a = &c->positioned;
     uint64_t most;
-    if (!a->valid || a->epoch != c->epoch || a->pos_hi == PTC__NOPOS || !a->lo || a->hi == UINT64_MAX || e->hi < a->lo)
+    if (!a->valid || a->epoch != c->epoch || a->pos_hi == PTC__CLK_NOPOS || !a->lo || a->hi == UINT64_MAX || e->hi < a->lo)
         return;
     /* at most as many cycles as could run in the time between them (not
        at least: tracing may have stopped in between, and the counter) */
-    most = ptc__ticks_cycles(c, e->hi - a->lo, c->cbr, 1);
+    most = ptc__clk_ticks_cycles(c, e->hi - a->lo, c->cbr, 1);
     if (most != UINT64_MAX && a->pos_hi + most < e->pos_hi) e->pos_hi = a->pos_hi + most;
 }
 
@@ -3336,15 +2501,15 @@ static void ptc__position_by_time(ptc_clock *c, ptc__clock_entry *e)
    the trace does not show (a wake whose TSC was lost, tracing stopped or
    restarted during a sleep), so neither their cycle positions nor the
    next MTC edge bound them. */
-static void ptc__unpin_trailing_cycs(ptc_clock *c)
+static void ptc__clk_unpin_trailing_cycs(ptc_clock *c)
 {
     size_t i;
     for (i = c->count; i-- > c->ready;) {
-        ptc__clock_entry *o = ptc__ce(c, i);
+        ptc__clk_entry *o = ptc__clk_at(c, i);
         ptc_packet_type ot = o->it.error == PTC_OK ? o->it.pkt.type : PTC_NONE;
         if (ot != PTC_CYC && ot != PTC_PAD) break;
-        o->pos_lo = o->pos_hi = PTC__NOPOS;
-        o->flags &= ~(uint32_t)PTC__CE_EXACT;
+        o->pos_lo = o->pos_hi = PTC__CLK_NOPOS;
+        o->flags &= ~(uint32_t)PTC__CLK_EXACT;
         o->cap = UINT64_MAX;
     }
 }
@@ -3353,9 +2518,9 @@ static void ptc__unpin_trailing_cycs(ptc_clock *c)
    an OVF it has wrapped and tells nothing; before a TSC it may end at a
    clock stop, so it bounds the packets before it while the CYC itself is
    at the TSC's time (the TSC starts the new epoch there). */
-static void ptc__apply_cyc(ptc_clock *c, ptc_packet_type next)
+static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
 {
-    ptc__clock_entry *e = ptc__ce(c, c->cyc_pending - 1);
+    ptc__clk_entry *e = ptc__clk_at(c, c->cyc_pending - 1);
     uint64_t v = e->it.pkt.u.cyc.cycles;
     size_t i;
     c->cyc_pending = 0;
@@ -3370,12 +2535,12 @@ static void ptc__apply_cyc(ptc_clock *c, ptc_packet_type next)
         c->pos = 0;
         if (c->last_anchor.valid && c->last_anchor.epoch == c->epoch) {
             c->positioned = c->last_anchor;
-            c->positioned.pos_lo = PTC__NOPOS;
+            c->positioned.pos_lo = PTC__CLK_NOPOS;
             c->positioned.pos_hi = 0;
         }
     }
     for (i = c->open_from; i < c->count; i++) { /* no later than this CYC point */
-        ptc__clock_entry *o = ptc__ce(c, i);
+        ptc__clk_entry *o = ptc__clk_at(c, i);
         if (o->epoch == c->epoch && o != e && o->pos_hi > c->pos) o->pos_hi = c->pos;
     }
     if (c->positioned.valid && c->positioned.epoch == c->epoch && c->positioned.pos_hi > c->pos)
@@ -3386,41 +2551,41 @@ static void ptc__apply_cyc(ptc_clock *c, ptc_packet_type next)
     if (next == PTC_TSC && !c->psb_at) return; /* the TSC places it */
     e->epoch = c->epoch;
     e->pos_lo = e->pos_hi = c->pos;
-    e->flags |= PTC__CE_EXACT;
+    e->flags |= PTC__CLK_EXACT;
     c->cyc_just_before = 1;
 }
 
 PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
 {
-    ptc__clock_entry *e;
+    ptc__clk_entry *e;
     ptc_packet_type t;
     uint64_t gap_floor = 0;
     size_t cyc_before;
     int anchor = 0, same_instant = 0; /* at the last TSC's instant */
     if (!c || !item) return PTC_ERR_BAD_ARGUMENT;
     if (c->finished || c->count == PTC_CLOCK_WINDOW) return PTC_ERR_BAD_STATE;
-    e = ptc__ce(c, c->count);
+    e = ptc__clk_at(c, c->count);
     memset(e, 0, sizeof *e);
     e->it = *item;
     e->hi = UINT64_MAX;
-    e->pos_lo = e->pos_hi = PTC__NOPOS;
+    e->pos_lo = e->pos_hi = PTC__CLK_NOPOS;
     t = item->error == PTC_OK ? item->pkt.type : PTC_NONE;
     /* the policy's run of MTCs, as a checker sees it (its verdicts are not
        the clock's business) */
     if (t != PTC_NONE) (void)ptc_checker_packet(&c->chk, &item->pkt);
     cyc_before = t == PTC_TSC ? c->cyc_pending : 0;
-    if (c->cyc_pending && t != PTC_PAD) ptc__apply_cyc(c, t);
+    if (c->cyc_pending && t != PTC_PAD) ptc__clk_apply_cyc(c, t);
 
     if (item->error != PTC_OK || t == PTC_OVF) {
         /* packets were lost: MTC gaps and cycle counts no longer add up.
            The CYCs right before an OVF may be the start of a wake whose
            TSC was lost: after a clock stop, so neither their cycle
            positions nor the next MTC edge bound them */
-        ptc__unpin_trailing_cycs(c);
-        ptc__clock_break(c);
+        ptc__clk_unpin_trailing_cycs(c);
+        ptc__clk_break(c);
         c->ctc_valid = 0;
         c->psb_at = 0;
-        e->flags |= PTC__CE_STOP;
+        e->flags |= PTC__CLK_STOP;
     }
     if (t == PTC_TSC) {
         uint64_t v = item->pkt.u.tsc.tsc, full = v;
@@ -3433,7 +2598,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         c->have_tsc = 1;
         e->lo = full;
         e->hi = full + 1;
-        e->flags |= PTC__CE_ANCHOR | PTC__CE_STOP;
+        e->flags |= PTC__CLK_ANCHOR | PTC__CLK_STOP;
         anchor = 1;
         c->ctc_valid = 0; /* the CTC base waits for the TMA */
         c->cycles_since_tsc = 0;
@@ -3445,15 +2610,15 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
             if (c->pos_active) e->pos_lo = c->pos;
             if (c->pos_active && (c->psb_point || cyc_before)) {
                 e->pos_hi = c->pos;
-                e->flags |= PTC__CE_EXACT;
+                e->flags |= PTC__CLK_EXACT;
             } else if (c->pos_active) {
-                ptc__position_by_time(c, e);
+                ptc__clk_position_by_time(c, e);
             }
         } else {
             /* a TSC outside PSB+ may follow a clock stop: a new epoch */
             uint64_t old_pos = c->pos;
             int old_active = c->pos_active;
-            ptc__clock_break(c);
+            ptc__clk_break(c);
             if (cyc_before) {
                 /* The CYC before it counted the cycles up to the stop (the
                    counter stops with the clock), so its point is where the
@@ -3462,13 +2627,13 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
                    wake, or before the stop when the counter had just
                    wrapped: its time is anywhere from its place in the old
                    epoch to the TSC. */
-                ptc__clock_entry *cy = ptc__ce(c, cyc_before - 1);
+                ptc__clk_entry *cy = ptc__clk_at(c, cyc_before - 1);
                 c->pos_active = 1;
                 c->pos = 0;
                 e->pos_lo = e->pos_hi = 0;
-                e->flags |= PTC__CE_EXACT;
-                cy->pos_lo = old_active ? old_pos : PTC__NOPOS;
-                cy->pos_hi = PTC__NOPOS;
+                e->flags |= PTC__CLK_EXACT;
+                cy->pos_lo = old_active ? old_pos : PTC__CLK_NOPOS;
+                cy->pos_hi = PTC__CLK_NOPOS;
                 cy->cap = UINT64_MAX; /* it may come after a clock stop: no pre-stop cap */
             }
         }
@@ -3479,7 +2644,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
             c->psb_point = 0;
             size_t i;
             for (i = c->psb_at - 1; i < c->count; i++)
-                if (ptc__ce(c, i)->flags & PTC__CE_PSB && ptc__ce(c, i)->lo < full) ptc__ce(c, i)->lo = full;
+                if (ptc__clk_at(c, i)->flags & PTC__CLK_PSB && ptc__clk_at(c, i)->lo < full) ptc__clk_at(c, i)->lo = full;
             c->psb_at = 0;
             c->psb_tail = 1; /* and so do those after it */
             c->psb_lo = full;
@@ -3496,7 +2661,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
             c->cap_hi = 0; /* none known until the CBR or an MTC */
             e->lo = c->tsc_full; /* sent with the TSC */
             e->hi = c->tsc_full + 1;
-            e->flags |= PTC__CE_ANCHOR;
+            e->flags |= PTC__CLK_ANCHOR;
             anchor = 1;
             same_instant = 1;
         }
@@ -3525,7 +2690,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
             step <<= n;
         }
         if (c->ctc_valid) {
-            uint64_t periods = 256; /* no 256 MTCs in a row go missing (SDM, SPEC 2.4) */
+            uint64_t periods = 256; /* no 256 MTCs in a row go missing (SDM, SPEC 2.1) */
             const ptc_mtc_policy *pol = &c->cfg.policy;
             int stopped = c->stop_since_mtc;
             c->art_rel += step;
@@ -3546,32 +2711,32 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
                     }
                 }
             }
-            c->cap_hi = ptc__sat_add(ptc__edge(c, c->art_rel + (periods << n), 1), ptc__cyc_ticks(c, 1, c->cbr, 1));
-            e->lo = ptc__edge(c, c->art_rel, 0);
-            e->hi = ptc__sat_add(ptc__edge(c, c->art_rel, 1), ptc__cyc_ticks(c, 1, c->cbr, 1)); /* within a cycle */
-            e->flags |= PTC__CE_ANCHOR | PTC__CE_MTC;
+            c->cap_hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel + (periods << n), 1), ptc__clk_cyc_ticks(c, 1, c->cbr, 1));
+            e->lo = ptc__clk_edge(c, c->art_rel, 0);
+            e->hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel, 1), ptc__clk_cyc_ticks(c, 1, c->cbr, 1)); /* within a cycle */
+            e->flags |= PTC__CLK_ANCHOR | PTC__CLK_MTC;
             anchor = 1;
             /* more than one period since the last MTC: MTCs were suppressed,
                and packets since then are after the edge before this one */
             if (step > (UINT64_C(1) << n) && c->art_rel >= (UINT64_C(1) << n)) {
-                gap_floor = ptc__edge(c, c->art_rel - (UINT64_C(1) << n), 0);
+                gap_floor = ptc__clk_edge(c, c->art_rel - (UINT64_C(1) << n), 0);
                 if (!stopped) c->seen_gap = 1; /* not a sleep: suppression */
             }
             c->psb_at = 0;
         }
     } else if (t == PTC_CYC) {
         if (c->cfg.cyc_bits < 64 && item->pkt.u.cyc.cycles >> c->cfg.cyc_bits)
-            ptc__clock_break(c); /* more than the counter holds: not a count we can use */
+            ptc__clk_break(c); /* more than the counter holds: not a count we can use */
         else
             c->cyc_pending = c->count + 1; /* counted when the next packet shows what it is */
     } else if (t == PTC_CBR) {
         /* a PSB+ that reports a new ratio: it changed at some point since
            the last one, so cycle counts across it do not convert */
-        if (c->tsc_run && c->tsc_in_psb && c->cbr && c->cbr != item->pkt.u.cbr.ratio) ptc__clock_break(c);
+        if (c->tsc_run && c->tsc_in_psb && c->cbr && c->cbr != item->pkt.u.cbr.ratio) ptc__clk_break(c);
         c->cbr = item->pkt.u.cbr.ratio;
         if (!c->tsc_run) {
-            ptc__clock_break(c); /* a new rate without a TSC */
-            e->flags |= PTC__CE_STOP;
+            ptc__clk_break(c); /* a new rate without a TSC */
+            e->flags |= PTC__CLK_STOP;
         } else {
             /* sent with the TSC and TMA before it, at their instant */
             e->lo = c->tsc_full;
@@ -3584,7 +2749,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
                the TMA's is emitted, and whatever comes before the next
                clock stop comes before it */
             uint64_t n = c->cfg.mtc_freq, first = (UINT64_C(1) << n) - (c->ctc_base_low & ((UINT64_C(1) << n) - 1));
-            c->cap_hi = ptc__sat_add(ptc__edge(c, first, 1), ptc__cyc_ticks(c, 1, c->cbr, 1));
+            c->cap_hi = ptc__math_sat_add(ptc__clk_edge(c, first, 1), ptc__clk_cyc_ticks(c, 1, c->cbr, 1));
             c->stop_since_mtc = 0;
         }
     } else if (t == PTC_PWRX && c->tsc_run) {
@@ -3595,15 +2760,15 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
     } else if (t == PTC_PSB) {
         c->psb_at = c->count + 1;
         c->psb_point = 0;
-        ptc__unpin_trailing_cycs(c);
+        ptc__clk_unpin_trailing_cycs(c);
         /* tracing may have stopped and started again before a PSB+, the
            cycle counter with it: no rate measurement spans one */
         c->rate_ref.valid = 0;
     } else if (t == PTC_PSBEND) {
         c->psb_at = 0;
     }
-    if (t != PTC_NONE && !ptc__is_timing(t)) e->flags |= PTC__CE_NTP;
-    if (c->psb_at) e->flags |= PTC__CE_PSB;
+    if (t != PTC_NONE && ptc_packet_is_ntp(t)) e->flags |= PTC__CLK_NTP;
+    if (c->psb_at) e->flags |= PTC__CLK_PSB;
     if (c->psb_tail && t != PTC_TSC && t != PTC_CYC && t != PTC_PAD) { /* (a CYC may go with an OVF that cuts the PSB+ short) */
         if (t == PTC_NONE || t == PTC_OVF || t == PTC_MTC || t == PTC_PSB) c->psb_tail = 0; /* not a PSB+ after all */
         else {
@@ -3613,12 +2778,12 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
             if (t == PTC_PSBEND) c->psb_tail = 0;
         }
     }
-    if (e->flags & PTC__CE_STOP) c->stop_since_mtc = 1;
-    e->cap = c->ctc_valid && c->cap_hi && !c->stop_since_mtc && !(e->flags & PTC__CE_MTC) ? c->cap_hi : UINT64_MAX;
+    if (e->flags & PTC__CLK_STOP) c->stop_since_mtc = 1;
+    e->cap = c->ctc_valid && c->cap_hi && !c->stop_since_mtc && !(e->flags & PTC__CLK_MTC) ? c->cap_hi : UINT64_MAX;
 
-    if (c->cfg.cyc_en && !c->pos_active && ptc__cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF && !c->cyc_pending &&
+    if (c->cfg.cyc_en && !c->pos_active && ptc_packet_is_cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF && !c->cyc_pending &&
         !c->cyc_just_before)
-        e->flags |= PTC__CE_NEAR;
+        e->flags |= PTC__CLK_NEAR;
     /* where in the current epoch this entry is, in cycles */
     e->epoch = c->epoch;
     if (same_instant && c->pos_active) { /* where the TSC is */
@@ -3628,10 +2793,10 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         e->pos_lo = c->pos;
         /* a CYC-eligible packet right after a CYC is at its time (SDM); a
            TNT is not: its CYC times its first branch */
-        if (c->cyc_just_before && ptc__cyc_eligible(t)) {
+        if (c->cyc_just_before && ptc_packet_is_cyc_eligible(t)) {
             e->pos_hi = c->pos;
-            e->flags |= PTC__CE_EXACT;
-        } else if (c->cfg.cyc_en && ptc__cyc_eligible(t) && !c->psb_at && t != PTC_OVF) {
+            e->flags |= PTC__CLK_EXACT;
+        } else if (c->cfg.cyc_en && ptc_packet_is_cyc_eligible(t) && !c->psb_at && t != PTC_OVF) {
             /* no CYC before it: the threshold had not been reached */
             uint64_t below = c->cfg.cyc_thresh ? UINT64_C(1) << (c->cfg.cyc_thresh - 1) : 1;
             e->pos_hi = c->pos + below - 1;
@@ -3646,17 +2811,17 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
     c->count++;
 
     if (anchor) {
-        ptc__clock_anchor b;
-        ptc__calibrate(c, e);
-        ptc__anchor_of(e, &b);
-        ptc__finalize(c, c->count, &b, gap_floor);
-        ptc__anchor_of(e, &c->last_anchor); /* with its final interval */
-        if (e->pos_lo != PTC__NOPOS) c->positioned = c->last_anchor;
+        ptc__clk_anchor b;
+        ptc__clk_calibrate(c, e);
+        ptc__clk_anchor_of(e, &b);
+        ptc__clk_finalize(c, c->count, &b, gap_floor);
+        ptc__clk_anchor_of(e, &c->last_anchor); /* with its final interval */
+        if (e->pos_lo != PTC__CLK_NOPOS) c->positioned = c->last_anchor;
     } else if (c->count == PTC_CLOCK_WINDOW && c->ready + 1 < c->count) {
         /* the window is full: the oldest goes with what is known - never
            the newest (a CYC waiting for the next packet, the start of a
            wake): then all the others are final, and the caller pops them */
-        ptc__finalize(c, c->ready + 1, NULL, 0);
+        ptc__clk_finalize(c, c->ready + 1, NULL, 0);
     }
     return PTC_OK;
 }
@@ -3664,18 +2829,18 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
 PTCDEF void ptc_clock_finish(ptc_clock *c)
 {
     if (!c || c->finished) return;
-    if (c->cyc_pending) ptc__apply_cyc(c, PTC_PAD);
-    ptc__unpin_trailing_cycs(c);
+    if (c->cyc_pending) ptc__clk_apply_cyc(c, PTC_PAD);
+    ptc__clk_unpin_trailing_cycs(c);
     c->finished = 1;
-    if (c->ready < c->count) ptc__finalize(c, c->count, NULL, 0);
+    if (c->ready < c->count) ptc__clk_finalize(c, c->count, NULL, 0);
 }
 
 PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out)
 {
-    ptc__clock_entry *e;
+    ptc__clk_entry *e;
     if (!c || !out) return PTC_ERR_BAD_ARGUMENT;
     if (!c->ready) return c->finished && !c->count ? PTC_END : PTC_NEED_INPUT;
-    e = ptc__ce(c, 0);
+    e = ptc__clk_at(c, 0);
     memset(out, 0, sizeof *out);
     out->item = e->it;
     if (e->lo) { /* before the first TSC nothing is known */
@@ -3686,7 +2851,7 @@ PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out)
     }
     out->have_cycles = (uint8_t)(e->it.error == PTC_OK && e->cycles != 0);
     out->cycles = e->cycles;
-    out->conflict = (uint8_t)!!(e->flags & PTC__CE_CONFLICT);
+    out->conflict = (uint8_t)!!(e->flags & PTC__CLK_CONFLICT);
     c->head = (c->head + 1) % PTC_CLOCK_WINDOW;
     c->count--;
     c->ready--;
@@ -3696,23 +2861,7 @@ PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out)
     return PTC_OK;
 }
 
-#ifdef __cplusplus
-}
-#endif
-
-/* ---- 9. Snapshots and navigation ------------------------------------ */
-
-PTCDEF uint64_t ptc_model_psb_gap_max(const ptc_model_config *cfg)
-{
-    return 16 + (UINT64_C(2048) << (cfg->psb_freq & 15)) - 1 + PTC_MODEL_STEP_BYTES;
-}
-
-PTCDEF uint64_t ptc_snapshot_size(const ptc_model_config *cfg, uint64_t history, uint64_t after)
-{
-    uint64_t gap = ptc_model_psb_gap_max(cfg);
-    if (history > UINT64_MAX - gap || after > UINT64_MAX - gap - history) return UINT64_MAX;
-    return gap + history + after;
-}
+/* ---- 4. Snapshot rings and navigation ------------------------------- */
 
 PTCDEF ptc_status ptc_ring_init(ptc_ring *r, uint8_t *buf, size_t cap)
 {
@@ -3848,7 +2997,7 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
     type = it->pkt.type;
     if (type == PTC_PAD) return PTC_OK;
     /* a CYC's sum bounds what came before it unless an OVF follows: then
-       it carries the count wrapped during the overflow (SPEC 2.2) */
+       it carries the count wrapped during the overflow (SPEC 5.2) */
     if (nav->cyc_bound_pending && type != PTC_OVF) ptc__nav_bound(nav, nav->cyc_bound);
     nav->cyc_bound_pending = 0;
     tsc_lo = t->have_time ? t->tsc_lo : 0;
@@ -3898,7 +3047,7 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
     }
     if (type == PTC_FUP && nav->fup_bound_valid) ptc__nav_bound(nav, nav->fup_bound);
     nav->fup_bound_valid = 0;
-    if (nav->cyc_en && !nav->cycles_broken && ptc__cyc_eligible(type) && type != PTC_OVF) {
+    if (nav->cyc_en && !nav->cycles_broken && ptc_packet_is_cyc_eligible(type) && type != PTC_OVF) {
         /* right after a CYC it is at that CYC's count; else the counter was
            below the threshold (SPEC 3.5 rule 4). Not an OVF: the count
            wrapped during the overflow. */
@@ -3928,7 +3077,7 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
     /* the FUP of overflow recovery comes right after the OVF's TSC, TMA and
        CBR; anything else between them means there was none */
     if (type != PTC_OVF && type != PTC_TSC && type != PTC_TMA && type != PTC_CBR) nav->after_ovf = 0;
-    if (!ptc__is_timing(type)) {
+    if (ptc_packet_is_ntp(type)) {
         nav->ntp_cycle = nav->cycles;
         nav->ntp_tsc = tsc_lo;
     }
@@ -4080,11 +3229,1017 @@ PTCDEF ptc_status ptc_nav_step(const ptc_nav *nav, uint64_t from, int64_t delta,
     return PTC_OK;
 }
 
+/* ---- 5. Hardware model ---------------------------------------------- */
+
+
+PTCDEF void ptc_model_config_default(ptc_model_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->art_hz = 24000000;
+    c->cpuid_15_eax = 2;
+    c->cpuid_15_ebx = 200;
+    c->core_ratio = 30;
+    c->tsc_offset = 0x1000000;
+    c->branch_en = c->tsc_en = c->mtc_en = 1;
+    c->user = 1;
+    c->mtc_freq = 3;
+    c->cyc_bits = 12;
+    c->drain_bytes = c->drain_cycles = 1;
+    c->policy.min_burst = 2;
+}
+
+PTCDEF const char *ptc_model_error_field(const ptc_model *m) { return m->error_field ? m->error_field : ""; }
+
+/* The denominator of the ART phase after a change to `ratio`: one core
+   cycle is art_hz / (ratio * 1e8) ART ticks, so the phase needs a common
+   multiple of every ratio * bclk_den used so far. 0 when that, times eax,
+   would not fit 63 bits (exact TSC fractions must fit). */
+static uint64_t ptc__mdl_phase_den(const ptc_model *m, uint64_t den, uint8_t ratio)
+{
+    uint64_t unit = (uint64_t)ratio * m->bclk_den, g = ptc__math_gcd(den, unit), q, r;
+    if (!ptc__math_mad_div(den / g, unit, 0, 0, 1, &q, &r)) return 0;
+    if (q >= (UINT64_C(1) << 63) / m->cfg.cpuid_15_eax) return 0;
+    return q;
+}
+
+static int ptc__mdl_set_phase_den(ptc_model *m, uint8_t ratio)
+{
+    uint64_t den = ptc__mdl_phase_den(m, m->art_den ? m->art_den : 1, ratio), q, r;
+    if (!den) return 0;
+    if (m->art_den) m->art_num *= den / m->art_den;
+    m->art_den = den;
+    /* ART ticks per core cycle = art / (ratio * bclk) = inc / den */
+    (void)ptc__math_mad_div(m->art_per_cycle_num, den / ((uint64_t)ratio * m->bclk_den), 0, 0, 1, &q, &r);
+    m->art_inc = q;
+    m->ratio = ratio;
+    return 1;
+}
+
+PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, const ptc_model_sink *sink)
+{
+    const ptc_mtc_policy *pol;
+    uint64_t g;
+    unsigned i;
+#define PTC__MDL_REQUIRE(cond, field) do { if (!(cond)) { m->error_field = field; return PTC_ERR_BAD_CONFIG; } } while (0)
+    if (!m || !cfg) return PTC_ERR_BAD_ARGUMENT;
+    memset(m, 0, sizeof *m);
+    m->cfg = *cfg;
+    if (sink) m->sink = *sink;
+    pol = &cfg->policy;
+    PTC__MDL_REQUIRE(cfg->art_hz >= 1 && cfg->art_hz <= 100000000u, "art_hz");
+    PTC__MDL_REQUIRE(cfg->cpuid_15_eax >= 1, "cpuid_0x15_eax");
+    PTC__MDL_REQUIRE(cfg->cpuid_15_ebx >= 1 && cfg->cpuid_15_ebx / cfg->cpuid_15_eax <= 510 &&
+                 (cfg->cpuid_15_ebx / cfg->cpuid_15_eax < 510 || cfg->cpuid_15_ebx % cfg->cpuid_15_eax == 0),
+                 "cpuid_0x15_ebx");
+    PTC__MDL_REQUIRE(cfg->core_ratio >= 1, "core_ratio");
+    PTC__MDL_REQUIRE(cfg->mtc_freq <= 15, "mtc_freq");
+    PTC__MDL_REQUIRE(cfg->cyc_thresh <= 15, "cyc_thresh");
+    PTC__MDL_REQUIRE(cfg->psb_freq <= 15, "psb_freq");
+    PTC__MDL_REQUIRE(cfg->cyc_bits >= 2 && cfg->cyc_bits <= 32, "cyc_bits");
+    PTC__MDL_REQUIRE(cfg->nfilters <= 4, "nfilters");
+    for (i = 0; i < cfg->nfilters; i++) PTC__MDL_REQUIRE(cfg->filter_lo[i] < cfg->filter_hi[i], "filter");
+    PTC__MDL_REQUIRE(!cfg->fifo_bytes || (cfg->fifo_bytes >= 128 && cfg->drain_bytes >= 1 && cfg->drain_cycles >= 1 &&
+                                      cfg->fifo_bytes <= 0xFFFFFFFFu / cfg->drain_cycles),
+                 "fifo_bytes");
+    PTC__MDL_REQUIRE(!pol->threshold || pol->min_burst >= 2, "policy.min_burst");
+    /* a bound on every gap, so the 8-bit payload can always count it */
+    PTC__MDL_REQUIRE(!pol->threshold || pol->resume_after || pol->resume_on_value, "policy.resume");
+    PTC__MDL_REQUIRE(cfg->trigger_counter <= PTC_COUNTERS_MAX, "trigger_counter");
+    g = ptc__math_gcd(cfg->art_hz, 100000000u);
+    m->art_per_cycle_num = cfg->art_hz / g;
+    m->bclk_den = 100000000u / g;
+    PTC__MDL_REQUIRE(ptc__mdl_set_phase_den(m, cfg->core_ratio), "core_ratio");
+#undef PTC__MDL_REQUIRE
+    m->art = cfg->art_start;
+    m->cpl = 3;
+    m->csl = 1;
+    m->stop_cycle = UINT64_MAX;
+    return PTC_OK;
+}
+
+PTCDEF ptc_exact_tsc ptc_model_now(const ptc_model *m)
+{
+    /* TSC = K + (art + num/den) * ebx/eax, split so every step is exact:
+       art*ebx = q1*eax + r1; num*ebx = q2*den + r2;
+       TSC = K + q1 + (r1 + q2 + r2/den) / eax */
+    ptc_exact_tsc t;
+    uint64_t eax = m->cfg.cpuid_15_eax, ebx = m->cfg.cpuid_15_ebx, q1, r1, q2, r2, q3, r3;
+    (void)ptc__math_mad_div(m->art, ebx, 0, 0, eax, &q1, &r1);
+    (void)ptc__math_mad_div(m->art_num, ebx, 0, 0, m->art_den, &q2, &r2);
+    q3 = (r1 + q2) / eax;
+    r3 = (r1 + q2) % eax;
+    t.tsc = m->cfg.tsc_offset + q1 + q3;
+    t.num = r3 * m->art_den + r2;
+    t.den = m->art_den * eax;
+    return t;
+}
+
+/* FastCounter for a TMA: TSC ticks since the last ART edge, i.e. the TSC
+   now minus the TSC at the edge, both floored (SPEC 5.1). */
+static uint16_t ptc__mdl_fast_counter(const ptc_model *m)
+{
+    uint64_t eax = m->cfg.cpuid_15_eax, ebx = m->cfg.cpuid_15_ebx, q1, r1, q2, r2;
+    (void)ptc__math_mad_div(m->art, ebx, 0, 0, eax, &q1, &r1);
+    (void)ptc__math_mad_div(m->art_num, ebx, 0, 0, m->art_den, &q2, &r2);
+    return (uint16_t)((r1 + q2) / eax);
+}
+
+PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t *den)
+{
+    /* tsc_hz / (ratio * 1e8) = art_hz * ebx / (eax * ratio * 1e8) */
+    uint64_t n = m->art_per_cycle_num * m->cfg.cpuid_15_ebx;
+    uint64_t d = m->bclk_den * m->cfg.cpuid_15_eax * m->ratio, g = ptc__math_gcd(n, d);
+    *num = n / g;
+    *den = d / g;
+}
+
+
+
+static int ptc__mdl_context_en(const ptc_model *m) { return m->cpl == 0 ? m->cfg.os : m->cfg.user; }
+
+static int ptc__mdl_filter_en(const ptc_model *m, uint64_t ip)
+{
+    unsigned i;
+    if (!m->cfg.nfilters) return 1;
+    for (i = 0; i < m->cfg.nfilters; i++)
+        if (ip >= m->cfg.filter_lo[i] && ip < m->cfg.filter_hi[i]) return 1;
+    return 0;
+}
+
+static int ptc__mdl_packet_en(const ptc_model *m, uint64_t ip)
+{
+    return m->enabled && m->cfg.branch_en && ptc__mdl_context_en(m) && ptc__mdl_filter_en(m, ip);
+}
+
+/* -- output -- */
+
+static void ptc__mdl_record(ptc_model *m, const ptc_packet *p, const uint8_t *bytes, size_t n, uint8_t fate)
+{
+    ptc_truth t;
+    if (!m->sink.packet) return;
+    t.pkt = *p;
+    t.offset = m->offset;
+    t.cycle = m->cycle;
+    t.time = ptc_model_now(m);
+    t.art = m->art;
+    t.fate = fate;
+    m->sink.packet(m->sink.user, bytes, fate == PTC_FATE_EMITTED ? n : 0, &t);
+}
+
+/* The retirements a packet that reached the stream carries (SPEC 4.1): the
+   branches of a TNT, or the one an IP packet was written for. */
+static void ptc__mdl_report_retirements(ptc_model *m, const ptc_packet *p)
+{
+    ptc_retire_truth r;
+    unsigned i, n = 0;
+    int tnt = p->type == PTC_TNT8 || p->type == PTC_TNT64;
+    if (tnt) n = p->u.tnt.count;
+    else if (m->retiring && (p->type == PTC_FUP || p->type == PTC_TIP || p->type == PTC_TIP_PGD)) n = 1;
+    if (!tnt && n) m->retiring = 0;
+    for (i = 0; i < n; i++) {
+        memset(&r, 0, sizeof r);
+        r.index = m->retired++;
+        r.offset = m->offset;
+        r.type = p->type;
+        if (tnt) {
+            r.cycle = m->tnt_cycle[i];
+            r.time = m->tnt_time[i];
+            r.bit = (uint8_t)i;
+            r.taken = (uint8_t)((p->u.tnt.bits >> (n - 1 - i)) & 1);
+        } else {
+            r.cycle = m->cycle;
+            r.time = ptc_model_now(m);
+            r.ip = m->retire_ip;
+        }
+        if (m->sink.retire) m->sink.retire(m->sink.user, &r);
+    }
+}
+
+/* Writes a packet through the internal buffer. Returns 1 if it reached the
+   stream, 0 if the buffer overflowed and it was lost. */
+static int ptc__mdl_output(ptc_model *m, ptc_packet *p)
+{
+    uint8_t bytes[PTC_MAX_PACKET_SIZE];
+    int n = ptc__enc_packet(p, bytes);
+    PTC_ASSERT(n > 0);
+    p->size = (uint8_t)n;
+    m->generated++;
+    if (!m->overflow && m->cfg.fifo_bytes) {
+        uint64_t add = (uint64_t)n * m->cfg.drain_cycles;
+        if (m->fifo_fill + add > (uint64_t)m->cfg.fifo_bytes * m->cfg.drain_cycles) {
+            /* full: this packet and all after it are lost until it drains */
+            m->overflow = 1;
+            m->tnt_count = 0;
+            m->tnt_bits = 0;
+        } else {
+            m->fifo_fill += add;
+        }
+    }
+    if (m->overflow) {
+        m->n_dropped++;
+        ptc__mdl_record(m, p, bytes, (size_t)n, PTC_FATE_DROPPED);
+        return 0;
+    }
+    ptc__mdl_record(m, p, bytes, (size_t)n, PTC_FATE_EMITTED);
+    ptc__mdl_report_retirements(m, p);
+    if (p->type != PTC_PAD) m->last_was_cyc = p->type == PTC_CYC;
+    m->offset += (uint64_t)n;
+    m->psb_bytes += (uint64_t)n;
+    if (p->type == PTC_PSB) {
+        /* PacketByteCnt restarts at the PSB; what comes after it counts */
+        m->psb_bytes = 0;
+        m->psb_pending = 0;
+    }
+    if (m->psb_bytes >= (UINT64_C(2048) << m->cfg.psb_freq)) m->psb_pending = 1;
+    return 1;
+}
+
+/* A CYC with the cycles since the last one: before an eligible packet once
+   the threshold is met (force: regardless of it). Never CYC(0), so never
+   two in one cycle. */
+static void ptc__mdl_cyc(ptc_model *m, int force)
+{
+    ptc_packet p;
+    uint64_t thresh = m->cfg.cyc_thresh ? UINT64_C(1) << (m->cfg.cyc_thresh - 1) : 0;
+    if (!m->cfg.cyc_en || !m->enabled || m->overflow || m->cyc_count == 0) return;
+    if (!force && m->cyc_count < thresh) return;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_CYC;
+    p.u.cyc.cycles = m->cyc_count;
+    m->cyc_count = 0;
+    (void)ptc__mdl_output(m, &p);
+}
+
+static int ptc__mdl_emit(ptc_model *m, ptc_packet *p);
+
+static void ptc__mdl_flush_tnt(ptc_model *m)
+{
+    ptc_packet p;
+    if (!m->tnt_count) return;
+    memset(&p, 0, sizeof p);
+    p.type = m->tnt_count > 6 ? PTC_TNT64 : PTC_TNT8;
+    p.u.tnt.count = m->tnt_count;
+    p.u.tnt.bits = m->tnt_bits;
+    m->tnt_count = 0;
+    m->tnt_bits = 0;
+    (void)ptc__mdl_emit(m, &p);
+}
+
+/* Every packet goes through here: a pending TNT goes first (branches
+   retired before this packet), non-timing packets resume MTCs, eligible
+   packets may get a CYC. */
+static int ptc__mdl_emit(ptc_model *m, ptc_packet *p)
+{
+    if (ptc_packet_is_ntp(p->type)) {
+        if (m->tnt_count && p->type != PTC_TNT8 && p->type != PTC_TNT64) ptc__mdl_flush_tnt(m);
+        m->suppressing = 0;
+        m->mtc_run = 0;
+        m->mtc_need = m->cfg.policy.threshold;
+    }
+    /* An eligible packet right after a CYC is at that CYC's time (SDM); if
+       cycles have passed since (the CYC timed a TNT's first branch, or the
+       counter's wrap), it gets a CYC of its own whatever the threshold. */
+    if (ptc_packet_is_cyc_eligible(p->type)) ptc__mdl_cyc(m, m->last_was_cyc);
+    return ptc__mdl_output(m, p);
+}
+
+static int ptc__mdl_emit_simple(ptc_model *m, ptc_packet_type t)
+{
+    ptc_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = t;
+    return ptc__mdl_emit(m, &p);
+}
+
+/* An IP packet compressed against the last emitted IP (the shortest form;
+   sext48 before update48), or with the IP suppressed. */
+static void ptc__mdl_ip_packet(ptc_model *m, ptc_packet_type t, uint64_t ip, int suppress)
+{
+    ptc_packet p;
+    uint64_t sext = (ip & (UINT64_C(1) << 47)) ? (ip | ~UINT64_C(0xFFFFFFFFFFFF)) : (ip & UINT64_C(0xFFFFFFFFFFFF));
+    memset(&p, 0, sizeof p);
+    p.type = t;
+    if (suppress) {
+        p.u.ip.ipc = PTC_IPC_SUPPRESSED;
+    } else if (m->last_ip_valid && (ip >> 16) == (m->last_ip >> 16)) {
+        p.u.ip.ipc = PTC_IPC_UPDATE_16;
+        p.u.ip.payload = ip & 0xFFFF;
+    } else if (m->last_ip_valid && (ip >> 32) == (m->last_ip >> 32)) {
+        p.u.ip.ipc = PTC_IPC_UPDATE_32;
+        p.u.ip.payload = ip & 0xFFFFFFFFu;
+    } else if (sext == ip) {
+        p.u.ip.ipc = PTC_IPC_SEXT_48;
+        p.u.ip.payload = ip & UINT64_C(0xFFFFFFFFFFFF);
+    } else if (m->last_ip_valid && (ip >> 48) == (m->last_ip >> 48)) {
+        p.u.ip.ipc = PTC_IPC_UPDATE_48;
+        p.u.ip.payload = ip & UINT64_C(0xFFFFFFFFFFFF);
+    } else {
+        p.u.ip.ipc = PTC_IPC_FULL;
+        p.u.ip.payload = ip;
+    }
+    /* a lost packet does not become the reference: after an overflow the
+       next IP is compressed against one that reached the stream (SDM) */
+    if (ptc__mdl_emit(m, &p) && !suppress) {
+        m->last_ip = ip;
+        m->last_ip_valid = 1;
+    }
+}
+
+/* An IP packet written for a retiring instruction (SPEC 4.1): it carries a
+   retirement if it reaches the stream. */
+static void ptc__mdl_retiring_ip_packet(ptc_model *m, ptc_packet_type t, uint64_t ip)
+{
+    m->retiring = 1;
+    m->retire_ip = ip;
+    ptc__mdl_ip_packet(m, t, ip, 0);
+    m->retiring = 0;
+}
+
+static void ptc__mdl_mode_exec(ptc_model *m)
+{
+    ptc_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_MODE_EXEC;
+    p.u.mode_exec.csl = m->csl;
+    p.u.mode_exec.csd = m->csd;
+    (void)ptc__mdl_emit(m, &p);
+}
+
+static void ptc__mdl_tsc_tma(ptc_model *m)
+{
+    ptc_packet p;
+    if (!m->cfg.tsc_en) return;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_TSC;
+    p.u.tsc.tsc = ptc_model_now(m).tsc & ((UINT64_C(1) << 56) - 1);
+    (void)ptc__mdl_emit(m, &p);
+    if (!m->cfg.mtc_en) return;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_TMA;
+    p.u.tma.ctc = (uint16_t)m->art;
+    p.u.tma.fc = ptc__mdl_fast_counter(m);
+    (void)ptc__mdl_emit(m, &p);
+}
+
+static void ptc__mdl_cbr(ptc_model *m)
+{
+    ptc_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_CBR;
+    p.u.cbr.ratio = m->ratio;
+    (void)ptc__mdl_emit(m, &p);
+}
+
+/* PSB+: the stream's periodic restatement of state (SPEC 5.2). */
+static void ptc__mdl_psb_plus(ptc_model *m)
+{
+    ptc_packet p;
+    m->in_psb = 1;
+    if (ptc__mdl_emit_simple(m, PTC_PSB)) {
+        m->last_ip = 0; /* the SDM resets the last IP at every PSB */
+        m->last_ip_valid = 1;
+    }
+    if (m->packet_en) {
+        ptc__mdl_mode_exec(m);
+        ptc__mdl_ip_packet(m, PTC_FUP, m->ip, 0);
+    }
+    if (m->cfg.os && ptc__mdl_context_en(m)) {
+        memset(&p, 0, sizeof p);
+        p.type = PTC_PIP;
+        p.u.pip.cr3 = m->cr3;
+        (void)ptc__mdl_emit(m, &p);
+    }
+    ptc__mdl_tsc_tma(m);
+    ptc__mdl_cbr(m);
+    (void)ptc__mdl_emit_simple(m, PTC_PSBEND);
+    m->in_psb = 0;
+}
+
+/* A PSB+ is due and can go out (not during an overflow, when PacketByteCnt
+   is frozen, nor inside another PSB+). */
+static int ptc__mdl_psb_due(const ptc_model *m)
+{
+    return m->psb_pending && m->enabled && !m->overflow && !m->in_psb;
+}
+
+/* After each event and at each cycle boundary: a due PSB+ goes out as
+   soon as nothing else is in flight. */
+static void ptc__mdl_settle(ptc_model *m)
+{
+    if (ptc__mdl_psb_due(m)) ptc__mdl_psb_plus(m);
+}
+
+/* -- time passing -- */
+
+static int ptc__mdl_cyc_counting(const ptc_model *m) { return m->enabled && m->cfg.cyc_en; }
+
+static uint64_t ptc__mdl_cyc_max(const ptc_model *m) { return (UINT64_C(1) << m->cfg.cyc_bits) - 1; }
+
+PTCDEF uint64_t ptc_model_cycles_to_mtc(const ptc_model *m)
+{
+    /* the next ART value that is a multiple of 2^mtc_freq is k ticks away;
+       the k-th tick happens in the j-th cycle from now, j minimal with
+       num + j*inc >= k*den */
+    uint64_t k, j, r;
+    if (!m->enabled || !m->cfg.mtc_en) return UINT64_MAX;
+    k = ((((m->art >> m->cfg.mtc_freq) + 1) << m->cfg.mtc_freq)) - m->art;
+    if (!ptc__math_mad_div(k, m->art_den, m->art_inc - 1, m->art_num, m->art_inc, &j, &r)) return UINT64_MAX;
+    return j;
+}
+
+/* d cycles pass with nothing else happening. */
+static void ptc__mdl_advance(ptc_model *m, uint64_t d)
+{
+    uint64_t ticks, rem;
+    if (!ptc__math_mad_div(d, m->art_inc, m->art_num, 0, m->art_den, &ticks, &rem)) {
+        ticks = UINT64_MAX; /* 2^64 ART ticks: centuries; not reachable */
+        rem = 0;
+    }
+    m->cycle += d;
+    m->art += ticks;
+    m->art_num = rem;
+    if (ptc__mdl_cyc_counting(m)) {
+        m->cyc_count += d;
+        if (m->overflow) m->cyc_count &= ptc__mdl_cyc_max(m); /* it wraps, unseen */
+    }
+    if (m->cfg.fifo_bytes) {
+        /* drain_bytes a cycle, never below empty */
+        if (d >= (m->fifo_fill + m->cfg.drain_bytes - 1) / m->cfg.drain_bytes) m->fifo_fill = 0;
+        else m->fifo_fill -= d * m->cfg.drain_bytes;
+    }
+}
+
+/* One cycle, the long way: the reference for ptc__str_advance. Returns 1 when
+   an MTC edge falls on the new boundary. */
+static int ptc__mdl_step_one(ptc_model *m)
+{
+    m->cycle++;
+    m->art_num += m->art_inc;
+    if (ptc__mdl_cyc_counting(m)) {
+        m->cyc_count++;
+        if (m->overflow) m->cyc_count &= ptc__mdl_cyc_max(m);
+    }
+    if (m->cfg.fifo_bytes) m->fifo_fill = m->fifo_fill > m->cfg.drain_bytes ? m->fifo_fill - m->cfg.drain_bytes : 0;
+    if (m->art_num >= m->art_den) {
+        m->art_num -= m->art_den;
+        m->art++;
+        return m->enabled && m->cfg.mtc_en && (m->art & ((UINT64_C(1) << m->cfg.mtc_freq) - 1)) == 0;
+    }
+    return 0;
+}
+
+/* The MTC of an edge, through the suppression policy (SPEC 2.1). */
+static void ptc__mdl_mtc_edge(ptc_model *m)
+{
+    const ptc_mtc_policy *pol = &m->cfg.policy;
+    ptc_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_MTC;
+    p.u.mtc.ctc = (uint8_t)(m->art >> m->cfg.mtc_freq);
+    if (m->overflow) {
+        (void)ptc__mdl_output(m, &p);
+        return;
+    }
+    if (m->suppressing) {
+        if ((pol->resume_on_value && p.u.mtc.ctc == pol->resume_value) ||
+            (pol->resume_after && m->suppressed == pol->resume_after)) {
+            m->suppressing = 0;
+            m->mtc_run = 0;
+            m->mtc_need = pol->threshold > pol->min_burst ? pol->threshold : pol->min_burst;
+        } else {
+            uint8_t bytes[2];
+            bytes[0] = PTC_OP_MTC;
+            bytes[1] = p.u.mtc.ctc;
+            p.size = 2;
+            m->suppressed++;
+            m->n_mtc_suppressed++;
+            ptc__mdl_record(m, &p, bytes, 2, PTC_FATE_SUPPRESSED);
+            return;
+        }
+    }
+    (void)ptc__mdl_emit(m, &p);
+    m->n_mtc_emitted++;
+    m->mtc_run++;
+    if (pol->threshold && m->mtc_run >= m->mtc_need) {
+        m->suppressing = 1;
+        m->suppressed = 0;
+    }
+}
+
+static void ptc__mdl_overflow_end(ptc_model *m)
+{
+    m->overflow = 0;
+    m->tnt_count = 0; /* branches retired during the overflow are lost */
+    m->tnt_bits = 0;
+    (void)ptc__mdl_emit_simple(m, PTC_OVF);
+    /* time again after the gap (as Linux perf expects and libipt's
+       ovf-timing vectors show): MTCs lost in the overflow may be more than
+       the 8-bit payload can count */
+    ptc__mdl_tsc_tma(m);
+    ptc__mdl_cbr(m);
+    if (m->packet_en) ptc__mdl_ip_packet(m, PTC_FUP, m->ip, 0);
+}
+
+/* What happens at a cycle boundary, in this order: the end of an
+   overflow, an MTC, a CYC before the cycle counter wraps, a due TraceStop,
+   a due PSB+. */
+/* TraceStop (SDM): the pending TNT, TIP.PGD if packets were enabled, then
+   TraceStop; tracing stays off (Status.Stopped) for the rest of the run. */
+static void ptc__mdl_trace_stop(ptc_model *m)
+{
+    m->stop_cycle = UINT64_MAX;
+    if (!m->enabled) return;
+    ptc__mdl_flush_tnt(m);
+    if (m->packet_en) ptc__mdl_ip_packet(m, PTC_TIP_PGD, 0, 1);
+    (void)ptc__mdl_emit_simple(m, PTC_STOP);
+    m->enabled = 0;
+    m->packet_en = 0;
+    m->cyc_count = 0;
+    m->stopped = 1;
+}
+
+static void ptc__mdl_boundary(ptc_model *m, int mtc_edge)
+{
+    if (m->overflow && m->fifo_fill == 0) ptc__mdl_overflow_end(m);
+    if (mtc_edge) ptc__mdl_mtc_edge(m);
+    if (ptc__mdl_cyc_counting(m) && !m->overflow && m->cyc_count >= ptc__mdl_cyc_max(m)) ptc__mdl_cyc(m, 1);
+    /* after the edge's MTC, like every other packet of the boundary: a
+       packet before an MTC is before its edge (SPEC 3.4) */
+    if (m->cycle >= m->stop_cycle) ptc__mdl_trace_stop(m);
+    ptc__mdl_settle(m);
+}
+
+PTCDEF ptc_status ptc_model_idle(ptc_model *m, uint64_t cycles)
+{
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (m->cfg.reference_stepping) {
+        while (cycles--) ptc__mdl_boundary(m, ptc__mdl_step_one(m));
+        return PTC_OK;
+    }
+    while (cycles) {
+        /* jump to the next boundary where something happens */
+        uint64_t d = cycles, to_mtc = ptc_model_cycles_to_mtc(m);
+        if (to_mtc < d) d = to_mtc;
+        if (ptc__mdl_cyc_counting(m) && !m->overflow && ptc__mdl_cyc_max(m) - m->cyc_count < d)
+            d = ptc__mdl_cyc_max(m) - m->cyc_count;
+        if (m->overflow) {
+            uint64_t empty = (m->fifo_fill + m->cfg.drain_bytes - 1) / m->cfg.drain_bytes;
+            if (empty < d) d = empty;
+        }
+        if (m->stop_cycle - m->cycle < d) d = m->stop_cycle - m->cycle;
+        if (ptc__mdl_psb_due(m)) d = 1; /* settled at the very next boundary, as when stepping */
+        if (d == 0) d = 1;          /* never: every event above is at least a cycle away */
+        ptc__mdl_advance(m, d);
+        cycles -= d;
+        ptc__mdl_boundary(m, d == to_mtc);
+    }
+    return PTC_OK;
+}
+
+/* -- workload events -- */
+
+/* Where an event starts: what the stream and the packet count were, and
+   the CPL the instruction retires at. */
+typedef struct ptc__mdl_mark { uint64_t offset, generated; uint8_t cpl; } ptc__mdl_mark;
+
+static ptc__mdl_mark ptc__mdl_mark_now(const ptc_model *m)
+{
+    ptc__mdl_mark k;
+    k.offset = m->offset;
+    k.generated = m->generated;
+    k.cpl = m->cpl;
+    return k;
+}
+
+/* A PEBS record for the counters in `mask` that overflowed at the
+   instruction at ip (SPEC 5.8). */
+static void ptc__mdl_pebs_record(ptc_model *m, uint64_t ip, unsigned mask)
+{
+    ptc_packet p;
+    uint64_t items[3];
+    unsigned i;
+    if (!m->enabled) return;
+    items[PTC_PEBS_ITEM_IP] = ip;
+    items[PTC_PEBS_ITEM_COUNTERS] = mask;
+    items[PTC_PEBS_ITEM_TSC] = ptc_model_now(m).tsc;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_BBP;
+    p.u.bbp.block_type = PTC_PEBS_BLOCK_BASIC;
+    (void)ptc__mdl_emit(m, &p);
+    for (i = 0; i < 3; i++) {
+        memset(&p, 0, sizeof p);
+        p.type = PTC_BIP;
+        p.u.bip.id = (uint8_t)i;
+        p.u.bip.bytes = 8;
+        p.u.bip.value = items[i];
+        (void)ptc__mdl_emit(m, &p);
+    }
+    memset(&p, 0, sizeof p);
+    p.type = PTC_BEP;
+    p.u.bep.ip = 1;
+    (void)ptc__mdl_emit(m, &p);
+    ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
+}
+
+static void ptc__mdl_trigger(ptc_model *m, uint64_t ip);
+
+/* One more occurrence of what the trigger watches, at the instruction at ip. */
+static void ptc__mdl_trigger_occurrence(ptc_model *m, uint64_t ip)
+{
+    if (m->cfg.trigger_nth && m->trigger_seen < m->cfg.trigger_nth && ++m->trigger_seen == m->cfg.trigger_nth)
+        ptc__mdl_trigger(m, ip);
+}
+
+/* The core's counters see an event of this thread at privilege cpl. */
+static void ptc__mdl_count(ptc_model *m, ptc_event_kind kind, int taken, uint8_t cpl, uint64_t ip)
+{
+    ptc_counters *c = m->counters;
+    unsigned i, pebs = 0, overflowed = 0;
+    if (!c) return;
+    for (i = 0; i < c->n; i++) {
+        const ptc_counter_config *k = &c->cfg[i];
+        if (k->event != (uint8_t)kind) continue;
+        if (kind == PTC_EV_BRANCH && k->outcome && !(k->outcome & (taken ? 1 : 2))) continue;
+        if (k->threads && !(k->threads & (1u << m->thread))) continue;
+        if (!(cpl ? k->usr : k->os)) continue;
+        c->value[i] = (c->value[i] + 1) & ((UINT64_C(1) << PTC_COUNTER_BITS) - 1);
+        if (c->value[i] == 0) {
+            c->overflows[i]++;
+            overflowed |= 1u << i;
+            if (k->pebs) pebs |= 1u << i;
+        }
+    }
+    if (pebs) ptc__mdl_pebs_record(m, ip, pebs);
+    if (m->cfg.trigger_counter && (overflowed >> (m->cfg.trigger_counter - 1)) & 1) ptc__mdl_trigger_occurrence(m, ip);
+}
+
+/* The trigger fires, once: TRIG (and the FUP of the instruction), and the
+   TraceStop delay starts. */
+static void ptc__mdl_trigger(ptc_model *m, uint64_t ip)
+{
+    if (m->enabled) {
+        ptc_packet p;
+        memset(&p, 0, sizeof p);
+        p.type = PTC_TRIG;
+        p.u.trig.trbv = 1;
+        p.u.trig.ip = m->cfg.trigger_fup;
+        (void)ptc__mdl_emit(m, &p);
+        if (m->cfg.trigger_fup) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
+    }
+    if (m->cfg.trace_stop) {
+        m->stop_cycle = m->cfg.stop_delay < UINT64_MAX - m->cycle ? m->cycle + m->cfg.stop_delay : UINT64_MAX - 1;
+        if (m->cfg.stop_delay == 0) ptc__mdl_trace_stop(m);
+    }
+}
+
+/* Reports a workload event; traced: it made trace (a TNT bit, or packets,
+   even ones an overflow then lost). */
+static void ptc__mdl_event(ptc_model *m, ptc_event_kind kind, uint64_t ip, uint64_t target, int taken,
+                       ptc__mdl_mark start, int tnt_bit)
+{
+    ptc_event_truth ev;
+    ptc__mdl_count(m, kind, taken, start.cpl, ip);
+    if (!m->cfg.trigger_counter && ip == m->cfg.trigger_ip) ptc__mdl_trigger_occurrence(m, ip);
+    ptc__mdl_settle(m);
+    if (!m->sink.event) { m->events++; return; }
+    memset(&ev, 0, sizeof ev);
+    ev.index = m->events++;
+    ev.kind = kind;
+    ev.thread = m->thread;
+    ev.cpl = start.cpl;
+    ev.cycle = m->cycle;
+    ev.time = ptc_model_now(m);
+    ev.ip = ip;
+    ev.target = target;
+    ev.taken = (uint8_t)(taken != 0);
+    ev.traced = (uint8_t)(tnt_bit || m->generated != start.generated);
+    ev.offset = start.offset;
+    m->sink.event(m->sink.user, &ev);
+}
+
+PTCDEF ptc_status ptc_model_start(ptc_model *m, uint64_t ip)
+{
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (m->enabled || m->stopped) return PTC_ERR_BAD_STATE;
+    m->enabled = 1;
+    m->ip = ip;
+    m->cyc_count = 0;
+    m->packet_en = 0;
+    m->suppressing = 0;
+    m->mtc_run = 0;
+    m->mtc_need = m->cfg.policy.threshold;
+    ptc__mdl_psb_plus(m);
+    m->packet_en = ptc__mdl_packet_en(m, ip);
+    if (m->packet_en) {
+        ptc__mdl_mode_exec(m);
+        ptc__mdl_ip_packet(m, PTC_TIP_PGE, ip, 0);
+    }
+    ptc__mdl_settle(m);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_stop(ptc_model *m)
+{
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (!m->enabled) return PTC_ERR_BAD_STATE;
+    ptc__mdl_flush_tnt(m);
+    if (m->packet_en) ptc__mdl_ip_packet(m, PTC_TIP_PGD, 0, 1);
+    m->enabled = 0;
+    m->packet_en = 0;
+    m->cyc_count = 0; /* the cycle counter resets when TriggerEn clears */
+    return PTC_OK;
+}
+
+/* Control moves from ip to target: packets for entering or leaving the
+   traced region; `inside` says what to emit when both ends are traced. */
+enum { PTC__MDL_XFER_NONE, PTC__MDL_XFER_TIP, PTC__MDL_XFER_FUP_TIP, PTC__MDL_XFER_MODE_TIP };
+static void ptc__mdl_transfer(ptc_model *m, uint64_t ip, uint64_t target, int inside)
+{
+    int from = ptc__mdl_packet_en(m, ip), to = ptc__mdl_packet_en(m, target);
+    if (from && to) {
+        if (inside == PTC__MDL_XFER_FUP_TIP) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
+        if (inside == PTC__MDL_XFER_MODE_TIP) ptc__mdl_mode_exec(m);
+        if (inside != PTC__MDL_XFER_NONE) ptc__mdl_retiring_ip_packet(m, PTC_TIP, target);
+    } else if (from) {
+        if (inside == PTC__MDL_XFER_FUP_TIP) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
+        if (ptc__mdl_context_en(m)) ptc__mdl_retiring_ip_packet(m, PTC_TIP_PGD, target);
+        else ptc__mdl_ip_packet(m, PTC_TIP_PGD, target, 1);
+    } else if (to) {
+        ptc__mdl_mode_exec(m);
+        ptc__mdl_ip_packet(m, PTC_TIP_PGE, target, 0);
+    }
+    m->ip = target;
+    m->packet_en = to;
+}
+
+PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, int taken)
+{
+    ptc__mdl_mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    before = ptc__mdl_mark_now(m);
+    if (ptc__mdl_packet_en(m, ip) && ptc__mdl_packet_en(m, target)) {
+        /* the CYC of a TNT times its first branch (SDM 36.3.6) */
+        if (m->tnt_count == 0) ptc__mdl_cyc(m, 0);
+        m->tnt_cycle[m->tnt_count] = m->cycle;
+        m->tnt_time[m->tnt_count] = ptc_model_now(m);
+        m->tnt_bits = (m->tnt_bits << 1) | (uint64_t)(taken != 0);
+        m->tnt_count++;
+        if (m->tnt_count == (m->cfg.long_tnt ? 47 : 6)) ptc__mdl_flush_tnt(m);
+        m->ip = target;
+        ptc__mdl_event(m, PTC_EV_BRANCH, ip, target, taken, before, 1);
+        return PTC_OK;
+    }
+    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_NONE);
+    ptc__mdl_event(m, PTC_EV_BRANCH, ip, target, taken, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_jump(ptc_model *m, uint64_t ip, uint64_t target, int indirect)
+{
+    ptc__mdl_mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    before = ptc__mdl_mark_now(m);
+    ptc__mdl_transfer(m, ip, target, indirect ? PTC__MDL_XFER_TIP : PTC__MDL_XFER_NONE);
+    ptc__mdl_event(m, indirect ? PTC_EV_INDIRECT : PTC_EV_JUMP, ip, target, 1, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_interrupt(ptc_model *m, uint64_t ip, uint64_t handler)
+{
+    ptc__mdl_mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    before = ptc__mdl_mark_now(m);
+    ptc__mdl_transfer(m, ip, handler, PTC__MDL_XFER_FUP_TIP);
+    ptc__mdl_event(m, PTC_EV_INTERRUPT, ip, handler, 1, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_mode(ptc_model *m, uint64_t ip, uint64_t target, int csl, int csd)
+{
+    ptc__mdl_mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    before = ptc__mdl_mark_now(m);
+    m->csl = (uint8_t)(csl != 0);
+    m->csd = (uint8_t)(csd != 0);
+    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_MODE_TIP);
+    ptc__mdl_event(m, PTC_EV_MODE, ip, target, 1, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_ptwrite(ptc_model *m, uint64_t ip, uint64_t value, int bytes)
+{
+    ptc__mdl_mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (bytes != 4 && bytes != 8) return PTC_ERR_RANGE;
+    before = ptc__mdl_mark_now(m);
+    if (m->enabled && m->cfg.ptw_en && ptc__mdl_context_en(m) && ptc__mdl_filter_en(m, ip)) {
+        ptc_packet p;
+        memset(&p, 0, sizeof p);
+        p.type = PTC_PTW;
+        p.u.ptw.bytes = (uint8_t)bytes;
+        p.u.ptw.ip = m->cfg.fup_on_ptw;
+        p.u.ptw.payload = bytes == 4 ? value & 0xFFFFFFFFu : value;
+        (void)ptc__mdl_emit(m, &p);
+        if (m->cfg.fup_on_ptw) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
+    }
+    ptc__mdl_event(m, PTC_EV_PTWRITE, ip, value, 0, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_cr3(ptc_model *m, uint64_t ip, uint64_t cr3)
+{
+    ptc__mdl_mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (cr3 & ~UINT64_C(0x000FFFFFFFFFFFE0)) return PTC_ERR_RANGE;
+    before = ptc__mdl_mark_now(m);
+    m->cr3 = cr3;
+    if (m->enabled && m->cfg.os && ptc__mdl_context_en(m)) {
+        ptc_packet p;
+        memset(&p, 0, sizeof p);
+        p.type = PTC_PIP;
+        p.u.pip.cr3 = cr3;
+        (void)ptc__mdl_emit(m, &p);
+    }
+    ptc__mdl_event(m, PTC_EV_CR3, ip, cr3, 0, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_privilege(ptc_model *m, uint64_t ip, uint64_t target, uint8_t cpl)
+{
+    ptc__mdl_mark before;
+    int from, to;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (cpl > 3) return PTC_ERR_RANGE;
+    before = ptc__mdl_mark_now(m);
+    from = ptc__mdl_packet_en(m, ip);
+    m->cpl = cpl;
+    to = ptc__mdl_packet_en(m, target);
+    if (from && to) {
+        ptc__mdl_retiring_ip_packet(m, PTC_TIP, target);
+    } else if (from) {
+        /* into a context that is not traced: the target stays unsaid */
+        ptc__mdl_ip_packet(m, PTC_TIP_PGD, target, 1);
+    } else if (to) {
+        ptc__mdl_mode_exec(m);
+        ptc__mdl_ip_packet(m, PTC_TIP_PGE, target, 0);
+    }
+    m->ip = target;
+    m->packet_en = to;
+    ptc__mdl_event(m, PTC_EV_PRIVILEGE, ip, target, 1, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_attach_counters(ptc_model *m, ptc_counters *c, uint8_t thread)
+{
+    if (!m || thread > 7) return PTC_ERR_BAD_ARGUMENT;
+    if (m->enabled || m->stopped) return PTC_ERR_BAD_STATE;
+    m->counters = c;
+    m->thread = thread;
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_counters_init(ptc_counters *c, const ptc_counter_config *cfg, unsigned n)
+{
+    unsigned i;
+    if (!c || (!cfg && n)) return PTC_ERR_BAD_ARGUMENT;
+    if (n > PTC_COUNTERS_MAX) return PTC_ERR_BAD_CONFIG;
+    for (i = 0; i < n; i++)
+        if (cfg[i].event > PTC_EV_PRIVILEGE || cfg[i].start >> PTC_COUNTER_BITS || cfg[i].outcome > 3)
+            return PTC_ERR_BAD_CONFIG;
+    memset(c, 0, sizeof *c);
+    c->n = n;
+    for (i = 0; i < n; i++) {
+        c->cfg[i] = cfg[i];
+        c->value[i] = cfg[i].start;
+    }
+    return PTC_OK;
+}
+
+PTCDEF uint64_t ptc_counters_read(const ptc_counters *c, unsigned i) { return c && i < c->n ? c->value[i] : 0; }
+
+PTCDEF uint64_t ptc_counters_overflows(const ptc_counters *c, unsigned i) { return c && i < c->n ? c->overflows[i] : 0; }
+
+PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio)
+{
+    ptc__mdl_mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (ratio == 0) return PTC_ERR_RANGE;
+    if (!ptc__mdl_phase_den(m, m->art_den, ratio)) return PTC_ERR_INEXACT;
+    before = ptc__mdl_mark_now(m);
+    if (m->enabled) {
+        /* EIST in C0 stops the clocks briefly: EXSTOP and FUP with power
+           events, then the cycle count so far, TSC, TMA and the new CBR */
+        if (m->cfg.pwr_evt_en) {
+            ptc_packet p;
+            memset(&p, 0, sizeof p);
+            p.type = PTC_EXSTOP;
+            p.u.exstop.ip = (uint8_t)ptc__mdl_context_en(m);
+            (void)ptc__mdl_emit(m, &p);
+            if (ptc__mdl_context_en(m)) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
+        }
+        ptc__mdl_cyc(m, 1);
+    }
+    (void)ptc__mdl_set_phase_den(m, ratio);
+    if (m->enabled) {
+        ptc__mdl_tsc_tma(m);
+        ptc__mdl_cbr(m);
+    }
+    ptc__mdl_event(m, PTC_EV_RATIO, ip, ratio, 0, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t hints, uint32_t ext,
+                                  uint8_t cstate, uint64_t art_ticks, int wake_int)
+{
+    ptc__mdl_mark before;
+    ptc_packet p;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (cstate < 1 || cstate > 15) return PTC_ERR_RANGE;
+    before = ptc__mdl_mark_now(m);
+    if (m->enabled && m->cfg.pwr_evt_en) {
+        int ce = ptc__mdl_context_en(m);
+        if (mwait && ce) {
+            memset(&p, 0, sizeof p);
+            p.type = PTC_MWAIT;
+            p.u.mwait.hints = hints;
+            p.u.mwait.ext = ext;
+            (void)ptc__mdl_emit(m, &p);
+        }
+        memset(&p, 0, sizeof p);
+        p.type = PTC_PWRE;
+        p.u.pwre.state = (uint8_t)((cstate - 1) & 15);
+        p.u.pwre.sub_state = 15; /* sub-state 0, coded (n-1) mod 16 */
+        (void)ptc__mdl_emit(m, &p);
+        memset(&p, 0, sizeof p);
+        p.type = PTC_EXSTOP;
+        p.u.exstop.ip = (uint8_t)ce;
+        (void)ptc__mdl_emit(m, &p);
+        if (ce) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
+    }
+    ptc__mdl_flush_tnt(m);
+    /* asleep: the core clock and the PT clocks stop; the ART goes on */
+    m->art += art_ticks;
+    if (m->enabled) {
+        ptc__mdl_cyc(m, 1); /* the cycles before the clocks stopped, then TSC */
+        ptc__mdl_tsc_tma(m);
+        ptc__mdl_cbr(m);
+        if (m->cfg.pwr_evt_en) {
+            memset(&p, 0, sizeof p);
+            p.type = PTC_PWRX;
+            p.u.pwrx.last = (uint8_t)((cstate - 1) & 15);
+            p.u.pwrx.deepest = (uint8_t)((cstate - 1) & 15);
+            p.u.pwrx.wake = (uint8_t)(wake_int ? 1 : 0);
+            (void)ptc__mdl_emit(m, &p);
+        }
+    }
+    ptc__mdl_event(m, PTC_EV_SLEEP, ip, art_ticks, 0, before, 0);
+    return PTC_OK;
+}
+
+/* -- what the other parts need to know of the model -- */
+
+PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_config *m)
+{
+    ptc_clock_config_default(cfg);
+    cfg->mtc_freq = m->mtc_freq;
+    cfg->cpuid_15_eax = m->cpuid_15_eax;
+    cfg->cpuid_15_ebx = m->cpuid_15_ebx;
+    cfg->nom_num = (uint64_t)m->art_hz * m->cpuid_15_ebx;
+    cfg->nom_den = (uint64_t)m->cpuid_15_eax * 100000000u;
+    cfg->nom_exact = 1;
+    cfg->cyc_bits = m->cyc_bits;
+    cfg->cyc_en = m->cyc_en;
+    cfg->cyc_thresh = m->cyc_thresh;
+    cfg->policy = m->policy;
+}
+
+PTCDEF uint64_t ptc_model_psb_gap_max(const ptc_model_config *cfg)
+{
+    return 16 + (UINT64_C(2048) << (cfg->psb_freq & 15)) - 1 + PTC_MODEL_STEP_BYTES;
+}
+
+PTCDEF uint64_t ptc_snapshot_size(const ptc_model_config *cfg, uint64_t history, uint64_t after)
+{
+    uint64_t gap = ptc_model_psb_gap_max(cfg);
+    if (history > UINT64_MAX - gap || after > UINT64_MAX - gap - history) return UINT64_MAX;
+    return gap + history + after;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* PTCODEC_IMPLEMENTATION */
 
 /*
 REVISION HISTORY
-    0.1.0  first release: every Intel PT packet, encoder, stream decoder
+    0.2.0  sections in data-flow order, numbered as SPEC.md's parts (the
+           model is part 5, MTC suppression and the checker part 2);
+           ptc_opcode; packet classes, sizes and ptc_packet_is_*() from
+           PTC_PACKET_LIST; ptc_packet_type_from_name(); PTCODEC_DLL, PTCDEF
+           can be overridden; a packet's carry is at most 31 bytes
+    0.1.0  first release: every Intel PT packet, encoder, stream decoder,
+           hardware model, clock recovery, navigation
 
 LICENSE
     MIT License

@@ -113,13 +113,16 @@ static size_t load_real_traces(uint8_t *buf, size_t cap)
         while (len < cap / 2) {
             for (i = 0; i < sizeof names / sizeof names[0]; i++) {
                 char path[512];
-                FILE *f;
+                size_t n = 0;
+                uint8_t *trace;
                 snprintf(path, sizeof path, "%s/pt-traces/%s.pt", dirs[d], names[i]);
-                f = fopen(path, "rb");
-                if (!f) continue;
+                trace = ut_read_file(path, &n);
+                if (!trace) continue;
                 found = 1;
-                len += fread(buf + len, 1, cap - len, f);
-                fclose(f);
+                if (n > cap - len) n = cap - len;
+                memcpy(buf + len, trace, n);
+                len += n;
+                free(trace);
             }
             if (!found) break;
         }

@@ -12,7 +12,7 @@
 #include <time.h>
 
 static uint64_t bytes_out;
-static void count(void *u, const uint8_t *b, size_t len, const ptc_truth *t) { (void)u; (void)b; (void)t; bytes_out += len; }
+static void count(void *u, const uint8_t *b, size_t len, const ptc_truth *t) { UT_UNUSED(u); UT_UNUSED(b); UT_UNUSED(t); bytes_out += len; }
 
 static double now(void)
 {

@@ -166,7 +166,7 @@ static void run_ptcodec(const mr_trace *tr, const ptc_clock_config *cc, const pt
         else ptc_clock_finish(&clk);
         while (k < n && ptc_clock_pop(&clk, &out[k]) == PTC_OK) k++;
     }
-    (void)tr;
+    UT_UNUSED(tr);
 }
 
 static void row(const char *wl, const char *pol, const char *cyc, const char *who, const score *s)
@@ -181,9 +181,13 @@ int main(int argc, char **argv)
     static const char *policies[] = { "off", "seed" };
     uint64_t cycles = 20000000, seed = 1;
     int only = -1, wi, p, cyc, i, bad = 0, check = 0, claims_fail = 0;
+    ut_prog = "timecmp";
     for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--cycles") && i + 1 < argc) cycles = strtoull(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
+        if (!strcmp(argv[i], "--cycles") && i + 1 < argc) {
+            if (!ut_parse_u64("--cycles", argv[++i], UINT64_MAX, &cycles)) return 2;
+        } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+            if (!ut_parse_u64("--seed", argv[++i], UINT64_MAX, &seed)) return 2;
+        }
         else if (!strcmp(argv[i], "--workload") && i + 1 < argc) {
             only = wl_find(argv[++i]);
             if (only < 0) { fprintf(stderr, "timecmp: no workload %s\n", argv[i]); return 2; }

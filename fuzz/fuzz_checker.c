@@ -1,10 +1,10 @@
-/* fuzz_checker: the policy checker (SPEC.md 2.5) accepts every stream the
+/* fuzz_checker: the policy checker (SPEC.md 2.2) accepts every stream the
    model writes and catches streams that break a rule.
 
    The input's last bytes choose the model's configuration and policy (as
    in fuzz_model), then a mutation and where to make it; the rest is the
    workload program. The model's stream must pass the checker. Then one
-   MTC of the stream is changed so that, by the rules of SPEC.md 2.5, the
+   MTC of the stream is changed so that, by the rules of SPEC.md 2.2, the
    stream breaks its policy at a known MTC, and the checker must report
    its first violation exactly there. "Chained" below means two MTCs with
    only timing packets between them, so that the rules relate them.

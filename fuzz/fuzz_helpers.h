@@ -31,15 +31,11 @@
 typedef struct fz_input { const uint8_t *data; size_t size; } fz_input;
 
 /* Helpers a target may not use all of. */
-#if defined(__GNUC__) || defined(__clang__)
-#define FZ_FN static __attribute__((unused))
-#else
-#define FZ_FN static
-#endif
+#include "../tools/util.h"
 
 /* A value in [min, max] from the last bytes of the input (as few bytes as
    the range needs). Returns min when the input is used up. */
-FZ_FN uint32_t fz_take(fz_input *in, uint32_t min, uint32_t max)
+UT_FN uint32_t fz_take(fz_input *in, uint32_t min, uint32_t max)
 {
     uint64_t range = (uint64_t)max - min, v = 0;
     while (range && in->size) {

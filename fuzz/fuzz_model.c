@@ -1,5 +1,5 @@
 /* fuzz_model: the hardware model under fuzz-chosen settings and workloads
-   (SPEC.md part 2).
+   (SPEC.md part 5).
 
    The input's last bytes choose the configuration and the suppression
    policy; the rest is a program of workload events (idle, branches, jumps,

@@ -21,7 +21,7 @@ static const struct { uint32_t art, eax, ebx; } fz_clocks[] = {
 
 /* Runs the event program `prog` on a model with cfg; records into r
    (tools/modelrec.h; free it with mr_free). */
-FZ_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t n, mr_trace *r)
+UT_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t n, mr_trace *r)
 {
     /* counters that overflow early, so PEBS records appear in the trace */
     static const ptc_counter_config counters[2] = {
@@ -74,7 +74,7 @@ FZ_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t
 }
 
 /* A configuration the model accepts, from the end of the input. */
-FZ_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
+UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
 {
     size_t c;
     ptc_model_config_default(cfg);

@@ -14,26 +14,25 @@ static unsigned long passed, failed;
 
 static void run_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    long len;
-    uint8_t *buf;
-    if (!f || fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fprintf(stderr, "replay: cannot read %s\n", path);
-        if (f) fclose(f);
+    size_t len = 0;
+    uint8_t *read = ut_read_file(path, &len), *exact;
+    if (!read) {
+        fprintf(stderr, "replay: cannot read %s: %s\n", path, strerror(errno));
         failed++;
         return;
     }
-    buf = (uint8_t *)malloc(len ? (size_t)len : 1);
-    if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) {
-        fprintf(stderr, "replay: cannot read %s\n", path);
-        free(buf);
-        fclose(f);
+    /* an allocation of exactly the input's size: reading past it is caught */
+    exact = (uint8_t *)malloc(len ? len : 1);
+    if (!exact) {
+        fprintf(stderr, "replay: out of memory for %s\n", path);
+        free(read);
         failed++;
         return;
     }
-    fclose(f);
-    LLVMFuzzerTestOneInput(buf, (size_t)len);
-    free(buf);
+    memcpy(exact, read, len);
+    free(read);
+    LLVMFuzzerTestOneInput(exact, len);
+    free(exact);
     passed++;
 }
 

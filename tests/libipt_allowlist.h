@@ -9,11 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define LX_FN static __attribute__((unused))
-#else
-#define LX_FN static
-#endif
+#include "../tools/util.h"
 
 /* The allowlist. Each entry: a short key and why it is not a bug. */
 #define LX_ALLOWLIST(X) \
@@ -33,7 +29,7 @@ enum lx_reason {
     LX_REASON_COUNT
 };
 
-LX_FN const char *lx_reason_text(enum lx_reason r)
+UT_FN const char *lx_reason_text(enum lx_reason r)
 {
     switch (r) {
 #define LX_X(k, why) case k: return why;
@@ -46,7 +42,7 @@ LX_FN const char *lx_reason_text(enum lx_reason r)
 /* Error classes that the two decoders must agree on. */
 enum lx_class { LX_OK, LX_TRUNCATED, LX_MALFORMED, LX_OTHER };
 
-LX_FN enum lx_class lx_class_of_libipt(int rc)
+UT_FN enum lx_class lx_class_of_libipt(int rc)
 {
     if (rc >= 0) return LX_OK;
     if (rc == -pte_eos) return LX_TRUNCATED;
@@ -54,7 +50,7 @@ LX_FN enum lx_class lx_class_of_libipt(int rc)
     return LX_OTHER;
 }
 
-LX_FN enum lx_class lx_class_of_ptc(ptc_status st)
+UT_FN enum lx_class lx_class_of_ptc(ptc_status st)
 {
     switch (st) {
     case PTC_OK: return LX_OK;
@@ -65,13 +61,13 @@ LX_FN enum lx_class lx_class_of_ptc(ptc_status st)
     }
 }
 
-LX_FN const char *lx_class_name(enum lx_class c)
+UT_FN const char *lx_class_name(enum lx_class c)
 {
     return c == LX_OK ? "ok" : c == LX_TRUNCATED ? "truncated" : c == LX_MALFORMED ? "malformed" : "other";
 }
 
 /* libipt's type for ours (ppt_invalid when libipt has none). */
-LX_FN enum pt_packet_type lx_type(ptc_packet_type t)
+UT_FN enum pt_packet_type lx_type(ptc_packet_type t)
 {
     switch (t) {
     case PTC_PAD: return ppt_pad;
@@ -106,7 +102,7 @@ LX_FN enum pt_packet_type lx_type(ptc_packet_type t)
 /* Field-by-field comparison, with the field-level allowlist entries
    (PWRE hw, MODE.Exec IF, PWRX bit 1) built in. Writes the first
    difference to why. */
-LX_FN int lx_same(const ptc_packet *o, const struct pt_packet *t, char *why, size_t cap)
+UT_FN int lx_same(const ptc_packet *o, const struct pt_packet *t, char *why, size_t cap)
 {
 #define LX_FIELD(cond, name) do { if (!(cond)) { snprintf(why, cap, "%s", name); return 0; } } while (0)
     LX_FIELD(lx_type(o->type) == t->type, "type");
@@ -179,7 +175,7 @@ LX_FN int lx_same(const ptc_packet *o, const struct pt_packet *t, char *why, siz
    allowlisted disagreement the two streams may no longer be aligned, so
    callers stop comparing. The field-level entries (LX_PWRE_HW, LX_EXEC_IF,
    LX_PWRX_BIT1) are applied by lx_same() and never end a comparison. */
-LX_FN enum lx_reason lx_explain(const uint8_t *b, size_t avail, ptc_block_ctx blk,
+UT_FN enum lx_reason lx_explain(const uint8_t *b, size_t avail, ptc_block_ctx blk,
                                 ptc_status st, const ptc_packet *o, int rc)
 {
     if (avail >= 1 && b[0] == 0xD9) return LX_NEW_PACKET;
@@ -193,7 +189,7 @@ LX_FN enum lx_reason lx_explain(const uint8_t *b, size_t avail, ptc_block_ctx bl
 
 /* Our packet as libipt's, for its encoder. Returns 0 for types libipt does
    not have. */
-LX_FN int lx_to_libipt(const ptc_packet *o, struct pt_packet *t)
+UT_FN int lx_to_libipt(const ptc_packet *o, struct pt_packet *t)
 {
     memset(t, 0, sizeof *t);
     t->type = lx_type(o->type);
@@ -251,7 +247,7 @@ LX_FN int lx_to_libipt(const ptc_packet *o, struct pt_packet *t)
 
 /* A libipt packet decoder over [b, b+n), set at offset 0 (no sync), or
    NULL. */
-LX_FN struct pt_packet_decoder *lx_decoder_at_0(const uint8_t *b, size_t n)
+UT_FN struct pt_packet_decoder *lx_decoder_at_0(const uint8_t *b, size_t n)
 {
     struct pt_config cfg;
     struct pt_packet_decoder *d;
@@ -276,7 +272,7 @@ typedef struct lx_walk {
    libipt (pt_pkt_next), packet by packet, until the end, the first error
    (which must be of the same class at the same offset in both) or the
    first allowlisted difference. */
-LX_FN lx_walk lx_compare_walk(const uint8_t *b, size_t n)
+UT_FN lx_walk lx_compare_walk(const uint8_t *b, size_t n)
 {
     lx_walk w;
     struct pt_packet_decoder *d = lx_decoder_at_0(b, n);

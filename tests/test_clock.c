@@ -139,7 +139,7 @@ static size_t check_period_bound(const run *r, const char *what, size_t at_least
     uint64_t bound = period_ticks(&r->cfg) + cycle_ticks(&r->cfg, 1) + 3;
     for (i = 0; i < r->tr.nt; i++) {
         const ptc_timed_item *ti = &r->ti[i];
-        if (!ti->have_time || ptc__is_timing(r->tr.t[i].pkt.type)) continue;
+        if (!ti->have_time || !ptc_packet_is_ntp(r->tr.t[i].pkt.type)) continue;
         for (j = i + 1; j < r->tr.nt && r->tr.t[j].pkt.type != PTC_MTC && !is_stop(r->tr.t[j].pkt.type); j++) {}
         if (j == r->tr.nt || r->tr.t[j].pkt.type != PTC_MTC || j - i >= PTC_CLOCK_WINDOW) continue; /* beyond the look-ahead */
         checked++;
@@ -160,7 +160,7 @@ static void check_after_mtc_bound(const run *r, const char *what)
     uint64_t bound = period_ticks(&r->cfg) + cycle_ticks(&r->cfg, 1) + 3;
     for (i = 0; i < r->tr.nt; i++) {
         const ptc_timed_item *ti = &r->ti[i];
-        if (!ti->have_time || ptc__is_timing(r->tr.t[i].pkt.type) || r->tr.t[i].pkt.type == PTC_PSB) continue;
+        if (!ti->have_time || !ptc_packet_is_ntp(r->tr.t[i].pkt.type) || r->tr.t[i].pkt.type == PTC_PSB) continue;
         for (j = i; j-- > 0 && r->tr.t[j].pkt.type != PTC_MTC && !is_stop(r->tr.t[j].pkt.type) && r->tr.t[j].pkt.type != PTC_PSB;) {}
         if (j == (size_t)-1 || r->tr.t[j].pkt.type != PTC_MTC) continue;
         checked++;
@@ -187,7 +187,7 @@ static void check_cycle_bound(const run *r, const char *what)
         if (t == PTC_CBR && prev != PTC_TMA && prev != PTC_TSC) have_anchor = 0;
         if (prev == PTC_CYC && (t == PTC_MTC || t == PTC_TSC)) { have_anchor = 1; continue; }
         if (t == PTC_PSB) have_anchor = 0; /* keeps it simple: PSB+ TSCs are handled in 3.3 */
-        if (!have_anchor || prev != PTC_CYC || !ptc__cyc_eligible(t) || t == PTC_MTC || !ti->have_time) continue;
+        if (!have_anchor || prev != PTC_CYC || !ptc_packet_is_cyc_eligible(t) || t == PTC_MTC || !ti->have_time) continue;
         checked++;
         CHECK(ti->tsc_hi - ti->tsc_lo <= bound, "%s: %s at %llu: width %llu > %llu", what, ptc_packet_type_name(t),
               (unsigned long long)r->tr.t[i].offset, (unsigned long long)(ti->tsc_hi - ti->tsc_lo), (unsigned long long)bound);
@@ -315,8 +315,8 @@ static void suppressed_is_no_wider(void)
             const ptc_truth *x = &a.tr.t[i], *y = &b.tr.t[j];
             size_t k;
             int stop_follows = 0; /* or a TSC near it in one run only: skip */
-            if (x->cycle < y->cycle || (x->cycle == y->cycle && ptc__is_timing(x->pkt.type))) { i++; continue; }
-            if (y->cycle < x->cycle || ptc__is_timing(y->pkt.type)) { j++; continue; }
+            if (x->cycle < y->cycle || (x->cycle == y->cycle && !ptc_packet_is_ntp(x->pkt.type))) { i++; continue; }
+            if (y->cycle < x->cycle || !ptc_packet_is_ntp(y->pkt.type)) { j++; continue; }
             if (x->pkt.type != y->pkt.type || x->pkt.type == PTC_PSB || x->pkt.type == PTC_PSBEND) { i++; j++; continue; }
             /* the exception: no MTC between it and a clock stop or the end */
             for (k = j + 1; k < b.tr.nt && b.tr.t[k].pkt.type != PTC_MTC; k++)

@@ -227,7 +227,7 @@ static void real_traces(void)
         uint8_t *pt;
         if (l <= 3 || strcmp(e->d_name + l - 3, ".pt") != 0) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        pt = tl_read_file(path, &len);
+        pt = ut_read_file(path, &len);
         CHECK(pt != NULL, "cannot read %s", path);
         if (!pt) continue;
         /* every bit up to 1 KiB; else 4000 flips in the first 256 KiB */

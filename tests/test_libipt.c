@@ -170,7 +170,7 @@ static void every_opcode_same_class(void)
             }
 }
 
-/* Part 2: what the hardware model writes decodes in libipt too. */
+/* Part 5: what the hardware model writes decodes in libipt too. */
 static void model_streams_decode_in_libipt(void)
 {
     static const char *policies[] = { "off", "seed", "threshold=3,resume_value=0,resume_after=0" };

@@ -1,4 +1,4 @@
-/* Part 2: the hardware model, MTC suppression and the policy checker. */
+/* Parts 5 and 2: the hardware model, MTC suppression and the policy checker. */
 #define _POSIX_C_SOURCE 200809L
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
@@ -6,62 +6,19 @@
 #include "../tools/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
+#include "../tools/modelrec.h"
 
 #include <string.h>
 
 __extension__ typedef unsigned __int128 u128;
 
-/* ---- capture: everything a model run produces ----------------------------- */
+/* ---- capture: everything a model run produces (tools/modelrec.h) ------ */
 
-typedef struct cap {
-    uint8_t *bytes;
-    size_t len, cap;
-    ptc_truth *t;
-    size_t nt, capt;
-    ptc_event_truth *ev;
-    size_t ne, cape;
-} cap;
-
-static void grow(void **p, size_t *capn, size_t need, size_t elem)
-{
-    if (need <= *capn) return;
-    *capn = need * 2 + 1024;
-    *p = realloc(*p, *capn * elem);
-}
-
-static void cap_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
-{
-    cap *c = (cap *)user;
-    grow((void **)&c->bytes, &c->cap, c->len + len, 1);
-    memcpy(c->bytes + c->len, bytes, len);
-    c->len += len;
-    grow((void **)&c->t, &c->capt, c->nt + 1, sizeof *c->t);
-    c->t[c->nt++] = *t;
-}
-
-static void cap_event(void *user, const ptc_event_truth *e)
-{
-    cap *c = (cap *)user;
-    grow((void **)&c->ev, &c->cape, c->ne + 1, sizeof *c->ev);
-    c->ev[c->ne++] = *e;
-}
-
-static void cap_free(cap *c) { free(c->bytes); free(c->t); free(c->ev); memset(c, 0, sizeof *c); }
-
-static ptc_model_sink sink_for(cap *c)
-{
-    ptc_model_sink s;
-    s.user = c;
-    s.packet = cap_packet;
-    s.event = cap_event;
-    s.retire = NULL;
-    return s;
-}
+typedef mr_trace cap;
 
 static int run_workload(const ptc_model_config *cfg, int wi, uint64_t cycles, uint64_t seed, cap *c, ptc_model *m)
 {
-    ptc_model_sink s = sink_for(c);
-    memset(c, 0, sizeof *c);
+    ptc_model_sink s = mr_start(c, 0);
     if (ptc_model_init(m, cfg, &s) != PTC_OK) return 0;
     wl_run_workload(wi, m, cycles, seed);
     return 1;
@@ -70,9 +27,8 @@ static int run_workload(const ptc_model_config *cfg, int wi, uint64_t cycles, ui
 static int run_scenario(const char *text, cap *c, ptc_model *m)
 {
     ptc_model_config base;
-    ptc_model_sink s = sink_for(c);
+    ptc_model_sink s = mr_start(c, 0);
     wl_scenario sc;
-    memset(c, 0, sizeof *c);
     ptc_model_config_default(&base);
     if (!wl_run_scenario(text, &base, &s, m, &sc)) {
         CHECK(0, "scenario: %s", sc.error);
@@ -86,7 +42,7 @@ static int same_time(const ptc_exact_tsc *a, const ptc_exact_tsc *b)
     return a->tsc == b->tsc && (u128)a->num * b->den == (u128)b->num * a->den;
 }
 
-/* ---- 2.1 clocks ---------------------------------------------------------- */
+/* ---- 5.1 clocks ---------------------------------------------------------- */
 
 /* The exact TSC computed independently: ART advances art_hz/(ratio*1e8)
    per cycle; track it as a fraction with a growing common denominator. */
@@ -210,10 +166,10 @@ static void fast_counter_and_mtc_payloads_match_the_clock(void)
         }
     }
     CHECK(n_tma > 10 && n_mtc > 1000, "%zu TMAs, %zu MTCs", n_tma, n_mtc);
-    cap_free(&c);
+    mr_free(&c);
 }
 
-/* ---- 2.3 fast-forward equals stepping every cycle ----------------------------- */
+/* ---- 5.2 fast-forward equals stepping every cycle ----------------------------- */
 
 static int captures_equal(const cap *a, const cap *b, char *why, size_t wlen)
 {
@@ -232,8 +188,8 @@ static int captures_equal(const cap *a, const cap *b, char *why, size_t wlen)
             return 0;
         }
     }
-    if (a->ne != b->ne) { snprintf(why, wlen, "%zu vs %zu events", a->ne, b->ne); return 0; }
-    for (i = 0; i < a->ne; i++)
+    if (a->nev != b->nev) { snprintf(why, wlen, "%zu vs %zu events", a->nev, b->nev); return 0; }
+    for (i = 0; i < a->nev; i++)
         if (a->ev[i].cycle != b->ev[i].cycle || a->ev[i].offset != b->ev[i].offset ||
             a->ev[i].traced != b->ev[i].traced || !same_time(&a->ev[i].time, &b->ev[i].time)) {
             snprintf(why, wlen, "event %zu differs", i);
@@ -269,12 +225,12 @@ static void fast_forward_equals_single_step(void)
                 CHECK(c1.nt > 10, "%s: nothing generated", wl_names[wi]);
                 CHECK(captures_equal(&c1, &c2, why, sizeof why), "%s [%s] policy %s: %s", wl_names[wi], settings[s],
                       policies[p], why);
-                cap_free(&c1);
-                cap_free(&c2);
+                mr_free(&c1);
+                mr_free(&c2);
             }
 }
 
-/* ---- 2.5 the seed's FIG. 5A-5F as scenarios ------------------------------------- */
+/* ---- 2.1 the seed's FIG. 5A-5F as scenarios ------------------------------------- */
 
 /* The packets of a run as a compact string: M emitted MTC, s suppressed
    MTC, N a non-timing packet (PSB+ and the start left out). */
@@ -288,7 +244,7 @@ static void timeline(const cap *c, char *out, size_t cap_)
         if (t->pkt.type == PTC_TIP_PGE) { started = 1; continue; }
         if (!started) continue;
         if (t->pkt.type == PTC_MTC) ch = t->fate == PTC_FATE_SUPPRESSED ? 's' : 'M';
-        else if (ptc__is_timing(t->pkt.type)) continue;
+        else if (!ptc_packet_is_ntp(t->pkt.type)) continue;
         else ch = 'N';
         out[n++] = ch;
     }
@@ -303,7 +259,7 @@ static void fig5(const char *name, const char *scenario, const char *want)
     if (!run_scenario(scenario, &c, &m)) return;
     timeline(&c, got, sizeof got);
     CHECK(strcmp(got, want) == 0, "%s:\n    got  %s\n    want %s", name, got, want);
-    cap_free(&c);
+    mr_free(&c);
 }
 
 static void seed_fig5_timelines(void)
@@ -335,7 +291,7 @@ static void seed_fig5_timelines(void)
     fig5("5F", scen, "MMMsssMMMsssN"); /* 250 251 252 | 253 254 255 | 0 1 2 | 3 4 5 */
 }
 
-/* ---- 2.4 CYC ------------------------------------------------------------ */
+/* ---- 5.2 CYC ------------------------------------------------------------ */
 
 /* Every CYC carries the cycles since the previous one (or since TraceEn);
    the counter wraps only during an overflow. */
@@ -375,7 +331,7 @@ static void cyc_values_sum_to_true_cycles(void)
                 overflowed = 0;
             }
             CHECK(n > 10, "%s [%s]: %zu CYCs", wl_names[wi], settings[s], n);
-            cap_free(&c);
+            mr_free(&c);
         }
 }
 
@@ -397,17 +353,17 @@ static void cyc_precedes_eligible_packets(void)
         const ptc_truth *t = &c.t[i];
         if (t->fate != PTC_FATE_EMITTED) continue;
         if (t->pkt.type == PTC_CYC) { last_cyc_cycle = t->cycle; continue; }
-        if (ptc__cyc_eligible(t->pkt.type)) {
+        if (ptc_packet_is_cyc_eligible(t->pkt.type)) {
             CHECK(last_cyc_cycle == t->cycle || t->cycle == 0, "%s at cycle %llu without a CYC",
                   ptc_packet_type_name(t->pkt.type), (unsigned long long)t->cycle);
             checked++;
         }
     }
     CHECK(checked > 1000);
-    cap_free(&c);
+    mr_free(&c);
 }
 
-/* ---- 2.2 PSB+ and stream structure ------------------------------------------ */
+/* ---- 5.2 PSB+ and stream structure ------------------------------------------ */
 
 static void psb_every_period(void)
 {
@@ -429,10 +385,10 @@ static void psb_every_period(void)
         last = t->offset;
     }
     CHECK(npsb > 20, "%zu PSBs", npsb);
-    cap_free(&c);
+    mr_free(&c);
 }
 
-/* ---- 2.3: every workload under every policy: valid streams, truth lines up ---- */
+/* ---- 5.3: every workload under every policy: valid streams, truth lines up ---- */
 
 static void decode_all(const cap *c, ptc_item **items, size_t *n)
 {
@@ -442,10 +398,7 @@ static void decode_all(const cap *c, ptc_item **items, size_t *n)
     *items = NULL;
     *n = 0;
     ptc_decoder_init_buffer(&d, 0, c->bytes, c->len);
-    while (ptc_decoder_next(&d, &it) == PTC_OK) {
-        grow((void **)items, &capn, *n + 1, sizeof it);
-        (*items)[(*n)++] = it;
-    }
+    while (ptc_decoder_next(&d, &it) == PTC_OK) mr_push((void **)items, n, &capn, &it, sizeof it);
 }
 
 static void every_workload_and_policy(void)
@@ -491,7 +444,7 @@ static void every_workload_and_policy(void)
             }
             CHECK(k == n, "%s/%s: %zu items, %zu emitted in the truth", wl_names[wi], policies[p], n, k);
             free(items);
-            cap_free(&c);
+            mr_free(&c);
         }
 }
 
@@ -508,7 +461,7 @@ static void decoded_ips_are_the_workload_targets(void)
     cfg.psb_freq = 0;
     CHECK(run_workload(&cfg, 0, 2000000, 5, &c, &m));
     decode_all(&c, &items, &n);
-    for (i = 0; i < c.ne; i++) {
+    for (i = 0; i < c.nev; i++) {
         const ptc_event_truth *e = &c.ev[i];
         /* the events whose last packet is a TIP to their target */
         if ((e->kind != PTC_EV_INDIRECT && e->kind != PTC_EV_INTERRUPT && e->kind != PTC_EV_MODE) || !e->traced) continue;
@@ -521,7 +474,7 @@ static void decoded_ips_are_the_workload_targets(void)
     }
     CHECK(compared > 1000, "%zu TIPs", compared);
     free(items);
-    cap_free(&c);
+    mr_free(&c);
 }
 
 /* IPs whose upper bits are not a sign extension (non-canonical, as a
@@ -537,11 +490,10 @@ static void non_canonical_ips_round_trip(void)
     ptc_model_config cfg;
     ptc_model m;
     cap c;
-    ptc_model_sink sink = sink_for(&c);
+    ptc_model_sink sink = mr_start(&c, 0);
     ptc_item *items;
     size_t n, i, k = 0, t;
     int seen48 = 0, seenfull = 0;
-    memset(&c, 0, sizeof c);
     ptc_model_config_default(&cfg);
     CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
     ptc_model_start(&m, 0x401000);
@@ -564,7 +516,7 @@ static void non_canonical_ips_round_trip(void)
     CHECK(seen48 && seenfull, "IPBytes 100b %d, 110b %d", seen48, seenfull);
     for (i = 0; i < n; i++) CHECK(items[i].error == PTC_OK);
     free(items);
-    cap_free(&c);
+    mr_free(&c);
 }
 
 /* The TSC:core ratio the model reports is tsc_hz / (ratio * 100 MHz) in
@@ -574,9 +526,8 @@ static void tsc_per_cycle_is_exact(void)
     ptc_model_config cfg;
     ptc_model m;
     cap c;
-    ptc_model_sink sink = sink_for(&c);
+    ptc_model_sink sink = mr_start(&c, 0);
     uint64_t num, den;
-    memset(&c, 0, sizeof c);
     ptc_model_config_default(&cfg);
     cfg.art_hz = 25000000;
     cfg.cpuid_15_eax = 3;
@@ -591,12 +542,12 @@ static void tsc_per_cycle_is_exact(void)
     ptc_model_tsc_per_cycle(&m, &num, &den);
     CHECK(num == 25 && den == 24, "%llu/%llu", (unsigned long long)num, (unsigned long long)den);
     ptc_model_stop(&m);
-    cap_free(&c);
+    mr_free(&c);
 }
 
 /* Gaps between MTCs never exceed what the 8-bit payload recovers: at most
    255 suppressed in a row, so consecutive emitted MTCs are at most 256
-   periods apart (SPEC 2.4). */
+   periods apart (SPEC 2.1). */
 static void suppressed_runs_are_recoverable(void)
 {
     static const char *policies[] = { "seed", "threshold=3,resume_value=0,resume_after=0", "threshold=1,resume_after=255" };
@@ -618,11 +569,11 @@ static void suppressed_runs_are_recoverable(void)
             else run = 0;
         }
         CHECK(longest <= 255 && longest >= 200, "%s: longest suppressed run %u", policies[p], longest);
-        cap_free(&c);
+        mr_free(&c);
     }
 }
 
-/* ---- 2.6 the checker catches streams that break the policy ----------------------- */
+/* ---- 2.2 the checker catches streams that break the policy ----------------------- */
 
 static ptc_violation check_seq(const char *policy, const char *seq)
 {
@@ -719,7 +670,7 @@ static void checker_catches_mutated_model_streams(void)
         if (!drop && extra.u.mtc.ctc == items[i + 1].pkt.u.mtc.ctc) continue; /* no skipped period to fill */
         /* Dropping the MTC before a 256-period gap (equal payloads) leaves a
            stream that is valid modulo 256: no payload-only check can see it
-           (SPEC 2.5), so it is not a mutation the checker must catch. */
+           (SPEC 2.2), so it is not a mutation the checker must catch. */
         if (drop && items[i].pkt.u.mtc.ctc == items[i + 1].pkt.u.mtc.ctc) continue;
         mutations++;
         ptc_checker_init(&chk, &cfg.policy);
@@ -732,10 +683,10 @@ static void checker_catches_mutated_model_streams(void)
     }
     CHECK(mutations > 50 && caught == mutations, "%zu of %zu mutations caught", caught, mutations);
     free(items);
-    cap_free(&c);
+    mr_free(&c);
 }
 
-/* ---- 2.1 configuration checks ------------------------------------------------- */
+/* ---- 5.1 configuration checks ------------------------------------------------- */
 
 static void bad_configurations_are_named(void)
 {
@@ -779,7 +730,7 @@ static void bad_configurations_are_named(void)
     }
 }
 
-/* ---- 2.4 sleep ------------------------------------------------------------------ */
+/* ---- 5.2 sleep ------------------------------------------------------------------ */
 
 static void sleep_stops_the_core_clock(void)
 {
@@ -805,7 +756,7 @@ static void sleep_stops_the_core_clock(void)
               (unsigned long long)tsc->cycle, (unsigned long long)tsc->art);
         CHECK(cyc->pkt.u.cyc.cycles == 3000 && cyc < tsc, "the wake CYC carries the cycles before the sleep");
     }
-    cap_free(&c);
+    mr_free(&c);
 }
 
 int main(void)

@@ -471,7 +471,7 @@ static void navigation_over_a_snapshot(void)
     nav_run_free(&r);
 }
 
-/* ---- 4.6 triggers ---------------------------------------------------------------- */
+/* ---- 5.7 triggers ---------------------------------------------------------------- */
 
 typedef struct trig_run {
     mr_trace tr;
@@ -598,7 +598,7 @@ static void trace_stop_after_the_delay(void)
     mr_free(&r.tr);
 }
 
-/* ---- 4.7 event counters and PEBS via PT ---------------------------------------- */
+/* ---- 5.8 event counters and PEBS via PT ---------------------------------------- */
 
 #define K_USER   UINT64_C(0x401000)
 #define K_KERNEL UINT64_C(0xffffffff81000000)

@@ -90,17 +90,37 @@ static void status_names_are_distinct_and_readable(void)
     CHECK(strstr(ptc_status_message((ptc_status)-99), "not a ptcodec") != NULL);
 }
 
+/* SPEC.md 1.1's table lists every status of PTC_STATUS_LIST, with its
+   name, and no other; its revision history has this version. */
+static void spec_agrees_with_the_header(void)
+{
+    size_t len = 0, rows = 0;
+    char *spec = (char *)ut_read_file(spec_path, &len), *p, *hist;
+    char want[160];
+    if (!spec) { CHECK(0, "cannot read %s", spec_path); return; }
+#define X(e, v, n, m) \
+    snprintf(want, sizeof want, "| `%s` | `%s` |", #e, n); \
+    CHECK(strstr(spec, want) != NULL, "SPEC.md 1.1 has no row %s", want);
+    PTC_STATUS_LIST(X)
+#undef X
+    for (p = strstr(spec, "| `PTC_"); p; p = strstr(p + 1, "| `PTC_")) rows++;
+    CHECK(rows == (size_t)(-PTC_STATUS_MIN_ + 3), "SPEC.md 1.1 has %zu rows, the header %d codes", rows,
+          -PTC_STATUS_MIN_ + 3);
+    hist = strstr(spec, "## Revision history");
+    snprintf(want, sizeof want, "| %s |", PTCODEC_VERSION_STRING);
+    CHECK(hist && strstr(hist, want), "SPEC.md's revision history has no row for %s", PTCODEC_VERSION_STRING);
+    free(spec);
+}
+
 /* ---- 1.2, 1.3 opcode maps against SPEC.md -------------------------------- */
 
 /* Reads the 16x16 map that follows `marker` in SPEC.md into codes[256]. */
 static int read_spec_map(const char *marker, char codes[256][12])
 {
     size_t len = 0;
-    char *spec = (char *)tl_read_file(spec_path, &len), *p, *line;
+    char *spec = (char *)ut_read_file(spec_path, &len), *p, *line;
     int row = 0;
     if (!spec) return 0;
-    spec = (char *)realloc(spec, len + 1);
-    spec[len] = 0;
     p = strstr(spec, marker);
     if (!p) { free(spec); return 0; }
     line = strchr(p, '\n');
@@ -202,11 +222,13 @@ static void ext_byte_map_matches_spec(void)
         uint8_t buf[16];
         ptc_packet p;
         ptc_status st;
+        int k;
         memset(buf, 0, sizeof buf);
         buf[0] = 0x02;
         buf[1] = (uint8_t)b;
         /* A payload that makes the packet valid, so that only the opcode decides. */
-        if (strcmp(want, "psb") == 0) memcpy(buf, ptc__psb_pattern, 16);
+        if (strcmp(want, "psb") == 0)
+            for (k = 0; k < 16; k += 2) { buf[k] = 0x02; buf[k + 1] = 0x82; }
         if (strcmp(want, "tnt64") == 0) memset(buf + 2, 0xFF, 6);
         if (strcmp(want, "mnt") == 0) buf[2] = 0x88;
         st = ptc_decode_packet(buf, sizeof buf, PTC_BLOCK_NONE, &p);
@@ -509,10 +531,76 @@ static void block_context_rules(void)
     }
 }
 
+/* ---- 1.2-1.4 the packet list's columns ---------------------------------- */
+
+/* The sizes in PTC_PACKET_LIST are exact: every packet of a type the
+   generator makes lies within them, and both ends are reached. */
+static void packet_list_sizes_are_exact(void)
+{
+    pg_rng r = pg_seed(4242);
+    int t, i;
+    for (t = 1; t < PTC_PACKET_TYPE_COUNT; t++) {
+        unsigned lo = 99, hi = 0;
+        for (i = 0; i < 3000; i++) {
+            ptc_packet p;
+            uint8_t out[PTC_MAX_PACKET_SIZE];
+            size_t n = 0;
+            pg_packet(&r, (ptc_packet_type)t, (i & 1) ? PTC_BLOCK_4 : PTC_BLOCK_8, 0, &p);
+            if (t == PTC_CYC && (i & 2)) p.size = (uint8_t)pg_range(&r, 0, 10); /* long encodings too */
+            if (ptc_encode_packet(&p, out, sizeof out, &n) != PTC_OK) continue;
+            if (n < lo) lo = (unsigned)n;
+            if (n > hi) hi = (unsigned)n;
+        }
+        CHECK(lo == ptc_packet_min_size((ptc_packet_type)t) && hi == ptc_packet_max_size((ptc_packet_type)t),
+              "%s: sizes %u..%u made, the list says %u..%u", ptc_packet_type_name((ptc_packet_type)t), lo, hi,
+              ptc_packet_min_size((ptc_packet_type)t), ptc_packet_max_size((ptc_packet_type)t));
+    }
+    CHECK(ptc_packet_min_size(PTC_NONE) == 0 && ptc_packet_max_size((ptc_packet_type)99) == 0);
+}
+
+/* Names go both ways, for both spellings; anything else is PTC_NONE. */
+static void packet_names_round_trip(void)
+{
+    int t;
+    for (t = 1; t < PTC_PACKET_TYPE_COUNT; t++) {
+        ptc_packet_type ty = (ptc_packet_type)t;
+        CHECK(ptc_packet_type_from_name(ptc_packet_type_name(ty)) == ty, "%s", ptc_packet_type_name(ty));
+        CHECK(ptc_packet_type_from_name(ptc_packet_type_dump_name(ty)) == ty, "%s", ptc_packet_type_dump_name(ty));
+    }
+    CHECK(ptc_packet_type_from_name("none") == PTC_NONE && ptc_packet_type_from_name("") == PTC_NONE &&
+          ptc_packet_type_from_name("TIP") == PTC_NONE && ptc_packet_type_from_name(NULL) == PTC_NONE);
+}
+
+/* The classes, restated here from the SDM and the seeds (not from the
+   list), so that a wrong column fails. */
+static void packet_classes_match_the_sdm(void)
+{
+    int t;
+    for (t = 0; t < PTC_PACKET_TYPE_COUNT + 2; t++) {
+        ptc_packet_type ty = (ptc_packet_type)t;
+        int timing = t == PTC_TSC || t == PTC_TMA || t == PTC_MTC || t == PTC_CYC;
+        int ip = t == PTC_TIP || t == PTC_TIP_PGE || t == PTC_TIP_PGD || t == PTC_FUP;
+        int tnt = t == PTC_TNT8 || t == PTC_TNT64;
+        int eligible = t == PTC_TIP || t == PTC_TIP_PGE || t == PTC_TIP_PGD || t == PTC_MODE_EXEC ||
+                       t == PTC_MODE_TSX || t == PTC_PIP || t == PTC_VMCS || t == PTC_OVF || t == PTC_MTC ||
+                       t == PTC_TSC || t == PTC_PTW || t == PTC_EXSTOP || t == PTC_MWAIT;
+        int retires = tnt || t == PTC_TIP || t == PTC_TIP_PGD || t == PTC_FUP;
+        int known = t >= 1 && t < PTC_PACKET_TYPE_COUNT;
+        CHECK(ptc_packet_is_timing(ty) == timing, "%d timing", t);
+        CHECK(ptc_packet_is_ip(ty) == ip, "%d ip", t);
+        CHECK(ptc_packet_is_tnt(ty) == tnt, "%d tnt", t);
+        CHECK(ptc_packet_is_cyc_eligible(ty) == eligible, "%d eligible", t);
+        CHECK(ptc_packet_is_retires(ty) == retires, "%d retires", t);
+        CHECK(ptc_packet_is_dec_state(ty) == (t == PTC_PSB || t == PTC_BBP), "%d dec_state", t);
+        CHECK(ptc_packet_is_ntp(ty) == (known && !timing && t != PTC_PAD), "%d ntp", t);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) spec_path = argv[1];
     RUN(status_names_are_distinct_and_readable);
+    RUN(spec_agrees_with_the_header);
     RUN(first_byte_map_matches_spec);
     RUN(bip_overlay_inside_blocks);
     RUN(ext_byte_map_matches_spec);
@@ -523,5 +611,8 @@ int main(int argc, char **argv)
     RUN(accepted_bytes_reencode_exactly);
     RUN(encoder_refuses_what_it_cannot_encode);
     RUN(block_context_rules);
+    RUN(packet_list_sizes_are_exact);
+    RUN(packet_names_round_trip);
+    RUN(packet_classes_match_the_sdm);
     TL_EXIT();
 }

@@ -48,7 +48,7 @@ static void check_trace(const void *arg)
     size_t errors = 0;
 
     snprintf(path, sizeof path, "%s/%s.pt", traces, name);
-    pt = tl_read_file(path, &len);
+    pt = ut_read_file(path, &len);
     CHECK(pt != NULL, "cannot read %s", path);
     if (!pt) return;
     ptc_decoder_init_buffer(&dec, 0, pt, len);

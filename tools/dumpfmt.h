@@ -8,16 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define DF_FN static __attribute__((unused))
-#else
-#define DF_FN static
-#endif
+#include "util.h"
 
 /* A bounded string builder: output past cap is dropped, never overrun. */
 typedef struct df_buf { char *s; size_t cap, len; } df_buf;
 
-DF_FN void df_printf(df_buf *b, const char *fmt, ...)
+UT_FN void df_printf(df_buf *b, const char *fmt, ...)
 {
     va_list ap;
     int n;
@@ -30,22 +26,22 @@ DF_FN void df_printf(df_buf *b, const char *fmt, ...)
 
 typedef unsigned long long df_u64;
 
-DF_FN const char *df_cfe_name(unsigned t)
+UT_FN const char *df_cfe_name(unsigned t)
 {
     static const char *names[] = { "", "intr", "iret", "smi", "rsm", "sipi", "init", "vmentry",
                                    "vmexit", "vmexit_intr", "shutdown", "", "uintr", "uiret" };
     return t < sizeof names / sizeof names[0] && names[t][0] ? names[t] : "unknown";
 }
 
-DF_FN int df_cfe_has_vector(unsigned t) { return t == 1 || t == 5 || t == 9 || t == 12; }
+UT_FN int df_cfe_has_vector(unsigned t) { return t == 1 || t == 5 || t == 9 || t == 12; }
 
-DF_FN const char *df_evd_name(unsigned t)
+UT_FN const char *df_evd_name(unsigned t)
 {
     return t == 0 ? "pfa" : t == 1 ? "vmxq" : t == 2 ? "vmxr" : "unknown";
 }
 
 /* The IP as libipt's ptdump shows it: '?' for digits taken from the last IP. */
-DF_FN void df_ip_text(df_buf *b, const ptc_packet *p)
+UT_FN void df_ip_text(df_buf *b, const ptc_packet *p)
 {
     uint64_t v = p->u.ip.payload;
     switch (p->u.ip.ipc) {
@@ -62,7 +58,7 @@ DF_FN void df_ip_text(df_buf *b, const ptc_packet *p)
 }
 
 /* Comma-separated flags: adds ", " between words. */
-DF_FN void df_flag(df_buf *b, int *first, int on, const char *word)
+UT_FN void df_flag(df_buf *b, int *first, int on, const char *word)
 {
     if (!on) return;
     df_printf(b, "%s%s", *first ? "" : ", ", word);
@@ -70,7 +66,7 @@ DF_FN void df_flag(df_buf *b, int *first, int on, const char *word)
 }
 
 /* One text line (without newline) for an item. */
-DF_FN void df_text(df_buf *b, const ptc_item *it)
+UT_FN void df_text(df_buf *b, const ptc_item *it)
 {
     const ptc_packet *p = &it->pkt;
     size_t payload_at;
@@ -154,12 +150,12 @@ DF_FN void df_text(df_buf *b, const ptc_item *it)
     while (b->len > 0 && b->s[b->len - 1] == ' ') b->s[--b->len] = 0;
 }
 
-DF_FN void df_json_bool(df_buf *b, const char *k, unsigned v) { df_printf(b, ",\"%s\":%s", k, v ? "true" : "false"); }
-DF_FN void df_json_int(df_buf *b, const char *k, df_u64 v) { df_printf(b, ",\"%s\":%llu", k, v); }
-DF_FN void df_json_hex(df_buf *b, const char *k, df_u64 v) { df_printf(b, ",\"%s\":\"0x%llx\"", k, v); }
+UT_FN void df_json_bool(df_buf *b, const char *k, unsigned v) { df_printf(b, ",\"%s\":%s", k, v ? "true" : "false"); }
+UT_FN void df_json_int(df_buf *b, const char *k, df_u64 v) { df_printf(b, ",\"%s\":%llu", k, v); }
+UT_FN void df_json_hex(df_buf *b, const char *k, df_u64 v) { df_printf(b, ",\"%s\":\"0x%llx\"", k, v); }
 
 /* One JSON object (without newline) for an item. */
-DF_FN void df_json(df_buf *b, const ptc_item *it)
+UT_FN void df_json(df_buf *b, const ptc_item *it)
 {
     const ptc_packet *p = &it->pkt;
     unsigned rsv = 0;
@@ -259,7 +255,7 @@ DF_FN void df_json(df_buf *b, const ptc_item *it)
 
 /* ptdump --time (SPEC.md 3.9): the time of an item, appended to its line.
    The text column starts at a fixed position so times line up. */
-DF_FN void df_time_text(df_buf *b, const ptc_timed_item *t)
+UT_FN void df_time_text(df_buf *b, const ptc_timed_item *t)
 {
     if (!t->have_time) return;
     while (b->len < 52 && b->len + 1 < b->cap) b->s[b->len++] = ' ';
@@ -271,7 +267,7 @@ DF_FN void df_time_text(df_buf *b, const ptc_timed_item *t)
     if (t->conflict) df_printf(b, " conflict");
 }
 
-DF_FN void df_time_json(df_buf *b, const ptc_timed_item *t)
+UT_FN void df_time_json(df_buf *b, const ptc_timed_item *t)
 {
     if (!t->have_time || b->len == 0 || b->s[b->len - 1] != '}') return;
     b->s[--b->len] = 0; /* reopen the object */

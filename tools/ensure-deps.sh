@@ -2,7 +2,8 @@
 # Makes sure the Debian packages that `make check` needs are installed. As
 # root it installs what is missing with apt-get and says what; otherwise it
 # lists what is missing, and the tests that need it skip with a reason.
-want="gcc g++ make gzip clang libclang-rt-14-dev llvm libipt-dev afl++ zip unzip"
+want="gcc g++ make gzip clang libclang-rt-14-dev llvm libipt-dev afl++ zip unzip cmake pkg-config man-db groff-base
+      gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine wine64"
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "ensure-deps: not a Debian system; not checking packages ($want)"
   exit 0

@@ -1,6 +1,6 @@
 /* modelcfg.h - the model's configuration as text: one table of key names,
    used by ptsim's --set, by scenario files, by the out.pt.json that ptsim
-   writes and by ptdump --config that reads it (SPEC.md 2.8). Include after
+   writes and by ptdump --config that reads it (SPEC.md 5.6). Include after
    ptcodec.h. */
 #ifndef PTCODEC_MODELCFG_H
 #define PTCODEC_MODELCFG_H
@@ -10,11 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define MC_FN static __attribute__((unused))
-#else
-#define MC_FN static
-#endif
+#include "util.h"
 
 /* X(key, field, max value) for the plain integer fields */
 #define MC_FIELDS(X) \
@@ -50,7 +46,7 @@
     X("stop_delay", stop_delay, UINT64_MAX)
 
 /* The next token of *cursor up to one of delims (plain C99: no strtok_r). */
-MC_FN char *mc_token(char **cursor, const char *delims)
+UT_FN char *mc_token(char **cursor, const char *delims)
 {
     char *start = *cursor + strspn(*cursor, delims), *end;
     if (!*start) { *cursor = start; return NULL; }
@@ -60,25 +56,24 @@ MC_FN char *mc_token(char **cursor, const char *delims)
     return start;
 }
 
-/* Parses a number (decimal or 0x hex); 0 on junk. */
-MC_FN int mc_number(const char *s, uint64_t *v)
+/* A number (decimal or 0x hex) that ends at the end of s or at a ',' or
+   ' ' (the separators of the lists it comes from); 0 on anything else,
+   overflow included. */
+UT_FN int mc_number(const char *s, uint64_t *v)
 {
-    char *end;
-    if (!s || !*s) return 0;
-    *v = strtoull(s, &end, 0);
-    return *end == 0 || *end == ',' || *end == ' ';
+    return s && ut_parse_u64_n(s, strcspn(s, ", "), UINT64_MAX, v);
 }
 
 /* Sets one configuration key. Returns 0 and says why in err when the key or
    value is wrong. "filter" takes LO-HI and adds a range. */
-MC_FN int mc_set(ptc_model_config *c, const char *key, const char *val, char *err, size_t errlen)
+UT_FN int mc_set(ptc_model_config *c, const char *key, const char *val, char *err, size_t errlen)
 {
     uint64_t v;
     if (strcmp(key, "filter") == 0) {
         const char *dash = strchr(val, '-');
-        char *end;
-        uint64_t lo = strtoull(val, &end, 0), hi;
-        if (!dash || end != dash || !mc_number(dash + 1, &hi) || c->nfilters >= 4) {
+        uint64_t lo = 0, hi = 0;
+        if (!dash || !ut_parse_u64_n(val, (size_t)(dash - val), UINT64_MAX, &lo) || !mc_number(dash + 1, &hi) ||
+            c->nfilters >= 4) {
             snprintf(err, errlen, "filter wants LO-HI (at most 4 ranges), got '%s'", val);
             return 0;
         }
@@ -105,7 +100,7 @@ MC_FN int mc_set(ptc_model_config *c, const char *key, const char *val, char *er
 }
 
 /* Applies "k=v,k=v,..." (or space separated). */
-MC_FN int mc_set_list(ptc_model_config *c, const char *list, char *err, size_t errlen)
+UT_FN int mc_set_list(ptc_model_config *c, const char *list, char *err, size_t errlen)
 {
     char buf[1024], *p, *cur = buf;
     snprintf(buf, sizeof buf, "%s", list);
@@ -122,15 +117,15 @@ MC_FN int mc_set_list(ptc_model_config *c, const char *list, char *err, size_t e
 static const char *const mc_event_names[] = { "", "branch", "jump", "indirect", "interrupt", "ptwrite", "cr3",
                                               "mode", "sleep", "ratio", "privilege" };
 
-MC_FN const char *mc_event_name(int kind)
+UT_FN const char *mc_event_name(int kind)
 {
     return kind > 0 && (size_t)kind < sizeof mc_event_names / sizeof mc_event_names[0] ? mc_event_names[kind] : "event";
 }
 
-/* A counter (SPEC 4.7): "EVENT[,key=value...]" with keys outcome (1 taken,
+/* A counter (SPEC 5.8): "EVENT[,key=value...]" with keys outcome (1 taken,
    2 not taken, 0 both), threads (a bit mask, 0 every thread), usr, os
    (default 1 and 1), pebs, start. */
-MC_FN int mc_counter(ptc_counter_config *c, const char *spec, char *err, size_t errlen)
+UT_FN int mc_counter(ptc_counter_config *c, const char *spec, char *err, size_t errlen)
 {
     char buf[256], *t, *cur = buf;
     size_t k;
@@ -159,7 +154,7 @@ MC_FN int mc_counter(ptc_counter_config *c, const char *spec, char *err, size_t 
 
 /* --policy: "off", "seed" (the seed's default), or key=value pairs on top of
    the seed's default: threshold, resume_value, resume_after, min_burst. */
-MC_FN int mc_policy(ptc_mtc_policy *p, const char *spec, char *err, size_t errlen)
+UT_FN int mc_policy(ptc_mtc_policy *p, const char *spec, char *err, size_t errlen)
 {
     char buf[512], *t, *cur = buf;
     ptc_mtc_policy_default(p);
@@ -180,9 +175,20 @@ MC_FN int mc_policy(ptc_mtc_policy *p, const char *spec, char *err, size_t errle
     return 1;
 }
 
+/* The policy field a configuration file's "policy" object names, or NULL. */
+UT_FN uint8_t *mc_policy_field(ptc_mtc_policy *p, const char *key)
+{
+    if (strcmp(key, "threshold") == 0) return &p->threshold;
+    if (strcmp(key, "resume_on_value") == 0) return &p->resume_on_value;
+    if (strcmp(key, "resume_value") == 0) return &p->resume_value;
+    if (strcmp(key, "resume_after") == 0) return &p->resume_after;
+    if (strcmp(key, "min_burst") == 0) return &p->min_burst;
+    return NULL;
+}
+
 /* MSR_PLATFORM_INFO's max non-turbo ratio for this TSC: tsc_hz / 100 MHz,
    rounded (exact when the TSC is a multiple of 100 MHz). */
-MC_FN unsigned mc_nom_freq(const ptc_model_config *c)
+UT_FN unsigned mc_nom_freq(const ptc_model_config *c)
 {
     uint64_t tsc_x100 = (uint64_t)c->art_hz * c->cpuid_15_ebx / c->cpuid_15_eax;
     unsigned nom = (unsigned)((tsc_x100 + 50000000u) / 100000000u);
@@ -194,7 +200,7 @@ MC_FN unsigned mc_nom_freq(const ptc_model_config *c)
 /* The configuration as one JSON object; ring_written (NULL: none) says the
    trace is a snapshot ring's buffer that this many bytes went into
    (SPEC 4.5). */
-MC_FN void mc_write_json(FILE *f, const ptc_model_config *c, const uint64_t *ring_written)
+UT_FN void mc_write_json(FILE *f, const ptc_model_config *c, const uint64_t *ring_written)
 {
     unsigned i;
     fprintf(f, "{\"mtc_freq\":%u,\"cpuid_0x15_eax\":%u,\"cpuid_0x15_ebx\":%u,\"nom_freq\":%u,",
@@ -216,7 +222,7 @@ MC_FN void mc_write_json(FILE *f, const ptc_model_config *c, const uint64_t *rin
 
 /* Reads a configuration written by mc_write_json (keys in any order;
    unknown keys are ignored so later versions can add some). */
-MC_FN int mc_read_json(const char *text, ptc_model_config *c, char *err, size_t errlen)
+UT_FN int mc_read_json(const char *text, ptc_model_config *c, char *err, size_t errlen)
 {
     const char *p = text;
     ptc_model_config_default(c);
@@ -249,12 +255,14 @@ MC_FN int mc_read_json(const char *text, ptc_model_config *c, char *err, size_t 
         if (!n || n >= sizeof val) continue;
         memcpy(val, p, n);
         val[n] = 0;
-        if (strcmp(key, "threshold") == 0) c->policy.threshold = (uint8_t)atoi(val);
-        else if (strcmp(key, "resume_on_value") == 0) c->policy.resume_on_value = (uint8_t)atoi(val);
-        else if (strcmp(key, "resume_value") == 0) c->policy.resume_value = (uint8_t)atoi(val);
-        else if (strcmp(key, "resume_after") == 0) c->policy.resume_after = (uint8_t)atoi(val);
-        else if (strcmp(key, "min_burst") == 0) c->policy.min_burst = (uint8_t)atoi(val);
-        else if (strcmp(key, "nom_freq") == 0 || strcmp(key, "ring_written") == 0) continue;
+        if (mc_policy_field(&c->policy, key)) {
+            uint64_t v;
+            if (!ut_parse_u64_n(val, n, 255, &v)) {
+                snprintf(err, errlen, "%s is a number from 0 to 255, not %s", key, val);
+                return 0;
+            }
+            *mc_policy_field(&c->policy, key) = (uint8_t)v;
+        } else if (strcmp(key, "nom_freq") == 0 || strcmp(key, "ring_written") == 0) continue;
         else {
             char e2[128];
             if (!mc_set(c, key, val, e2, sizeof e2) && strncmp(e2, "unknown", 7) != 0) {
@@ -269,24 +277,27 @@ MC_FN int mc_read_json(const char *text, ptc_model_config *c, char *err, size_t 
 /* Reads the configuration file at path (what ptsim writes beside a trace);
    *ring_written gets its ring_written, or UINT64_MAX when the trace is not
    a ring (ring_written may be NULL). */
-MC_FN int mc_read_json_file(const char *path, ptc_model_config *c, uint64_t *ring_written, char *err, size_t errlen)
+UT_FN int mc_read_json_file(const char *path, ptc_model_config *c, uint64_t *ring_written, char *err, size_t errlen)
 {
-    char text[4096];
-    FILE *f = fopen(path, "rb");
     size_t n;
-    if (!f) {
+    char *text = (char *)ut_read_file(path, &n);
+    int ok;
+    if (!text) {
         snprintf(err, errlen, "%s", strerror(errno));
         return 0;
     }
-    n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = 0;
     if (ring_written) {
         const char *k = strstr(text, "\"ring_written\":");
         *ring_written = UINT64_MAX;
-        if (k) *ring_written = strtoull(k + 15, NULL, 10);
+        if (k && !ut_parse_u64_n(k + 15, strspn(k + 15, "0123456789"), UINT64_MAX, ring_written)) {
+            snprintf(err, errlen, "ring_written is not a number");
+            free(text);
+            return 0;
+        }
     }
-    return mc_read_json(text, c, err, errlen);
+    ok = mc_read_json(text, c, err, errlen);
+    free(text);
+    return ok;
 }
 
 #endif

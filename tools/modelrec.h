@@ -12,11 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define MR_FN static __attribute__((unused))
-#else
-#define MR_FN static
-#endif
+#include "util.h"
 
 typedef struct mr_trace {
     uint8_t *bytes;
@@ -31,7 +27,7 @@ typedef struct mr_trace {
 } mr_trace;
 
 /* Appends one item of `size` bytes to a growing array. */
-MR_FN void mr_push(void **arr, size_t *n, size_t *cap, const void *item, size_t size)
+UT_FN void mr_push(void **arr, size_t *n, size_t *cap, const void *item, size_t size)
 {
     if (*n == *cap) {
         *cap = *cap * 2 + 1024;
@@ -42,7 +38,7 @@ MR_FN void mr_push(void **arr, size_t *n, size_t *cap, const void *item, size_t 
     (*n)++;
 }
 
-MR_FN void mr_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
+UT_FN void mr_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
 {
     mr_trace *r = (mr_trace *)user;
     if (r->emitted_only && t->fate != PTC_FATE_EMITTED) return;
@@ -56,20 +52,20 @@ MR_FN void mr_packet(void *user, const uint8_t *bytes, size_t len, const ptc_tru
     mr_push((void **)&r->t, &r->nt, &r->capt, t, sizeof *t);
 }
 
-MR_FN void mr_retire(void *user, const ptc_retire_truth *rt)
+UT_FN void mr_retire(void *user, const ptc_retire_truth *rt)
 {
     mr_trace *r = (mr_trace *)user;
     mr_push((void **)&r->rt, &r->nrt, &r->caprt, rt, sizeof *rt);
 }
 
-MR_FN void mr_event(void *user, const ptc_event_truth *ev)
+UT_FN void mr_event(void *user, const ptc_event_truth *ev)
 {
     mr_trace *r = (mr_trace *)user;
     mr_push((void **)&r->ev, &r->nev, &r->capev, ev, sizeof *ev);
 }
 
 /* An empty recorder and the sink that fills it. */
-MR_FN ptc_model_sink mr_start(mr_trace *r, int emitted_only)
+UT_FN ptc_model_sink mr_start(mr_trace *r, int emitted_only)
 {
     ptc_model_sink s;
     memset(r, 0, sizeof *r);
@@ -81,7 +77,7 @@ MR_FN ptc_model_sink mr_start(mr_trace *r, int emitted_only)
     return s;
 }
 
-MR_FN void mr_free(mr_trace *r)
+UT_FN void mr_free(mr_trace *r)
 {
     free(r->bytes);
     free(r->t);

@@ -4,11 +4,7 @@
 #ifndef PTCODEC_PKTGEN_H
 #define PTCODEC_PKTGEN_H
 
-#if defined(__GNUC__) || defined(__clang__)
-#define PG_FN static __attribute__((unused))
-#else
-#define PG_FN static
-#endif
+#include "util.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -18,7 +14,7 @@
    steers every choice the generator makes. */
 typedef struct pg_rng { uint64_t s; const uint8_t *src; size_t src_len; } pg_rng;
 
-PG_FN pg_rng pg_seed(uint64_t seed)
+UT_FN pg_rng pg_seed(uint64_t seed)
 {
     pg_rng r;
     memset(&r, 0, sizeof r);
@@ -26,7 +22,7 @@ PG_FN pg_rng pg_seed(uint64_t seed)
     return r;
 }
 
-PG_FN pg_rng pg_from_bytes(const uint8_t *src, size_t len)
+UT_FN pg_rng pg_from_bytes(const uint8_t *src, size_t len)
 {
     pg_rng r;
     memset(&r, 0, sizeof r);
@@ -35,7 +31,7 @@ PG_FN pg_rng pg_from_bytes(const uint8_t *src, size_t len)
     return r;
 }
 
-PG_FN uint64_t pg_next(pg_rng *r)
+UT_FN uint64_t pg_next(pg_rng *r)
 {
     uint64_t x;
     if (r->src) {
@@ -53,7 +49,7 @@ PG_FN uint64_t pg_next(pg_rng *r)
 }
 
 /* Uniform in [lo, hi] (hi - lo < 2^64 - 1). */
-PG_FN uint64_t pg_range(pg_rng *r, uint64_t lo, uint64_t hi)
+UT_FN uint64_t pg_range(pg_rng *r, uint64_t lo, uint64_t hi)
 {
     uint64_t span = hi - lo + 1;
     return span ? lo + pg_next(r) % span : pg_next(r);
@@ -61,7 +57,7 @@ PG_FN uint64_t pg_range(pg_rng *r, uint64_t lo, uint64_t hi)
 
 /* A value of `bits` bits, biased towards the edges: 0, 1, max, max-1 and
    powers of two turn up far more often than uniform sampling gives. */
-PG_FN uint64_t pg_bits(pg_rng *r, unsigned bits)
+UT_FN uint64_t pg_bits(pg_rng *r, unsigned bits)
 {
     uint64_t max = bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
     switch (pg_next(r) % 8) {
@@ -81,7 +77,7 @@ PG_FN uint64_t pg_bits(pg_rng *r, unsigned bits)
 
 /* Fills *p with a random valid packet of type t; ctx is the block context
    (a BIP takes its item size from it; outside a block, BIP has 8 bytes). */
-PG_FN void pg_packet(pg_rng *r, ptc_packet_type t, ptc_block_ctx ctx, unsigned flags, ptc_packet *p)
+UT_FN void pg_packet(pg_rng *r, ptc_packet_type t, ptc_block_ctx ctx, unsigned flags, ptc_packet *p)
 {
     int rsv = !(flags & (PG_NO_RESERVED | PG_LIBIPT_205)) && pg_next(r) % 4 == 0;
     memset(p, 0, sizeof *p);
@@ -203,7 +199,7 @@ PG_FN void pg_packet(pg_rng *r, ptc_packet_type t, ptc_block_ctx ctx, unsigned f
 }
 
 /* True for the packet types that Debian's libipt 2.0.5 knows. */
-PG_FN int pg_known_to_libipt205(ptc_packet_type t)
+UT_FN int pg_known_to_libipt205(ptc_packet_type t)
 {
     return t != PTC_CFE && t != PTC_EVD && t != PTC_TRIG && t != PTC_BBP &&
            t != PTC_BIP && t != PTC_BEP && t != PTC_NONE;
@@ -213,7 +209,7 @@ PG_FN int pg_known_to_libipt205(ptc_packet_type t)
 typedef struct pg_mix { unsigned weight[PTC_PACKET_TYPE_COUNT]; } pg_mix;
 
 /* Every type equally likely (BIP only inside blocks). */
-PG_FN void pg_mix_uniform(pg_mix *m, unsigned flags)
+UT_FN void pg_mix_uniform(pg_mix *m, unsigned flags)
 {
     int t;
     memset(m, 0, sizeof *m);
@@ -222,7 +218,7 @@ PG_FN void pg_mix_uniform(pg_mix *m, unsigned flags)
 }
 
 /* Control-flow heavy: what a branchy loop produces. */
-PG_FN void pg_mix_dense(pg_mix *m)
+UT_FN void pg_mix_dense(pg_mix *m)
 {
     memset(m, 0, sizeof *m);
     m->weight[PTC_TNT8] = 60; m->weight[PTC_TNT64] = 6; m->weight[PTC_TIP] = 20;
@@ -232,7 +228,7 @@ PG_FN void pg_mix_dense(pg_mix *m)
 }
 
 /* Timing heavy: straight-line code, mostly MTC and CYC. */
-PG_FN void pg_mix_sparse(pg_mix *m)
+UT_FN void pg_mix_sparse(pg_mix *m)
 {
     memset(m, 0, sizeof *m);
     m->weight[PTC_MTC] = 40; m->weight[PTC_CYC] = 40; m->weight[PTC_PAD] = 5;
@@ -240,7 +236,7 @@ PG_FN void pg_mix_sparse(pg_mix *m)
     m->weight[PTC_TSC] = 1; m->weight[PTC_TMA] = 1;
 }
 
-PG_FN ptc_packet_type pg_pick(pg_rng *r, const pg_mix *m, ptc_block_ctx ctx)
+UT_FN ptc_packet_type pg_pick(pg_rng *r, const pg_mix *m, ptc_block_ctx ctx)
 {
     unsigned total = 0, t, x;
     for (t = 1; t < PTC_PACKET_TYPE_COUNT; t++)
@@ -260,7 +256,7 @@ PG_FN ptc_packet_type pg_pick(pg_rng *r, const pg_mix *m, ptc_block_ctx ctx)
    one at the start). Records each packet in pkts[] (if not NULL, up to
    max_pkts) with its offset in offs[]. Returns the bytes written; *npkts
    gets the number of packets. */
-PG_FN size_t pg_stream(pg_rng *r, const pg_mix *m, unsigned flags, size_t psb_every,
+UT_FN size_t pg_stream(pg_rng *r, const pg_mix *m, unsigned flags, size_t psb_every,
                         uint8_t *out, size_t cap, ptc_packet *pkts, size_t *offs,
                         size_t max_pkts, size_t *npkts)
 {

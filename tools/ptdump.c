@@ -1,5 +1,5 @@
 /* ptdump - print the packets of a raw Intel PT trace (SPEC.md 1.10), with
-   their times (3.9) and policy checks (2.5) when asked. */
+   their times (3.9) and policy checks (2.2) when asked. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "dumpfmt.h"
@@ -18,7 +18,7 @@ static const char usage[] =
     "  --jsonl     one JSON object per line instead of libipt-style text\n"
     "  --time      the time of every packet: a point estimate and an interval\n"
     "              [lo, hi] that holds the true TSC (SPEC.md part 3)\n"
-    "  --check     check MTC suppression against a policy (SPEC.md 2.5) and\n"
+    "  --check     check MTC suppression against a policy (SPEC.md 2.2) and\n"
     "              report each violation; the policy comes from --config or --policy\n"
     "  --config F  the configuration ptsim wrote beside the trace (OUT.pt.json);\n"
     "              with ring_written in it, FILE is a snapshot ring (SPEC 4.5)\n"
@@ -89,23 +89,16 @@ static void take_item(printer *pr, ptc_clock *clk, int timed, const ptc_item *it
    `written` bytes went into; then what the history lost. */
 static int dump_ring(printer *pr, ptc_clock *clk, int timed, FILE *in, uint64_t written)
 {
-    size_t cap = 0, len = 0;
-    uint8_t *buf = NULL;
+    size_t len = 0;
+    uint8_t *buf = ut_read_stream(in, &len);
     ptc_ring_reader rd;
     ptc_item it;
     uint64_t overwritten, from;
-    for (;;) {
-        size_t got;
-        if (len == cap) {
-            uint8_t *nb = (uint8_t *)realloc(buf, cap = cap ? cap * 2 : CHUNK);
-            if (!nb) { free(buf); return 0; }
-            buf = nb;
-        }
-        got = fread(buf + len, 1, cap - len, in);
-        if (!got) break;
-        len += got;
+    if (!buf) {
+        fprintf(stderr, "ptdump: cannot read the ring: %s\n", strerror(errno));
+        return 0;
     }
-    if (ferror(in) || (written > len && len == 0) || (written < len)) {
+    if ((written > len && len == 0) || written < len) {
         fprintf(stderr, "ptdump: the ring holds %llu bytes but its configuration says %llu were written\n",
                 (unsigned long long)len, (unsigned long long)written);
         free(buf);
@@ -129,30 +122,17 @@ static int dump_ring(printer *pr, ptc_clock *clk, int timed, FILE *in, uint64_t 
     return 1;
 }
 
-/* "--name N" with N a number below limit */
-static int number_arg(const char *name, const char *text, unsigned long long limit, unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtoull(text, &end, 0);
-    if (errno || end == text || *end || *out >= limit || text[0] == '-') {
-        fprintf(stderr, "ptdump: %s: not a number below %llu: %s\n", name, limit, text);
-        return 0;
-    }
-    return 1;
-}
-
 int main(int argc, char **argv)
 {
     static unsigned char chunk[CHUNK];
     static char outbuf[1 << 16];
     static printer pr;
     static ptc_clock clk;
-    static const struct { const char *name; unsigned long long limit; } nums[] = {
-        { "--mtc-freq", 16 }, { "--nom-freq", 256 }, { "--cpuid-0x15.eax", 1ull << 32 },
-        { "--cpuid-0x15.ebx", 1ull << 32 }, { "--cyc-bits", 65 }
+    static const struct { const char *name; uint64_t max; } nums[] = {
+        { "--mtc-freq", 15 }, { "--nom-freq", 255 }, { "--cpuid-0x15.eax", 0xFFFFFFFFu },
+        { "--cpuid-0x15.ebx", 0xFFFFFFFFu }, { "--cyc-bits", 64 }
     };
-    unsigned long long numv[5];
+    uint64_t numv[5];
     int numset[5] = { 0, 0, 0, 0, 0 };
     const char *path = NULL, *config = NULL, *policy = NULL;
     unsigned flags = 0;
@@ -163,12 +143,13 @@ int main(int argc, char **argv)
     ptc_model_config cfg;
     ptc_clock_config cc;
 
+    ut_prog = "ptdump";
     for (i = 1; i < argc; i++) {
         size_t k;
         for (k = 0; k < 5 && strcmp(argv[i], nums[k].name) != 0; k++) {}
         if (k < 5) {
             if (i + 1 >= argc) { fprintf(stderr, "ptdump: %s needs a value\n", argv[i]); return 2; }
-            if (!number_arg(nums[k].name, argv[++i], nums[k].limit, &numv[k])) return 2;
+            if (!ut_parse_u64(nums[k].name, argv[++i], nums[k].max, &numv[k])) return 2;
             numset[k] = 1;
         } else if (strcmp(argv[i], "--no-sync") == 0) flags |= PTC_DECODE_NO_SYNC;
         else if (strcmp(argv[i], "--jsonl") == 0) pr.jsonl = 1;

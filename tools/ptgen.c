@@ -13,23 +13,22 @@
 static const char usage[] =
     "usage: ptgen [--mix all|dense|sparse] [--bytes N] [--seed S] [--psb-every N] -o FILE\n"
     "       ptgen --one TYPE -o FILE\n"
+    "       ptgen --list-types\n"
     "Write a synthetic Intel PT stream (FILE - is standard output).\n"
     "  --mix      all: every packet type; dense: branchy code; sparse: mostly MTC/CYC\n"
     "  --bytes    stream size (default 4096)\n"
     "  --seed     random seed (default 1)\n"
     "  --psb-every  a PSB every N bytes (default 4096; 0: only at the start)\n"
     "  --one TYPE a single packet of TYPE (ptdump --jsonl type name) with\n"
-    "             fixed, recognisable field values\n";
+    "             fixed, recognisable field values\n"
+    "  --list-types  every packet type's name, one a line\n";
 
 /* One packet with field values a test can recognise. */
 static int one_packet(const char *name, ptc_packet *p)
 {
-    int t;
     memset(p, 0, sizeof *p);
-    for (t = 1; t < PTC_PACKET_TYPE_COUNT; t++)
-        if (strcmp(name, ptc_packet_type_name((ptc_packet_type)t)) == 0) break;
-    if (t == PTC_PACKET_TYPE_COUNT) return 0;
-    p->type = (ptc_packet_type)t;
+    p->type = ptc_packet_type_from_name(name);
+    if (p->type == PTC_NONE) return 0;
     switch (p->type) {
     case PTC_TNT8: p->u.tnt.count = 5; p->u.tnt.bits = 0x11; break;       /* oldest taken ... newest taken */
     case PTC_TNT64: p->u.tnt.count = 40; p->u.tnt.bits = UINT64_C(0x8000000001); break;
@@ -64,25 +63,31 @@ static int one_packet(const char *name, ptc_packet *p)
 int main(int argc, char **argv)
 {
     const char *out = NULL, *mixname = "all", *one = NULL;
-    size_t bytes = 4096, psb_every = 4096, len = 0;
-    uint64_t seed = 1;
+    size_t len = 0;
+    uint64_t seed = 1, bytes = 4096, psb_every = 4096;
     uint8_t *buf;
     FILE *f;
     int i;
+    ut_prog = "ptgen";
     for (i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0) { fputs(usage, stdout); return 0; }
+        if (strcmp(a, "--list-types") == 0) {
+            int t;
+            for (t = 1; t < PTC_PACKET_TYPE_COUNT; t++) puts(ptc_packet_type_name((ptc_packet_type)t));
+            return 0;
+        }
         if (!v) { fprintf(stderr, "ptgen: %s needs a value\n%s", a, usage); return 2; }
         if (strcmp(a, "-o") == 0) out = v;
         else if (strcmp(a, "--mix") == 0) mixname = v;
         else if (strcmp(a, "--one") == 0) one = v;
-        else if (strcmp(a, "--bytes") == 0) bytes = (size_t)strtoull(v, NULL, 0);
-        else if (strcmp(a, "--seed") == 0) seed = strtoull(v, NULL, 0);
-        else if (strcmp(a, "--psb-every") == 0) psb_every = (size_t)strtoull(v, NULL, 0);
+        else if (strcmp(a, "--bytes") == 0) { if (!ut_parse_u64(a, v, UINT64_C(1) << 32, &bytes)) return 2; }
+        else if (strcmp(a, "--seed") == 0) { if (!ut_parse_u64(a, v, UINT64_MAX, &seed)) return 2; }
+        else if (strcmp(a, "--psb-every") == 0) { if (!ut_parse_u64(a, v, UINT64_C(1) << 32, &psb_every)) return 2; }
         else { fprintf(stderr, "ptgen: unknown option %s\n%s", a, usage); return 2; }
     }
     if (!out) { fprintf(stderr, "ptgen: no -o FILE\n%s", usage); return 2; }
-    buf = (uint8_t *)malloc(bytes + PTC_MAX_PACKET_SIZE);
+    buf = (uint8_t *)malloc((size_t)bytes + PTC_MAX_PACKET_SIZE);
     if (!buf) { fprintf(stderr, "ptgen: out of memory\n"); return 2; }
     if (one) {
         ptc_packet p;
@@ -95,7 +100,7 @@ int main(int argc, char **argv)
         else if (strcmp(mixname, "sparse") == 0) pg_mix_sparse(&mix);
         else if (strcmp(mixname, "all") == 0) pg_mix_uniform(&mix, 0);
         else { fprintf(stderr, "ptgen: unknown mix %s\n", mixname); return 2; }
-        len = pg_stream(&r, &mix, 0, psb_every, buf, bytes, NULL, NULL, 0, NULL);
+        len = pg_stream(&r, &mix, 0, (size_t)psb_every, buf, (size_t)bytes, NULL, NULL, 0, NULL);
     }
     f = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
     if (!f || fwrite(buf, 1, len, f) != len || (f != stdout && fclose(f) != 0)) {

@@ -31,20 +31,6 @@ static const char usage[] =
     "  --pebs N    the instruction of the N-th PEBS-via-PT record (0 = the first):\n"
     "              the retirement its FUP carries, with the record's IP and TSC\n";
 
-static int number(const char *opt, const char *s, uint64_t *v)
-{
-    char *end;
-    unsigned long long x;
-    errno = 0;
-    x = strtoull(s, &end, 0);
-    if (errno || end == s || *end || *s == '-') {
-        fprintf(stderr, "ptnav: %s wants a number, not '%s'\n", opt, s);
-        return 0;
-    }
-    *v = (uint64_t)x;
-    return 1;
-}
-
 static void bound(const char *key, uint64_t v)
 {
     if (v == UINT64_MAX) printf(",\"%s\":null", key);
@@ -73,7 +59,7 @@ static void print_hit(const ptc_nav_hit *h, int with_range, const uint64_t *pebs
     printf("}\n");
 }
 
-/* The N-th PEBS record (SPEC 4.7) of the ring: the offset of the FUP after
+/* The N-th PEBS record (SPEC 5.8) of the ring: the offset of the FUP after
    its BEP, and its IP and TSC items. 0 when there are fewer. */
 static int find_pebs(const uint8_t *buf, size_t cap, uint64_t written, uint64_t n, uint64_t *fup_off, uint64_t *ip,
                      uint64_t *tsc)
@@ -97,31 +83,6 @@ static int find_pebs(const uint8_t *buf, size_t cap, uint64_t written, uint64_t 
     return 0;
 }
 
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf = NULL;
-    size_t cap = 0;
-    *len = 0;
-    if (!f) return NULL;
-    for (;;) {
-        size_t got;
-        if (*len == cap) {
-            uint8_t *nb;
-            cap = cap ? cap * 2 : 1 << 16;
-            nb = (uint8_t *)realloc(buf, cap);
-            if (!nb) { free(buf); fclose(f); return NULL; }
-            buf = nb;
-        }
-        got = fread(buf + *len, 1, cap - *len, f);
-        if (!got) break;
-        *len += got;
-    }
-    if (ferror(f)) { free(buf); buf = NULL; }
-    fclose(f);
-    return buf;
-}
-
 int main(int argc, char **argv)
 {
     static ptc_clock clk;
@@ -138,6 +99,7 @@ int main(int argc, char **argv)
     char err[200];
     int i;
 
+    ut_prog = "ptnav";
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { fputs(usage, stdout); return 0; }
@@ -148,11 +110,11 @@ int main(int argc, char **argv)
                        strcmp(a, "--from-end") == 0 || strcmp(a, "--pebs") == 0) {
                 if (query) { fprintf(stderr, "ptnav: one of --cycle, --tsc, --retire, --from-end, --pebs\n"); return 2; }
                 query = a;
-                if (!number(a, argv[++i], &value)) return 2;
+                if (!ut_parse_u64(a, argv[++i], UINT64_MAX, &value)) return 2;
             } else if (strcmp(a, "--skid") == 0) {
-                if (!number(a, argv[++i], &skid)) return 2;
+                if (!ut_parse_u64(a, argv[++i], UINT64_MAX, &skid)) return 2;
             } else if (strcmp(a, "--back") == 0) {
-                if (!number(a, argv[++i], &back)) return 2;
+                if (!ut_parse_u64(a, argv[++i], UINT64_MAX, &back)) return 2;
             } else {
                 fprintf(stderr, "ptnav: unknown option %s\n%s", a, usage);
                 return 2;
@@ -176,7 +138,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ptnav: --cycle needs a trace with CYC packets (cyc_en); use --tsc\n");
         return 2;
     }
-    buf = read_file(path, &len);
+    buf = ut_read_file(path, &len);
     if (!buf) {
         fprintf(stderr, "ptnav: cannot read %s: %s\n", path, strerror(errno));
         return 2;

@@ -1,6 +1,6 @@
 /* ptsim - run ptcodec's hardware model on a workload: the trace a real
    Intel PT unit would write, with the true time of every packet
-   (SPEC.md 2.8). */
+   (SPEC.md 5.6). */
 #define _POSIX_C_SOURCE 200809L
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
@@ -21,7 +21,7 @@ static const char usage[] =
     "configuration a decoder needs to OUT.pt.json.\n"
     "\n"
     "  --workload  dense, sparse, filtered, ptwrite, idle, dvfs, mixed (default dense)\n"
-    "  --scenario  a scenario file instead (SPEC.md 2.6); '-' reads standard input\n"
+    "  --scenario  a scenario file instead (SPEC.md 5.4); '-' reads standard input\n"
     "  --cycles    core cycles to run a workload (default 10000000)\n"
     "  --seed      random seed of the workload (default 1)\n"
     "  --policy    MTC suppression: off, seed (threshold 2, resume after 255\n"
@@ -45,7 +45,7 @@ static const char usage[] =
     "              decodable. OUT.pt.json gets ring_written, which ptdump and\n"
     "              ptnav use to read the ring\n"
     "  --counter EVENT[,outcome=N,threads=MASK,usr=0|1,os=0|1,pebs=0|1,start=N]\n"
-    "              an event counter (up to 4; SPEC 4.7); pebs=1 writes a PEBS\n"
+    "              an event counter (up to 4; SPEC 5.8); pebs=1 writes a PEBS\n"
     "              record into the trace at each overflow\n"
     "  --threads N the core's hardware threads (1..8): thread T runs the workload\n"
     "              with seed S+T into OUT.pt.tT; the counters are shared\n";
@@ -131,28 +131,6 @@ static void on_retire(void *user, const ptc_retire_truth *r)
         fprintf(o->truth, "{\"retire\":%llu,\"cycle\":%llu,\"off\":%llu,\"tsc\":%llu}\n",
                 (unsigned long long)r->index, (unsigned long long)r->cycle, (unsigned long long)r->offset,
                 (unsigned long long)r->time.tsc);
-}
-
-static char *read_all(const char *path)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    if (!f) return NULL;
-    for (;;) {
-        size_t got;
-        if (n + 1 >= cap) {
-            cap = cap ? cap * 2 : 4096;
-            buf = (char *)realloc(buf, cap);
-            if (!buf) return NULL;
-        }
-        got = fread(buf + n, 1, cap - n - 1, f);
-        if (!got) break;
-        n += got;
-    }
-    if (f != stdin) fclose(f);
-    buf[n] = 0;
-    return buf;
 }
 
 typedef struct sim_args {
@@ -325,6 +303,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     a.counters = &counters;
     a.cycles = 10000000;
     a.seed = 1;
+    ut_prog = "ptsim";
     for (i = 1; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(k, "--help") == 0 || strcmp(k, "-h") == 0) { fputs(usage, stdout); return 0; }
@@ -336,8 +315,8 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
             a.workload = wl_find(v);
             if (a.workload < 0) { fprintf(stderr, "ptsim: unknown workload %s\n", v); return 2; }
         } else if (strcmp(k, "--scenario") == 0) scenario = v;
-        else if (strcmp(k, "--cycles") == 0 && mc_number(v, &a.cycles)) continue;
-        else if (strcmp(k, "--seed") == 0 && mc_number(v, &a.seed)) continue;
+        else if (strcmp(k, "--cycles") == 0) { if (!ut_parse_u64(k, v, UINT64_MAX, &a.cycles)) return 2; }
+        else if (strcmp(k, "--seed") == 0) { if (!ut_parse_u64(k, v, UINT64_MAX, &a.seed)) return 2; }
         else if (strcmp(k, "--policy") == 0) policy = v;
         else if (strcmp(k, "--set") == 0) setlist = v;
         else if (strcmp(k, "--truth") == 0) truth = v;
@@ -348,9 +327,11 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
             if (a.ncounters == PTC_COUNTERS_MAX) { fprintf(stderr, "ptsim: at most %d counters\n", PTC_COUNTERS_MAX); return 2; }
             if (!mc_counter(&a.counter[a.ncounters], v, err, sizeof err)) { fprintf(stderr, "ptsim: --counter: %s\n", err); return 2; }
             a.ncounters++;
-        } else if (strcmp(k, "--threads") == 0 && mc_number(v, &threads) && threads >= 1 && threads <= 8) continue;
-        else if (strcmp(k, "--history") == 0 && mc_number(v, &history)) continue;
-        else if (strcmp(k, "--after") == 0 && mc_number(v, &after)) continue;
+        } else if (strcmp(k, "--threads") == 0) {
+            if (!ut_parse_u64(k, v, 8, &threads)) return 2;
+            if (threads < 1) { fprintf(stderr, "ptsim: --threads: at least 1\n"); return 2; }
+        } else if (strcmp(k, "--history") == 0) { if (!ut_parse_u64(k, v, UINT64_MAX, &history)) return 2; }
+        else if (strcmp(k, "--after") == 0) { if (!ut_parse_u64(k, v, UINT64_MAX, &after)) return 2; }
         else { fprintf(stderr, "ptsim: bad option %s %s\n%s", k, v, usage); return 2; }
     }
     if (!out) { fprintf(stderr, "ptsim: no -o OUT.pt\n%s", usage); return 2; }
@@ -364,7 +345,8 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     if (!mc_policy(&a.cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptsim: --policy: %s\n", err); return 2; }
     if (setlist && !mc_set_list(&a.cfg, setlist, err, sizeof err)) { fprintf(stderr, "ptsim: --set: %s\n", err); return 2; }
     if (scenario) {
-        *scenario_text = read_all(scenario);
+        size_t scenario_len;
+        *scenario_text = (char *)ut_read_file(scenario, &scenario_len);
         a.scenario_text = *scenario_text;
         if (!a.scenario_text) { fprintf(stderr, "ptsim: cannot read %s\n", scenario); return 2; }
     }
@@ -372,7 +354,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     if (snapshot) {
         /* the ring stops at a packet boundary: up to the TRIG's and one more packet's size past `after` */
         if (strcmp(snapshot, "auto") == 0) ring_size = ptc_snapshot_size(&a.cfg, history, after + 2 * PTC_MAX_PACKET_SIZE);
-        else if (!mc_number(snapshot, &ring_size)) ring_size = 0;
+        else if (!ut_parse_u64("--snapshot", snapshot, UINT64_C(1) << 32, &ring_size)) return 2;
         if (ring_size == 0 || ring_size > (UINT64_C(1) << 32)) {
             fprintf(stderr, "ptsim: --snapshot wants a size of 1 byte to 4 GiB, or auto\n");
             return 2;

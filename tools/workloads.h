@@ -1,5 +1,5 @@
 /* workloads.h - what drives the hardware model: built-in workloads and a
-   small scenario language (SPEC.md 2.6, 2.7). Used by ptsim, the tests and the
+   small scenario language (SPEC.md 5.4, 5.5). Used by ptsim, the tests and the
    fuzz targets. Include after ptcodec.h and pktgen.h (for the random
    source) and modelcfg.h. */
 #ifndef PTCODEC_WORKLOADS_H
@@ -8,11 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define WL_FN static __attribute__((unused))
-#else
-#define WL_FN static
-#endif
+#include "util.h"
 
 static const char *const wl_names[] = { "dense", "sparse", "filtered", "ptwrite", "idle", "dvfs", "mixed" };
 #define WL_COUNT 7
@@ -27,7 +23,7 @@ static const char *const wl_names[] = { "dense", "sparse", "filtered", "ptwrite"
    the model's exact clock never needs a large denominator. */
 static const uint8_t wl_ratios[] = { 12, 16, 20, 24, 30, 36, 40 };
 
-WL_FN int wl_find(const char *name)
+UT_FN int wl_find(const char *name)
 {
     int i;
     for (i = 0; i < WL_COUNT; i++) if (strcmp(name, wl_names[i]) == 0) return i;
@@ -35,7 +31,7 @@ WL_FN int wl_find(const char *name)
 }
 
 /* The settings a workload needs (applied before the user's own). */
-WL_FN void wl_configure(int w, ptc_model_config *c)
+UT_FN void wl_configure(int w, ptc_model_config *c)
 {
     switch (w) {
     case 2: /* filtered: trace only the rarely called function */
@@ -61,7 +57,7 @@ typedef struct wl_run {
 
 static int wl_more(wl_run *w) { return w->m->cycle < w->end; }
 
-WL_FN void wl_idle(wl_run *w, uint64_t lo, uint64_t hi)
+UT_FN void wl_idle(wl_run *w, uint64_t lo, uint64_t hi)
 {
     uint64_t n = pg_range(&w->r, lo, hi);
     if (w->m->cycle + n > w->end) n = w->end > w->m->cycle ? w->end - w->m->cycle : 0;
@@ -69,7 +65,7 @@ WL_FN void wl_idle(wl_run *w, uint64_t lo, uint64_t hi)
 }
 
 /* A conditional branch in a loop body at base: taken backwards or falls through. */
-WL_FN void wl_branch(wl_run *w, uint64_t base, unsigned taken_pct)
+UT_FN void wl_branch(wl_run *w, uint64_t base, unsigned taken_pct)
 {
     uint64_t ip = w->ip;
     int taken = (unsigned)pg_range(&w->r, 0, 99) < taken_pct;
@@ -78,7 +74,7 @@ WL_FN void wl_branch(wl_run *w, uint64_t base, unsigned taken_pct)
     w->ip = next;
 }
 
-WL_FN void wl_call_ret(wl_run *w, uint64_t callee, unsigned body)
+UT_FN void wl_call_ret(wl_run *w, uint64_t callee, unsigned body)
 {
     uint64_t ret = w->ip + 5;
     unsigned i;
@@ -92,7 +88,7 @@ WL_FN void wl_call_ret(wl_run *w, uint64_t callee, unsigned body)
     w->ip = ret;
 }
 
-WL_FN void wl_dense_burst(wl_run *w, uint64_t cycles)
+UT_FN void wl_dense_burst(wl_run *w, uint64_t cycles)
 {
     uint64_t stop = w->m->cycle + cycles;
     while (wl_more(w) && w->m->cycle < stop) {
@@ -106,7 +102,7 @@ WL_FN void wl_dense_burst(wl_run *w, uint64_t cycles)
 }
 
 /* Runs workload w for `cycles` core cycles from TraceEn to TraceEn off. */
-WL_FN void wl_run_workload(int wi, ptc_model *m, uint64_t cycles, uint64_t seed)
+UT_FN void wl_run_workload(int wi, ptc_model *m, uint64_t cycles, uint64_t seed)
 {
     wl_run w;
     w.m = m;
@@ -183,7 +179,7 @@ WL_FN void wl_run_workload(int wi, ptc_model *m, uint64_t cycles, uint64_t seed)
 /* Workload wi for `cycles` on a model configured as wi needs, then by
    policy and settings (the text of mc_policy and mc_set_list), writing to
    sink; *cfg gets the configuration. Returns 1, or 0 with err set. */
-WL_FN int wl_run_configured(int wi, const char *policy, const char *settings, uint64_t cycles, uint64_t seed,
+UT_FN int wl_run_configured(int wi, const char *policy, const char *settings, uint64_t cycles, uint64_t seed,
                             const ptc_model_sink *sink, ptc_model_config *cfg, char *err, size_t errlen)
 {
     ptc_model m;
@@ -216,7 +212,7 @@ WL_FN int wl_run_configured(int wi, const char *policy, const char *settings, ui
      ratio IP RATIO
      sleep IP CSTATE ART_TICKS [hlt]
      privilege IP TARGET CPL    a far transfer to CPL 0..3 (SYSCALL, SYSRET)
-     counter EVENT[,key=v...]   an event counter (before start; SPEC 4.7)
+     counter EVENT[,key=v...]   an event counter (before start; SPEC 5.8)
      stop
    The model is set up at the first command that is not set/policy. */
 typedef struct wl_scenario {
@@ -229,7 +225,7 @@ typedef struct wl_scenario {
     char error[200];
 } wl_scenario;
 
-WL_FN int wl_word(char **p, char *out, size_t cap)
+UT_FN int wl_word(char **p, char *out, size_t cap)
 {
     size_t n = 0;
     while (**p == ' ' || **p == '\t') (*p)++;
@@ -243,7 +239,7 @@ WL_FN int wl_word(char **p, char *out, size_t cap)
 
 /* Runs a scenario text on model m (initialised here with the scenario's
    settings over *base and the sink). Returns 1, or 0 with s->error set. */
-WL_FN int wl_run_scenario(const char *text, const ptc_model_config *base, const ptc_model_sink *sink,
+UT_FN int wl_run_scenario(const char *text, const ptc_model_config *base, const ptc_model_sink *sink,
                           ptc_model *m, wl_scenario *s)
 {
     const char *p = text;

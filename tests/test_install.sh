@@ -1,0 +1,77 @@
+#!/bin/sh
+# make install as a user runs it, into a staging directory (DESTDIR), then
+# two programs built against what was installed, the way users build them:
+# one with `pkg-config --cflags ptcodec`, one with CMake's find_package.
+# Then the man pages render and make uninstall leaves nothing behind.
+# usage: tests/test_install.sh WORK_DIR
+cd "$(dirname "$0")/.." || exit 1
+w=$1
+stage=$w/stage
+prefix=/usr/local
+failed=0
+pass() { echo "ok - $1"; }
+fail() { echo "FAIL - $1"; [ -n "${2:-}" ] && printf '  %s\n' "$2"; failed=1; }
+rm -rf "$w"; mkdir -p "$w"
+if make --no-print-directory install DESTDIR="$stage" PREFIX="$prefix" BUILD="$w/build" > "$w/install.log" 2>&1; then
+  missing=""
+  for f in include/ptcodec.h bin/ptdump bin/ptsim bin/ptgen bin/ptnav share/man/man1/ptdump.1 share/man/man1/ptsim.1 \
+           share/man/man1/ptgen.1 share/man/man1/ptnav.1 share/pkgconfig/ptcodec.pc share/cmake/ptcodec/ptcodecConfig.cmake \
+           share/cmake/ptcodec/ptcodecConfigVersion.cmake; do
+    [ -f "$stage$prefix/$f" ] || missing="$missing $f"
+  done
+  [ -z "$missing" ] && pass "install_files" || fail install_files "not installed:$missing"
+  "$stage$prefix/bin/ptsim" --quiet --cycles 100000 -o "$w/t.pt" && "$stage$prefix/bin/ptdump" "$w/t.pt" > /dev/null \
+    && pass install_tools_run || fail install_tools_run "the installed ptsim and ptdump did not run"
+else
+  fail install_files "$(tail -5 "$w/install.log")"
+fi
+
+# pkg-config: PKG_CONFIG_SYSROOT_DIR maps the .pc file's prefix into the stage
+if command -v pkg-config > /dev/null 2>&1; then
+  cflags=$(PKG_CONFIG_PATH="$stage$prefix/share/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$stage" pkg-config --cflags ptcodec)
+  version=$(PKG_CONFIG_PATH="$stage$prefix/share/pkgconfig" pkg-config --modversion ptcodec)
+  want=$(sed -n 's/^#define PTCODEC_VERSION_STRING "\(.*\)"/\1/p' ptcodec.h)
+  if [ "$version" = "$want" ] && cc -std=c99 -Wall -Wextra -Werror -pedantic $cflags tests/install/consumer.c -o "$w/pc-consumer" \
+       > "$w/pc.log" 2>&1 && "$w/pc-consumer" > /dev/null; then
+    pass "install_pkg_config_consumer: $cflags"
+  else
+    fail install_pkg_config_consumer "version '$version' (want $want), cflags '$cflags': $(head -5 "$w/pc.log")"
+  fi
+else
+  echo "skip - install_pkg_config_consumer: pkg-config is not installed"
+fi
+
+# CMake: find_package(ptcodec 0.2) gives ptcodec::ptcodec; a newer minor version is refused
+if command -v cmake > /dev/null 2>&1; then
+  if cmake -S tests/install -B "$w/cmake" -DCMAKE_PREFIX_PATH="$stage$prefix" > "$w/cmake.log" 2>&1 \
+     && cmake --build "$w/cmake" >> "$w/cmake.log" 2>&1 && "$w/cmake/consumer" > /dev/null; then
+    pass install_cmake_consumer
+  else
+    fail install_cmake_consumer "$(tail -8 "$w/cmake.log")"
+  fi
+  mkdir -p "$w/cmake-new"
+  sed 's/find_package(ptcodec 0.2 REQUIRED)/find_package(ptcodec 0.99 REQUIRED)/' tests/install/CMakeLists.txt > "$w/cmake-new/CMakeLists.txt"
+  cp tests/install/consumer.c "$w/cmake-new/"
+  if cmake -S "$w/cmake-new" -B "$w/cmake-new/b" -DCMAKE_PREFIX_PATH="$stage$prefix" > "$w/cmake-new.log" 2>&1; then
+    fail install_cmake_version_check "find_package(ptcodec 0.99) accepted version $(sed -n 's/^#define PTCODEC_VERSION_STRING "\(.*\)"/\1/p' ptcodec.h)"
+  else
+    pass install_cmake_version_check
+  fi
+else
+  echo "skip - install_cmake_consumer: cmake is not installed"
+fi
+
+# the man pages: roff without warnings, and man finds them by name
+bad=""
+for t in ptdump ptsim ptgen ptnav; do
+  groff -man -ww -z "$stage$prefix/share/man/man1/$t.1" > "$w/man.log" 2>&1 && [ ! -s "$w/man.log" ] || bad="$bad $t"
+  if command -v man > /dev/null 2>&1; then
+    MANPATH="$stage$prefix/share/man" man -P cat "$t" 2>/dev/null | grep -q "^NAME" || bad="$bad $t(man)"
+  fi
+done
+[ -z "$bad" ] && pass install_man_pages || fail install_man_pages "do not render:$bad"
+
+make --no-print-directory uninstall DESTDIR="$stage" PREFIX="$prefix" BUILD="$w/build" > "$w/uninstall.log" 2>&1
+left=$(find "$stage" -type f | sed "s|^$stage||")
+[ -z "$left" ] && pass install_uninstall || fail install_uninstall "left behind: $left"
+exit $failed

@@ -1,0 +1,118 @@
+/* util.h - what every tool, test, fuzz driver and benchmark of ptcodec
+   needs from its host, in one place: a helper-function marker, an
+   "unused" macro, a whole-file reader and a strict number parser. It does
+   not need ptcodec.h; the library itself needs none of it. */
+#ifndef PTCODEC_UTIL_H
+#define PTCODEC_UTIL_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A helper defined in a header: each includer uses only some of them. */
+#if defined(__GNUC__) || defined(__clang__)
+#define UT_FN static __attribute__((unused))
+#else
+#define UT_FN static
+#endif
+
+/* A parameter a callback must take but does not need. */
+#define UT_UNUSED(x) ((void)(x))
+
+/* The program's name in messages ("ptdump"); a tool sets it first thing. */
+static const char *ut_prog = "ptcodec";
+
+/* Reads what is left of f into a new buffer with a NUL after its *len
+   bytes, so text can be used as a string. NULL when reading fails or
+   memory runs out (errno says which); nothing leaks either way. The
+   caller frees the buffer; f stays open. */
+UT_FN unsigned char *ut_read_stream(FILE *f, size_t *len)
+{
+    unsigned char *buf = NULL;
+    size_t cap = 0, n = 0;
+    *len = 0;
+    for (;;) {
+        size_t got;
+        if (cap - n < 2) { /* room for more bytes and the NUL */
+            size_t ncap = cap ? cap * 2 : (size_t)1 << 16;
+            unsigned char *nb = ncap > cap ? (unsigned char *)realloc(buf, ncap) : NULL;
+            if (!nb) {
+                free(buf);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+    }
+    if (ferror(f)) {
+        free(buf);
+        if (!errno) errno = EIO;
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+/* The same for the file at `path` ("-": standard input). */
+UT_FN unsigned char *ut_read_file(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    unsigned char *buf;
+    int err;
+    *len = 0;
+    if (!f) return NULL;
+    buf = ut_read_stream(f, len);
+    err = errno;
+    if (f != stdin) fclose(f);
+    errno = err;
+    return buf;
+}
+
+/* Parses the first n characters of `text` as a whole number from 0 to
+   max: decimal, or hex after 0x. Rejects what strtoull lets through: no
+   digits, a sign, white space, any other character, a value that
+   overflows. Returns 1 with *out set, or 0 with *out untouched. */
+UT_FN int ut_parse_u64_n(const char *text, size_t n, uint64_t max, uint64_t *out)
+{
+    unsigned base = 10;
+    uint64_t v = 0;
+    size_t i = 0;
+    if (!text) return 0;
+    if (n > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+        base = 16;
+        i = 2;
+    }
+    if (i == n) return 0;
+    for (; i < n; i++) {
+        unsigned d;
+        char ch = text[i];
+        if (ch >= '0' && ch <= '9') d = (unsigned)(ch - '0');
+        else if (base == 16 && ch >= 'a' && ch <= 'f') d = (unsigned)(ch - 'a' + 10);
+        else if (base == 16 && ch >= 'A' && ch <= 'F') d = (unsigned)(ch - 'A' + 10);
+        else return 0;
+        if (v > (UINT64_MAX - d) / base) return 0;
+        v = v * base + d;
+    }
+    if (v > max) return 0;
+    *out = v;
+    return 1;
+}
+
+/* The same for a whole string, saying what is wrong on standard error,
+   with the option or key it was given for (`what`). */
+UT_FN int ut_parse_u64(const char *what, const char *text, uint64_t max, uint64_t *out)
+{
+    if (text && ut_parse_u64_n(text, strlen(text), max, out)) return 1;
+    fprintf(stderr, "%s: %s: '%s' is not a whole number from 0 to %llu\n", ut_prog, what, text ? text : "",
+            (unsigned long long)max);
+    return 0;
+}
+
+#endif
