@@ -171,6 +171,7 @@ typedef enum ptc_opcode {
     PTC_EXT_IP_BIT_MASK = 0x7F,
     PTC_EXT_PTW        = 0x12, /* bit 7: IP, bits 6:5: PayloadBytes */
     PTC_EXT_PTW_MASK   = 0x1F,
+    PTC_EXT_PTW_8BYTES = 0x20, /* PayloadBytes 01b: an 8-byte payload (00b: 4) */
 
     PTC_MODE_LEAF_EXEC = 0x00, /* MODE's byte 1 bits 7:5 */
     PTC_MODE_LEAF_TSX  = 0x20
@@ -325,6 +326,83 @@ typedef struct ptc_packet {
         struct { uint8_t trbv, ip, icntv, mult, reserved; uint16_t icnt; } trig;
     } u;
 } ptc_packet;
+
+/* The fields of each packet type, as ptc_packet holds them and in the
+   order tools print them (ptdump --jsonl, SPEC 1.10): X(type, member,
+   field, name, form) for pkt.u.member.field. A type with no row has no
+   fields. The form says how a value is shown:
+     PTC_FF_INT, PTC_FF_HEX, PTC_FF_BOOL  a number, in hex, or true/false
+     PTC_FF_RESERVED  reserved bits kept for exact re-encoding: shown only
+                      when not zero
+     PTC_FF_TNT_BITS  branch outcomes, oldest first (the row before gives
+                      their count)
+     PTC_FF_PRESENCE  not shown itself: says whether the next row's field
+                      is in the packet */
+typedef enum ptc_field_form {
+    PTC_FF_INT, PTC_FF_HEX, PTC_FF_BOOL, PTC_FF_RESERVED, PTC_FF_TNT_BITS, PTC_FF_PRESENCE
+} ptc_field_form;
+
+#define PTC__IP_FIELDS(X, t) \
+    X(t, ip, ipc, "ipc", PTC_FF_INT) \
+    X(t, ip, payload, "ip", PTC_FF_HEX)
+#define PTC_PACKET_FIELD_LIST(X) \
+    X(PTC_TNT8,      tnt,       count,      "count",      PTC_FF_INT) \
+    X(PTC_TNT8,      tnt,       bits,       "bits",       PTC_FF_TNT_BITS) \
+    X(PTC_TNT64,     tnt,       count,      "count",      PTC_FF_INT) \
+    X(PTC_TNT64,     tnt,       bits,       "bits",       PTC_FF_TNT_BITS) \
+    PTC__IP_FIELDS(X, PTC_TIP) PTC__IP_FIELDS(X, PTC_TIP_PGE) PTC__IP_FIELDS(X, PTC_TIP_PGD) PTC__IP_FIELDS(X, PTC_FUP) \
+    X(PTC_MODE_EXEC, mode_exec, csl,        "csl",        PTC_FF_BOOL) \
+    X(PTC_MODE_EXEC, mode_exec, csd,        "csd",        PTC_FF_BOOL) \
+    X(PTC_MODE_EXEC, mode_exec, if_flag,    "if",         PTC_FF_BOOL) \
+    X(PTC_MODE_EXEC, mode_exec, reserved,   "reserved",   PTC_FF_RESERVED) \
+    X(PTC_MODE_TSX,  mode_tsx,  intx,       "intx",       PTC_FF_BOOL) \
+    X(PTC_MODE_TSX,  mode_tsx,  abrt,       "abrt",       PTC_FF_BOOL) \
+    X(PTC_MODE_TSX,  mode_tsx,  reserved,   "reserved",   PTC_FF_RESERVED) \
+    X(PTC_PIP,       pip,       cr3,        "cr3",        PTC_FF_HEX) \
+    X(PTC_PIP,       pip,       nr,         "nr",         PTC_FF_BOOL) \
+    X(PTC_VMCS,      vmcs,      base,       "base",       PTC_FF_HEX) \
+    X(PTC_TSC,       tsc,       tsc,        "tsc",        PTC_FF_HEX) \
+    X(PTC_TMA,       tma,       ctc,        "ctc",        PTC_FF_INT) \
+    X(PTC_TMA,       tma,       fc,         "fc",         PTC_FF_INT) \
+    X(PTC_MTC,       mtc,       ctc,        "ctc",        PTC_FF_INT) \
+    X(PTC_CYC,       cyc,       cycles,     "cyc",        PTC_FF_INT) \
+    X(PTC_CBR,       cbr,       ratio,      "ratio",      PTC_FF_INT) \
+    X(PTC_CBR,       cbr,       reserved,   "reserved",   PTC_FF_RESERVED) \
+    X(PTC_MNT,       mnt,       payload,    "payload",    PTC_FF_HEX) \
+    X(PTC_PTW,       ptw,       bytes,      "bytes",      PTC_FF_INT) \
+    X(PTC_PTW,       ptw,       ip,         "ip",         PTC_FF_BOOL) \
+    X(PTC_PTW,       ptw,       payload,    "payload",    PTC_FF_HEX) \
+    X(PTC_EXSTOP,    exstop,    ip,         "ip",         PTC_FF_BOOL) \
+    X(PTC_BEP,       bep,       ip,         "ip",         PTC_FF_BOOL) \
+    X(PTC_MWAIT,     mwait,     hints,      "hints",      PTC_FF_INT) \
+    X(PTC_MWAIT,     mwait,     ext,        "ext",        PTC_FF_INT) \
+    X(PTC_PWRE,      pwre,      state,      "state",      PTC_FF_INT) \
+    X(PTC_PWRE,      pwre,      sub_state,  "sub_state",  PTC_FF_INT) \
+    X(PTC_PWRE,      pwre,      hw,         "hw",         PTC_FF_BOOL) \
+    X(PTC_PWRE,      pwre,      reserved,   "reserved",   PTC_FF_RESERVED) \
+    X(PTC_PWRX,      pwrx,      last,       "last",       PTC_FF_INT) \
+    X(PTC_PWRX,      pwrx,      deepest,    "deepest",    PTC_FF_INT) \
+    X(PTC_PWRX,      pwrx,      wake,       "wake",       PTC_FF_INT) \
+    X(PTC_PWRX,      pwrx,      reserved,   "reserved",   PTC_FF_RESERVED) \
+    X(PTC_CFE,       cfe,       ip,         "ip",         PTC_FF_BOOL) \
+    X(PTC_CFE,       cfe,       cfe_type,   "cfe_type",   PTC_FF_INT) \
+    X(PTC_CFE,       cfe,       vector,     "vector",     PTC_FF_INT) \
+    X(PTC_CFE,       cfe,       reserved,   "reserved",   PTC_FF_RESERVED) \
+    X(PTC_EVD,       evd,       evd_type,   "evd_type",   PTC_FF_INT) \
+    X(PTC_EVD,       evd,       payload,    "payload",    PTC_FF_HEX) \
+    X(PTC_EVD,       evd,       reserved,   "reserved",   PTC_FF_RESERVED) \
+    X(PTC_TRIG,      trig,      trbv,       "trbv",       PTC_FF_INT) \
+    X(PTC_TRIG,      trig,      ip,         "ip",         PTC_FF_BOOL) \
+    X(PTC_TRIG,      trig,      mult,       "mult",       PTC_FF_BOOL) \
+    X(PTC_TRIG,      trig,      icntv,      "icntv",      PTC_FF_PRESENCE) \
+    X(PTC_TRIG,      trig,      icnt,       "icnt",       PTC_FF_INT) \
+    X(PTC_TRIG,      trig,      reserved,   "reserved",   PTC_FF_RESERVED) \
+    X(PTC_BBP,       bbp,       sz,         "sz",         PTC_FF_INT) \
+    X(PTC_BBP,       bbp,       block_type, "block_type", PTC_FF_INT) \
+    X(PTC_BBP,       bbp,       reserved,   "reserved",   PTC_FF_RESERVED) \
+    X(PTC_BIP,       bip,       id,         "id",         PTC_FF_INT) \
+    X(PTC_BIP,       bip,       bytes,      "bytes",      PTC_FF_INT) \
+    X(PTC_BIP,       bip,       value,      "value",      PTC_FF_HEX)
 
 /* PEBS-via-PT block context. A BIP has no opcode of its own: its first byte
    (bits 2:0 = 100b) is only a BIP between a BBP and the end of its block. */
@@ -1435,7 +1513,7 @@ static ptc_status ptc__dec_ext(const uint8_t *buf, size_t len, ptc_packet *pkt)
         pkt->u.pwrx.reserved = (uint32_t)(buf[3] >> 4) | ((uint32_t)ptc__byte_load(buf + 4, 3) << 4);
         return PTC_OK;
     case PTC_PTW: {
-        unsigned n = (b1 & 0x20) ? 8u : 4u;
+        unsigned n = (b1 & PTC_EXT_PTW_8BYTES) ? 8u : 4u;
         if (len < 2 + (size_t)n) return PTC_ERR_TRUNCATED;
         pkt->type = PTC_PTW; pkt->size = (uint8_t)(2 + n);
         pkt->u.ptw.bytes = (uint8_t)n;
@@ -1761,7 +1839,7 @@ static int ptc__enc_packet(const ptc_packet *pkt, uint8_t *out)
         PTC__ENC_NEED((n == 4 || n == 8) && pkt->u.ptw.ip <= 1);
         PTC__ENC_NEED(n == 8 || (pkt->u.ptw.payload >> 32) == 0);
         out[0] = PTC_OP_EXT;
-        out[1] = (uint8_t)(PTC_EXT_PTW | (n == 8 ? 0x20 : 0) | (pkt->u.ptw.ip << 7));
+        out[1] = (uint8_t)(PTC_EXT_PTW | (n == 8 ? PTC_EXT_PTW_8BYTES : 0) | (pkt->u.ptw.ip << 7));
         ptc__byte_store(out + 2, pkt->u.ptw.payload, n);
         return (int)(2 + n);
     }

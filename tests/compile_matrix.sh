@@ -1,6 +1,7 @@
 #!/bin/sh
 # The header the way users drop it in: gcc, clang, g++ and clang++; C99, C11
-# and C++11/17; with and without PTCODEC_STATIC; two translation units
+# and C++11/17; with and without PTCODEC_STATIC, and with PTCDEF set by
+# the user; two translation units
 # linked together; -O2 (some warnings need the optimiser) -Wall -Wextra
 # -Werror -pedantic. One test per combination.
 cd "$(dirname "$0")/.." || exit 1
@@ -13,8 +14,9 @@ for combo in "gcc c99" "gcc c11" "clang c99" "clang c11" "g++ c++11" "g++ c++17"
   if ! command -v "$cc" >/dev/null 2>&1; then echo "skip - compile_${cc}_${std}: $cc not installed"; continue; fi
   lang=""
   case $cc in *++) lang="-x c++";; esac
-  for static in "" "-DPTCODEC_STATIC"; do
-    name="compile_${cc}_${std}${static:+_static}"
+  for static in "" "-DPTCODEC_STATIC" "-DPTCDEF=extern"; do
+    case $static in -DPTCODEC_STATIC) suffix=_static;; -DPTCDEF*) suffix=_ptcdef;; *) suffix="";; esac
+    name="compile_${cc}_${std}${suffix}"
     exe="$out/$(echo "$name" | tr '+' 'p')"
     if $cc $lang -std=$std -O2 -Wall -Wextra -Werror -pedantic $static tests/compile/tu_impl.c tests/compile/tu_use.c \
          -o "$exe" >"$exe.log" 2>&1 && "$exe"; then

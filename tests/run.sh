@@ -38,13 +38,22 @@ while read -r prog; do
   echo "$prog" >> "$log.ran"
 done < "$b/test-programs"
 [ -x "$b/test/clang/test_libipt" ] || echo "skip - test_libipt, time_accuracy_vs_libipt: libipt-dev is not installed" | tee -a "$log"
-# A test that is built but not run would pass unseen: none may exist.
+# A test that is built but not run would pass unseen: none may exist. Nor
+# may a test program's source (tests/test_*.c) that the list leaves out.
 for prog in "$b"/test/*/*; do
   [ -f "$prog" ] && [ -x "$prog" ] || continue
   grep -qxF "$prog" "$log.ran" || echo "FAIL - built_but_not_run: $prog is not in the Makefile's test list" | tee -a "$log"
 done
+for src in tests/test_*.c; do
+  name=$(basename "$src" .c)
+  grep -q "/$name\(_noi128\)\{0,1\}\$" "$log.ran" ||
+    echo "FAIL - never_built: $src is in no list of the Makefile, so make check never runs it" | tee -a "$log"
+done
 run test_cli sh tests/test_cli.sh "$b/san"
 run compile_matrix env BUILD="$b" sh tests/compile_matrix.sh
+run test_sources sh tests/test_sources.sh
+run test_windows sh tests/test_windows.sh "$b/windows"
+run test_install sh tests/test_install.sh "$b/install"
 # Every corpus file through its target, engine-free: gcc with ASan+UBSan,
 # and clang with MSan (every target but the libipt differential one).
 replay() { # build-dir target

@@ -448,11 +448,20 @@ static const char *opt_after(const char *opts, const char *key)
     return p ? p + strlen(key) : NULL;
 }
 
+/* The number after `key` in a vector's options, or `absent` without one. */
+static uint64_t opt_number(const char *opts, const char *key, uint64_t max, uint64_t absent)
+{
+    const char *v = opt_after(opts, key);
+    uint64_t x = absent;
+    if (v) CHECK(ut_parse_u64_n(v, strcspn(v, " \n"), max, &x), "option %s'%.20s' is not a number to %llu", key, v,
+                 (unsigned long long)max);
+    return x;
+}
+
 static void golden_vector_times(const void *arg)
 {
     const char *name = (const char *)arg;
     char path[768], *exp_text, *opts, *line, *save = NULL;
-    const char *v;
     unsigned char *pt;
     size_t pt_len = 0, n = 0, k, compared = 0;
     ptc_clock_config cc;
@@ -470,10 +479,13 @@ static void golden_vector_times(const void *arg)
 
     /* libipt's flags, as ptdump --time takes them */
     ptc_clock_config_default(&cc);
-    if ((v = opt_after(opts, "--mtc-freq "))) cc.mtc_freq = (uint8_t)atoi(v);
-    if ((v = opt_after(opts, "--cpuid-0x15.eax "))) cc.cpuid_15_eax = (uint32_t)atoi(v);
-    if ((v = opt_after(opts, "--cpuid-0x15.ebx "))) cc.cpuid_15_ebx = (uint32_t)atoi(v);
-    if ((v = opt_after(opts, "--nom-freq "))) { cc.nom_num = (uint64_t)atoi(v); cc.nom_den = 1; }
+    cc.mtc_freq = (uint8_t)opt_number(opts, "--mtc-freq ", 15, cc.mtc_freq);
+    cc.cpuid_15_eax = (uint32_t)opt_number(opts, "--cpuid-0x15.eax ", 0xFFFFFFFFu, cc.cpuid_15_eax);
+    cc.cpuid_15_ebx = (uint32_t)opt_number(opts, "--cpuid-0x15.ebx ", 0xFFFFFFFFu, cc.cpuid_15_ebx);
+    if (opt_after(opts, "--nom-freq ")) {
+        cc.nom_num = opt_number(opts, "--nom-freq ", 255, 0);
+        cc.nom_den = 1;
+    }
     CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
     ptc_decoder_init_buffer(&d, 0, pt, pt_len);
     for (;;) {
@@ -499,9 +511,15 @@ static void golden_vector_times(const void *arg)
         if (col && !strcmp(pkt, "tsc")) col = strstr(col + 1, " tsc ");
         if (!col) continue;
         col += 5;
-        if (*col == '+') libipt += strtoull(col + 1, NULL, 16);
-        else if (*col == '-') libipt -= strtoull(col + 1, NULL, 16);
-        else libipt = strtoull(col, NULL, 16);
+        {   /* libipt prints the time in hex, without 0x */
+            const char *digits = *col == '+' || *col == '-' ? col + 1 : col;
+            uint64_t t = 0;
+            CHECK(ut_parse_digits(digits, strspn(digits, "0123456789abcdefABCDEF"), 16, UINT64_MAX, &t),
+                  "%s: time column '%s'", name, col);
+            if (*col == '+') libipt += t;
+            else if (*col == '-') libipt -= t;
+            else libipt = t;
+        }
         if (strcmp(pkt, "tsc") && strcmp(pkt, "tma") && strcmp(pkt, "mtc")) continue;
         for (k = 0; k < n && ti[k].item.offset != off; k++) {}
         CHECK(k < n && ti[k].have_time, "%s: no time at %llx", name, off);

@@ -370,6 +370,7 @@ static void snapshot_keeps_the_history(void)
     nav_run r;
     uint8_t *buf;
     size_t cap, t, tries = 0;
+    uint64_t least = UINT64_MAX; /* the least history kept before a trigger */
     memset(&r, 0, sizeof r);
     if (!nav_run_make(&r, 0, "seed", "cyc_en=1", 2000000, 6)) return;
     cap = (size_t)ptc_snapshot_size(&r.cfg, history, after);
@@ -400,12 +401,18 @@ static void snapshot_keeps_the_history(void)
         ptc_ring_reader_lost(&rd, &overwritten, &from);
         CHECK(overwritten == (end > cap ? end - cap : 0));
         CHECK(from >= overwritten && k > 0);
-        if (t >= history) CHECK(from + history <= t, "trigger at %zu: decoding starts at %llu", t, (unsigned long long)from);
-        else CHECK(from == 0);
+        if (t >= history) {
+            CHECK(from + history <= t, "trigger at %zu: decoding starts at %llu", t, (unsigned long long)from);
+            if (t - from < least) least = t - from;
+        } else {
+            CHECK(from == 0);
+        }
         tries++;
         if (tl_check_failures) break;
     }
     CHECK(tries > 50);
+    printf("  snapshot: %zu trigger points, ring of %zu bytes, at least %llu bytes of history kept (promised %llu)\n",
+           tries, cap, (unsigned long long)least, (unsigned long long)history);
     free(buf);
     nav_run_free(&r);
 }

@@ -596,6 +596,44 @@ static void packet_classes_match_the_sdm(void)
     }
 }
 
+/* SPEC.md 1.4's table of classes names, for each class, exactly the types
+   whose predicate is true. */
+static void spec_classes_match_the_predicates(void)
+{
+    static const struct { const char *name; int (*is)(ptc_packet_type); } classes[] = {
+        { "timing", ptc_packet_is_timing }, { "ip", ptc_packet_is_ip }, { "tnt", ptc_packet_is_tnt },
+        { "cyc_eligible", ptc_packet_is_cyc_eligible }, { "keeps_block", ptc_packet_is_keeps_block },
+        { "dec_state", ptc_packet_is_dec_state }, { "retires", ptc_packet_is_retires }
+    };
+    size_t len = 0, c;
+    char *spec = (char *)ut_read_file(spec_path, &len), *table;
+    if (!spec) { CHECK(0, "cannot read %s", spec_path); return; }
+    table = strstr(spec, "<!-- packet-classes -->");
+    CHECK(table != NULL, "no packet-classes table in %s", spec_path);
+    for (c = 0; table && c < sizeof classes / sizeof classes[0]; c++) {
+        char key[64], *row, *end, *last, *types;
+        int t;
+        snprintf(key, sizeof key, "\n| `%s` |", classes[c].name);
+        row = strstr(table, key);
+        CHECK(row != NULL, "SPEC.md has no row for class %s", classes[c].name);
+        if (!row) continue;
+        end = strchr(row + 1, '\n');
+        if (end) *end = 0;
+        last = strrchr(row, '|'); /* the row ends "| types |": find the last cell */
+        *last = 0;
+        types = strrchr(row, '|');
+        for (t = 1; t < PTC_PACKET_TYPE_COUNT; t++) {
+            char name[32];
+            snprintf(name, sizeof name, "`%s`", ptc_packet_type_name((ptc_packet_type)t));
+            CHECK((strstr(types, name) != NULL) == (classes[c].is((ptc_packet_type)t) != 0),
+                  "class %s: SPEC.md and ptc_packet_is_%s disagree on %s", classes[c].name, classes[c].name, name);
+        }
+        *last = '|';
+        if (end) *end = '\n';
+    }
+    free(spec);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) spec_path = argv[1];
@@ -614,5 +652,6 @@ int main(int argc, char **argv)
     RUN(packet_list_sizes_are_exact);
     RUN(packet_names_round_trip);
     RUN(packet_classes_match_the_sdm);
+    RUN(spec_classes_match_the_predicates);
     TL_EXIT();
 }

@@ -5,9 +5,8 @@
 # pass under wine.
 # usage: tests/test_windows.sh OUT_DIR
 cd "$(dirname "$0")/.." || exit 1
-out=$1
+mkdir -p "$1" && out=$(cd "$1" && pwd) || exit 1 # absolute: wine wants one
 failed=0
-mkdir -p "$out"
 WARN="-O2 -Wall -Wextra -Werror -pedantic"
 # the GCC runtime linked in, so that wine needs no MinGW DLLs
 LINK="-static"

@@ -154,11 +154,34 @@ UT_FN void df_json_bool(df_buf *b, const char *k, unsigned v) { df_printf(b, ",\
 UT_FN void df_json_int(df_buf *b, const char *k, df_u64 v) { df_printf(b, ",\"%s\":%llu", k, v); }
 UT_FN void df_json_hex(df_buf *b, const char *k, df_u64 v) { df_printf(b, ",\"%s\":\"0x%llx\"", k, v); }
 
-/* One JSON object (without newline) for an item. */
+/* One field of a packet, as PTC_PACKET_FIELD_LIST's form says. *skip: the
+   row before was a presence flag that was clear. */
+UT_FN void df_json_field(df_buf *b, const ptc_packet *p, const char *name, ptc_field_form form, uint64_t v,
+                         int *skip)
+{
+    int i;
+    if (*skip) { *skip = 0; return; }
+    switch (form) {
+    case PTC_FF_INT: df_json_int(b, name, v); break;
+    case PTC_FF_HEX: df_json_hex(b, name, v); break;
+    case PTC_FF_BOOL: df_json_bool(b, name, (unsigned)v); break;
+    case PTC_FF_RESERVED: if (v) df_json_int(b, name, v); break;
+    case PTC_FF_PRESENCE: *skip = !v; break;
+    case PTC_FF_TNT_BITS:
+        df_printf(b, ",\"%s\":\"", name);
+        for (i = (int)p->u.tnt.count - 1; i >= 0; i--) df_printf(b, "%c", ((v >> i) & 1) ? '1' : '0');
+        df_printf(b, "\"");
+        break;
+    }
+}
+
+/* One JSON object (without newline) for an item: its offset, size, type
+   and the fields of PTC_PACKET_FIELD_LIST, and for IP packets the IP
+   after decompression when all of it is known. */
 UT_FN void df_json(df_buf *b, const ptc_item *it)
 {
     const ptc_packet *p = &it->pkt;
-    unsigned rsv = 0;
+    int skip = 0;
     if (it->error != PTC_OK) {
         df_printf(b, "{\"off\":%llu,\"error\":\"%s\",\"msg\":\"%s\"}", (df_u64)it->offset,
                   ptc_status_name(it->error), ptc_status_message(it->error));
@@ -166,90 +189,11 @@ UT_FN void df_json(df_buf *b, const ptc_item *it)
     }
     df_printf(b, "{\"off\":%llu,\"size\":%u,\"type\":\"%s\"", (df_u64)it->offset, p->size,
               ptc_packet_type_name(p->type));
-    switch (p->type) {
-    case PTC_TNT8: case PTC_TNT64: {
-        int i;
-        df_json_int(b, "count", p->u.tnt.count);
-        df_printf(b, ",\"bits\":\"");
-        for (i = (int)p->u.tnt.count - 1; i >= 0; i--) df_printf(b, "%c", ((p->u.tnt.bits >> i) & 1) ? '1' : '0');
-        df_printf(b, "\"");
-        break;
-    }
-    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP:
-        df_json_int(b, "ipc", p->u.ip.ipc);
-        df_json_hex(b, "ip", p->u.ip.payload);
-        if (it->ip_known) df_json_hex(b, "full_ip", it->ip);
-        break;
-    case PTC_MODE_EXEC:
-        df_json_bool(b, "csl", p->u.mode_exec.csl);
-        df_json_bool(b, "csd", p->u.mode_exec.csd);
-        df_json_bool(b, "if", p->u.mode_exec.if_flag);
-        rsv = p->u.mode_exec.reserved;
-        break;
-    case PTC_MODE_TSX:
-        df_json_bool(b, "intx", p->u.mode_tsx.intx);
-        df_json_bool(b, "abrt", p->u.mode_tsx.abrt);
-        rsv = p->u.mode_tsx.reserved;
-        break;
-    case PTC_PIP: df_json_hex(b, "cr3", p->u.pip.cr3); df_json_bool(b, "nr", p->u.pip.nr); break;
-    case PTC_VMCS: df_json_hex(b, "base", p->u.vmcs.base); break;
-    case PTC_TSC: df_json_hex(b, "tsc", p->u.tsc.tsc); break;
-    case PTC_TMA: df_json_int(b, "ctc", p->u.tma.ctc); df_json_int(b, "fc", p->u.tma.fc); break;
-    case PTC_MTC: df_json_int(b, "ctc", p->u.mtc.ctc); break;
-    case PTC_CYC: df_json_int(b, "cyc", p->u.cyc.cycles); break;
-    case PTC_CBR: df_json_int(b, "ratio", p->u.cbr.ratio); rsv = p->u.cbr.reserved; break;
-    case PTC_MNT: df_json_hex(b, "payload", p->u.mnt.payload); break;
-    case PTC_PTW:
-        df_json_int(b, "bytes", p->u.ptw.bytes);
-        df_json_bool(b, "ip", p->u.ptw.ip);
-        df_json_hex(b, "payload", p->u.ptw.payload);
-        break;
-    case PTC_EXSTOP: df_json_bool(b, "ip", p->u.exstop.ip); break;
-    case PTC_BEP: df_json_bool(b, "ip", p->u.bep.ip); break;
-    case PTC_MWAIT: df_json_int(b, "hints", p->u.mwait.hints); df_json_int(b, "ext", p->u.mwait.ext); break;
-    case PTC_PWRE:
-        df_json_int(b, "state", p->u.pwre.state);
-        df_json_int(b, "sub_state", p->u.pwre.sub_state);
-        df_json_bool(b, "hw", p->u.pwre.hw);
-        rsv = p->u.pwre.reserved;
-        break;
-    case PTC_PWRX:
-        df_json_int(b, "last", p->u.pwrx.last);
-        df_json_int(b, "deepest", p->u.pwrx.deepest);
-        df_json_int(b, "wake", p->u.pwrx.wake);
-        rsv = p->u.pwrx.reserved;
-        break;
-    case PTC_CFE:
-        df_json_bool(b, "ip", p->u.cfe.ip);
-        df_json_int(b, "cfe_type", p->u.cfe.cfe_type);
-        df_json_int(b, "vector", p->u.cfe.vector);
-        rsv = p->u.cfe.reserved;
-        break;
-    case PTC_EVD:
-        df_json_int(b, "evd_type", p->u.evd.evd_type);
-        df_json_hex(b, "payload", p->u.evd.payload);
-        rsv = p->u.evd.reserved;
-        break;
-    case PTC_TRIG:
-        df_json_int(b, "trbv", p->u.trig.trbv);
-        df_json_bool(b, "ip", p->u.trig.ip);
-        df_json_bool(b, "mult", p->u.trig.mult);
-        if (p->u.trig.icntv) df_json_int(b, "icnt", p->u.trig.icnt);
-        rsv = p->u.trig.reserved;
-        break;
-    case PTC_BBP:
-        df_json_int(b, "sz", p->u.bbp.sz);
-        df_json_int(b, "block_type", p->u.bbp.block_type);
-        rsv = p->u.bbp.reserved;
-        break;
-    case PTC_BIP:
-        df_json_int(b, "id", p->u.bip.id);
-        df_json_int(b, "bytes", p->u.bip.bytes);
-        df_json_hex(b, "value", p->u.bip.value);
-        break;
-    default: break;
-    }
-    if (rsv) df_json_int(b, "reserved", rsv);
+#define DF_X(t, member, field, name, form) \
+    if (p->type == t) df_json_field(b, p, name, form, (uint64_t)p->u.member.field, &skip);
+    PTC_PACKET_FIELD_LIST(DF_X)
+#undef DF_X
+    if (ptc_packet_is_ip(p->type) && it->ip_known) df_json_hex(b, "full_ip", it->ip);
     df_printf(b, "}");
 }
 

@@ -229,7 +229,7 @@ int main(int argc, char **argv)
         if (st == PTC_OK) {
             take_item(&pr, &clk, timed, &it);
         } else if (st == PTC_NEED_INPUT) {
-            size_t n = eof ? 0 : fread(chunk, 1, sizeof chunk, in);
+            size_t n = eof ? 0 : ut_read_chunk(in, chunk, sizeof chunk);
             if (n == 0) {
                 if (ferror(in)) {
                     fprintf(stderr, "ptdump: read error on %s\n", path);

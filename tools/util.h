@@ -60,7 +60,12 @@ UT_FN unsigned char *ut_read_stream(FILE *f, size_t *len)
     return buf;
 }
 
-/* The same for the file at `path` ("-": standard input). */
+/* The next at most cap bytes of f, for a reader that streams its input
+   instead of reading it whole: 0 at its end or on an error (ferror(f)
+   tells which). */
+UT_FN size_t ut_read_chunk(FILE *f, void *buf, size_t cap) { return fread(buf, 1, cap, f); }
+
+/* All of the file at `path` ("-": standard input), as ut_read_stream. */
 UT_FN unsigned char *ut_read_file(const char *path, size_t *len)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
@@ -75,22 +80,16 @@ UT_FN unsigned char *ut_read_file(const char *path, size_t *len)
     return buf;
 }
 
-/* Parses the first n characters of `text` as a whole number from 0 to
-   max: decimal, or hex after 0x. Rejects what strtoull lets through: no
-   digits, a sign, white space, any other character, a value that
-   overflows. Returns 1 with *out set, or 0 with *out untouched. */
-UT_FN int ut_parse_u64_n(const char *text, size_t n, uint64_t max, uint64_t *out)
+/* Parses text[0, n) as digits in `base` (10 or 16) into a number from 0
+   to max. Returns 1 with *out set, or 0 with *out untouched when there
+   are no digits, any other character (a sign, white space, a suffix), or
+   a value that overflows or exceeds max. */
+UT_FN int ut_parse_digits(const char *text, size_t n, unsigned base, uint64_t max, uint64_t *out)
 {
-    unsigned base = 10;
     uint64_t v = 0;
-    size_t i = 0;
-    if (!text) return 0;
-    if (n > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-        base = 16;
-        i = 2;
-    }
-    if (i == n) return 0;
-    for (; i < n; i++) {
+    size_t i;
+    if (!text || n == 0) return 0;
+    for (i = 0; i < n; i++) {
         unsigned d;
         char ch = text[i];
         if (ch >= '0' && ch <= '9') d = (unsigned)(ch - '0');
@@ -103,6 +102,14 @@ UT_FN int ut_parse_u64_n(const char *text, size_t n, uint64_t max, uint64_t *out
     if (v > max) return 0;
     *out = v;
     return 1;
+}
+
+/* A number as users write it: decimal, or hex after 0x. */
+UT_FN int ut_parse_u64_n(const char *text, size_t n, uint64_t max, uint64_t *out)
+{
+    if (text && n > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+        return ut_parse_digits(text + 2, n - 2, 16, max, out);
+    return ut_parse_digits(text, n, 10, max, out);
 }
 
 /* The same for a whole string, saying what is wrong on standard error,

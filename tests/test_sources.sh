@@ -1,0 +1,64 @@
+#!/bin/sh
+# Rules of the sources that a compiler does not check:
+# - no opcode is written as a number in ptcodec.h outside ptc_opcode: the
+#   values are read from the enum itself, and every other line (comments
+#   aside) is searched for them. Values below 0x08 and the masks 0x1F, 0x7F
+#   are also ordinary bit counts and masks, so only the others are sought.
+# - every tool, test and fuzz driver reads files and numbers through
+#   tools/util.h: no fopen-read loop, strtoull or atoi of its own.
+# - ptcodec.h's sections follow the data: no section uses a name that a
+#   later section defines (the interface's types and functions, the
+#   implementation's functions, tables and macros; comments aside).
+cd "$(dirname "$0")/.." || exit 1
+failed=0
+enum=$(sed -n '/^typedef enum ptc_opcode {/,/^} ptc_opcode;/p' ptcodec.h)
+values=$(printf '%s\n' "$enum" | grep -o '= 0x[0-9A-Fa-f][0-9A-Fa-f]' | sed 's/= //' | sort -u |
+         grep -viE '^0x0[0-7]$|^0x1f$|^0x7f$')
+[ -n "$values" ] || { echo "FAIL - opcodes_only_in_enum: no ptc_opcode enum found"; exit 1; }
+pattern=$(printf '%s\n' $values | paste -sd'|')
+# the header outside the enum, with /* */ comments removed
+hits=$(awk '/^typedef enum ptc_opcode \{/ { skip = 1 } !skip { print NR": "$0 } /^\} ptc_opcode;/ { skip = 0 }' ptcodec.h |
+       sed 's|/\*.*\*/||g' | grep -iE "\\b($pattern)\\b")
+if [ -z "$hits" ]; then echo "ok - opcodes_only_in_enum: $(printf '%s\n' $values | wc -l) opcode values, none written outside it"
+else echo "FAIL - opcodes_only_in_enum: opcode values outside ptc_opcode:"; printf '%s\n' "$hits" | head -10 | sed 's/^/  /'; failed=1; fi
+own=$(grep -nE '\b(strtoull|strtoul|strtol|atoi|atol)\(|fread\(' tools/*.c tools/*.h tests/*.c tests/*.h fuzz/*.c fuzz/*.h bench/*.c |
+      grep -v '^tools/util.h:')
+if [ -z "$own" ]; then echo "ok - one_reader_one_parser: only tools/util.h reads files and parses numbers"
+else echo "FAIL - one_reader_one_parser: reading or parsing outside tools/util.h:"; printf '%s\n' "$own" | head -10 | sed 's/^/  /'; failed=1; fi
+# Section order. Pass 1 notes where each name is defined; pass 2 reports a
+# use in an earlier section. Sections are the banners "/* N. ..." of the
+# interface and "/* ---- N. ..." of the implementation, counted in order.
+order=$(awk '
+  function strip(line) { # comments out, keeping a comment that continues
+    out = ""
+    while (line != "") {
+      if (incomment) { e = index(line, "*/"); if (!e) return out; line = substr(line, e + 2); incomment = 0 }
+      else { b = index(line, "/*"); if (!b) return out line; out = out substr(line, 1, b - 1); line = substr(line, b + 2); incomment = 1 }
+    }
+    return out
+  }
+  FNR == 1 { pass++; isec = 0; msec = 0; impl = 0; incomment = 0 }
+  /^#if defined\(PTCODEC_IMPLEMENTATION\)/ { impl = 1 }
+  /^\/\* [0-9][0-9.-]* [A-Z]/ && !impl { isec++ }
+  /^\/\* ---- [0-9]/ { msec++ }
+  {
+    code = strip($0)
+    sec = impl ? 100 + msec : isec
+    if (pass == 1) {
+      if (!impl && match(code, /^typedef (struct|enum) [a-z_0-9]+/)) { n = substr(code, RSTART, RLENGTH); sub(/.* /, "", n); def[n] = sec }
+      if (!impl && match(code, /^} [a-z_0-9]+;/)) { n = substr(code, 3, RLENGTH - 3); def[n] = sec }
+      if (impl && match(code, /^(PTCDEF|static)[^;=(]*[ *](ptc_[a-z_0-9]+|ptc__[a-z_0-9]+)(\(|\[)/)) {
+        n = substr(code, RSTART, RLENGTH - 1); sub(/.*[ *]/, "", n); if (!(n in def)) def[n] = sec
+      }
+      if (impl && match(code, /^#define (PTC__[A-Z_0-9]+)/)) { n = substr(code, 9, RLENGTH - 8); if (!(n in def)) def[n] = sec }
+      next
+    }
+    rest = code
+    while (match(rest, /(ptc_|PTC__)[A-Za-z_0-9]*/)) {
+      n = substr(rest, RSTART, RLENGTH); rest = substr(rest, RSTART + RLENGTH)
+      if ((n in def) && def[n] > sec && (def[n] >= 100) == (sec >= 100)) print FNR ": " n " (section " sec " uses section " def[n] ")"
+    }
+  }' ptcodec.h ptcodec.h)
+if [ -z "$order" ]; then echo "ok - sections_follow_the_data: no section of ptcodec.h uses a later one"
+else echo "FAIL - sections_follow_the_data:"; printf '%s\n' "$order" | head -10 | sed 's/^/  /'; failed=1; fi
+exit $failed
