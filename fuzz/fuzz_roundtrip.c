@@ -8,7 +8,10 @@
                  stream, gives back exactly that list;
    2 raw struct: input bytes fill a ptc_packet; if the encoder accepts it,
                  decoding its bytes gives the same packet (the encoder never
-                 writes what its decoder rejects or reads differently). */
+                 writes what its decoder rejects or reads differently), and
+                 its size is within the packet list's sizes for the type.
+   In every mode the input's first bytes are also looked up as a packet
+   type's name: a type is found only by one of its two names. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_helpers.h"
@@ -101,8 +104,24 @@ static void raw_struct_mode(const uint8_t *d, size_t n)
                                                          : PTC_BLOCK_NONE, &q);
         p.size = (uint8_t)w;
         FZ_ASSERT(st == PTC_OK, "encoded %s does not decode: %s", ptc_packet_type_name(p.type), ptc_status_name(st));
+        FZ_ASSERT(w >= ptc_packet_min_size(p.type) && w <= ptc_packet_max_size(p.type), "%s of %zu bytes",
+                  ptc_packet_type_name(p.type), w);
         FZ_ASSERT(ptc_packet_equal(&p, &q), "encoded %s decodes to a different packet", ptc_packet_type_name(p.type));
     }
+}
+
+/* The input's first bytes, up to a NUL, as a name (SPEC 1.4). */
+static void name_lookup(const uint8_t *d, size_t n)
+{
+    char name[24];
+    size_t k = n < sizeof name - 1 ? n : sizeof name - 1;
+    ptc_packet_type t;
+    memcpy(name, d, k);
+    name[k] = 0;
+    t = ptc_packet_type_from_name(name);
+    FZ_ASSERT(t == PTC_NONE || strcmp(name, ptc_packet_type_name(t)) == 0 ||
+                  strcmp(name, ptc_packet_type_dump_name(t)) == 0,
+              "'%s' found type %s", name, ptc_packet_type_name(t));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -110,6 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_input in;
     unsigned mode;
     if (size > FZ_MAX_INPUT) return 0;
+    name_lookup(data, size);
     in.data = data;
     in.size = size;
     mode = fz_take(&in, 0, 2);

@@ -22,6 +22,16 @@ expect_status cli_no_file 2 "$b/ptdump"
 expect_status cli_unknown_option 2 "$b/ptdump" --bogus x
 expect_status cli_two_files 2 "$b/ptdump" a b
 expect_status cli_missing_file 2 "$b/ptdump" "$tmp/does-not-exist"
+# numbers are strict (tools/util.h): junk, a sign, overflow and out-of-range
+# values are refused with the option named
+for bad in "ptgen --bytes abc" "ptgen --bytes 12x" "ptgen --seed 99999999999999999999" "ptsim --cycles -5" \
+           "ptsim --threads 9" "ptdump --mtc-freq 16" "ptnav --cycle 0x"; do
+  set -- $bad
+  tool=$1 opt=$2 val=$3
+  "$b/$tool" "$opt" "$val" -o "$tmp/num.out" "$tmp/none" > /dev/null 2> "$tmp/num.err"; st=$?
+  if [ $st = 2 ] && grep -q "^$tool: $opt: '$val' is not a whole number" "$tmp/num.err"; then pass "cli_strict_number: $bad"
+  else fail "cli_strict_number: $bad" "exit $st: $(head -c 200 "$tmp/num.err")"; fi
+done
 
 # one packet of every type: exactly one JSON line, that packet
 # (the type names come from the header's packet list, through ptgen)
