@@ -600,13 +600,35 @@ typedef struct ptc_clock_config {
     uint8_t have_policy;         /* policy below is the trace's: without it the clock
                                     assumes only that no 256 MTCs in a row are missing */
     ptc_mtc_policy policy;
+    /* real clocks (SPEC 3.8): how far hardware strays from the SDM's ideal */
+    uint8_t mtc_jitter;          /* an MTC goes out up to this many core cycles after
+                                    its edge (the edge crosses clock domains) */
+    uint8_t psb_early_tsc;       /* a PSB+'s TSC and TMA hold the time its PSB
+                                    started; the CYCs and MTCs before them in the
+                                    PSB+ went out after that */
+    uint8_t mtc_lost;            /* up to this many MTCs in a row may be missing that
+                                    the policy would emit (errata such as SKL168) */
+    uint32_t rate_ppm;           /* the core clock runs up to this many parts per
+                                    million off its average rate against the ART
+                                    (spread-spectrum clocking): what the trace
+                                    shows of nom is widened by it */
 } ptc_clock_config;
 
-/* Defaults: as hardware that follows the SDM writes its traces - every MTC
-   emitted (have_policy on, suppression off) - with nothing else known:
-   set mtc_freq, the CPUID ratio and nom from the trace's configuration. A
-   trace written with MTC suppression needs its policy, or have_policy 0. */
+/* Defaults: as hardware writes its traces - every MTC emitted
+   (have_policy on, suppression off), MTCs up to PTC_CLOCK_HW_MTC_JITTER
+   cycles after their edges, PSB+ timed at its start - with nothing else
+   known: set mtc_freq, the CPUID ratio and nom from the trace's
+   configuration. A trace written with MTC suppression needs its policy, or
+   have_policy 0. */
+#define PTC_CLOCK_HW_MTC_JITTER 4
+#define PTC_CLOCK_HW_RATE_PPM 5000
+#define PTC_CLOCK_HW_MTC_LOST 1
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg);
+/* The same with the SDM's idealized clocks: MTCs at their edges, a PSB+'s
+   TSC sampled as it is written, the core clock locked to the ART, no MTC
+   lost. For traces another encoder wrote by the SDM's rules (libipt's test
+   vectors, say); the model's traces: ptc_clock_config_from_model(). */
+PTCDEF void ptc_clock_config_sdm(ptc_clock_config *cfg);
 
 /* A decoded item with its time. */
 typedef struct ptc_timed_item {
@@ -671,10 +693,15 @@ typedef struct ptc_clock {
     int have_cycles;
     ptc__clk_anchor positioned;     /* the last anchor with a cycle position */
     ptc__clk_anchor last_anchor;    /* the last anchor, positioned or not */
-    size_t psb_at;                    /* ring index + 1 of an open PSB+, 0: none */
+    size_t psb_at;                    /* ring index + 1 of the first entry of an open PSB+
+                                         still in the window, 0: none */
     int psb_point;                    /* a CYC point inside that PSB+ */
     int psb_tail;                     /* after the TSC of a PSB+, before its PSBEND */
     uint64_t psb_lo, psb_hi;          /* that TSC's interval */
+    uint64_t psb_cycles;              /* counted by CYCs since the PSB */
+    int psb_mtc;                      /* an MTC came in the PSB+ before its TSC */
+    int tsc_sampled;                  /* the last TSC was sampled before it went out */
+    uint64_t tsc_hi;                  /* the last TSC packet went out by then */
 } ptc_clock;
 
 PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg);
@@ -863,6 +890,12 @@ typedef struct ptc_model_config {
     uint8_t trigger_counter;
     uint8_t trigger_fup, trace_stop;
     uint64_t stop_delay;
+    /* real clocks (SPEC 5.1): the core sees an ART edge up to mtc_jitter
+       core cycles after it happens, so an MTC goes out 0..mtc_jitter
+       cycles after its edge, the delay drawn from a generator seeded with
+       jitter_seed; 0: at once, as the SDM's idealized clocks */
+    uint8_t mtc_jitter;
+    uint32_t jitter_seed;
     /* step one cycle at a time instead of jumping from event to event (the
        reference the fast path is tested against; same output, slower) */
     uint8_t reference_stepping;
@@ -1004,6 +1037,10 @@ typedef struct ptc_model {
     uint32_t trigger_seen;            /* events at trigger_ip so far */
     uint64_t stop_cycle;              /* TraceStop due then; UINT64_MAX: none */
     int stopped;                      /* TraceStop happened: no more output */
+    int mtc_pending;                  /* an MTC edge was seen; its packet goes out at mtc_due */
+    uint8_t mtc_pending_ctc;          /*   with this payload */
+    uint64_t mtc_due;
+    uint64_t jitter_state;            /* the delays' generator */
 } ptc_model;
 
 /* Checks cfg and prepares the model; PTC_ERR_BAD_CONFIG names the field in
@@ -2334,7 +2371,8 @@ enum {
     PTC__CLK_MTC = 32,      /* an MTC anchor */
     PTC__CLK_EXACT = 64,    /* at a CYC point: pos_lo == pos_hi */
     PTC__CLK_CONFLICT = 128, /* its bounds were empty */
-    PTC__CLK_NEAR = 256      /* CYC-eligible, no CYC since the last anchor: likely right after it */
+    PTC__CLK_NEAR = 256,     /* CYC-eligible, no CYC since the last anchor: likely right after it */
+    PTC__CLK_SAMPLED = 512   /* a TSC sampled when its PSB began: went out after that */
 };
 
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
@@ -2343,6 +2381,19 @@ PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
     cfg->cyc_bits = 32;
     cfg->resume_on_ntp = 1;
     cfg->have_policy = 1; /* policy all zero: no suppression */
+    cfg->mtc_jitter = PTC_CLOCK_HW_MTC_JITTER;
+    cfg->psb_early_tsc = 1;
+    cfg->rate_ppm = PTC_CLOCK_HW_RATE_PPM;
+    cfg->mtc_lost = PTC_CLOCK_HW_MTC_LOST;
+}
+
+PTCDEF void ptc_clock_config_sdm(ptc_clock_config *cfg)
+{
+    ptc_clock_config_default(cfg);
+    cfg->mtc_jitter = 0;
+    cfg->psb_early_tsc = 0;
+    cfg->rate_ppm = 0;
+    cfg->mtc_lost = 0;
 }
 
 
@@ -2367,13 +2418,20 @@ static uint64_t ptc__clk_edge(const ptc_clock *c, uint64_t art_rel, int hi)
     return ptc__math_sat_add(c->ctc_base_tsc, hi ? ptc__math_sat_add(q, 1) : q);
 }
 
+/* The most TSC ticks by which an MTC packet follows its edge: within the
+   cycle of the edge, plus the cycles the core may take to see it. */
+static uint64_t ptc__clk_mtc_lag(const ptc_clock *c)
+{
+    return ptc__clk_cyc_ticks(c, 1 + (uint64_t)c->cfg.mtc_jitter, c->cbr, 1);
+}
+
 static ptc__clk_entry *ptc__clk_at(ptc_clock *c, size_t i) { return &c->ring[(c->head + i) % PTC_CLOCK_WINDOW]; }
 
 PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
 {
     if (!c || !cfg) return PTC_ERR_BAD_ARGUMENT;
     if (cfg->mtc_freq > 15 || (cfg->cpuid_15_eax == 0) != (cfg->cpuid_15_ebx == 0) || (cfg->nom_num && !cfg->nom_den) ||
-        cfg->cyc_bits == 0)
+        cfg->cyc_bits == 0 || cfg->rate_ppm >= 1000000)
         return PTC_ERR_BAD_CONFIG;
     memset(c, 0, sizeof *c);
     c->cfg = *cfg;
@@ -2482,9 +2540,16 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
             e->flags |= PTC__CLK_CONFLICT;
         }
         if (e->hi < c->out_point) e->hi = c->out_point;
-        /* an MTC is sent within a cycle of its edge: the edge is the best
-           guess; anything else sits in the middle of what is possible */
-        mid = e->hi == UINT64_MAX || (e->flags & PTC__CLK_MTC) ? e->lo : e->lo + (e->hi - e->lo) / 2;
+        /* an MTC is sent within a cycle of its edge, or half its jitter
+           on average: the best guess; anything else sits in the middle of
+           what is possible */
+        if (e->flags & PTC__CLK_MTC)
+            mid = ptc__math_sat_add(e->lo, ptc__clk_cyc_ticks(c, c->cfg.mtc_jitter / 2, (uint8_t)(e->flags >> 16), 0));
+        else if (e->flags & PTC__CLK_SAMPLED) /* its value: the guess that holds up later points least */
+            mid = e->lo;
+        else
+            mid = e->hi == UINT64_MAX ? e->lo : e->lo + (e->hi - e->lo) / 2;
+        if (mid > e->hi) mid = e->hi;
         /* Told nothing of a policy, the clock keeps its intervals open to
            256 missing MTCs; but while the trace shows no MTC missing, the
            guess is that the next one came on time. */
@@ -2553,6 +2618,10 @@ static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
     if (e->hi - a->lo > (UINT64_C(1) << 48)) return; /* keeps the fractions' products in range */
     lo = e->lo > a->hi ? (e->lo - a->hi) * cbr : 0;
     hi = (e->hi - a->lo) * cbr;
+    if (c->cfg.rate_ppm) { /* the rate between them is an average: around it, the clock wobbles */
+        lo -= ptc__math_muldiv(lo, c->cfg.rate_ppm, 1000000, 1);
+        hi = ptc__math_sat_add(hi, ptc__math_muldiv(hi, c->cfg.rate_ppm, 1000000, 1));
+    }
     /* only if consistent with what is known: else the trace broke a rule */
     if (ptc__math_frac_less(c->nom_hi_n, c->nom_hi_d, lo, n) || ptc__math_frac_less(hi, n, c->nom_lo_n, c->nom_lo_d)) return;
     if (ptc__math_frac_less(c->nom_lo_n, c->nom_lo_d, lo, n)) { c->nom_lo_n = lo; c->nom_lo_d = n; }
@@ -2606,6 +2675,7 @@ static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
     if (next == PTC_OVF || next == PTC_NONE) return;
     c->cycles_since_tsc += v;
     c->have_cycles = 1;
+    if (c->psb_at) c->psb_cycles += v;
     if (c->pos_active) c->pos += v;
     else { /* an epoch starts at its first CYC; an anchor before it in the
               epoch is at or before it, position unknown */
@@ -2665,6 +2735,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         c->psb_at = 0;
         e->flags |= PTC__CLK_STOP;
     }
+    if (t == PTC_MTC && c->psb_at) c->psb_mtc = 1;
     if (t == PTC_TSC) {
         uint64_t v = item->pkt.u.tsc.tsc, full = v;
         const uint64_t m56 = (UINT64_C(1) << 56) - 1;
@@ -2676,6 +2747,17 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         c->have_tsc = 1;
         e->lo = full;
         e->hi = full + 1;
+        if (c->psb_at && c->cfg.psb_early_tsc) {
+            /* sampled when the PSB began: the packet went out at most the
+               cycles counted since then later (the first CYC of the PSB+
+               counts from before it, so this is an upper bound) */
+            uint64_t cycles = c->psb_cycles;
+            if (!cyc_before && c->cfg.cyc_en && c->cfg.cyc_thresh) cycles += (UINT64_C(1) << (c->cfg.cyc_thresh - 1)) - 1;
+            e->hi = ptc__math_sat_add(e->hi, ptc__clk_cyc_ticks(c, cycles, c->cbr, 1));
+            e->flags |= PTC__CLK_SAMPLED;
+        }
+        c->tsc_hi = e->hi;
+        c->tsc_sampled = (e->flags & PTC__CLK_SAMPLED) != 0;
         e->flags |= PTC__CLK_ANCHOR | PTC__CLK_STOP;
         anchor = 1;
         c->ctc_valid = 0; /* the CTC base waits for the TMA */
@@ -2719,14 +2801,16 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         c->tsc_pos_hi = e->pos_hi;
         c->tsc_in_psb = c->psb_at != 0;
         if (c->psb_at) { /* PSB+ is one snapshot: its packets carry this TSC's time */
-            c->psb_point = 0;
             size_t i;
-            for (i = c->psb_at - 1; i < c->count; i++)
+            c->psb_point = 0;
+            /* (unless the TSC was sampled somewhere inside the PSB+: then
+               the packets before it may be older than its value) */
+            for (i = c->psb_at - 1; i < c->count && !c->cfg.psb_early_tsc; i++)
                 if (ptc__clk_at(c, i)->flags & PTC__CLK_PSB && ptc__clk_at(c, i)->lo < full) ptc__clk_at(c, i)->lo = full;
             c->psb_at = 0;
             c->psb_tail = 1; /* and so do those after it */
             c->psb_lo = full;
-            c->psb_hi = full + 1;
+            c->psb_hi = e->hi;
         }
     } else if (t == PTC_TMA) {
         if (c->tsc_run && c->cfg.cpuid_15_eax && item->pkt.u.tma.fc <= c->tsc_full) {
@@ -2738,7 +2822,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
             c->have_mtc = 0;
             c->cap_hi = 0; /* none known until the CBR or an MTC */
             e->lo = c->tsc_full; /* sent with the TSC */
-            e->hi = c->tsc_full + 1;
+            e->hi = c->tsc_hi;
             e->flags |= PTC__CLK_ANCHOR;
             anchor = 1;
             same_instant = 1;
@@ -2788,19 +2872,25 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
                         if (d < periods) periods = d;
                     }
                 }
+                /* and the ones after it that hardware may lose */
+                periods += c->cfg.mtc_lost;
+                if (periods > 256) periods = 256;
             }
-            c->cap_hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel + (periods << n), 1), ptc__clk_cyc_ticks(c, 1, c->cbr, 1));
+            c->cap_hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel + (periods << n), 1), ptc__clk_mtc_lag(c));
             e->lo = ptc__clk_edge(c, c->art_rel, 0);
-            e->hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel, 1), ptc__clk_cyc_ticks(c, 1, c->cbr, 1)); /* within a cycle */
+            e->hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel, 1), ptc__clk_mtc_lag(c));
             e->flags |= PTC__CLK_ANCHOR | PTC__CLK_MTC;
             anchor = 1;
             /* more than one period since the last MTC: MTCs were suppressed,
                and packets since then are after the edge before this one */
-            if (step > (UINT64_C(1) << n) && c->art_rel >= (UINT64_C(1) << n)) {
-                gap_floor = ptc__clk_edge(c, c->art_rel - (UINT64_C(1) << n), 0);
+            if (step > ((uint64_t)(1 + c->cfg.mtc_lost) << n) && c->art_rel >= ((uint64_t)(1 + c->cfg.mtc_lost) << n)) {
+                /* (the edges hardware may have lost tell nothing) */
+                gap_floor = ptc__clk_edge(c, c->art_rel - ((uint64_t)(1 + c->cfg.mtc_lost) << n), 0);
                 if (!stopped) c->seen_gap = 1; /* not a sleep: suppression */
             }
-            c->psb_at = 0;
+            /* an MTC that ends a PSB+'s instant - unless the PSB+'s TSC
+               was sampled at its start, before this edge */
+            if (!c->cfg.psb_early_tsc) c->psb_at = 0;
         }
     } else if (t == PTC_CYC) {
         if (c->cfg.cyc_bits < 64 && item->pkt.u.cyc.cycles >> c->cfg.cyc_bits)
@@ -2818,7 +2908,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         } else {
             /* sent with the TSC and TMA before it, at their instant */
             e->lo = c->tsc_full;
-            e->hi = c->tsc_full + 1;
+            e->hi = c->tsc_hi;
             same_instant = 1;
         }
         if (c->tsc_run && c->ctc_valid && !c->have_mtc) {
@@ -2827,17 +2917,23 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
                the TMA's is emitted, and whatever comes before the next
                clock stop comes before it */
             uint64_t n = c->cfg.mtc_freq, first = (UINT64_C(1) << n) - (c->ctc_base_low & ((UINT64_C(1) << n) - 1));
-            c->cap_hi = ptc__math_sat_add(ptc__clk_edge(c, first, 1), ptc__clk_cyc_ticks(c, 1, c->cbr, 1));
+            /* (already out, inside a PSB+ whose TSC was sampled before it:
+               then the next edge is the first to come) */
+            if (c->cfg.psb_early_tsc && c->psb_mtc) first += UINT64_C(1) << n;
+            first += (uint64_t)c->cfg.mtc_lost << n;
+            c->cap_hi = ptc__math_sat_add(ptc__clk_edge(c, first, 1), ptc__clk_mtc_lag(c));
             c->stop_since_mtc = 0;
         }
     } else if (t == PTC_PWRX && c->tsc_run) {
         /* the wake's PWRX, sent with its TSC */
         e->lo = c->tsc_full;
-        e->hi = c->tsc_full + 1;
+        e->hi = c->tsc_hi;
         same_instant = 1;
     } else if (t == PTC_PSB) {
         c->psb_at = c->count + 1;
         c->psb_point = 0;
+        c->psb_cycles = 0;
+        c->psb_mtc = 0;
         ptc__clk_unpin_trailing_cycs(c);
         /* tracing may have stopped and started again before a PSB+, the
            cycle counter with it: no rate measurement spans one */
@@ -2864,6 +2960,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         e->flags |= PTC__CLK_NEAR;
     /* where in the current epoch this entry is, in cycles */
     e->epoch = c->epoch;
+    if (same_instant && c->tsc_sampled) e->flags |= PTC__CLK_SAMPLED; /* guessed as the TSC is */
     if (same_instant && c->pos_active) { /* where the TSC is */
         e->pos_lo = c->tsc_pos_lo;
         e->pos_hi = c->tsc_pos_hi;
@@ -2934,7 +3031,7 @@ PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out)
     c->count--;
     c->ready--;
     if (c->open_from) c->open_from--;
-    if (c->psb_at) c->psb_at--;
+    if (c->psb_at > 1) c->psb_at--; /* (at 1 once the PSB itself is out: the PSB+ goes on) */
     if (c->cyc_pending) c->cyc_pending--;
     return PTC_OK;
 }
@@ -3392,6 +3489,7 @@ PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, cons
     m->cpl = 3;
     m->csl = 1;
     m->stop_cycle = UINT64_MAX;
+    m->jitter_state = cfg->jitter_seed ? cfg->jitter_seed : UINT64_C(0x9E3779B97F4A7C15);
     return PTC_OK;
 }
 
@@ -3767,13 +3865,13 @@ static int ptc__mdl_step_one(ptc_model *m)
 }
 
 /* The MTC of an edge, through the suppression policy (SPEC 2.1). */
-static void ptc__mdl_mtc_edge(ptc_model *m)
+static void ptc__mdl_mtc_packet(ptc_model *m, uint8_t payload)
 {
     const ptc_mtc_policy *pol = &m->cfg.policy;
     ptc_packet p;
     memset(&p, 0, sizeof p);
     p.type = PTC_MTC;
-    p.u.mtc.ctc = (uint8_t)(m->art >> m->cfg.mtc_freq);
+    p.u.mtc.ctc = payload;
     if (m->overflow) {
         (void)ptc__mdl_output(m, &p);
         return;
@@ -3804,6 +3902,36 @@ static void ptc__mdl_mtc_edge(ptc_model *m)
     }
 }
 
+/* The MTC of an edge seen earlier goes out now. */
+static void ptc__mdl_mtc_flush(ptc_model *m)
+{
+    if (!m->mtc_pending) return;
+    m->mtc_pending = 0;
+    ptc__mdl_mtc_packet(m, m->mtc_pending_ctc);
+}
+
+/* An ART edge that MTCs mark: its packet goes out now, or - with
+   mtc_jitter - after the delay the core takes to see it (SPEC 5.1). An
+   earlier edge still waiting goes out first. */
+static void ptc__mdl_mtc_edge(ptc_model *m)
+{
+    uint8_t payload = (uint8_t)(m->art >> m->cfg.mtc_freq);
+    uint64_t x;
+    ptc__mdl_mtc_flush(m);
+    if (!m->cfg.mtc_jitter) {
+        ptc__mdl_mtc_packet(m, payload);
+        return;
+    }
+    x = m->jitter_state; /* xorshift64 */
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    m->jitter_state = x;
+    m->mtc_pending = 1;
+    m->mtc_pending_ctc = payload;
+    m->mtc_due = m->cycle + x % ((uint64_t)m->cfg.mtc_jitter + 1);
+}
+
 static void ptc__mdl_overflow_end(ptc_model *m)
 {
     m->overflow = 0;
@@ -3827,6 +3955,7 @@ static void ptc__mdl_trace_stop(ptc_model *m)
 {
     m->stop_cycle = UINT64_MAX;
     if (!m->enabled) return;
+    ptc__mdl_mtc_flush(m);
     ptc__mdl_flush_tnt(m);
     if (m->packet_en) ptc__mdl_ip_packet(m, PTC_TIP_PGD, 0, 1);
     (void)ptc__mdl_emit_simple(m, PTC_STOP);
@@ -3840,6 +3969,7 @@ static void ptc__mdl_boundary(ptc_model *m, int mtc_edge)
 {
     if (m->overflow && m->fifo_fill == 0) ptc__mdl_overflow_end(m);
     if (mtc_edge) ptc__mdl_mtc_edge(m);
+    if (m->mtc_pending && m->cycle >= m->mtc_due) ptc__mdl_mtc_flush(m);
     if (ptc__mdl_cyc_counting(m) && !m->overflow && m->cyc_count >= ptc__mdl_cyc_max(m)) ptc__mdl_cyc(m, 1);
     /* after the edge's MTC, like every other packet of the boundary: a
        packet before an MTC is before its edge (SPEC 3.4) */
@@ -3865,6 +3995,7 @@ PTCDEF ptc_status ptc_model_idle(ptc_model *m, uint64_t cycles)
             if (empty < d) d = empty;
         }
         if (m->stop_cycle - m->cycle < d) d = m->stop_cycle - m->cycle;
+        if (m->mtc_pending && m->mtc_due - m->cycle < d) d = m->mtc_due - m->cycle;
         if (ptc__mdl_psb_due(m)) d = 1; /* settled at the very next boundary, as when stepping */
         if (d == 0) d = 1;          /* never: every event above is at least a cycle away */
         ptc__mdl_advance(m, d);
@@ -4020,6 +4151,7 @@ PTCDEF ptc_status ptc_model_stop(ptc_model *m)
 {
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     if (!m->enabled) return PTC_ERR_BAD_STATE;
+    ptc__mdl_mtc_flush(m); /* an edge seen before TraceEn cleared */
     ptc__mdl_flush_tnt(m);
     if (m->packet_en) ptc__mdl_ip_packet(m, PTC_TIP_PGD, 0, 1);
     m->enabled = 0;
@@ -4204,6 +4336,7 @@ PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio)
     if (ratio == 0) return PTC_ERR_RANGE;
     if (!ptc__mdl_phase_den(m, m->art_den, ratio)) return PTC_ERR_INEXACT;
     before = ptc__mdl_mark_now(m);
+    ptc__mdl_mtc_flush(m);
     if (m->enabled) {
         /* EIST in C0 stops the clocks briefly: EXSTOP and FUP with power
            events, then the cycle count so far, TSC, TMA and the new CBR */
@@ -4234,6 +4367,7 @@ PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     if (cstate < 1 || cstate > 15) return PTC_ERR_RANGE;
     before = ptc__mdl_mark_now(m);
+    ptc__mdl_mtc_flush(m); /* the clocks stop: an edge already seen goes out first */
     if (m->enabled && m->cfg.pwr_evt_en) {
         int ce = ptc__mdl_context_en(m);
         if (mwait && ce) {
@@ -4278,7 +4412,7 @@ PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t
 
 PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_config *m)
 {
-    ptc_clock_config_default(cfg);
+    ptc_clock_config_sdm(cfg);
     cfg->mtc_freq = m->mtc_freq;
     cfg->cpuid_15_eax = m->cpuid_15_eax;
     cfg->cpuid_15_ebx = m->cpuid_15_ebx;
@@ -4289,6 +4423,7 @@ PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_c
     cfg->cyc_en = m->cyc_en;
     cfg->cyc_thresh = m->cyc_thresh;
     cfg->policy = m->policy;
+    cfg->mtc_jitter = m->mtc_jitter;
 }
 
 PTCDEF uint64_t ptc_model_psb_gap_max(const ptc_model_config *cfg)
@@ -4315,7 +4450,10 @@ REVISION HISTORY
            model is part 5, MTC suppression and the checker part 2);
            ptc_opcode; packet classes, sizes and ptc_packet_is_*() from
            PTC_PACKET_LIST; ptc_packet_type_from_name(); PTCODEC_DLL, PTCDEF
-           can be overridden; a packet's carry is at most 31 bytes
+           can be overridden; a packet's carry is at most 31 bytes; clock:
+           real clocks (MTC jitter, a PSB+'s TSC sampled early, rate wobble,
+           lost MTCs) with hardware defaults, ptc_clock_config_sdm(); model:
+           mtc_jitter, jitter_seed
     0.1.0  first release: every Intel PT packet, encoder, stream decoder,
            hardware model, clock recovery, navigation
 

@@ -238,7 +238,7 @@ int main(int argc, char **argv)
                 memset(&s_lib, 0, sizeof s_lib);
                 run_libipt(&tr, &mc, items, n, est, &s_lib, &failed);
                 ptc_clock_config_from_model(&cc_full, &mc);
-                ptc_clock_config_default(&cc_lib);
+                ptc_clock_config_sdm(&cc_lib); /* the model's clocks are the SDM's */
                 cc_lib.mtc_freq = mc.mtc_freq;
                 cc_lib.cpuid_15_eax = mc.cpuid_15_eax;
                 cc_lib.cpuid_15_ebx = mc.cpuid_15_ebx;

@@ -121,6 +121,11 @@ UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
         cfg->stop_delay = fz_take(in, 0, 5000);
         if (c == 3) cfg->trigger_counter = (uint8_t)fz_take(in, 1, 2); /* an overflow of fz_model_run's counters */
     }
+    /* real clocks: MTCs that go out some cycles after their edges */
+    if (fz_take(in, 0, 1)) {
+        cfg->mtc_jitter = (uint8_t)fz_take(in, 1, 24);
+        cfg->jitter_seed = (uint32_t)fz_take(in, 0, 0xFFFF);
+    }
 }
 
 #endif

@@ -69,8 +69,9 @@ for t in ptdump ptsim ptgen ptnav; do
   if command -v man > /dev/null 2>&1; then
     MANPATH="$stage$prefix/share/man" man -P cat "$t" 2>/dev/null | grep -q "^NAME" || bad="$bad $t(man)"
   fi
+  grep -q "^\.TH .* \"ptcodec $(sed -n 's/^#define PTCODEC_VERSION_STRING "\(.*\)"/\1/p' ptcodec.h)\"" "tools/$t.1" || bad="$bad $t(version)"
 done
-[ -z "$bad" ] && pass install_man_pages || fail install_man_pages "do not render:$bad"
+[ -z "$bad" ] && pass install_man_pages || fail install_man_pages "do not render, or name another version:$bad"
 
 make --no-print-directory uninstall DESTDIR="$stage" PREFIX="$prefix" BUILD="$w/build" > "$w/uninstall.log" 2>&1
 left=$(find "$stage" -type f | sed "s|^$stage||")

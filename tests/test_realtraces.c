@@ -1,9 +1,14 @@
-/* Part 1 against real hardware: every trace in shared/pt-traces decodes
-   without an error, and its packet listing agrees with Linux perf 6.1's
-   (`perf script -D`, in shared/pt-traces/expected_perf_dump): same offsets,
-   sizes and packet types. perf folds up to 7 zero bytes that follow a
-   packet into that packet's line (its dump stops at 8 bytes); we check
-   that those bytes are PAD packets in our listing. */
+/* Parts 1 and 3 against real hardware. Every trace in shared/pt-traces
+   decodes without an error, and its packet listing agrees with Linux perf
+   6.1's (`perf script -D`, in shared/pt-traces/expected_perf_dump): same
+   offsets, sizes and packet types. perf folds up to 7 zero bytes that
+   follow a packet into that packet's line (its dump stops at 8 bytes); we
+   check that those bytes are PAD packets in our listing.
+   The raw traces with timing packets in shared/pt-traces-timed are timed
+   by the clock with the hardware defaults (SPEC 3.8) and their recording
+   configuration: no item may be in conflict, and nothing may go back;
+   with the SDM's idealized clocks instead, conflicts show that the
+   tolerances are needed. */
 #define _POSIX_C_SOURCE 200809L
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
@@ -101,6 +106,90 @@ static void check_trace(const void *arg)
     free(items);
 }
 
+/* The DynamoRIO raw traces (shared/pt-traces-timed/README.md) and the
+   configuration each was recorded with: mtc_freq 3 (the perf default),
+   nom_freq and the CPUID 0x15 ratio. ad6a637b and d9e0e666 come with
+   theirs (2/308, 37); for the others the TSC and TMA of their two PSB+s
+   give the ratio, 154 or 125 TSC ticks per ART tick (the CTC delta times
+   the ratio is the TSC delta, to the tick), and perf's time_mult the TSC
+   frequency, 3.7 or 3.0 GHz. 2aad718d and f80d7df0 have one PSB+ only:
+   their CYC counts per MTC fit both; they are timed as 316e5058 is. */
+static const struct timed_trace { const char *file; unsigned nom, eax, ebx; } timed_traces[] = {
+    { "DynamoRIO_dynamorio__test_simple.raw_pt.ad6a637b.bin", 37, 2, 308 },
+    { "DynamoRIO_dynamorio__test_simple.raw_pt.d9e0e666.bin", 37, 2, 308 },
+    { "DynamoRIO_dynamorio__test_simple.tracedir_pt.af553eb7.bin", 30, 2, 250 },
+    { "DynamoRIO_dynamorio__test_simple.tracedir_pt.b598b46a.bin", 37, 2, 308 },
+    { "DynamoRIO_dynamorio__test_simple.tracedir_pt.2aad718d.bin", 37, 2, 308 },
+    { "DynamoRIO_dynamorio__test_simple.tracedir_pt.f80d7df0.bin", 37, 2, 308 },
+    { "DynamoRIO_dynamorio__drptpostprocessor_test_simple.tracedir_pt.316e5058.bin", 37, 2, 308 },
+};
+
+typedef struct time_stats { size_t items, timed, conflicts, back, bounded; uint64_t width; } time_stats;
+
+static void time_buffer(const unsigned char *pt, size_t len, const ptc_clock_config *cc, time_stats *s)
+{
+    static ptc_clock clk;
+    ptc_decoder dec;
+    ptc_item it;
+    ptc_timed_item t;
+    uint64_t last = 0, last_lo = 0;
+    int more = 1;
+    memset(s, 0, sizeof *s);
+    CHECK(ptc_clock_init(&clk, cc) == PTC_OK);
+    ptc_decoder_init_buffer(&dec, 0, pt, len);
+    while (more) {
+        more = ptc_decoder_next(&dec, &it) == PTC_OK;
+        if (more) CHECK(ptc_clock_push(&clk, &it) == PTC_OK);
+        else ptc_clock_finish(&clk);
+        while (ptc_clock_pop(&clk, &t) == PTC_OK) {
+            s->items++;
+            if (!t.have_time) continue;
+            s->timed++;
+            s->conflicts += t.conflict;
+            s->back += t.tsc < last || t.tsc_lo < last_lo;
+            last = t.tsc;
+            last_lo = t.tsc_lo;
+            if (t.tsc_hi != UINT64_MAX) {
+                s->bounded++;
+                s->width += t.tsc_hi - t.tsc_lo;
+            }
+            /* a TSC's value is the time it was sampled, at or before its packet */
+            if (t.item.error == PTC_OK && t.item.pkt.type == PTC_TSC)
+                CHECK(t.tsc_hi >= t.item.pkt.u.tsc.tsc, "TSC %llx above its interval", (unsigned long long)t.item.pkt.u.tsc.tsc);
+        }
+    }
+}
+
+static void timed_trace_has_no_conflict(const void *arg)
+{
+    const struct timed_trace *tt = (const struct timed_trace *)arg;
+    char path[1024];
+    unsigned char *pt;
+    size_t len = 0;
+    ptc_clock_config cc;
+    time_stats hw, sdm;
+    snprintf(path, sizeof path, "%s/pt-traces-timed/%s", tl_shared_dir(), tt->file);
+    pt = ut_read_file(path, &len);
+    if (!pt) SKIP("%s is not there", path);
+    ptc_clock_config_default(&cc);
+    cc.mtc_freq = 3;
+    cc.nom_num = tt->nom;
+    cc.nom_den = 1;
+    cc.cpuid_15_eax = tt->eax;
+    cc.cpuid_15_ebx = tt->ebx;
+    time_buffer(pt, len, &cc, &hw);
+    CHECK(hw.timed > 1000 && hw.conflicts == 0 && hw.back == 0, "%s: %zu of %zu timed items in conflict, %zu steps back",
+          tt->file, hw.conflicts, hw.timed, hw.back);
+    cc.mtc_jitter = 0;
+    cc.psb_early_tsc = 0;
+    cc.rate_ppm = 0;
+    cc.mtc_lost = 0;
+    time_buffer(pt, len, &cc, &sdm);
+    printf("  %-78s %6zu items, %zu conflicts, mean width %.1f ticks (with the SDM's ideal clocks: %zu conflicts)\n",
+           tt->file, hw.items, hw.conflicts, hw.bounded ? (double)hw.width / (double)hw.bounded : 0.0, sdm.conflicts);
+    free(pt);
+}
+
 static int by_name(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
 
 static void shared_data_present(void)
@@ -139,6 +228,11 @@ int main(void)
         char label[300];
         snprintf(label, sizeof label, "real_trace_%s", names[i]);
         tl_run_arg(label, check_trace, names[i]);
+    }
+    for (i = 0; i < (int)(sizeof timed_traces / sizeof timed_traces[0]); i++) {
+        char label[300];
+        snprintf(label, sizeof label, "timed_real_trace_%.40s", strstr(timed_traces[i].file, "__") + 2);
+        tl_run_arg(label, timed_trace_has_no_conflict, &timed_traces[i]);
     }
     TL_EXIT();
 }

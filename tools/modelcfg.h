@@ -37,6 +37,8 @@
     X("fifo_bytes", fifo_bytes, 0xFFFFFFFFu) \
     X("drain_bytes", drain_bytes, 0xFFFFFFFFu) \
     X("drain_cycles", drain_cycles, 0xFFFFFFFFu) \
+    X("mtc_jitter", mtc_jitter, 255) \
+    X("jitter_seed", jitter_seed, 0xFFFFFFFFu) \
     X("reference_stepping", reference_stepping, 1) \
     X("trigger_ip", trigger_ip, UINT64_MAX) \
     X("trigger_nth", trigger_nth, 0xFFFFFFFFu) \

@@ -28,6 +28,12 @@ static const char usage[] =
     "  the trace's configuration, by libipt's names (override --config):\n"
     "  --mtc-freq N --nom-freq N --cpuid-0x15.eax N --cpuid-0x15.ebx N\n"
     "  --cyc-bits N  width of the cycle counter (default 32)\n"
+    "  --mtc-jitter N  an MTC goes out up to N core cycles after its edge\n"
+    "              (default 4 for hardware, the model's setting with --config)\n"
+    "  --rate-ppm N  the core clock wobbles up to N ppm against the ART\n"
+    "              (default 5000 for hardware, 0 with --config)\n"
+    "  --mtc-lost N  up to N MTCs in a row may be lost (errata; default 1 for\n"
+    "              hardware, 0 with --config)\n"
     "  --help      this text\n"
     "\n"
     "Exit status: 0 decoded without errors (or violations), 1 the input had\n"
@@ -130,10 +136,12 @@ int main(int argc, char **argv)
     static ptc_clock clk;
     static const struct { const char *name; uint64_t max; } nums[] = {
         { "--mtc-freq", 15 }, { "--nom-freq", 255 }, { "--cpuid-0x15.eax", 0xFFFFFFFFu },
-        { "--cpuid-0x15.ebx", 0xFFFFFFFFu }, { "--cyc-bits", 64 }
+        { "--cpuid-0x15.ebx", 0xFFFFFFFFu }, { "--cyc-bits", 64 }, { "--mtc-jitter", 255 },
+        { "--rate-ppm", 999999 }, { "--mtc-lost", 255 }
     };
-    uint64_t numv[5];
-    int numset[5] = { 0, 0, 0, 0, 0 };
+    enum { NNUMS = sizeof nums / sizeof nums[0] };
+    uint64_t numv[NNUMS];
+    int numset[NNUMS] = { 0 };
     const char *path = NULL, *config = NULL, *policy = NULL;
     unsigned flags = 0;
     int i, eof = 0, timed = 0;
@@ -146,8 +154,8 @@ int main(int argc, char **argv)
     ut_prog = "ptdump";
     for (i = 1; i < argc; i++) {
         size_t k;
-        for (k = 0; k < 5 && strcmp(argv[i], nums[k].name) != 0; k++) {}
-        if (k < 5) {
+        for (k = 0; k < NNUMS && strcmp(argv[i], nums[k].name) != 0; k++) {}
+        if (k < NNUMS) {
             if (i + 1 >= argc) { fprintf(stderr, "ptdump: %s needs a value\n", argv[i]); return 2; }
             if (!ut_parse_u64(nums[k].name, argv[++i], nums[k].max, &numv[k])) return 2;
             numset[k] = 1;
@@ -202,6 +210,9 @@ int main(int argc, char **argv)
     if (numset[2]) cc.cpuid_15_eax = (uint32_t)numv[2];
     if (numset[3]) cc.cpuid_15_ebx = (uint32_t)numv[3];
     if (numset[4]) cc.cyc_bits = (uint8_t)numv[4];
+    if (numset[5]) cc.mtc_jitter = (uint8_t)numv[5];
+    if (numset[6]) cc.rate_ppm = (uint32_t)numv[6];
+    if (numset[7]) cc.mtc_lost = (uint8_t)numv[7];
     if (policy && strcmp(policy, "unknown") == 0) cc.have_policy = 0;
     if (timed && ptc_clock_init(&clk, &cc) != PTC_OK) {
         fprintf(stderr, "ptdump: --time: the configuration is not usable (cpuid-0x15.eax and .ebx go together; "
