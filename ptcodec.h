@@ -600,12 +600,12 @@ typedef struct ptc_clock_config {
     uint8_t have_policy;         /* policy below is the trace's: without it the clock
                                     assumes only that no 256 MTCs in a row are missing */
     ptc_mtc_policy policy;
-    /* real clocks (SPEC 3.8): how far hardware strays from the SDM's ideal */
+    /* real clocks (SPEC 3.11): how far hardware strays from the SDM's ideal */
     uint8_t mtc_jitter;          /* an MTC goes out up to this many core cycles after
                                     its edge (the edge crosses clock domains) */
-    uint8_t psb_early_tsc;       /* a PSB+'s TSC and TMA hold the time its PSB
-                                    started; the CYCs and MTCs before them in the
-                                    PSB+ went out after that */
+    uint8_t psb_early_tsc;       /* a PSB+'s TSC and TMA were sampled somewhere
+                                    inside it, before packets (CYC, MTC) that go
+                                    ahead of them in the PSB+ */
     uint8_t mtc_lost;            /* up to this many MTCs in a row may be missing that
                                     the policy would emit (errata such as SKL168) */
     uint32_t rate_ppm;           /* the core clock runs up to this many parts per
@@ -615,8 +615,8 @@ typedef struct ptc_clock_config {
 } ptc_clock_config;
 
 /* Defaults: as hardware writes its traces - every MTC emitted
-   (have_policy on, suppression off), MTCs up to PTC_CLOCK_HW_MTC_JITTER
-   cycles after their edges, PSB+ timed at its start - with nothing else
+   (have_policy on, suppression off), within the tolerances below (MTCs up
+   to PTC_CLOCK_HW_MTC_JITTER cycles after their edges, ...) - with nothing else
    known: set mtc_freq, the CPUID ratio and nom from the trace's
    configuration. A trace written with MTC suppression needs its policy, or
    have_policy 0. */
@@ -2372,7 +2372,7 @@ enum {
     PTC__CLK_EXACT = 64,    /* at a CYC point: pos_lo == pos_hi */
     PTC__CLK_CONFLICT = 128, /* its bounds were empty */
     PTC__CLK_NEAR = 256,     /* CYC-eligible, no CYC since the last anchor: likely right after it */
-    PTC__CLK_SAMPLED = 512   /* a TSC sampled when its PSB began: went out after that */
+    PTC__CLK_SAMPLED = 512   /* a TSC sampled inside its PSB+ before it went out, and what goes with it */
 };
 
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
@@ -2748,9 +2748,9 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         e->lo = full;
         e->hi = full + 1;
         if (c->psb_at && c->cfg.psb_early_tsc) {
-            /* sampled when the PSB began: the packet went out at most the
-               cycles counted since then later (the first CYC of the PSB+
-               counts from before it, so this is an upper bound) */
+            /* sampled inside the PSB+: the packet went out at most the
+               cycles the PSB+'s CYCs counted later (its first CYC counts
+               from before the PSB, so this is an upper bound) */
             uint64_t cycles = c->psb_cycles;
             if (!cyc_before && c->cfg.cyc_en && c->cfg.cyc_thresh) cycles += (UINT64_C(1) << (c->cfg.cyc_thresh - 1)) - 1;
             e->hi = ptc__math_sat_add(e->hi, ptc__clk_cyc_ticks(c, cycles, c->cbr, 1));
@@ -2889,7 +2889,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
                 if (!stopped) c->seen_gap = 1; /* not a sleep: suppression */
             }
             /* an MTC that ends a PSB+'s instant - unless the PSB+'s TSC
-               was sampled at its start, before this edge */
+               may have been sampled before this edge */
             if (!c->cfg.psb_early_tsc) c->psb_at = 0;
         }
     } else if (t == PTC_CYC) {
