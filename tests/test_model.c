@@ -169,6 +169,42 @@ static void fast_counter_and_mtc_payloads_match_the_clock(void)
     mr_free(&c);
 }
 
+/* ---- 5.1 real clocks: MTCs out 0..mtc_jitter cycles after their edges ------- */
+
+/* The ART tick of each emitted MTC's edge is known from its payload; the
+   cycle it went out, from its truth. With jitter J, the delay from the
+   edge is 0..J cycles, and not always 0. */
+static void mtc_jitter_delays_mtcs_within_its_bound(void)
+{
+    ptc_model_config cfg;
+    ptc_model m;
+    cap c;
+    char err[200];
+    size_t i, mtcs = 0, late = 0;
+    uint64_t per_cycle_num, per_cycle_den;
+    ptc_model_config_default(&cfg);
+    CHECK(mc_set_list(&cfg, "mtc_freq=0,mtc_jitter=20,jitter_seed=77", err, sizeof err), "%s", err);
+    CHECK(run_workload(&cfg, 0, 400000, 5, &c, &m));
+    /* ART ticks per core cycle: art_hz / (ratio * 1e8) */
+    per_cycle_num = cfg.art_hz;
+    per_cycle_den = (uint64_t)cfg.core_ratio * 100000000u;
+    for (i = 0; i < c.nt; i++) {
+        const ptc_truth *t = &c.t[i];
+        uint64_t edge_art, edge_cycle;
+        if (t->pkt.type != PTC_MTC || t->fate != PTC_FATE_EMITTED) continue;
+        /* the latest ART tick at or before t->art whose low 8 bits are the payload */
+        edge_art = t->art - (uint8_t)(t->art - t->pkt.u.mtc.ctc);
+        /* the first cycle by whose end the ART had reached it (art_start is 0) */
+        edge_cycle = (edge_art * per_cycle_den + per_cycle_num - 1) / per_cycle_num;
+        CHECK(t->cycle >= edge_cycle && t->cycle - edge_cycle <= 21, "MTC %02x at cycle %llu, edge at %llu",
+              t->pkt.u.mtc.ctc, (unsigned long long)t->cycle, (unsigned long long)edge_cycle);
+        mtcs++;
+        late += t->cycle > edge_cycle + 1;
+    }
+    CHECK(mtcs > 1000 && late > mtcs / 4, "%zu MTCs, %zu late", mtcs, late);
+    mr_free(&c);
+}
+
 /* ---- 5.2 fast-forward equals stepping every cycle ----------------------------- */
 
 static int captures_equal(const cap *a, const cap *b, char *why, size_t wlen)
@@ -203,7 +239,8 @@ static void fast_forward_equals_single_step(void)
     static const char *settings[] = {
         "", "cyc_en=1,cyc_thresh=0", "cyc_en=1,cyc_thresh=3,cyc_bits=6", "mtc_freq=0,cyc_en=1,cyc_thresh=1",
         "mtc_freq=9,psb_freq=1", "fifo_bytes=256,drain_bytes=1,drain_cycles=4,cyc_en=1,cyc_bits=5",
-        "long_tnt=1,cyc_en=1,cyc_thresh=5,core_ratio=13,cpuid_0x15_eax=3,cpuid_0x15_ebx=250"
+        "long_tnt=1,cyc_en=1,cyc_thresh=5,core_ratio=13,cpuid_0x15_eax=3,cpuid_0x15_ebx=250",
+        "mtc_jitter=9,jitter_seed=3,cyc_en=1,cyc_thresh=0", "mtc_jitter=40,jitter_seed=11,mtc_freq=0"
     };
     static const char *policies[] = { "off", "seed", "threshold=3,resume_value=0", "threshold=1,resume_after=7,min_burst=3" };
     int wi;
@@ -765,6 +802,7 @@ int main(void)
     RUN(no_drift_over_long_runs);
     RUN(fast_counter_and_mtc_payloads_match_the_clock);
     RUN(fast_forward_equals_single_step);
+    RUN(mtc_jitter_delays_mtcs_within_its_bound);
     RUN(seed_fig5_timelines);
     RUN(cyc_values_sum_to_true_cycles);
     RUN(cyc_precedes_eligible_packets);

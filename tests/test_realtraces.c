@@ -5,7 +5,7 @@
    follow a packet into that packet's line (its dump stops at 8 bytes); we
    check that those bytes are PAD packets in our listing.
    The raw traces with timing packets in shared/pt-traces-timed are timed
-   by the clock with the hardware defaults (SPEC 3.8) and their recording
+   by the clock with the hardware defaults (SPEC 3.11) and their recording
    configuration: no item may be in conflict, and nothing may go back;
    with the SDM's idealized clocks instead, conflicts show that the
    tolerances are needed. */

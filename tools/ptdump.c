@@ -134,12 +134,13 @@ int main(int argc, char **argv)
     static char outbuf[1 << 16];
     static printer pr;
     static ptc_clock clk;
-    static const struct { const char *name; uint64_t max; } nums[] = {
+    /* the clock's settings by option, in this order (indices: OPT_*) */
+    enum { OPT_MTC_FREQ, OPT_NOM_FREQ, OPT_EAX, OPT_EBX, OPT_CYC_BITS, OPT_MTC_JITTER, OPT_RATE_PPM, OPT_MTC_LOST, NNUMS };
+    static const struct { const char *name; uint64_t max; } nums[NNUMS] = {
         { "--mtc-freq", 15 }, { "--nom-freq", 255 }, { "--cpuid-0x15.eax", 0xFFFFFFFFu },
         { "--cpuid-0x15.ebx", 0xFFFFFFFFu }, { "--cyc-bits", 64 }, { "--mtc-jitter", 255 },
         { "--rate-ppm", 999999 }, { "--mtc-lost", 255 }
     };
-    enum { NNUMS = sizeof nums / sizeof nums[0] };
     uint64_t numv[NNUMS];
     int numset[NNUMS] = { 0 };
     const char *path = NULL, *config = NULL, *policy = NULL;
@@ -205,14 +206,14 @@ int main(int argc, char **argv)
     /* the clock: the trace's configuration from --config, then libipt's flags */
     if (config) ptc_clock_config_from_model(&cc, &cfg);
     else { ptc_clock_config_default(&cc); cc.policy = cfg.policy; }
-    if (numset[0]) cc.mtc_freq = (uint8_t)numv[0];
-    if (numset[1]) { cc.nom_num = numv[1]; cc.nom_den = 1; cc.nom_exact = 0; }
-    if (numset[2]) cc.cpuid_15_eax = (uint32_t)numv[2];
-    if (numset[3]) cc.cpuid_15_ebx = (uint32_t)numv[3];
-    if (numset[4]) cc.cyc_bits = (uint8_t)numv[4];
-    if (numset[5]) cc.mtc_jitter = (uint8_t)numv[5];
-    if (numset[6]) cc.rate_ppm = (uint32_t)numv[6];
-    if (numset[7]) cc.mtc_lost = (uint8_t)numv[7];
+    if (numset[OPT_MTC_FREQ]) cc.mtc_freq = (uint8_t)numv[OPT_MTC_FREQ];
+    if (numset[OPT_NOM_FREQ]) { cc.nom_num = numv[OPT_NOM_FREQ]; cc.nom_den = 1; cc.nom_exact = 0; }
+    if (numset[OPT_EAX]) cc.cpuid_15_eax = (uint32_t)numv[OPT_EAX];
+    if (numset[OPT_EBX]) cc.cpuid_15_ebx = (uint32_t)numv[OPT_EBX];
+    if (numset[OPT_CYC_BITS]) cc.cyc_bits = (uint8_t)numv[OPT_CYC_BITS];
+    if (numset[OPT_MTC_JITTER]) cc.mtc_jitter = (uint8_t)numv[OPT_MTC_JITTER];
+    if (numset[OPT_RATE_PPM]) cc.rate_ppm = (uint32_t)numv[OPT_RATE_PPM];
+    if (numset[OPT_MTC_LOST]) cc.mtc_lost = (uint8_t)numv[OPT_MTC_LOST];
     if (policy && strcmp(policy, "unknown") == 0) cc.have_policy = 0;
     if (timed && ptc_clock_init(&clk, &cc) != PTC_OK) {
         fprintf(stderr, "ptdump: --time: the configuration is not usable (cpuid-0x15.eax and .ebx go together; "
