@@ -653,7 +653,7 @@ typedef struct ptc__clk_entry {
 } ptc__clk_entry;
 
 typedef struct ptc__clk_anchor {
-    uint64_t lo, hi, pos_lo, pos_hi;
+    uint64_t lo, hi, pos_lo, pos_hi, point;
     uint32_t epoch;
     int valid, mtc;
 } ptc__clk_anchor;
@@ -666,6 +666,9 @@ typedef struct ptc_clock {
     int finished, have_tsc;
     uint64_t tsc_full;                /* last TSC, extended to 64 bits */
     uint64_t out_lo, out_point;       /* of the last final entry */
+    uint64_t ntp_lo;                  /* the last final non-timing packet went out after this */
+    uint64_t cyc_point, fb_point;     /* the points of the last final CYC, and of the first
+                                         lone CYC since that packet (0: none) */
     /* CTC: edges relative to the last TMA */
     int ctc_valid, mtc_after_tma;
     uint64_t ctc_base_tsc;            /* floor of the TSC at the TMA's ART edge */
@@ -796,6 +799,8 @@ typedef struct ptc_nav {
     uint64_t cycles;          /* sum of the CYC values so far */
     uint64_t ntp_cycle, ntp_tsc; /* lower bounds at the last non-timing packet */
     uint64_t tsc_floor;       /* the largest tsc_lo so far */
+    size_t tnt_waiting;       /* entry + 1 of a TNT whose later branches wait for an upper
+                                 time bound: the next packet's (0: none) */
 } ptc_nav;
 
 /* Where a query lands. The true answer is a retirement in [retire_min,
@@ -915,9 +920,10 @@ enum { PTC_FATE_EMITTED = 0, PTC_FATE_SUPPRESSED = 1, PTC_FATE_DROPPED = 2 };
 typedef struct ptc_truth {
     ptc_packet pkt;
     uint64_t offset;      /* stream offset (where it would be, if not emitted) */
-    uint64_t cycle;       /* powered core cycles since the start */
-    ptc_exact_tsc time;   /* the true TSC when it was generated */
-    uint64_t art;         /* the ART (CTC) count then */
+    uint64_t cycle;       /* powered core cycles since the start, and */
+    ptc_exact_tsc time;   /*   the true TSC, of the event it records: when it was
+                               generated, or for a TNT its first branch (SPEC 3.1) */
+    uint64_t art;         /* the ART (CTC) count when it was generated */
     uint8_t fate;         /* PTC_FATE_*: emitted, suppressed by the policy, lost to overflow */
 } ptc_truth;
 
@@ -2372,7 +2378,13 @@ enum {
     PTC__CLK_EXACT = 64,    /* at a CYC point: pos_lo == pos_hi */
     PTC__CLK_CONFLICT = 128, /* its bounds were empty */
     PTC__CLK_NEAR = 256,     /* CYC-eligible, no CYC since the last anchor: likely right after it */
-    PTC__CLK_SAMPLED = 512   /* a TSC sampled inside its PSB+ before it went out, and what goes with it */
+    PTC__CLK_SAMPLED = 512,  /* a TSC sampled inside its PSB+ before it went out, and what goes with it */
+    PTC__CLK_TNT = 1024,     /* a TNT: its time is its first branch's, before it went out */
+    PTC__CLK_FIRST_BRANCH = 2048, /* a TNT with no CYC right before it: its first branch is
+                                    after the non-timing packet before it, but maybe before
+                                    the timing packets (MTC, CYC) in between */
+    PTC__CLK_LONE_CYC = 4096 /* a CYC with another CYC right after it: no packet of its
+                                own, so most likely a TNT's first branch */
 };
 
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
@@ -2497,6 +2509,23 @@ static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, c
     }
 }
 
+/* With nothing known after an entry (the window is full, the trace ends),
+   the best guess from the cycles since the last positioned anchor: its
+   point plus those cycles at the middle of the rates nom allows. 0: none. */
+static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e)
+{
+    const ptc__clk_anchor *a = &c->positioned;
+    uint8_t cbr = (uint8_t)(e->flags >> 16);
+    uint64_t at, n;
+    if (!a->valid || a->epoch != e->epoch || !a->point || a->pos_hi == PTC__CLK_NOPOS || e->pos_lo == PTC__CLK_NOPOS ||
+        e->pos_hi == PTC__CLK_NOPOS || !cbr)
+        return 0;
+    at = e->pos_lo + (e->pos_hi - e->pos_lo) / 2;
+    if (at < a->pos_hi) return 0;
+    n = at - a->pos_hi;
+    return ptc__math_sat_add(a->point, ptc__clk_cyc_ticks(c, n, cbr, 0) / 2 + ptc__clk_cyc_ticks(c, n, cbr, 1) / 2);
+}
+
 /* The entries pushed so far that are not final get their intervals. b:
    the anchor just pushed (the last entry), or NULL at the end of the
    window or stream (then only what is known before them counts). */
@@ -2521,8 +2550,10 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
         ptc__clk_cycle_bounds(c, e, &c->positioned, b, (uint8_t)(e->flags >> 16), &lo, &hi);
         /* After suppressed MTCs, a non-timing packet restarts them: the
            edge before the next emitted MTC cannot have passed before it
-           (SPEC 3.3). Not across a possible clock stop. */
-        if (gap_floor_lo && (e->flags & PTC__CLK_NTP) && !stop_after && c->cfg.resume_on_ntp && gap_floor_lo > lo)
+           (SPEC 3.3). Not across a possible clock stop, and not for a
+           TNT: what it times is its first branch, before it went out. */
+        if (gap_floor_lo && (e->flags & PTC__CLK_NTP) && !(e->flags & PTC__CLK_TNT) && !stop_after &&
+            c->cfg.resume_on_ntp && gap_floor_lo > lo)
             lo = gap_floor_lo;
         if (e->flags & PTC__CLK_STOP) stop_after = 1;
         e->lo = lo;
@@ -2533,28 +2564,43 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
        raised to it, the least loosening that keeps the point inside */
     for (i = c->ready; i < upto; i++) {
         ptc__clk_entry *e = ptc__clk_at(c, i);
-        uint64_t mid;
-        if (c->out_lo > e->lo) e->lo = c->out_lo;
+        uint64_t mid, after = e->flags & PTC__CLK_FIRST_BRANCH ? c->ntp_lo : c->out_lo;
+        if (after > e->lo) e->lo = after;
         if (e->hi < e->lo) { /* only if the trace broke the rules */
             e->hi = e->lo;
             e->flags |= PTC__CLK_CONFLICT;
         }
         if (e->hi < c->out_point) e->hi = c->out_point;
         /* an MTC is sent within a cycle of its edge, or half its jitter
-           on average: the best guess; anything else sits in the middle of
-           what is possible */
+           on average: the best guess; a packet with a cycle position is
+           where the cycles since the anchor before it put it at the
+           nominal rate; anything else sits in the middle of what is
+           possible */
         if (e->flags & PTC__CLK_MTC)
             mid = ptc__math_sat_add(e->lo, ptc__clk_cyc_ticks(c, c->cfg.mtc_jitter / 2, (uint8_t)(e->flags >> 16), 0));
         else if (e->flags & PTC__CLK_SAMPLED) /* its value: the guess that holds up later points least */
             mid = e->lo;
+        else if ((mid = ptc__clk_cycle_guess(c, e)) != 0) { /* the cycles since the last anchor, at nom */
+            if (mid < e->lo) mid = e->lo;
+        } else if (e->hi == UINT64_MAX || (!b && !c->finished)) /* nothing known after it yet */
+            mid = e->lo;
         else
-            mid = e->hi == UINT64_MAX ? e->lo : e->lo + (e->hi - e->lo) / 2;
+            mid = e->lo + (e->hi - e->lo) / 2;
         if (mid > e->hi) mid = e->hi;
         /* Told nothing of a policy, the clock keeps its intervals open to
            256 missing MTCs; but while the trace shows no MTC missing, the
            guess is that the next one came on time. */
         if (!c->cfg.have_policy && !c->seen_gap && c->cfg.cpuid_15_eax && mid - e->lo > c->half_period)
             mid = e->lo + c->half_period;
+        /* A TNT whose first branch had no CYC right before it: at the first
+           lone CYC since the non-timing packet before it (its own CYC,
+           followed by another packet's), else at the last CYC point (with
+           threshold 0 it had to share that one's cycle) */
+        if ((e->flags & PTC__CLK_FIRST_BRANCH) && c->cfg.cyc_en && (c->fb_point || c->cyc_point)) {
+            mid = c->fb_point ? c->fb_point : c->cyc_point;
+            if (mid < e->lo) mid = e->lo;
+            if (mid > e->hi) mid = e->hi;
+        }
         /* In cycle-accurate mode, an eligible packet with no CYC since the
            anchor before it came before the counter reached the threshold:
            most likely right after the anchor (a guess, not a bound: the
@@ -2564,13 +2610,18 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
                                         (uint8_t)(e->flags >> 16), 1);
             if (mid - e->lo > d) mid = e->lo + d;
         }
-        /* and not past the anchor's own guess, so that it need not wait;
-           finalized early (the window is full), the point stays at what is
-           known: a guess ahead would hold every later point up */
+        /* and not past the anchor's own guess, so that it need not wait */
         if (b && i + 1 < upto && mid > b->lo) mid = b->lo > e->lo ? b->lo : e->lo;
-        if (!b && !c->finished) mid = e->lo;
         e->point = mid < c->out_point ? c->out_point : mid;
-        c->out_lo = e->lo;
+        if (e->lo > c->out_lo) c->out_lo = e->lo;
+        if (e->flags & PTC__CLK_NTP) { /* (for a TNT: when it went out) */
+            c->ntp_lo = c->out_lo;
+            c->fb_point = 0;
+        }
+        if (e->it.error == PTC_OK && e->it.pkt.type == PTC_CYC) {
+            c->cyc_point = e->point;
+            if ((e->flags & PTC__CLK_LONE_CYC) && !c->fb_point) c->fb_point = e->point;
+        }
         c->out_point = e->point;
         e->flags |= PTC__CLK_FINAL;
     }
@@ -2581,6 +2632,7 @@ static void ptc__clk_anchor_of(const ptc__clk_entry *e, ptc__clk_anchor *a)
 {
     a->lo = e->lo;
     a->hi = e->hi;
+    a->point = e->point;
     a->pos_lo = e->pos_lo;
     a->pos_hi = e->pos_hi;
     a->epoch = e->epoch;
@@ -2695,6 +2747,7 @@ static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
         c->positioned.pos_hi = c->pos;
     c->open_from = c->count;
     e->cycles = c->cycles_since_tsc;
+    if (next == PTC_CYC) e->flags |= PTC__CLK_LONE_CYC;
     if (c->psb_at) c->psb_point = 1;
     if (next == PTC_TSC && !c->psb_at) return; /* the TSC places it */
     e->epoch = c->epoch;
@@ -2942,6 +2995,7 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         c->psb_at = 0;
     }
     if (t != PTC_NONE && ptc_packet_is_ntp(t)) e->flags |= PTC__CLK_NTP;
+    if (t == PTC_TNT8 || t == PTC_TNT64) e->flags |= c->cyc_just_before ? PTC__CLK_TNT : PTC__CLK_TNT | PTC__CLK_FIRST_BRANCH;
     if (c->psb_at) e->flags |= PTC__CLK_PSB;
     if (c->psb_tail && t != PTC_TSC && t != PTC_CYC && t != PTC_PAD) { /* (a CYC may go with an OVF that cuts the PSB+ short) */
         if (t == PTC_NONE || t == PTC_OVF || t == PTC_MTC || t == PTC_PSB) c->psb_tail = 0; /* not a PSB+ after all */
@@ -2965,13 +3019,15 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         e->pos_lo = c->tsc_pos_lo;
         e->pos_hi = c->tsc_pos_hi;
     } else if (t != PTC_CYC && t != PTC_TSC && c->pos_active) {
-        e->pos_lo = c->pos;
-        /* a CYC-eligible packet right after a CYC is at its time (SDM); a
-           TNT is not: its CYC times its first branch */
-        if (c->cyc_just_before && ptc_packet_is_cyc_eligible(t)) {
+        /* (a first branch may lie before the last CYC point: no lower bound from it) */
+        e->pos_lo = e->flags & PTC__CLK_FIRST_BRANCH ? PTC__CLK_NOPOS : c->pos;
+        /* a CYC-eligible packet right after a CYC is at its time (SDM), and
+           so is a TNT's first branch */
+        int timed_by_cyc = ptc_packet_is_cyc_eligible(t) || (e->flags & PTC__CLK_TNT);
+        if (c->cyc_just_before && timed_by_cyc) {
             e->pos_hi = c->pos;
             e->flags |= PTC__CLK_EXACT;
-        } else if (c->cfg.cyc_en && ptc_packet_is_cyc_eligible(t) && !c->psb_at && t != PTC_OVF) {
+        } else if (c->cfg.cyc_en && timed_by_cyc && !c->psb_at && t != PTC_OVF) {
             /* no CYC before it: the threshold had not been reached */
             uint64_t below = c->cfg.cyc_thresh ? UINT64_C(1) << (c->cfg.cyc_thresh - 1) : 1;
             e->pos_hi = c->pos + below - 1;
@@ -3177,6 +3233,12 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
     nav->cyc_bound_pending = 0;
     tsc_lo = t->have_time ? t->tsc_lo : 0;
     tsc_hi = t->have_time ? t->tsc_hi : UINT64_MAX;
+    /* a TNT's time is its first branch's; its last went out before the
+       packet after it (a TNT after a TNT: before that one's first branch) */
+    if (nav->tnt_waiting && t->have_time) {
+        nav->entries[nav->tnt_waiting - 1].tsc_hi = tsc_hi;
+        nav->tnt_waiting = 0;
+    }
     if (tsc_lo < nav->tsc_floor) tsc_lo = nav->tsc_floor; /* retirements are in time order */
     if (type == PTC_CYC) {
         if (nav->cyc_bits < 64 && it->pkt.u.cyc.cycles >> nav->cyc_bits) {
@@ -3210,7 +3272,8 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
         e->cycle_lo = tnt && (!nav->last_was_cyc || nav->last_cyc_wrap) ? nav->ntp_cycle : nav->cycles;
         e->cycle_hi = UINT64_MAX;
         e->tsc_lo = tnt ? nav->ntp_tsc : tsc_lo;
-        e->tsc_hi = tsc_hi;
+        e->tsc_hi = tnt && carried > 1 ? UINT64_MAX : tsc_hi;
+        if (tnt && carried > 1) nav->tnt_waiting = nav->count;
         if (tnt) {
             e->ip = it->pkt.u.tnt.bits;
             e->ip_known = 1;
@@ -3558,6 +3621,10 @@ static void ptc__mdl_record(ptc_model *m, const ptc_packet *p, const uint8_t *by
     t.cycle = m->cycle;
     t.time = ptc_model_now(m);
     t.art = m->art;
+    if (p->type == PTC_TNT8 || p->type == PTC_TNT64) { /* a TNT's time is its first branch's */
+        t.cycle = m->tnt_cycle[0];
+        t.time = m->tnt_time[0];
+    }
     t.fate = fate;
     m->sink.packet(m->sink.user, bytes, fate == PTC_FATE_EMITTED ? n : 0, &t);
 }
@@ -3674,7 +3741,8 @@ static int ptc__mdl_emit(ptc_model *m, ptc_packet *p)
     }
     /* An eligible packet right after a CYC is at that CYC's time (SDM); if
        cycles have passed since (the CYC timed a TNT's first branch, or the
-       counter's wrap), it gets a CYC of its own whatever the threshold. */
+       counter's wrap), it gets a CYC of its own whatever the threshold. A
+       TNT had its CYC at its first branch. */
     if (ptc_packet_is_cyc_eligible(p->type)) ptc__mdl_cyc(m, m->last_was_cyc);
     return ptc__mdl_output(m, p);
 }
@@ -3970,7 +4038,13 @@ static void ptc__mdl_boundary(ptc_model *m, int mtc_edge)
     if (m->overflow && m->fifo_fill == 0) ptc__mdl_overflow_end(m);
     if (mtc_edge) ptc__mdl_mtc_edge(m);
     if (m->mtc_pending && m->cycle >= m->mtc_due) ptc__mdl_mtc_flush(m);
-    if (ptc__mdl_cyc_counting(m) && !m->overflow && m->cyc_count >= ptc__mdl_cyc_max(m)) ptc__mdl_cyc(m, 1);
+    if (ptc__mdl_cyc_counting(m) && !m->overflow && m->cyc_count >= ptc__mdl_cyc_max(m)) {
+        /* a standalone CYC before the counter wraps; a pending TNT goes
+           first, or it would follow a CYC later than its first branch
+           (packets after a CYC are at or after its time) */
+        ptc__mdl_flush_tnt(m);
+        ptc__mdl_cyc(m, 1);
+    }
     /* after the edge's MTC, like every other packet of the boundary: a
        packet before an MTC is before its edge (SPEC 3.4) */
     if (m->cycle >= m->stop_cycle) ptc__mdl_trace_stop(m);
@@ -4189,7 +4263,9 @@ PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, i
     before = ptc__mdl_mark_now(m);
     if (ptc__mdl_packet_en(m, ip) && ptc__mdl_packet_en(m, target)) {
         /* the CYC of a TNT times its first branch (SDM 36.3.6) */
-        if (m->tnt_count == 0) ptc__mdl_cyc(m, 0);
+        /* a TNT's CYC goes out at its first branch (SDM 36.3.6.2), the
+           TNT later with none of its own */
+        if (m->tnt_count == 0) ptc__mdl_cyc(m, m->last_was_cyc);
         m->tnt_cycle[m->tnt_count] = m->cycle;
         m->tnt_time[m->tnt_count] = ptc_model_now(m);
         m->tnt_bits = (m->tnt_bits << 1) | (uint64_t)(taken != 0);

@@ -101,10 +101,12 @@ static uint64_t cycle_ticks(const ptc_model_config *m, unsigned ratio)
 
 typedef struct stats { size_t n, outside, back, lo_back, conflicts; uint64_t max_w; } stats;
 
+static int is_tnt(ptc_packet_type t) { return t == PTC_TNT8 || t == PTC_TNT64; }
+
 static void check_validity(const run *r, stats *s, const char *what)
 {
     size_t i;
-    uint64_t last_point = 0, last_lo = 0;
+    uint64_t last_point = 0, last_lo = 0, last_ntp_lo = 0;
     for (i = 0; i < r->tr.nt; i++) {
         const ptc_timed_item *ti = &r->ti[i];
         if (ti->item.offset != r->tr.t[i].offset) { CHECK(0, "%s: item %zu misaligned", what, i); return; }
@@ -118,10 +120,14 @@ static void check_validity(const run *r, stats *s, const char *what)
             CHECK(0, "%s: %s at %llu: the clock saw a conflict in a trace that has none", what,
                   ptc_packet_type_name(r->tr.t[i].pkt.type), (unsigned long long)r->tr.t[i].offset);
         if (ti->tsc < last_point) s->back++;
-        if (ti->tsc_lo < last_lo) s->lo_back++;
+        /* lower bounds never go back - but a TNT's is its first branch's,
+           which may precede the timing packets before it: its lower bound
+           only has to be the last non-timing packet's (SPEC 3.1) */
+        if (ti->tsc_lo < (is_tnt(r->tr.t[i].pkt.type) ? last_ntp_lo : last_lo)) s->lo_back++;
         CHECK(ti->tsc >= ti->tsc_lo && ti->tsc <= ti->tsc_hi, "%s: point outside its interval", what);
         last_point = ti->tsc;
-        last_lo = ti->tsc_lo;
+        if (!is_tnt(r->tr.t[i].pkt.type)) last_lo = ti->tsc_lo;
+        if (ptc_packet_is_ntp(r->tr.t[i].pkt.type)) last_ntp_lo = ti->tsc_lo;
         if (ti->tsc_hi != UINT64_MAX && ti->tsc_hi - ti->tsc_lo > s->max_w) s->max_w = ti->tsc_hi - ti->tsc_lo;
     }
     CHECK(s->outside == 0 && s->back == 0 && s->lo_back == 0, "%s: %zu outside, %zu point steps back, %zu lo steps back",
@@ -132,14 +138,15 @@ static int is_stop(ptc_packet_type t) { return t == PTC_TSC || t == PTC_CBR || t
 
 /* (2) Without CYC: a non-timing packet followed by an MTC with no possible
    clock stop between them is within one MTC period (plus one cycle and
-   rounding) - with or without suppression before it. */
+   rounding) - with or without suppression before it. Not a TNT: its time
+   is its first branch's (check_validity holds it to its neighbours). */
 static size_t check_period_bound(const run *r, const char *what, size_t at_least)
 {
     size_t i, j, checked = 0;
     uint64_t bound = period_ticks(&r->cfg) + (1 + (uint64_t)r->cfg.mtc_jitter) * cycle_ticks(&r->cfg, 1) + 3;
     for (i = 0; i < r->tr.nt; i++) {
         const ptc_timed_item *ti = &r->ti[i];
-        if (!ti->have_time || !ptc_packet_is_ntp(r->tr.t[i].pkt.type)) continue;
+        if (!ti->have_time || !ptc_packet_is_ntp(r->tr.t[i].pkt.type) || is_tnt(r->tr.t[i].pkt.type)) continue;
         for (j = i + 1; j < r->tr.nt && r->tr.t[j].pkt.type != PTC_MTC && !is_stop(r->tr.t[j].pkt.type); j++) {}
         if (j == r->tr.nt || r->tr.t[j].pkt.type != PTC_MTC || j - i >= PTC_CLOCK_WINDOW) continue; /* beyond the look-ahead */
         checked++;
@@ -153,14 +160,17 @@ static size_t check_period_bound(const run *r, const char *what, size_t at_least
 
 /* (2b) Without suppression, the next MTC edge after an MTC is always
    emitted, so a non-timing packet after an MTC with no clock stop between
-   them is within one period, whatever follows it (a stop, the end). */
+   them is within one period, whatever follows it (a stop, the end). Not
+   a TNT, as above. */
 static void check_after_mtc_bound(const run *r, const char *what)
 {
     size_t i, j, checked = 0;
     uint64_t bound = period_ticks(&r->cfg) + (1 + (uint64_t)r->cfg.mtc_jitter) * cycle_ticks(&r->cfg, 1) + 3;
     for (i = 0; i < r->tr.nt; i++) {
         const ptc_timed_item *ti = &r->ti[i];
-        if (!ti->have_time || !ptc_packet_is_ntp(r->tr.t[i].pkt.type) || r->tr.t[i].pkt.type == PTC_PSB) continue;
+        if (!ti->have_time || !ptc_packet_is_ntp(r->tr.t[i].pkt.type) || r->tr.t[i].pkt.type == PTC_PSB ||
+            is_tnt(r->tr.t[i].pkt.type))
+            continue;
         for (j = i; j-- > 0 && r->tr.t[j].pkt.type != PTC_MTC && !is_stop(r->tr.t[j].pkt.type) && r->tr.t[j].pkt.type != PTC_PSB;) {}
         if (j == (size_t)-1 || r->tr.t[j].pkt.type != PTC_MTC) continue;
         checked++;

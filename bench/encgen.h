@@ -1,0 +1,286 @@
+/* encgen.h - Intel PT traces written by libipt's encoder (pt_enc_next)
+   from a timing model of their own, with the true TSC of every packet.
+
+   These are the outsider streams the clock is judged on (timecmp) and
+   timed on (bench_decode): nothing here comes from ptcodec.h, so a
+   misreading of the SDM that ptcodec's model and its clock share cannot
+   hide here. The timing follows the SDM's rules as this file reads them:
+
+   - one core: cycle c is at TSC T(c) = T0 + c * nom / cbr (exact; a
+     packet's truth is the floor); the ART is T * eax / ebx;
+   - an MTC goes out in the first cycle at or after the ART edge where
+     CTC bit mtc_freq toggles (payload CTC[mtc_freq+7:mtc_freq]); none is
+     ever lost or late;
+   - in cycle-accurate mode a CYC goes before an eligible packet once the
+     cycles since the last CYC reach 2^(cyc_thresh-1) (threshold 0: any),
+     and always when the packet before it is a CYC of an earlier cycle
+     (36.3.6.2: the eligible packet right after a CYC is at its time);
+   - a TNT's CYC goes out when its first branch retires, and the TNT
+     packet goes out later, when it is full or a non-timing packet
+     flushes it, with no CYC of its own: its true time is its first
+     branch (Example 36-1). Timing packets (MTC) may come in between;
+   - PSB+ (PSB, CYC, TSC, TMA, CBR, PSBEND) every 4 KiB at one instant,
+     the pending TNT flushed before it;
+   - TIP.PGD ... TIP.PGE: tracing off for a while, MTCs go on.
+
+   Include after <intel-pt.h> and tools/util.h. Deterministic per seed. */
+#ifndef PTCODEC_ENCGEN_H
+#define PTCODEC_ENCGEN_H
+
+#include <intel-pt.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct eg_config {
+    uint64_t seed;
+    uint64_t events;      /* branches and other events to write */
+    int sparse;           /* events 20..3000 cycles apart, mostly TIPs; else 1..4, mostly TNT */
+    int cyc;              /* cycle-accurate mode, with this threshold: */
+    uint8_t cyc_thresh;
+    uint8_t mtc_freq;
+    uint32_t eax, ebx;    /* CPUID.15H: TSC:CTC = ebx / eax */
+    uint8_t nom, cbr;     /* TSC ticks per core cycle = nom / cbr */
+} eg_config;
+
+typedef struct eg_trace {
+    uint8_t *bytes;
+    size_t len, cap;
+    uint64_t *truth;      /* the true TSC of the i-th packet */
+    size_t n, truth_cap;
+    int failed;           /* the encoder refused a packet, or memory ran out */
+} eg_trace;
+
+/* The generator's state: the model's clocks and what is pending. */
+typedef struct eg_state {
+    eg_config cfg;
+    eg_trace *out;
+    struct pt_encoder *enc;
+    uint64_t rng, t0, cycle, cyc_at, next_edge, psb_at;
+    uint64_t tnt_bits, tnt_first;
+    uint64_t last_ip;     /* what IP compression is against (0 after a PSB) */
+    uint64_t cur_ip;      /* where the program is, for the PSB+'s FUP */
+    uint8_t tnt_count;
+    int last_cyc;         /* the last packet was a CYC, at cyc_at */
+} eg_state;
+
+static uint64_t eg_rand(eg_state *g, uint64_t n)
+{
+    g->rng ^= g->rng >> 12;
+    g->rng ^= g->rng << 25;
+    g->rng ^= g->rng >> 27;
+    return n ? (g->rng * UINT64_C(2685821657736338717)) % n : 0;
+}
+
+/* T(c) * cbr, so that the TSC and the ART are exact integer divisions. */
+static uint64_t eg_scaled(const eg_state *g, uint64_t cycle) { return g->t0 * g->cfg.cbr + cycle * g->cfg.nom; }
+static uint64_t eg_tsc(const eg_state *g, uint64_t cycle) { return eg_scaled(g, cycle) / g->cfg.cbr; }
+static uint64_t eg_art(const eg_state *g, uint64_t cycle)
+{
+    return eg_scaled(g, cycle) * g->cfg.eax / ((uint64_t)g->cfg.cbr * g->cfg.ebx);
+}
+
+/* The first cycle whose ART has reached `art`. */
+static uint64_t eg_cycle_of_art(const eg_state *g, uint64_t art)
+{
+    uint64_t need = (art * g->cfg.cbr * g->cfg.ebx + g->cfg.eax - 1) / g->cfg.eax; /* scaled T needed */
+    uint64_t base = g->t0 * g->cfg.cbr;
+    return need <= base ? 0 : (need - base + g->cfg.nom - 1) / g->cfg.nom;
+}
+
+static void eg_put(eg_state *g, const struct pt_packet *p, uint64_t truth)
+{
+    eg_trace *o = g->out;
+    uint64_t end;
+    if (o->failed) return;
+    if (o->n == o->truth_cap) {
+        size_t cap = o->truth_cap ? 2 * o->truth_cap : 4096;
+        uint64_t *t = (uint64_t *)realloc(o->truth, cap * sizeof *t);
+        if (!t) { o->failed = 1; return; }
+        o->truth = t;
+        o->truth_cap = cap;
+    }
+    if (pt_enc_next(g->enc, p) < 0 || pt_enc_get_offset(g->enc, &end) < 0) { o->failed = 1; return; }
+    o->len = (size_t)end;
+    o->truth[o->n++] = truth;
+    g->last_cyc = p->type == ppt_cyc;
+}
+
+static void eg_simple(eg_state *g, enum pt_packet_type type, uint64_t truth)
+{
+    struct pt_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = type;
+    eg_put(g, &p, truth);
+}
+
+/* A CYC before an eligible packet of this cycle, as the rules above say. */
+static void eg_cyc(eg_state *g)
+{
+    struct pt_packet p;
+    uint64_t d = g->cycle - g->cyc_at;
+    if (!g->cfg.cyc || !d) return;
+    if (!g->last_cyc && g->cfg.cyc_thresh && d < (UINT64_C(1) << (g->cfg.cyc_thresh - 1))) return;
+    memset(&p, 0, sizeof p);
+    p.type = ppt_cyc;
+    p.payload.cyc.value = d;
+    g->cyc_at = g->cycle;
+    eg_put(g, &p, eg_tsc(g, g->cycle));
+}
+
+static void eg_flush_tnt(eg_state *g)
+{
+    struct pt_packet p;
+    if (!g->tnt_count) return;
+    memset(&p, 0, sizeof p);
+    p.type = ppt_tnt_8;
+    p.payload.tnt.bit_size = g->tnt_count;
+    p.payload.tnt.payload = g->tnt_bits;
+    g->tnt_count = 0;
+    g->tnt_bits = 0;
+    eg_put(g, &p, g->tnt_first);
+}
+
+/* Every MTC edge up to the current cycle, each in its own cycle. */
+static void eg_mtcs_until(eg_state *g, uint64_t cycle)
+{
+    while (g->next_edge <= cycle && !g->out->failed) {
+        uint64_t edge_cycle = g->next_edge, art = eg_art(g, edge_cycle);
+        struct pt_packet p;
+        g->cycle = edge_cycle;
+        eg_cyc(g);
+        memset(&p, 0, sizeof p);
+        p.type = ppt_mtc;
+        p.payload.mtc.ctc = (uint8_t)(art >> g->cfg.mtc_freq);
+        eg_put(g, &p, eg_tsc(g, edge_cycle));
+        g->next_edge = eg_cycle_of_art(g, ((art >> g->cfg.mtc_freq) + 1) << g->cfg.mtc_freq);
+    }
+}
+
+/* An IP packet, compressed against the last IP as an encoder would. */
+static void eg_ip_packet(eg_state *g, enum pt_packet_type type, uint64_t ip)
+{
+    struct pt_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = type;
+    p.payload.ip.ip = ip;
+    if ((ip >> 16) == (g->last_ip >> 16)) p.payload.ip.ipc = pt_ipc_update_16;
+    else if ((ip >> 32) == (g->last_ip >> 32)) p.payload.ip.ipc = pt_ipc_update_32;
+    else p.payload.ip.ipc = pt_ipc_sext_48;
+    if (p.payload.ip.ipc != pt_ipc_sext_48) p.payload.ip.ip &= p.payload.ip.ipc == pt_ipc_update_16 ? 0xFFFF : 0xFFFFFFFF;
+    g->last_ip = ip;
+    g->cur_ip = ip;
+    if (type != ppt_fup) eg_cyc(g); /* (a FUP is not CYC-eligible) */
+    eg_put(g, &p, eg_tsc(g, g->cycle));
+}
+
+static void eg_psb_plus(eg_state *g)
+{
+    struct pt_packet p;
+    uint64_t tsc = eg_tsc(g, g->cycle), art = eg_art(g, g->cycle);
+    eg_flush_tnt(g);
+    eg_simple(g, ppt_psb, tsc);
+    eg_cyc(g);
+    memset(&p, 0, sizeof p);
+    p.type = ppt_tsc;
+    p.payload.tsc.tsc = tsc & ((UINT64_C(1) << 56) - 1);
+    eg_put(g, &p, tsc);
+    memset(&p, 0, sizeof p);
+    p.type = ppt_tma; /* the CTC at the last ART edge, and the TSC ticks since that edge */
+    p.payload.tma.ctc = (uint16_t)art;
+    p.payload.tma.fc = (uint16_t)(tsc - art * g->cfg.ebx / g->cfg.eax);
+    eg_put(g, &p, tsc);
+    memset(&p, 0, sizeof p);
+    p.type = ppt_cbr;
+    p.payload.cbr.ratio = g->cfg.cbr;
+    eg_put(g, &p, tsc);
+    g->last_ip = 0; /* a PSB resets IP compression */
+    if (g->cur_ip) eg_ip_packet(g, ppt_fup, g->cur_ip); /* tracing is on: where it is */
+    eg_simple(g, ppt_psbend, tsc);
+    g->psb_at = g->out->len;
+}
+
+static uint64_t eg_new_ip(eg_state *g)
+{
+    return UINT64_C(0x400000) + (eg_rand(g, 4) ? eg_rand(g, 0x10000) : eg_rand(g, UINT64_C(1) << 30));
+}
+
+/* Moves time on by `cycles`, with the MTCs of the way. */
+static void eg_advance(eg_state *g, uint64_t cycles)
+{
+    uint64_t to = g->cycle + cycles;
+    eg_mtcs_until(g, to);
+    g->cycle = to;
+}
+
+static void eg_event(eg_state *g)
+{
+    uint64_t kind = eg_rand(g, 100);
+    int sparse = g->cfg.sparse;
+    eg_advance(g, sparse ? 20 + eg_rand(g, 2981) : 1 + eg_rand(g, 4));
+    if (g->out->len - g->psb_at >= 4096) eg_psb_plus(g);
+    if (kind < (sparse ? 40u : 80u)) { /* a conditional branch */
+        if (!g->tnt_count) {
+            eg_cyc(g); /* the TNT's CYC: at its first branch */
+            g->tnt_first = eg_tsc(g, g->cycle);
+        }
+        g->tnt_bits = (g->tnt_bits << 1) | eg_rand(g, 2);
+        if (++g->tnt_count == 6) eg_flush_tnt(g);
+    } else if (kind < (sparse ? 95u : 98u)) {
+        eg_flush_tnt(g);
+        eg_ip_packet(g, ppt_tip, eg_new_ip(g));
+    } else if (kind < (sparse ? 97u : 99u)) {
+        struct pt_packet p;
+        eg_flush_tnt(g);
+        eg_cyc(g);
+        memset(&p, 0, sizeof p);
+        p.type = ppt_pip;
+        p.payload.pip.cr3 = (eg_rand(g, 1u << 20) + 1) << 12;
+        eg_put(g, &p, eg_tsc(g, g->cycle));
+    } else { /* tracing off for a while (a filtered region), then on */
+        eg_flush_tnt(g);
+        eg_ip_packet(g, ppt_tip_pgd, eg_new_ip(g));
+        g->cur_ip = 0;
+        eg_advance(g, 50 + eg_rand(g, sparse ? 20000 : 2000));
+        eg_ip_packet(g, ppt_tip_pge, eg_new_ip(g));
+    }
+}
+
+/* Writes a trace. The caller frees out->bytes and out->truth (also on
+   failure: out->failed). */
+static void eg_generate(const eg_config *cfg, eg_trace *out)
+{
+    struct pt_config pc;
+    eg_state g;
+    uint64_t i;
+    memset(out, 0, sizeof *out);
+    memset(&g, 0, sizeof g);
+    g.cfg = *cfg;
+    g.out = out;
+    g.rng = cfg->seed * UINT64_C(0x9E3779B97F4A7C15) + 1;
+    out->cap = (size_t)(cfg->events * (cfg->sparse ? 160 : 8) + 65536);
+    out->bytes = (uint8_t *)malloc(out->cap);
+    if (!out->bytes) { out->failed = 1; return; }
+    memset(&pc, 0, sizeof pc);
+    pc.size = sizeof pc;
+    pc.begin = out->bytes;
+    pc.end = out->bytes + out->cap;
+    g.enc = pt_alloc_encoder(&pc);
+    if (!g.enc) { out->failed = 1; return; }
+    g.t0 = UINT64_C(1000000000000) + eg_rand(&g, UINT64_C(1) << 32);
+    g.next_edge = eg_cycle_of_art(&g, ((eg_art(&g, 0) >> cfg->mtc_freq) + 1) << cfg->mtc_freq);
+    eg_psb_plus(&g);
+    eg_ip_packet(&g, ppt_tip_pge, eg_new_ip(&g));
+    for (i = 0; i < cfg->events && !out->failed; i++) eg_event(&g);
+    eg_flush_tnt(&g);
+    pt_free_encoder(g.enc);
+}
+
+static void eg_free(eg_trace *t)
+{
+    free(t->bytes);
+    free(t->truth);
+    memset(t, 0, sizeof *t);
+}
+
+#endif
