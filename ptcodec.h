@@ -2509,9 +2509,9 @@ static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, c
     }
 }
 
-/* With nothing known after an entry (the window is full, the trace ends),
-   the best guess from the cycles since the last positioned anchor: its
-   point plus those cycles at the middle of the rates nom allows. 0: none. */
+/* The point the cycles give an entry with a cycle position: the last
+   positioned anchor's point plus the cycles since it at the middle of the
+   rates nom allows (SPEC 3.7). 0: no such anchor in the entry's epoch. */
 static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e)
 {
     const ptc__clk_anchor *a = &c->positioned;
@@ -2995,7 +2995,8 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         c->psb_at = 0;
     }
     if (t != PTC_NONE && ptc_packet_is_ntp(t)) e->flags |= PTC__CLK_NTP;
-    if (t == PTC_TNT8 || t == PTC_TNT64) e->flags |= c->cyc_just_before ? PTC__CLK_TNT : PTC__CLK_TNT | PTC__CLK_FIRST_BRANCH;
+    if (t != PTC_NONE && ptc_packet_is_tnt(t))
+        e->flags |= c->cyc_just_before ? PTC__CLK_TNT : PTC__CLK_TNT | PTC__CLK_FIRST_BRANCH;
     if (c->psb_at) e->flags |= PTC__CLK_PSB;
     if (c->psb_tail && t != PTC_TSC && t != PTC_CYC && t != PTC_PAD) { /* (a CYC may go with an OVF that cuts the PSB+ short) */
         if (t == PTC_NONE || t == PTC_OVF || t == PTC_MTC || t == PTC_PSB) c->psb_tail = 0; /* not a PSB+ after all */
@@ -3256,7 +3257,7 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
     carried = ptc__nav_carried(nav, it);
     if (carried) {
         ptc_nav_entry *e;
-        int tnt = type == PTC_TNT8 || type == PTC_TNT64;
+        int tnt = ptc_packet_is_tnt(type);
         if (nav->count == nav->capacity) return PTC_ERR_NO_SPACE;
         e = &nav->entries[nav->count++];
         memset(e, 0, sizeof *e);
@@ -3372,7 +3373,7 @@ static void ptc__nav_hit(const ptc_nav *nav, size_t entry, uint64_t retire, ptc_
     hit->entry = *e;
     hit->bit = (uint8_t)(retire - e->first);
     hit->taken = 0;
-    if (e->type == PTC_TNT8 || e->type == PTC_TNT64)
+    if (ptc_packet_is_tnt((ptc_packet_type)e->type))
         hit->taken = (uint8_t)((e->ip >> (e->count - 1 - hit->bit)) & 1);
 }
 
@@ -3621,7 +3622,7 @@ static void ptc__mdl_record(ptc_model *m, const ptc_packet *p, const uint8_t *by
     t.cycle = m->cycle;
     t.time = ptc_model_now(m);
     t.art = m->art;
-    if (p->type == PTC_TNT8 || p->type == PTC_TNT64) { /* a TNT's time is its first branch's */
+    if (ptc_packet_is_tnt(p->type)) { /* a TNT's time is its first branch's */
         t.cycle = m->tnt_cycle[0];
         t.time = m->tnt_time[0];
     }
@@ -3635,7 +3636,7 @@ static void ptc__mdl_report_retirements(ptc_model *m, const ptc_packet *p)
 {
     ptc_retire_truth r;
     unsigned i, n = 0;
-    int tnt = p->type == PTC_TNT8 || p->type == PTC_TNT64;
+    int tnt = ptc_packet_is_tnt(p->type);
     if (tnt) n = p->u.tnt.count;
     else if (m->retiring && (p->type == PTC_FUP || p->type == PTC_TIP || p->type == PTC_TIP_PGD)) n = 1;
     if (!tnt && n) m->retiring = 0;
@@ -4262,7 +4263,6 @@ PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, i
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     before = ptc__mdl_mark_now(m);
     if (ptc__mdl_packet_en(m, ip) && ptc__mdl_packet_en(m, target)) {
-        /* the CYC of a TNT times its first branch (SDM 36.3.6) */
         /* a TNT's CYC goes out at its first branch (SDM 36.3.6.2), the
            TNT later with none of its own */
         if (m->tnt_count == 0) ptc__mdl_cyc(m, m->last_was_cyc);

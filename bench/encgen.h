@@ -19,8 +19,8 @@
      packet goes out later, when it is full or a non-timing packet
      flushes it, with no CYC of its own: its true time is its first
      branch (Example 36-1). Timing packets (MTC) may come in between;
-   - PSB+ (PSB, CYC, TSC, TMA, CBR, PSBEND) every 4 KiB at one instant,
-     the pending TNT flushed before it;
+   - PSB+ (PSB, CYC, TSC, TMA, CBR, FUP while tracing is on, PSBEND)
+     every 4 KiB at one instant, the pending TNT flushed before it;
    - TIP.PGD ... TIP.PGE: tracing off for a while, MTCs go on.
 
    Include after <intel-pt.h> and tools/util.h. Deterministic per seed. */

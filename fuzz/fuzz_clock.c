@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       (unsigned long long)t->offset);
             /* (a TNT's lower bound is its first branch's: it only has to be
                the last non-timing packet's, SPEC 3.1) */
-            tnt = t->pkt.type == PTC_TNT8 || t->pkt.type == PTC_TNT64;
+            tnt = ptc_packet_is_tnt(t->pkt.type);
             FZ_ASSERT(out.tsc >= last_point && out.tsc_lo >= (tnt ? last_ntp_lo : last_lo), "time goes back at %llu",
                       (unsigned long long)t->offset);
             FZ_ASSERT(!out.conflict, "conflict reported at %llu in a trace that has none", (unsigned long long)t->offset);

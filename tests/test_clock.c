@@ -101,8 +101,6 @@ static uint64_t cycle_ticks(const ptc_model_config *m, unsigned ratio)
 
 typedef struct stats { size_t n, outside, back, lo_back, conflicts; uint64_t max_w; } stats;
 
-static int is_tnt(ptc_packet_type t) { return t == PTC_TNT8 || t == PTC_TNT64; }
-
 static void check_validity(const run *r, stats *s, const char *what)
 {
     size_t i;
@@ -123,10 +121,10 @@ static void check_validity(const run *r, stats *s, const char *what)
         /* lower bounds never go back - but a TNT's is its first branch's,
            which may precede the timing packets before it: its lower bound
            only has to be the last non-timing packet's (SPEC 3.1) */
-        if (ti->tsc_lo < (is_tnt(r->tr.t[i].pkt.type) ? last_ntp_lo : last_lo)) s->lo_back++;
+        if (ti->tsc_lo < (ptc_packet_is_tnt(r->tr.t[i].pkt.type) ? last_ntp_lo : last_lo)) s->lo_back++;
         CHECK(ti->tsc >= ti->tsc_lo && ti->tsc <= ti->tsc_hi, "%s: point outside its interval", what);
         last_point = ti->tsc;
-        if (!is_tnt(r->tr.t[i].pkt.type)) last_lo = ti->tsc_lo;
+        if (!ptc_packet_is_tnt(r->tr.t[i].pkt.type)) last_lo = ti->tsc_lo;
         if (ptc_packet_is_ntp(r->tr.t[i].pkt.type)) last_ntp_lo = ti->tsc_lo;
         if (ti->tsc_hi != UINT64_MAX && ti->tsc_hi - ti->tsc_lo > s->max_w) s->max_w = ti->tsc_hi - ti->tsc_lo;
     }
@@ -146,7 +144,7 @@ static size_t check_period_bound(const run *r, const char *what, size_t at_least
     uint64_t bound = period_ticks(&r->cfg) + (1 + (uint64_t)r->cfg.mtc_jitter) * cycle_ticks(&r->cfg, 1) + 3;
     for (i = 0; i < r->tr.nt; i++) {
         const ptc_timed_item *ti = &r->ti[i];
-        if (!ti->have_time || !ptc_packet_is_ntp(r->tr.t[i].pkt.type) || is_tnt(r->tr.t[i].pkt.type)) continue;
+        if (!ti->have_time || !ptc_packet_is_ntp(r->tr.t[i].pkt.type) || ptc_packet_is_tnt(r->tr.t[i].pkt.type)) continue;
         for (j = i + 1; j < r->tr.nt && r->tr.t[j].pkt.type != PTC_MTC && !is_stop(r->tr.t[j].pkt.type); j++) {}
         if (j == r->tr.nt || r->tr.t[j].pkt.type != PTC_MTC || j - i >= PTC_CLOCK_WINDOW) continue; /* beyond the look-ahead */
         checked++;
@@ -169,7 +167,7 @@ static void check_after_mtc_bound(const run *r, const char *what)
     for (i = 0; i < r->tr.nt; i++) {
         const ptc_timed_item *ti = &r->ti[i];
         if (!ti->have_time || !ptc_packet_is_ntp(r->tr.t[i].pkt.type) || r->tr.t[i].pkt.type == PTC_PSB ||
-            is_tnt(r->tr.t[i].pkt.type))
+            ptc_packet_is_tnt(r->tr.t[i].pkt.type))
             continue;
         for (j = i; j-- > 0 && r->tr.t[j].pkt.type != PTC_MTC && !is_stop(r->tr.t[j].pkt.type) && r->tr.t[j].pkt.type != PTC_PSB;) {}
         if (j == (size_t)-1 || r->tr.t[j].pkt.type != PTC_MTC) continue;

@@ -148,7 +148,7 @@ static void time_buffer(const unsigned char *pt, size_t len, const ptc_clock_con
             s->conflicts += t.conflict;
             /* (a TNT's lower bound is its first branch's: only as far back
                as the last non-timing packet's, SPEC 3.1) */
-            tnt = t.item.error == PTC_OK && (t.item.pkt.type == PTC_TNT8 || t.item.pkt.type == PTC_TNT64);
+            tnt = t.item.error == PTC_OK && ptc_packet_is_tnt(t.item.pkt.type);
             s->back += t.tsc < last || t.tsc_lo < (tnt ? last_ntp_lo : last_lo);
             last = t.tsc;
             if (!tnt) last_lo = t.tsc_lo;
