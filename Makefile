@@ -175,7 +175,7 @@ coverage: deps
 	@sh tools/coverage.sh $(BUILD)/cov "$(COV_TESTS)" "$(FUZZ_TARGETS)"
 
 # ---- benchmark ------------------------------------------------------------
-$(BUILD)/bench_decode: bench/bench_decode.c $(HDR) tools/pktgen.h | $(BUILD)
+$(BUILD)/bench_decode: bench/bench_decode.c bench/encgen.h $(HDR) tools/pktgen.h | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $< -lipt
 
 $(BUILD)/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)

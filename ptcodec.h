@@ -647,7 +647,8 @@ typedef struct ptc_timed_item {
 /* All fields are private. */
 typedef struct ptc__clk_entry {
     ptc_item it;
-    uint64_t lo, hi, point, pos_lo, pos_hi, cycles, cap;
+    uint64_t lo, hi, point, pos_lo, pos_hi, cycles;
+    uint64_t hi_by_mtc;    /* before the next MTC that must be emitted (UINT64_MAX: none known) */
     uint32_t epoch;
     uint32_t flags;        /* PTC__CLK_*, and the CBR in bits 16..23 */
 } ptc__clk_entry;
@@ -678,7 +679,7 @@ typedef struct ptc_clock {
     int have_mtc;                     /* an MTC since the base */
     int seen_gap;                     /* MTCs have gone missing somewhere in the trace */
     int stop_since_mtc;               /* a possible clock stop since that MTC */
-    uint64_t cap_hi;                  /* before the next MTC edge that must be emitted */
+    uint64_t next_mtc_hi;             /* the next MTC that must be emitted goes out by then (0: none known) */
     ptc_checker chk;                  /* the policy's run of MTCs, to know which edge that is */
     uint64_t half_period;             /* half an MTC period, in TSC ticks (rounded up) */
     /* nom (TSC ticks per cycle at ratio 1) lies in [nom_lo, nom_hi], as
@@ -693,7 +694,6 @@ typedef struct ptc_clock {
     size_t cyc_pending;               /* ring index + 1 of a CYC whose count waits for the next packet */
     uint64_t pos, cycles_since_tsc;
     uint64_t tsc_pos_lo, tsc_pos_hi;  /* the last TSC's position */
-    int have_cycles;
     ptc__clk_anchor positioned;     /* the last anchor with a cycle position */
     ptc__clk_anchor last_anchor;    /* the last anchor, positioned or not */
     size_t psb_at;                    /* ring index + 1 of the first entry of an open PSB+
@@ -1193,7 +1193,13 @@ __extension__ typedef unsigned __int128 ptc__math_u128;
 static int ptc__math_mad_div(uint64_t a, uint64_t b, uint64_t add, uint64_t sub, uint64_t d,
                         uint64_t *q, uint64_t *r)
 {
-    ptc__math_u128 x = (ptc__math_u128)a * b + add - sub, qq = x / d;
+    ptc__math_u128 x = (ptc__math_u128)a * b + add - sub, qq;
+    if (!(uint64_t)(x >> 64)) { /* the common case, and a 128-bit division is slow */
+        *q = (uint64_t)x / d;
+        *r = (uint64_t)x % d;
+        return 1;
+    }
+    qq = x / d;
     *q = (uint64_t)qq;
     *r = (uint64_t)(x % d);
     if ((uint64_t)(qq >> 64) != 0) { *q = UINT64_MAX; *r = 0; return 0; }
@@ -2416,11 +2422,14 @@ PTCDEF void ptc_clock_config_sdm(ptc_clock_config *cfg)
 static uint64_t ptc__clk_cyc_ticks(const ptc_clock *c, uint64_t cycles, uint8_t cbr, int fastest)
 {
     uint64_t n = fastest ? c->nom_hi_n : c->nom_lo_n, d = fastest ? c->nom_hi_d : c->nom_lo_d, t;
+    uint64_t ratio = cbr ? cbr : fastest ? 1 : 255;
     if (!cycles || !n) return 0;
+    /* cycles * n / (d * ratio), rounded: one division where d * ratio
+       fits (rounding twice, by d then by the ratio, gives the same) */
+    if (d <= UINT64_MAX / 256) return ptc__math_muldiv(cycles, n, d * ratio, fastest);
     t = ptc__math_muldiv(cycles, n, d, fastest);
     if (t == UINT64_MAX) return t;
-    /* dividing the rounded value again by the ratio rounds the same way */
-    return fastest ? (t + (cbr ? cbr : 1) - 1) / (cbr ? cbr : 1) : t / (cbr ? cbr : 255);
+    return fastest ? (t + ratio - 1) / ratio : t / ratio;
 }
 
 /* Bounds of the TSC at the ART edge art_rel ticks after the TMA's edge. */
@@ -2537,13 +2546,13 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
     for (i = upto; i-- > c->ready;) {
         ptc__clk_entry *e = ptc__clk_at(c, i);
         uint64_t lo = 0, hi = b ? b->hi : UINT64_MAX;
-        if (b && b->mtc && !stop_after && b->lo > e->cap) {
+        if (b && b->mtc && !stop_after && b->lo > e->hi_by_mtc) {
             /* the MTC that had to come came later: the policy the clock
                was given is not the trace's; the trace alone bounds it */
-            e->cap = UINT64_MAX;
+            e->hi_by_mtc = UINT64_MAX;
             e->flags |= PTC__CLK_CONFLICT;
         }
-        if (e->cap < hi) hi = e->cap;
+        if (e->hi_by_mtc < hi) hi = e->hi_by_mtc;
         if (i + 1 < upto && ptc__clk_at(c, i + 1)->hi < hi) hi = ptc__clk_at(c, i + 1)->hi;
         if (e->hi < hi) hi = e->hi;
         if (e->lo > lo) lo = e->lo;
@@ -2709,7 +2718,7 @@ static void ptc__clk_unpin_trailing_cycs(ptc_clock *c)
         if (ot != PTC_CYC && ot != PTC_PAD) break;
         o->pos_lo = o->pos_hi = PTC__CLK_NOPOS;
         o->flags &= ~(uint32_t)PTC__CLK_EXACT;
-        o->cap = UINT64_MAX;
+        o->hi_by_mtc = UINT64_MAX;
     }
 }
 
@@ -2723,10 +2732,9 @@ static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
     uint64_t v = e->it.pkt.u.cyc.cycles;
     size_t i;
     c->cyc_pending = 0;
-    if (next == PTC_OVF) e->cap = UINT64_MAX; /* sent with the OVF, after packets were lost */
+    if (next == PTC_OVF) e->hi_by_mtc = UINT64_MAX; /* sent with the OVF, after packets were lost */
     if (next == PTC_OVF || next == PTC_NONE) return;
     c->cycles_since_tsc += v;
-    c->have_cycles = 1;
     if (c->psb_at) c->psb_cycles += v;
     if (c->pos_active) c->pos += v;
     else { /* an epoch starts at its first CYC; an anchor before it in the
@@ -2756,297 +2764,381 @@ static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
     c->cyc_just_before = 1;
 }
 
-PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
-{
-    ptc__clk_entry *e;
-    ptc_packet_type t;
-    uint64_t gap_floor = 0;
-    size_t cyc_before;
-    int anchor = 0, same_instant = 0; /* at the last TSC's instant */
-    if (!c || !item) return PTC_ERR_BAD_ARGUMENT;
-    if (c->finished || c->count == PTC_CLOCK_WINDOW) return PTC_ERR_BAD_STATE;
-    e = ptc__clk_at(c, c->count);
-    memset(e, 0, sizeof *e);
-    e->it = *item;
-    e->hi = UINT64_MAX;
-    e->pos_lo = e->pos_hi = PTC__CLK_NOPOS;
-    t = item->error == PTC_OK ? item->pkt.type : PTC_NONE;
-    /* the policy's run of MTCs, as a checker sees it (its verdicts are not
-       the clock's business) */
-    if (t != PTC_NONE) (void)ptc_checker_packet(&c->chk, &item->pkt);
-    cyc_before = t == PTC_TSC ? c->cyc_pending : 0;
-    if (c->cyc_pending && t != PTC_PAD) ptc__clk_apply_cyc(c, t);
+/* What one packet's handler found, for the placement and settling steps. */
+typedef struct ptc__clk_step {
+    ptc_packet_type type;   /* PTC_NONE for a decode error */
+    size_t cyc_before;      /* ring index + 1 of a CYC right before a TSC, else 0 */
+    int anchor;             /* the entry has an interval of its own: settle what came before */
+    int same_instant;       /* the entry goes with the last TSC, at its instant */
+    uint64_t gap_floor;     /* MTCs were suppressed before this anchor: packets since then
+                               are after this time (SPEC 3.3), else 0 */
+} ptc__clk_step;
 
-    if (item->error != PTC_OK || t == PTC_OVF) {
-        /* packets were lost: MTC gaps and cycle counts no longer add up.
-           The CYCs right before an OVF may be the start of a wake whose
-           TSC was lost: after a clock stop, so neither their cycle
-           positions nor the next MTC edge bound them */
-        ptc__clk_unpin_trailing_cycs(c);
-        ptc__clk_break(c);
-        c->ctc_valid = 0;
-        c->psb_at = 0;
+/* An error or an OVF: packets were lost, MTC gaps and cycle counts no
+   longer add up. The CYCs right before it may be the start of a wake
+   whose TSC was lost: after a clock stop, so neither their cycle positions
+   nor the next MTC edge bound them. */
+static void ptc__clk_on_loss(ptc_clock *c, ptc__clk_entry *e)
+{
+    ptc__clk_unpin_trailing_cycs(c);
+    ptc__clk_break(c);
+    c->ctc_valid = 0;
+    c->psb_at = 0;
+    e->flags |= PTC__CLK_STOP;
+}
+
+/* The TSC's 56 bits extended to 64 against the last one. */
+static uint64_t ptc__clk_tsc_extend(const ptc_clock *c, uint64_t v)
+{
+    const uint64_t m56 = (UINT64_C(1) << 56) - 1;
+    uint64_t full = v;
+    if (c->have_tsc) {
+        full = (c->tsc_full & ~m56) | v;
+        if (full + (UINT64_C(1) << 55) < c->tsc_full) full += UINT64_C(1) << 56;
+    }
+    return full;
+}
+
+/* A TSC inside a PSB+: one instant with no clock stop, so the epoch goes
+   on and the TSC is at the CYC point inside the PSB+, if there is one.
+   The PSB+'s packets carry its time (unless it was sampled earlier inside
+   the PSB+: then those before it may be older than its value), and so do
+   those after it up to PSBEND. */
+static void ptc__clk_tsc_in_psb(ptc_clock *c, ptc__clk_entry *e, size_t cyc_before)
+{
+    size_t i;
+    if (c->pos_active) e->pos_lo = c->pos;
+    if (c->pos_active && (c->psb_point || cyc_before)) {
+        e->pos_hi = c->pos;
+        e->flags |= PTC__CLK_EXACT;
+    } else if (c->pos_active) {
+        ptc__clk_position_by_time(c, e);
+    }
+    c->psb_point = 0;
+    for (i = c->psb_at - 1; i < c->count && !c->cfg.psb_early_tsc; i++) {
+        ptc__clk_entry *o = ptc__clk_at(c, i);
+        if ((o->flags & PTC__CLK_PSB) && o->lo < e->lo) o->lo = e->lo;
+    }
+    c->psb_at = 0;
+    c->psb_tail = 1;
+    c->psb_lo = e->lo;
+    c->psb_hi = e->hi;
+}
+
+/* A TSC outside PSB+ may follow a clock stop: a new epoch. The CYC right
+   before it counted the cycles up to the stop (the counter stops with the
+   clock), so its point is where the clock stopped and started again: the
+   new epoch starts there, at the TSC. The CYC packet itself went out at
+   the wake, or before the stop when the counter had just wrapped: its
+   time is anywhere from its place in the old epoch to the TSC. */
+static void ptc__clk_tsc_alone(ptc_clock *c, ptc__clk_entry *e, size_t cyc_before)
+{
+    uint64_t old_pos = c->pos;
+    int old_active = c->pos_active;
+    ptc__clk_entry *cy;
+    ptc__clk_break(c);
+    if (!cyc_before) return;
+    cy = ptc__clk_at(c, cyc_before - 1);
+    c->pos_active = 1;
+    c->pos = 0;
+    e->pos_lo = e->pos_hi = 0;
+    e->flags |= PTC__CLK_EXACT;
+    cy->pos_lo = old_active ? old_pos : PTC__CLK_NOPOS;
+    cy->pos_hi = PTC__CLK_NOPOS;
+    cy->hi_by_mtc = UINT64_MAX; /* it may come after a clock stop: no pre-stop bound */
+}
+
+static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
+{
+    uint64_t full = ptc__clk_tsc_extend(c, e->it.pkt.u.tsc.tsc);
+    c->tsc_full = full;
+    c->have_tsc = 1;
+    e->lo = full;
+    e->hi = full + 1;
+    if (c->psb_at && c->cfg.psb_early_tsc) {
+        /* sampled inside the PSB+: the packet went out at most the cycles
+           the PSB+'s CYCs counted later (its first CYC counts from before
+           the PSB, so this is an upper bound) */
+        uint64_t cycles = c->psb_cycles;
+        if (!s->cyc_before && c->cfg.cyc_en && c->cfg.cyc_thresh) cycles += (UINT64_C(1) << (c->cfg.cyc_thresh - 1)) - 1;
+        e->hi = ptc__math_sat_add(e->hi, ptc__clk_cyc_ticks(c, cycles, c->cbr, 1));
+        e->flags |= PTC__CLK_SAMPLED;
+    }
+    c->tsc_hi = e->hi;
+    c->tsc_sampled = (e->flags & PTC__CLK_SAMPLED) != 0;
+    e->flags |= PTC__CLK_ANCHOR | PTC__CLK_STOP;
+    s->anchor = 1;
+    c->ctc_valid = 0; /* the CTC base waits for the TMA */
+    c->cycles_since_tsc = 0;
+    c->tsc_run = 1;
+    c->tsc_in_psb = c->psb_at != 0;
+    if (c->psb_at) ptc__clk_tsc_in_psb(c, e, s->cyc_before);
+    else ptc__clk_tsc_alone(c, e, s->cyc_before);
+    c->tsc_pos_lo = e->pos_lo;
+    c->tsc_pos_hi = e->pos_hi;
+}
+
+/* A TMA right after its TSC: the CTC base that MTCs count from. */
+static void ptc__clk_on_tma(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
+{
+    const ptc_packet *p = &e->it.pkt;
+    if (!c->tsc_run || !c->cfg.cpuid_15_eax || p->u.tma.fc > c->tsc_full) return;
+    c->ctc_valid = 1;
+    c->ctc_base_tsc = c->tsc_full - p->u.tma.fc; /* TSC at the CTC edge (SDM) */
+    c->ctc_base_low = p->u.tma.ctc;
+    c->art_rel = 0;
+    c->mtc_after_tma = 1;
+    c->have_mtc = 0;
+    c->next_mtc_hi = 0; /* none known until the CBR or an MTC */
+    e->lo = c->tsc_full; /* sent with the TSC */
+    e->hi = c->tsc_hi;
+    e->flags |= PTC__CLK_ANCHOR;
+    s->anchor = 1;
+    s->same_instant = 1;
+}
+
+/* ART ticks from the last MTC edge (or from the TMA's) to the edge of
+   the MTC with payload p; c->ctc_valid drops when p cannot follow the TMA. */
+static uint64_t ptc__clk_mtc_step(ptc_clock *c, uint8_t p)
+{
+    unsigned n = c->cfg.mtc_freq;
+    uint64_t step;
+    if (!c->mtc_after_tma) { /* at least one period since the last MTC: equal payloads are 256 */
+        step = (uint64_t)(uint8_t)(p - c->last_payload);
+        return (step ? step : 256) << n;
+    }
+    c->mtc_after_tma = 0;
+    /* (an MTC at the TMA's own instant is possible: the TMA read the CTC
+       just as it reached the edge - step 0) */
+    if (n <= 8) /* the TMA holds CTC[N+7:N]: the first edge is exact */
+        return (((uint64_t)p << n) - c->ctc_base_low) & ((UINT64_C(1) << (n + 8)) - 1);
+    {   /* not all of them: the first edge after the TMA, if it fits */
+        uint64_t lowmask = (UINT64_C(1) << (16 - n)) - 1, below = c->ctc_base_low & ((UINT64_C(1) << n) - 1);
+        if (!below && ((uint64_t)(c->ctc_base_low >> n) & lowmask) == (p & lowmask)) return 0;
+        step = (UINT64_C(1) << n) - below;
+        if ((((uint64_t)(c->ctc_base_low >> n) + 1) & lowmask) != (p & lowmask)) c->ctc_valid = 0;
+        return step;
+    }
+}
+
+/* MTC periods from the MTC with payload p to the next edge whose MTC
+   must be emitted: the next one while the policy's run is short, else
+   the first one a resume rule lets through; plus those hardware may lose. */
+static uint64_t ptc__clk_periods_to_emitted(const ptc_clock *c, uint8_t p)
+{
+    const ptc_mtc_policy *pol = &c->cfg.policy;
+    uint64_t periods = 256; /* no 256 MTCs in a row go missing (SDM, SPEC 2.1) */
+    if (!c->cfg.have_policy) return periods;
+    if (!pol->threshold || c->chk.run < c->chk.need) periods = 1;
+    else {
+        if (pol->resume_after && (uint64_t)pol->resume_after + 1 < periods) periods = pol->resume_after + 1u;
+        if (pol->resume_on_value) {
+            uint64_t d = (uint8_t)(pol->resume_value - p);
+            if (!d) d = 256;
+            if (d < periods) periods = d;
+        }
+    }
+    periods += c->cfg.mtc_lost;
+    return periods > 256 ? 256 : periods;
+}
+
+static void ptc__clk_on_mtc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
+{
+    unsigned n = c->cfg.mtc_freq;
+    uint8_t p = e->it.pkt.u.mtc.ctc;
+    uint64_t step, lost = (uint64_t)(1 + c->cfg.mtc_lost) << n;
+    int stopped = c->stop_since_mtc;
+    if (c->psb_at) c->psb_mtc = 1;
+    if (!c->ctc_valid) return;
+    step = ptc__clk_mtc_step(c, p);
+    if (!c->ctc_valid) return;
+    c->art_rel += step;
+    c->last_payload = p;
+    c->have_mtc = 1;
+    c->stop_since_mtc = 0;
+    /* every packet before a clock stop comes before the next emitted MTC */
+    c->next_mtc_hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel + (ptc__clk_periods_to_emitted(c, p) << n), 1),
+                                       ptc__clk_mtc_lag(c));
+    e->lo = ptc__clk_edge(c, c->art_rel, 0);
+    e->hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel, 1), ptc__clk_mtc_lag(c));
+    e->flags |= PTC__CLK_ANCHOR | PTC__CLK_MTC;
+    s->anchor = 1;
+    /* more than one period since the last MTC: MTCs were suppressed, and
+       packets since then are after the edge before this one (the edges
+       hardware may have lost tell nothing) */
+    if (step > lost && c->art_rel >= lost) {
+        s->gap_floor = ptc__clk_edge(c, c->art_rel - lost, 0);
+        if (!stopped) c->seen_gap = 1; /* not a sleep: suppression */
+    }
+    /* an MTC that ends a PSB+'s instant - unless the PSB+'s TSC may have
+       been sampled before this edge */
+    if (!c->cfg.psb_early_tsc) c->psb_at = 0;
+}
+
+static void ptc__clk_on_cyc(ptc_clock *c, ptc__clk_entry *e)
+{
+    if (c->cfg.cyc_bits < 64 && e->it.pkt.u.cyc.cycles >> c->cfg.cyc_bits)
+        ptc__clk_break(c); /* more than the counter holds: not a count we can use */
+    else
+        c->cyc_pending = c->count + 1; /* counted when the next packet shows what it is */
+}
+
+static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
+{
+    uint8_t ratio = e->it.pkt.u.cbr.ratio;
+    /* a PSB+ that reports a new ratio: it changed at some point since the
+       last one, so cycle counts across it do not convert */
+    if (c->tsc_run && c->tsc_in_psb && c->cbr && c->cbr != ratio) ptc__clk_break(c);
+    c->cbr = ratio;
+    if (!c->tsc_run) {
+        ptc__clk_break(c); /* a new rate without a TSC */
         e->flags |= PTC__CLK_STOP;
+        return;
     }
-    if (t == PTC_MTC && c->psb_at) c->psb_mtc = 1;
-    if (t == PTC_TSC) {
-        uint64_t v = item->pkt.u.tsc.tsc, full = v;
-        const uint64_t m56 = (UINT64_C(1) << 56) - 1;
-        if (c->have_tsc) {
-            full = (c->tsc_full & ~m56) | v;
-            if (full + (UINT64_C(1) << 55) < c->tsc_full) full += UINT64_C(1) << 56;
-        }
-        c->tsc_full = full;
-        c->have_tsc = 1;
-        e->lo = full;
-        e->hi = full + 1;
-        if (c->psb_at && c->cfg.psb_early_tsc) {
-            /* sampled inside the PSB+: the packet went out at most the
-               cycles the PSB+'s CYCs counted later (its first CYC counts
-               from before the PSB, so this is an upper bound) */
-            uint64_t cycles = c->psb_cycles;
-            if (!cyc_before && c->cfg.cyc_en && c->cfg.cyc_thresh) cycles += (UINT64_C(1) << (c->cfg.cyc_thresh - 1)) - 1;
-            e->hi = ptc__math_sat_add(e->hi, ptc__clk_cyc_ticks(c, cycles, c->cbr, 1));
-            e->flags |= PTC__CLK_SAMPLED;
-        }
-        c->tsc_hi = e->hi;
-        c->tsc_sampled = (e->flags & PTC__CLK_SAMPLED) != 0;
-        e->flags |= PTC__CLK_ANCHOR | PTC__CLK_STOP;
-        anchor = 1;
-        c->ctc_valid = 0; /* the CTC base waits for the TMA */
-        c->cycles_since_tsc = 0;
-        c->have_cycles = 0;
-        c->tsc_run = 1;
-        if (c->psb_at) {
-            /* in a PSB+, one instant with no clock stop: the epoch goes on,
-               and the TSC is at the CYC point inside it, if there is one */
-            if (c->pos_active) e->pos_lo = c->pos;
-            if (c->pos_active && (c->psb_point || cyc_before)) {
-                e->pos_hi = c->pos;
-                e->flags |= PTC__CLK_EXACT;
-            } else if (c->pos_active) {
-                ptc__clk_position_by_time(c, e);
-            }
-        } else {
-            /* a TSC outside PSB+ may follow a clock stop: a new epoch */
-            uint64_t old_pos = c->pos;
-            int old_active = c->pos_active;
-            ptc__clk_break(c);
-            if (cyc_before) {
-                /* The CYC before it counted the cycles up to the stop (the
-                   counter stops with the clock), so its point is where the
-                   clock stopped and started again: the new epoch starts
-                   there, at the TSC. The CYC packet itself went out at the
-                   wake, or before the stop when the counter had just
-                   wrapped: its time is anywhere from its place in the old
-                   epoch to the TSC. */
-                ptc__clk_entry *cy = ptc__clk_at(c, cyc_before - 1);
-                c->pos_active = 1;
-                c->pos = 0;
-                e->pos_lo = e->pos_hi = 0;
-                e->flags |= PTC__CLK_EXACT;
-                cy->pos_lo = old_active ? old_pos : PTC__CLK_NOPOS;
-                cy->pos_hi = PTC__CLK_NOPOS;
-                cy->cap = UINT64_MAX; /* it may come after a clock stop: no pre-stop cap */
-            }
-        }
-        c->tsc_pos_lo = e->pos_lo;
-        c->tsc_pos_hi = e->pos_hi;
-        c->tsc_in_psb = c->psb_at != 0;
-        if (c->psb_at) { /* PSB+ is one snapshot: its packets carry this TSC's time */
-            size_t i;
-            c->psb_point = 0;
-            /* (unless the TSC was sampled somewhere inside the PSB+: then
-               the packets before it may be older than its value) */
-            for (i = c->psb_at - 1; i < c->count && !c->cfg.psb_early_tsc; i++)
-                if (ptc__clk_at(c, i)->flags & PTC__CLK_PSB && ptc__clk_at(c, i)->lo < full) ptc__clk_at(c, i)->lo = full;
-            c->psb_at = 0;
-            c->psb_tail = 1; /* and so do those after it */
-            c->psb_lo = full;
-            c->psb_hi = e->hi;
-        }
-    } else if (t == PTC_TMA) {
-        if (c->tsc_run && c->cfg.cpuid_15_eax && item->pkt.u.tma.fc <= c->tsc_full) {
-            c->ctc_valid = 1;
-            c->ctc_base_tsc = c->tsc_full - item->pkt.u.tma.fc; /* TSC at the CTC edge (SDM) */
-            c->ctc_base_low = item->pkt.u.tma.ctc;
-            c->art_rel = 0;
-            c->mtc_after_tma = 1;
-            c->have_mtc = 0;
-            c->cap_hi = 0; /* none known until the CBR or an MTC */
-            e->lo = c->tsc_full; /* sent with the TSC */
-            e->hi = c->tsc_hi;
-            e->flags |= PTC__CLK_ANCHOR;
-            anchor = 1;
-            same_instant = 1;
-        }
-    } else if (t == PTC_MTC && c->ctc_valid) {
-        unsigned n = c->cfg.mtc_freq;
-        uint8_t p = item->pkt.u.mtc.ctc;
-        uint64_t step;
-        if (c->mtc_after_tma) {
-            /* (an MTC at the TMA's own instant is possible: the TMA read
-               the CTC just as it reached the edge - step 0) */
-            if (n <= 8) { /* the TMA holds CTC[N+7:N]: the first edge is exact */
-                uint64_t mask = (UINT64_C(1) << (n + 8)) - 1;
-                step = (((uint64_t)p << n) - c->ctc_base_low) & mask;
-            } else { /* not all of them: the first edge after the TMA, if it fits */
-                uint64_t lowmask = (UINT64_C(1) << (16 - n)) - 1, below = c->ctc_base_low & ((UINT64_C(1) << n) - 1);
-                if (!below && ((uint64_t)(c->ctc_base_low >> n) & lowmask) == (p & lowmask)) step = 0;
-                else {
-                    step = (UINT64_C(1) << n) - below;
-                    if ((((uint64_t)(c->ctc_base_low >> n) + 1) & lowmask) != (p & lowmask)) c->ctc_valid = 0;
-                }
-            }
-            c->mtc_after_tma = 0;
-        } else { /* at least one period since the last MTC: equal payloads are 256 */
-            step = (uint64_t)(uint8_t)(p - c->last_payload);
-            if (!step) step = 256;
-            step <<= n;
-        }
-        if (c->ctc_valid) {
-            uint64_t periods = 256; /* no 256 MTCs in a row go missing (SDM, SPEC 2.1) */
-            const ptc_mtc_policy *pol = &c->cfg.policy;
-            int stopped = c->stop_since_mtc;
-            c->art_rel += step;
-            c->last_payload = p;
-            c->have_mtc = 1;
-            c->stop_since_mtc = 0;
-            /* The next MTC edge that must be emitted: the next one while the
-               policy's run is short, else the first one a resume rule lets
-               through. Every packet before a clock stop comes before it. */
-            if (c->cfg.have_policy) {
-                if (!pol->threshold || c->chk.run < c->chk.need) periods = 1;
-                else {
-                    if (pol->resume_after && (uint64_t)pol->resume_after + 1 < periods) periods = pol->resume_after + 1u;
-                    if (pol->resume_on_value) {
-                        uint64_t d = (uint8_t)(pol->resume_value - p);
-                        if (!d) d = 256;
-                        if (d < periods) periods = d;
-                    }
-                }
-                /* and the ones after it that hardware may lose */
-                periods += c->cfg.mtc_lost;
-                if (periods > 256) periods = 256;
-            }
-            c->cap_hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel + (periods << n), 1), ptc__clk_mtc_lag(c));
-            e->lo = ptc__clk_edge(c, c->art_rel, 0);
-            e->hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel, 1), ptc__clk_mtc_lag(c));
-            e->flags |= PTC__CLK_ANCHOR | PTC__CLK_MTC;
-            anchor = 1;
-            /* more than one period since the last MTC: MTCs were suppressed,
-               and packets since then are after the edge before this one */
-            if (step > ((uint64_t)(1 + c->cfg.mtc_lost) << n) && c->art_rel >= ((uint64_t)(1 + c->cfg.mtc_lost) << n)) {
-                /* (the edges hardware may have lost tell nothing) */
-                gap_floor = ptc__clk_edge(c, c->art_rel - ((uint64_t)(1 + c->cfg.mtc_lost) << n), 0);
-                if (!stopped) c->seen_gap = 1; /* not a sleep: suppression */
-            }
-            /* an MTC that ends a PSB+'s instant - unless the PSB+'s TSC
-               may have been sampled before this edge */
-            if (!c->cfg.psb_early_tsc) c->psb_at = 0;
-        }
-    } else if (t == PTC_CYC) {
-        if (c->cfg.cyc_bits < 64 && item->pkt.u.cyc.cycles >> c->cfg.cyc_bits)
-            ptc__clk_break(c); /* more than the counter holds: not a count we can use */
-        else
-            c->cyc_pending = c->count + 1; /* counted when the next packet shows what it is */
-    } else if (t == PTC_CBR) {
-        /* a PSB+ that reports a new ratio: it changed at some point since
-           the last one, so cycle counts across it do not convert */
-        if (c->tsc_run && c->tsc_in_psb && c->cbr && c->cbr != item->pkt.u.cbr.ratio) ptc__clk_break(c);
-        c->cbr = item->pkt.u.cbr.ratio;
-        if (!c->tsc_run) {
-            ptc__clk_break(c); /* a new rate without a TSC */
-            e->flags |= PTC__CLK_STOP;
-        } else {
-            /* sent with the TSC and TMA before it, at their instant */
-            e->lo = c->tsc_full;
-            e->hi = c->tsc_hi;
-            same_instant = 1;
-        }
-        if (c->tsc_run && c->ctc_valid && !c->have_mtc) {
-            /* TSC, TMA, CBR are one instant (PSB+, a wake, a frequency
-               change), and the CBR resumes MTCs: the first MTC edge after
-               the TMA's is emitted, and whatever comes before the next
-               clock stop comes before it */
-            uint64_t n = c->cfg.mtc_freq, first = (UINT64_C(1) << n) - (c->ctc_base_low & ((UINT64_C(1) << n) - 1));
-            /* (already out, inside a PSB+ whose TSC was sampled before it:
-               then the next edge is the first to come) */
-            if (c->cfg.psb_early_tsc && c->psb_mtc) first += UINT64_C(1) << n;
-            first += (uint64_t)c->cfg.mtc_lost << n;
-            c->cap_hi = ptc__math_sat_add(ptc__clk_edge(c, first, 1), ptc__clk_mtc_lag(c));
-            c->stop_since_mtc = 0;
-        }
-    } else if (t == PTC_PWRX && c->tsc_run) {
-        /* the wake's PWRX, sent with its TSC */
-        e->lo = c->tsc_full;
-        e->hi = c->tsc_hi;
-        same_instant = 1;
-    } else if (t == PTC_PSB) {
-        c->psb_at = c->count + 1;
-        c->psb_point = 0;
-        c->psb_cycles = 0;
-        c->psb_mtc = 0;
-        ptc__clk_unpin_trailing_cycs(c);
-        /* tracing may have stopped and started again before a PSB+, the
-           cycle counter with it: no rate measurement spans one */
-        c->rate_ref.valid = 0;
-    } else if (t == PTC_PSBEND) {
-        c->psb_at = 0;
+    /* sent with the TSC and TMA before it, at their instant */
+    e->lo = c->tsc_full;
+    e->hi = c->tsc_hi;
+    s->same_instant = 1;
+    if (c->ctc_valid && !c->have_mtc) {
+        /* TSC, TMA, CBR are one instant (PSB+, a wake, a frequency
+           change), and the CBR resumes MTCs: the first MTC edge after the
+           TMA's is emitted, and whatever comes before the next clock stop
+           comes before it (or the one after, when an MTC inside a PSB+
+           whose TSC was sampled before it is already out) */
+        uint64_t n = c->cfg.mtc_freq, first = (UINT64_C(1) << n) - (c->ctc_base_low & ((UINT64_C(1) << n) - 1));
+        if (c->cfg.psb_early_tsc && c->psb_mtc) first += UINT64_C(1) << n;
+        first += (uint64_t)c->cfg.mtc_lost << n;
+        c->next_mtc_hi = ptc__math_sat_add(ptc__clk_edge(c, first, 1), ptc__clk_mtc_lag(c));
+        c->stop_since_mtc = 0;
     }
+}
+
+static void ptc__clk_on_psb(ptc_clock *c)
+{
+    c->psb_at = c->count + 1;
+    c->psb_point = 0;
+    c->psb_cycles = 0;
+    c->psb_mtc = 0;
+    ptc__clk_unpin_trailing_cycs(c);
+    /* tracing may have stopped and started again before a PSB+, the
+       cycle counter with it: no rate measurement spans one */
+    c->rate_ref.valid = 0;
+}
+
+/* After a PSB+'s TSC, up to PSBEND: the packets are at the TSC's instant
+   (a CYC may go with an OVF that cuts the PSB+ short, and an MTC, an
+   error or a PSB shows it was not a PSB+ after all). */
+static void ptc__clk_psb_tail(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
+{
+    ptc_packet_type t = s->type;
+    if (t == PTC_TSC || t == PTC_CYC || t == PTC_PAD) return;
+    if (t == PTC_NONE || t == PTC_OVF || t == PTC_MTC || t == PTC_PSB) {
+        c->psb_tail = 0;
+        return;
+    }
+    if (e->lo < c->psb_lo) e->lo = c->psb_lo;
+    if (e->hi > c->psb_hi) e->hi = c->psb_hi;
+    s->same_instant = 1;
+    if (t == PTC_PSBEND) c->psb_tail = 0;
+}
+
+/* Where in the current epoch the entry is, in cycles: at the TSC's place
+   when it goes with it; a CYC-eligible packet right after a CYC is at its
+   time (SDM), and so is a TNT's first branch; one with no CYC before it
+   came before the counter reached the threshold. */
+static void ptc__clk_position(ptc_clock *c, ptc__clk_entry *e, const ptc__clk_step *s)
+{
+    ptc_packet_type t = s->type;
+    int timed_by_cyc = ptc_packet_is_cyc_eligible(t) || (e->flags & PTC__CLK_TNT);
+    if (c->cfg.cyc_en && !c->pos_active && ptc_packet_is_cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF && !c->cyc_pending &&
+        !c->cyc_just_before)
+        e->flags |= PTC__CLK_NEAR;
+    if (s->same_instant && c->tsc_sampled) e->flags |= PTC__CLK_SAMPLED; /* guessed as the TSC is */
+    if (!c->pos_active) return;
+    if (s->same_instant) {
+        e->pos_lo = c->tsc_pos_lo;
+        e->pos_hi = c->tsc_pos_hi;
+        return;
+    }
+    if (t == PTC_CYC || t == PTC_TSC) return;
+    /* (a first branch may lie before the last CYC point: no lower bound from it) */
+    e->pos_lo = e->flags & PTC__CLK_FIRST_BRANCH ? PTC__CLK_NOPOS : c->pos;
+    if (c->cyc_just_before && timed_by_cyc) {
+        e->pos_hi = c->pos;
+        e->flags |= PTC__CLK_EXACT;
+    } else if (c->cfg.cyc_en && timed_by_cyc && !c->psb_at && t != PTC_OVF) {
+        e->pos_hi = c->pos + (c->cfg.cyc_thresh ? UINT64_C(1) << (c->cfg.cyc_thresh - 1) : 1) - 1;
+    }
+}
+
+/* The placement step, after the packet's own handler: the flags every
+   packet gets, the PSB+ instant, the bound from the next emitted MTC and
+   the cycle position. */
+static void ptc__clk_place(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
+{
+    ptc_packet_type t = s->type;
     if (t != PTC_NONE && ptc_packet_is_ntp(t)) e->flags |= PTC__CLK_NTP;
     if (t != PTC_NONE && ptc_packet_is_tnt(t))
         e->flags |= c->cyc_just_before ? PTC__CLK_TNT : PTC__CLK_TNT | PTC__CLK_FIRST_BRANCH;
     if (c->psb_at) e->flags |= PTC__CLK_PSB;
-    if (c->psb_tail && t != PTC_TSC && t != PTC_CYC && t != PTC_PAD) { /* (a CYC may go with an OVF that cuts the PSB+ short) */
-        if (t == PTC_NONE || t == PTC_OVF || t == PTC_MTC || t == PTC_PSB) c->psb_tail = 0; /* not a PSB+ after all */
-        else {
-            if (e->lo < c->psb_lo) e->lo = c->psb_lo;
-            if (e->hi > c->psb_hi) e->hi = c->psb_hi;
-            same_instant = 1;
-            if (t == PTC_PSBEND) c->psb_tail = 0;
-        }
-    }
+    if (c->psb_tail) ptc__clk_psb_tail(c, e, s);
     if (e->flags & PTC__CLK_STOP) c->stop_since_mtc = 1;
-    e->cap = c->ctc_valid && c->cap_hi && !c->stop_since_mtc && !(e->flags & PTC__CLK_MTC) ? c->cap_hi : UINT64_MAX;
-
-    if (c->cfg.cyc_en && !c->pos_active && ptc_packet_is_cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF && !c->cyc_pending &&
-        !c->cyc_just_before)
-        e->flags |= PTC__CLK_NEAR;
-    /* where in the current epoch this entry is, in cycles */
+    e->hi_by_mtc = c->ctc_valid && c->next_mtc_hi && !c->stop_since_mtc && !(e->flags & PTC__CLK_MTC) ? c->next_mtc_hi
+                                                                                                      : UINT64_MAX;
     e->epoch = c->epoch;
-    if (same_instant && c->tsc_sampled) e->flags |= PTC__CLK_SAMPLED; /* guessed as the TSC is */
-    if (same_instant && c->pos_active) { /* where the TSC is */
-        e->pos_lo = c->tsc_pos_lo;
-        e->pos_hi = c->tsc_pos_hi;
-    } else if (t != PTC_CYC && t != PTC_TSC && c->pos_active) {
-        /* (a first branch may lie before the last CYC point: no lower bound from it) */
-        e->pos_lo = e->flags & PTC__CLK_FIRST_BRANCH ? PTC__CLK_NOPOS : c->pos;
-        /* a CYC-eligible packet right after a CYC is at its time (SDM), and
-           so is a TNT's first branch */
-        int timed_by_cyc = ptc_packet_is_cyc_eligible(t) || (e->flags & PTC__CLK_TNT);
-        if (c->cyc_just_before && timed_by_cyc) {
-            e->pos_hi = c->pos;
-            e->flags |= PTC__CLK_EXACT;
-        } else if (c->cfg.cyc_en && timed_by_cyc && !c->psb_at && t != PTC_OVF) {
-            /* no CYC before it: the threshold had not been reached */
-            uint64_t below = c->cfg.cyc_thresh ? UINT64_C(1) << (c->cfg.cyc_thresh - 1) : 1;
-            e->pos_hi = c->pos + below - 1;
-        }
-    }
+    ptc__clk_position(c, e, s);
     e->cycles = c->cycles_since_tsc;
     e->flags |= (uint32_t)c->cbr << 16;
     if (t != PTC_PAD && t != PTC_CYC) c->cyc_just_before = 0;
     /* the TMA belongs to the TSC before it; an MTC between them (seen in
        libipt's vectors) is from before the TSC and leaves them paired */
     if (t != PTC_TSC && t != PTC_TMA && t != PTC_CBR && t != PTC_PAD && t != PTC_CYC && t != PTC_MTC) c->tsc_run = 0;
-    c->count++;
+}
 
-    if (anchor) {
+PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
+{
+    ptc__clk_entry *e;
+    ptc__clk_step s;
+    if (!c || !item) return PTC_ERR_BAD_ARGUMENT;
+    if (c->finished || c->count == PTC_CLOCK_WINDOW) return PTC_ERR_BAD_STATE;
+    e = ptc__clk_at(c, c->count);
+    e->it = *item;
+    e->lo = e->point = e->cycles = 0;
+    e->hi = e->hi_by_mtc = UINT64_MAX;
+    e->pos_lo = e->pos_hi = PTC__CLK_NOPOS;
+    e->flags = 0;
+    memset(&s, 0, sizeof s);
+    s.type = item->error == PTC_OK ? item->pkt.type : PTC_NONE;
+    /* the policy's run of MTCs, as a checker sees it (its verdicts are not
+       the clock's business) */
+    if (s.type != PTC_NONE) (void)ptc_checker_packet(&c->chk, &item->pkt);
+    s.cyc_before = s.type == PTC_TSC ? c->cyc_pending : 0;
+    if (c->cyc_pending && s.type != PTC_PAD) ptc__clk_apply_cyc(c, s.type);
+    switch (s.type) {
+    case PTC_NONE: case PTC_OVF: ptc__clk_on_loss(c, e); break;
+    case PTC_TSC: ptc__clk_on_tsc(c, e, &s); break;
+    case PTC_TMA: ptc__clk_on_tma(c, e, &s); break;
+    case PTC_MTC: ptc__clk_on_mtc(c, e, &s); break;
+    case PTC_CYC: ptc__clk_on_cyc(c, e); break;
+    case PTC_CBR: ptc__clk_on_cbr(c, e, &s); break;
+    case PTC_PSB: ptc__clk_on_psb(c); break;
+    case PTC_PSBEND: c->psb_at = 0; break;
+    case PTC_PWRX: /* the wake's PWRX, sent with its TSC */
+        if (c->tsc_run) {
+            e->lo = c->tsc_full;
+            e->hi = c->tsc_hi;
+            s.same_instant = 1;
+        }
+        break;
+    default: break;
+    }
+    ptc__clk_place(c, e, &s);
+    c->count++;
+    if (s.anchor) {
         ptc__clk_anchor b;
         ptc__clk_calibrate(c, e);
         ptc__clk_anchor_of(e, &b);
-        ptc__clk_finalize(c, c->count, &b, gap_floor);
+        ptc__clk_finalize(c, c->count, &b, s.gap_floor);
         ptc__clk_anchor_of(e, &c->last_anchor); /* with its final interval */
         if (e->pos_lo != PTC__CLK_NOPOS) c->positioned = c->last_anchor;
     } else if (c->count == PTC_CLOCK_WINDOW && c->ready + 1 < c->count) {
@@ -3073,14 +3165,11 @@ PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out)
     if (!c || !out) return PTC_ERR_BAD_ARGUMENT;
     if (!c->ready) return c->finished && !c->count ? PTC_END : PTC_NEED_INPUT;
     e = ptc__clk_at(c, 0);
-    memset(out, 0, sizeof *out);
     out->item = e->it;
-    if (e->lo) { /* before the first TSC nothing is known */
-        out->have_time = 1;
-        out->tsc_lo = e->lo;
-        out->tsc_hi = e->hi;
-        out->tsc = e->point;
-    }
+    out->have_time = e->lo != 0; /* before the first TSC nothing is known */
+    out->tsc_lo = e->lo;
+    out->tsc_hi = e->lo ? e->hi : 0;
+    out->tsc = e->lo ? e->point : 0;
     out->have_cycles = (uint8_t)(e->it.error == PTC_OK && e->cycles != 0);
     out->cycles = e->cycles;
     out->conflict = (uint8_t)!!(e->flags & PTC__CLK_CONFLICT);

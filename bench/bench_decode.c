@@ -7,12 +7,20 @@
    and only packets both decoders know, PSB every 4 KiB; "real", the traces
    recorded on hardware in shared/pt-traces, when present. Each decoder
    runs REPS times over each stream; the fastest run counts. Both must
-   report the same number of packets. */
+   report the same number of packets.
+
+   Then time-annotated decoding, what a user of the clock does: every
+   packet decoded and given its time (ptcodec's stream decoder and clock,
+   each item pushed and popped) next to libipt's query decoder answering
+   every branch and event with pt_qry_time after each answer. The streams
+   are the ones libipt's own encoder writes in bench/encgen.h (dense and
+   sparse, CYC off and on), so neither side was tuned for them. */
 #define _POSIX_C_SOURCE 200809L
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "../tools/pktgen.h"
 #include <intel-pt.h>
+#include "encgen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +139,117 @@ static size_t load_real_traces(uint8_t *buf, size_t cap)
     return 0;
 }
 
+/* ---- time-annotated decoding ---------------------------------------------- */
+static const eg_config *timed_stream; /* the settings the runners below decode with */
+
+static size_t run_ptcodec_timed(const uint8_t *buf, size_t len, uint64_t *check)
+{
+    static ptc_clock clk;
+    ptc_clock_config cc;
+    ptc_decoder dec;
+    ptc_item it;
+    ptc_timed_item t;
+    size_t n = 0;
+    uint64_t sum = 0;
+    ptc_clock_config_sdm(&cc);
+    cc.mtc_freq = timed_stream->mtc_freq;
+    cc.cpuid_15_eax = timed_stream->eax;
+    cc.cpuid_15_ebx = timed_stream->ebx;
+    cc.nom_num = timed_stream->nom;
+    cc.nom_den = 1;
+    cc.cyc_en = (uint8_t)timed_stream->cyc;
+    cc.cyc_thresh = timed_stream->cyc_thresh;
+    ptc_clock_init(&clk, &cc);
+    ptc_decoder_init_buffer(&dec, PTC_DECODE_NO_SYNC, buf, len);
+    for (;;) {
+        int more = ptc_decoder_next(&dec, &it) == PTC_OK;
+        if (more) ptc_clock_push(&clk, &it);
+        else ptc_clock_finish(&clk);
+        while (ptc_clock_pop(&clk, &t) == PTC_OK) {
+            n++;
+            sum += t.tsc;
+        }
+        if (!more) break;
+    }
+    *check = sum;
+    return n;
+}
+
+/* Every answer the query decoder gives, each followed by pt_qry_time, as
+   libipt's ptxed --time does. Returns the number of answers. */
+static size_t run_libipt_timed(const uint8_t *buf, size_t len, uint64_t *check)
+{
+    struct pt_config cfg;
+    struct pt_query_decoder *q;
+    uint64_t ip, tsc, sum = 0;
+    size_t n = 0;
+    int st;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.size = sizeof cfg;
+    cfg.begin = (uint8_t *)(uintptr_t)buf;
+    cfg.end = cfg.begin + len;
+    cfg.mtc_freq = timed_stream->mtc_freq;
+    cfg.nom_freq = timed_stream->nom;
+    cfg.cpuid_0x15_eax = timed_stream->eax;
+    cfg.cpuid_0x15_ebx = timed_stream->ebx;
+    q = pt_qry_alloc_decoder(&cfg);
+    if (!q) return 0;
+    st = pt_qry_sync_forward(q, &ip);
+    while (st >= 0 && !(st & pts_eos)) {
+        int taken;
+        if (st & pts_event_pending) {
+            struct pt_event ev;
+            st = pt_qry_event(q, &ev, sizeof ev);
+        } else {
+            st = pt_qry_cond_branch(q, &taken);
+            if (st == -pte_bad_query) st = pt_qry_indirect_branch(q, &ip);
+            if (st == -pte_bad_query) break;
+        }
+        if (st < 0) break;
+        if (pt_qry_time(q, &tsc, NULL, NULL) >= 0) sum += tsc;
+        n++;
+    }
+    pt_qry_free_decoder(q);
+    *check = sum;
+    return n;
+}
+
+/* One row per stream: MB/s of each, and how many times faster ptcodec is. */
+static void timed_rows(uint64_t events)
+{
+    int sparse, cyc;
+    printf("\nTime-annotated decoding of streams libipt's encoder wrote (bench/encgen.h), best of %d runs\n\n", REPS);
+    printf("%-24s %8s %9s %13s %13s %8s\n", "stream", "MiB", "packets", "libipt MB/s", "ptcodec MB/s", "speedup");
+    for (sparse = 0; sparse < 2; sparse++)
+        for (cyc = 0; cyc < 2; cyc++) {
+            eg_config ec;
+            eg_trace tr;
+            size_t n_ipt, n_ptc;
+            double t_ipt, t_ptc;
+            char label[48];
+            memset(&ec, 0, sizeof ec);
+            ec.seed = 7;
+            ec.events = sparse ? events / 8 : events;
+            ec.sparse = sparse;
+            ec.cyc = cyc;
+            ec.mtc_freq = 3;
+            ec.eax = 2;
+            ec.ebx = 308;
+            ec.nom = 37;
+            ec.cbr = 30;
+            eg_generate(&ec, &tr);
+            if (tr.failed) { printf("libipt's encoder failed\n"); eg_free(&tr); continue; }
+            timed_stream = &ec;
+            t_ipt = best_seconds(run_libipt_timed, tr.bytes, tr.len, &n_ipt);
+            t_ptc = best_seconds(run_ptcodec_timed, tr.bytes, tr.len, &n_ptc);
+            if (n_ptc != tr.n) printf("WARNING: ptcodec timed %zu of %zu packets\n", n_ptc, tr.n);
+            snprintf(label, sizeof label, "%s, CYC %s, MTC 3", sparse ? "sparse" : "dense", cyc ? "T=0" : "off");
+            printf("%-24s %8.1f %9zu %13.0f %13.0f %7.1fx\n", label, tr.len / 1048576.0, tr.n, tr.len / t_ipt / 1e6,
+                   tr.len / t_ptc / 1e6, t_ipt / t_ptc);
+            eg_free(&tr);
+        }
+}
+
 int main(void)
 {
     static const char *names[3] = { "dense", "sparse", "real" };
@@ -166,5 +285,6 @@ int main(void)
                n_pkt / t_pkt / 1e6, t_ipt / t_pkt);
     }
     free(buf);
+    timed_rows(4000000);
     return 0;
 }
