@@ -580,6 +580,29 @@ PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt);
 #define PTC_CLOCK_WINDOW 512
 #endif
 
+/* The errata of Intel PT that touch time (SPEC 3.12), named as libipt
+   names them: X(enum, bit, name, what the clock does about it). */
+#define PTC_ERRATA_LIST(X) \
+    X(PTC_ERRATUM_SKL168, 0x1u, "skl168", \
+      "a PSB can drop the CYC right before it and an MTC: cycle counts do not span a PSB, one more MTC may be missing") \
+    X(PTC_ERRATUM_SKZ84, 0x2u, "skz84", \
+      "a TMA's CTC and FastCounter can be wrong (a VMX guest with TSC offsetting or scaling): TMAs are not used")
+
+enum {
+#define PTC__X(e, bit, name, what) e = bit,
+    PTC_ERRATA_LIST(PTC__X)
+#undef PTC__X
+    PTC_ERRATA_ALL_ = 0x3u
+};
+
+/* The errata a CPU has, by CPUID family, model and stepping (as libipt's
+   pt_cpu_errata; 0 when none is known). */
+PTCDEF uint32_t ptc_errata_for_cpu(unsigned family, unsigned model, unsigned stepping);
+/* One erratum's bit from its name ("skl168"), 0 if unknown; and back. */
+PTCDEF uint32_t ptc_erratum_from_name(const char *name);
+PTCDEF const char *ptc_erratum_name(uint32_t erratum);
+PTCDEF const char *ptc_erratum_effect(uint32_t erratum);
+
 /* What the clock needs to know about the trace's configuration. */
 typedef struct ptc_clock_config {
     uint8_t mtc_freq;            /* IA32_RTIT_CTL.MTCFreq */
@@ -612,6 +635,7 @@ typedef struct ptc_clock_config {
                                     million off its average rate against the ART
                                     (spread-spectrum clocking): what the trace
                                     shows of nom is widened by it */
+    uint32_t errata;             /* PTC_ERRATUM_* bits of the trace's CPU (0: none) */
 } ptc_clock_config;
 
 /* Defaults: as hardware writes its traces - every MTC emitted
@@ -901,6 +925,11 @@ typedef struct ptc_model_config {
        jitter_seed; 0: at once, as the SDM's idealized clocks */
     uint8_t mtc_jitter;
     uint32_t jitter_seed;
+    /* up to mtc_lost MTCs in a row that the policy lets out are lost, as
+       with erratum SKL168: each one with chance 1/4, drawn from the same
+       generator; they are not counted by the policy, and the MTC that
+       ends a suppressed run is never lost (SPEC 5.1) */
+    uint8_t mtc_lost;
     /* step one cycle at a time instead of jumping from event to event (the
        reference the fast path is tested against; same output, slower) */
     uint8_t reference_stepping;
@@ -924,7 +953,8 @@ typedef struct ptc_truth {
     ptc_exact_tsc time;   /*   the true TSC, of the event it records: when it was
                                generated, or for a TNT its first branch (SPEC 3.1) */
     uint64_t art;         /* the ART (CTC) count when it was generated */
-    uint8_t fate;         /* PTC_FATE_*: emitted, suppressed by the policy, lost to overflow */
+    uint8_t fate;         /* PTC_FATE_*: emitted, suppressed by the policy, lost (to an
+                             overflow, or an MTC to cfg.mtc_lost) */
 } ptc_truth;
 
 /* Workload events (SPEC 5.3). */
@@ -1046,7 +1076,9 @@ typedef struct ptc_model {
     int mtc_pending;                  /* an MTC edge was seen; its packet goes out at mtc_due */
     uint8_t mtc_pending_ctc;          /*   with this payload */
     uint64_t mtc_due;
-    uint64_t jitter_state;            /* the delays' generator */
+    uint64_t jitter_state;            /* the generator of MTC delays and losses */
+    uint8_t mtc_lost_run;             /* MTCs lost in a row (cfg.mtc_lost) */
+    uint32_t mtc_edges_since;         /* MTC edges since the last MTC written */
 } ptc_model;
 
 /* Checks cfg and prepares the model; PTC_ERR_BAD_CONFIG names the field in
@@ -2393,6 +2425,53 @@ enum {
                                 own, so most likely a TNT's first branch */
 };
 
+PTCDEF uint32_t ptc_errata_for_cpu(unsigned family, unsigned model, unsigned stepping)
+{
+    /* family 6 models by erratum (shared/reference/timing-rules.md §8);
+       no erratum here depends on the stepping */
+    static const uint8_t skl168[] = { 78, 94, 142, 158, 165, 166 };
+    static const uint8_t skz84[] = { 85, 106, 108, 143, 173, 174, 207 };
+    uint32_t errata = 0;
+    size_t i;
+    (void)stepping;
+    if (family == 19 && model == 1) errata |= PTC_ERRATUM_SKZ84;
+    if (family != 6) return errata;
+    for (i = 0; i < sizeof skl168; i++)
+        if (model == skl168[i]) errata |= PTC_ERRATUM_SKL168;
+    for (i = 0; i < sizeof skz84; i++)
+        if (model == skz84[i]) errata |= PTC_ERRATUM_SKZ84;
+    return errata;
+}
+
+PTCDEF uint32_t ptc_erratum_from_name(const char *name)
+{
+    if (!name) return 0;
+#define PTC__X(e, bit, n, what) if (strcmp(name, n) == 0) return e;
+    PTC_ERRATA_LIST(PTC__X)
+#undef PTC__X
+    return 0;
+}
+
+PTCDEF const char *ptc_erratum_name(uint32_t erratum)
+{
+    switch (erratum) {
+#define PTC__X(e, bit, n, what) case e: return n;
+    PTC_ERRATA_LIST(PTC__X)
+#undef PTC__X
+    default: return "unknown_erratum";
+    }
+}
+
+PTCDEF const char *ptc_erratum_effect(uint32_t erratum)
+{
+    switch (erratum) {
+#define PTC__X(e, bit, n, what) case e: return what;
+    PTC_ERRATA_LIST(PTC__X)
+#undef PTC__X
+    default: return "not a ptcodec erratum";
+    }
+}
+
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -2452,10 +2531,11 @@ PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
 {
     if (!c || !cfg) return PTC_ERR_BAD_ARGUMENT;
     if (cfg->mtc_freq > 15 || (cfg->cpuid_15_eax == 0) != (cfg->cpuid_15_ebx == 0) || (cfg->nom_num && !cfg->nom_den) ||
-        cfg->cyc_bits == 0 || cfg->rate_ppm >= 1000000)
+        cfg->cyc_bits == 0 || cfg->rate_ppm >= 1000000 || (cfg->errata & ~(uint32_t)PTC_ERRATA_ALL_))
         return PTC_ERR_BAD_CONFIG;
     memset(c, 0, sizeof *c);
     c->cfg = *cfg;
+    if ((cfg->errata & PTC_ERRATUM_SKL168) && !c->cfg.mtc_lost) c->cfg.mtc_lost = 1;
     ptc_checker_init(&c->chk, &cfg->policy);
     if (cfg->cpuid_15_eax)
         c->half_period = (((uint64_t)cfg->cpuid_15_ebx << cfg->mtc_freq) + 2 * (uint64_t)cfg->cpuid_15_eax - 1) /
@@ -2470,6 +2550,11 @@ PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
         c->nom_lo_d = 1;
         c->nom_hi_n = 511;
         c->nom_hi_d = 2;
+    } else if (c->cfg.nom_exact && c->cfg.rate_ppm) { /* exact on average; the rate wobbles around it */
+        if (c->cfg.nom_num > UINT64_MAX / 2000000 || c->cfg.nom_den > UINT64_MAX / 1000000) return PTC_ERR_BAD_CONFIG;
+        c->nom_lo_n = c->cfg.nom_num * (1000000 - c->cfg.rate_ppm);
+        c->nom_hi_n = c->cfg.nom_num * (1000000 + c->cfg.rate_ppm);
+        c->nom_lo_d = c->nom_hi_d = c->cfg.nom_den * 1000000;
     } else if (c->cfg.nom_exact) {
         c->nom_lo_n = c->nom_hi_n = c->cfg.nom_num;
         c->nom_lo_d = c->nom_hi_d = c->cfg.nom_den;
@@ -2878,11 +2963,17 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     c->tsc_pos_hi = e->pos_hi;
 }
 
-/* A TMA right after its TSC: the CTC base that MTCs count from. */
+/* A TMA right after its TSC: the CTC base that MTCs count from - unless
+   the CPU has erratum SKZ84, whose TMAs may be wrong: then it is only
+   sent with the TSC. */
 static void ptc__clk_on_tma(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
 {
     const ptc_packet *p = &e->it.pkt;
     if (!c->tsc_run || !c->cfg.cpuid_15_eax || p->u.tma.fc > c->tsc_full) return;
+    e->lo = c->tsc_full; /* sent with the TSC */
+    e->hi = c->tsc_hi;
+    s->same_instant = 1;
+    if (c->cfg.errata & PTC_ERRATUM_SKZ84) return;
     c->ctc_valid = 1;
     c->ctc_base_tsc = c->tsc_full - p->u.tma.fc; /* TSC at the CTC edge (SDM) */
     c->ctc_base_low = p->u.tma.ctc;
@@ -2890,11 +2981,8 @@ static void ptc__clk_on_tma(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     c->mtc_after_tma = 1;
     c->have_mtc = 0;
     c->next_mtc_hi = 0; /* none known until the CBR or an MTC */
-    e->lo = c->tsc_full; /* sent with the TSC */
-    e->hi = c->tsc_hi;
     e->flags |= PTC__CLK_ANCHOR;
     s->anchor = 1;
-    s->same_instant = 1;
 }
 
 /* ART ticks from the last MTC edge (or from the TMA's) to the edge of
@@ -2986,6 +3074,7 @@ static void ptc__clk_on_cyc(ptc_clock *c, ptc__clk_entry *e)
 static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
 {
     uint8_t ratio = e->it.pkt.u.cbr.ratio;
+    size_t i;
     /* a PSB+ that reports a new ratio: it changed at some point since the
        last one, so cycle counts across it do not convert */
     if (c->tsc_run && c->tsc_in_psb && c->cbr && c->cbr != ratio) ptc__clk_break(c);
@@ -2995,10 +3084,16 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
         e->flags |= PTC__CLK_STOP;
         return;
     }
-    /* sent with the TSC and TMA before it, at their instant */
+    /* sent with the TSC and TMA before it, at their instant, where the new
+       ratio starts: the entries of the TSC's epoch still open are
+       converted at it (a TMA that is no anchor, with SKZ84) */
     e->lo = c->tsc_full;
     e->hi = c->tsc_hi;
     s->same_instant = 1;
+    for (i = c->ready; i < c->count; i++) {
+        ptc__clk_entry *o = ptc__clk_at(c, i);
+        if (o->epoch == c->epoch) o->flags = (o->flags & ~(uint32_t)0xFF0000) | (uint32_t)ratio << 16;
+    }
     if (c->ctc_valid && !c->have_mtc) {
         /* TSC, TMA, CBR are one instant (PSB+, a wake, a frequency
            change), and the CBR resumes MTCs: the first MTC edge after the
@@ -3015,6 +3110,8 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
 
 static void ptc__clk_on_psb(ptc_clock *c)
 {
+    /* (with SKL168 the CYC before it may be lost, and its cycles with it) */
+    if (c->cfg.errata & PTC_ERRATUM_SKL168) ptc__clk_break(c);
     c->psb_at = c->count + 1;
     c->psb_point = 0;
     c->psb_cycles = 0;
@@ -4022,11 +4119,43 @@ static int ptc__mdl_step_one(ptc_model *m)
     return 0;
 }
 
+/* The real-clock settings' generator (xorshift64). */
+static uint64_t ptc__mdl_random(ptc_model *m)
+{
+    uint64_t x = m->jitter_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    m->jitter_state = x;
+    return x;
+}
+
+/* An MTC the policy lets out may still be lost (cfg.mtc_lost): recorded
+   in the truth as dropped, and not counted by the policy. */
+static int ptc__mdl_mtc_lost(ptc_model *m, const ptc_packet *p)
+{
+    uint8_t bytes[2];
+    /* (nor one that would leave more than 256 periods between two MTCs
+       written - the payload could not count them: after a suppressed run
+       a non-timing packet lets the next MTC through) */
+    if (!m->cfg.mtc_lost || m->mtc_lost_run >= m->cfg.mtc_lost || m->mtc_edges_since + m->cfg.mtc_lost >= 256 ||
+        ptc__mdl_random(m) % 4 != 0) {
+        m->mtc_lost_run = 0;
+        return 0;
+    }
+    m->mtc_lost_run++;
+    bytes[0] = PTC_OP_MTC;
+    bytes[1] = p->u.mtc.ctc;
+    ptc__mdl_record(m, p, bytes, 2, PTC_FATE_DROPPED);
+    return 1;
+}
+
 /* The MTC of an edge, through the suppression policy (SPEC 2.1). */
 static void ptc__mdl_mtc_packet(ptc_model *m, uint8_t payload)
 {
     const ptc_mtc_policy *pol = &m->cfg.policy;
     ptc_packet p;
+    int resumed = 0;
     memset(&p, 0, sizeof p);
     p.type = PTC_MTC;
     p.u.mtc.ctc = payload;
@@ -4034,11 +4163,13 @@ static void ptc__mdl_mtc_packet(ptc_model *m, uint8_t payload)
         (void)ptc__mdl_output(m, &p);
         return;
     }
+    m->mtc_edges_since++;
     if (m->suppressing) {
         if ((pol->resume_on_value && p.u.mtc.ctc == pol->resume_value) ||
             (pol->resume_after && m->suppressed == pol->resume_after)) {
             m->suppressing = 0;
             m->mtc_run = 0;
+            resumed = 1;
             m->mtc_need = pol->threshold > pol->min_burst ? pol->threshold : pol->min_burst;
         } else {
             uint8_t bytes[2];
@@ -4051,7 +4182,12 @@ static void ptc__mdl_mtc_packet(ptc_model *m, uint8_t payload)
             return;
         }
     }
+    p.size = 2;
+    /* (never the MTC that ends a suppressed run: the gap would be more
+       than the payload counts) */
+    if (!resumed && ptc__mdl_mtc_lost(m, &p)) return;
     (void)ptc__mdl_emit(m, &p);
+    m->mtc_edges_since = 0;
     m->n_mtc_emitted++;
     m->mtc_run++;
     if (pol->threshold && m->mtc_run >= m->mtc_need) {
@@ -4080,11 +4216,7 @@ static void ptc__mdl_mtc_edge(ptc_model *m)
         ptc__mdl_mtc_packet(m, payload);
         return;
     }
-    x = m->jitter_state; /* xorshift64 */
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    m->jitter_state = x;
+    x = ptc__mdl_random(m);
     m->mtc_pending = 1;
     m->mtc_pending_ctc = payload;
     m->mtc_due = m->cycle + x % ((uint64_t)m->cfg.mtc_jitter + 1);
@@ -4589,6 +4721,7 @@ PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_c
     cfg->cyc_thresh = m->cyc_thresh;
     cfg->policy = m->policy;
     cfg->mtc_jitter = m->mtc_jitter;
+    cfg->mtc_lost = m->mtc_lost;
 }
 
 PTCDEF uint64_t ptc_model_psb_gap_max(const ptc_model_config *cfg)

@@ -4,10 +4,10 @@
    - the true TSC lies inside [tsc_lo, tsc_hi], and tsc is inside too;
    - point estimates and lower bounds never go back;
    - no conflict is reported (the configuration the clock gets is true).
-   The clock gets the model's configuration in one of four ways, chosen by
-   the input: exact nom or nom rounded as the MSR holds it, and the policy
-   or no policy at all; and its window is drained now and then or only
-   when full. */
+   The clock gets the model's configuration in one of sixteen ways, chosen
+   by the input: exact nom or nom rounded as the MSR holds it, the policy
+   or no policy at all, and the errata (SPEC 3.12) or not; and its window
+   is drained now and then or only when full. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in.data = data;
     in.size = size;
     fz_model_config(&in, &cfg);
-    how = fz_take(&in, 0, 3);
+    how = fz_take(&in, 0, 15);
     drain_every = fz_take(&in, 1, 64);
     fz_model_run(&cfg, in.data, in.size, &r);
 
@@ -48,6 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cc.nom_exact = 0;
     }
     if (how & 2) cc.have_policy = 0;
+    cc.errata = (how >> 2) & PTC_ERRATA_ALL_; /* each only loosens what the clock assumes */
     FZ_ASSERT(ptc_clock_init(&clk, &cc) == PTC_OK, "clock config rejected");
     ptc_decoder_init_buffer(&dec, 0, r.bytes, r.len);
     for (;;) {

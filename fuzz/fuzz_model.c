@@ -8,7 +8,8 @@
      stepping every cycle;
    - the stream decodes without an error, and every emitted packet of the
      truth is the decoded packet at its offset;
-   - the policy checker finds no violation. */
+   - the policy checker finds no violation (but missing MTCs when the
+     settings lose some, as erratum SKL168 does). */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
@@ -50,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                   (unsigned long long)it.offset);
         k++;
         v = ptc_checker_packet(&chk, &it.pkt);
-        FZ_ASSERT(v == PTC_VIOL_NONE, "policy checker: %s at %llu", ptc_violation_name(v), (unsigned long long)it.offset);
+        FZ_ASSERT(v == PTC_VIOL_NONE || (v == PTC_VIOL_MISSING_MTC && cfg.mtc_lost), "policy checker: %s at %llu", ptc_violation_name(v), (unsigned long long)it.offset);
     }
     mr_free(&a);
     mr_free(&b);

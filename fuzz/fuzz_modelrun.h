@@ -126,6 +126,8 @@ UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
         cfg->mtc_jitter = (uint8_t)fz_take(in, 1, 24);
         cfg->jitter_seed = (uint32_t)fz_take(in, 0, 0xFFFF);
     }
+    /* and MTCs lost (erratum SKL168), up to 3 in a row */
+    if (fz_take(in, 0, 3) == 3) cfg->mtc_lost = (uint8_t)fz_take(in, 1, 3);
 }
 
 #endif

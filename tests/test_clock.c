@@ -141,7 +141,8 @@ static int is_stop(ptc_packet_type t) { return t == PTC_TSC || t == PTC_CBR || t
 static size_t check_period_bound(const run *r, const char *what, size_t at_least)
 {
     size_t i, j, checked = 0;
-    uint64_t bound = period_ticks(&r->cfg) + (1 + (uint64_t)r->cfg.mtc_jitter) * cycle_ticks(&r->cfg, 1) + 3;
+    uint64_t bound = (1 + (uint64_t)r->cfg.mtc_lost) * period_ticks(&r->cfg) +
+                     (1 + (uint64_t)r->cfg.mtc_jitter) * cycle_ticks(&r->cfg, 1) + 3;
     for (i = 0; i < r->tr.nt; i++) {
         const ptc_timed_item *ti = &r->ti[i];
         if (!ti->have_time || !ptc_packet_is_ntp(r->tr.t[i].pkt.type) || ptc_packet_is_tnt(r->tr.t[i].pkt.type)) continue;
@@ -163,7 +164,8 @@ static size_t check_period_bound(const run *r, const char *what, size_t at_least
 static void check_after_mtc_bound(const run *r, const char *what)
 {
     size_t i, j, checked = 0;
-    uint64_t bound = period_ticks(&r->cfg) + (1 + (uint64_t)r->cfg.mtc_jitter) * cycle_ticks(&r->cfg, 1) + 3;
+    uint64_t bound = (1 + (uint64_t)r->cfg.mtc_lost) * period_ticks(&r->cfg) +
+                     (1 + (uint64_t)r->cfg.mtc_jitter) * cycle_ticks(&r->cfg, 1) + 3;
     for (i = 0; i < r->tr.nt; i++) {
         const ptc_timed_item *ti = &r->ti[i];
         if (!ti->have_time || !ptc_packet_is_ntp(r->tr.t[i].pkt.type) || r->tr.t[i].pkt.type == PTC_PSB ||
@@ -225,7 +227,10 @@ static void time_round_trip_every_workload_policy_and_configuration(void)
         /* real clocks: MTCs out some cycles after their edges (SPEC 5.1) */
         "mtc_jitter=3,jitter_seed=7",
         "cyc_en=1,cyc_thresh=0,mtc_jitter=12,jitter_seed=99",
-        "cyc_en=1,cyc_thresh=3,mtc_freq=0,mtc_jitter=30,jitter_seed=5"
+        "cyc_en=1,cyc_thresh=3,mtc_freq=0,mtc_jitter=30,jitter_seed=5",
+        /* and MTCs lost, as erratum SKL168 loses them */
+        "mtc_lost=2,mtc_freq=0,jitter_seed=4",
+        "cyc_en=1,cyc_thresh=2,mtc_lost=1,mtc_jitter=5,jitter_seed=8"
     };
     int wi;
     size_t p, s, bounded = 0;
@@ -289,6 +294,48 @@ static void without_the_policy(void)
         snprintf(what, sizeof what, "%s/seed, policy not given", wl_names[wi]);
         if (do_run(wi, "seed", "cyc_en=1,cyc_thresh=6", 2000000, 5, 0, 0, &r)) check_validity(&r, &st, what);
         run_free(&r);
+    }
+}
+
+/* Errata (SPEC 3.12): each one only loosens what the clock assumes, so
+   the truth stays inside on every workload; SKZ84 (TMAs not used) leaves
+   MTCs no base, so more items have no upper bound. And the names and CPUs. */
+static void errata_keep_the_truth_inside(void)
+{
+    int wi;
+    uint32_t e;
+    CHECK(ptc_errata_for_cpu(6, 78, 3) == PTC_ERRATUM_SKL168 && ptc_errata_for_cpu(6, 85, 4) == PTC_ERRATUM_SKZ84 &&
+          ptc_errata_for_cpu(19, 1, 0) == PTC_ERRATUM_SKZ84 && ptc_errata_for_cpu(6, 151, 2) == 0 &&
+          ptc_errata_for_cpu(15, 78, 0) == 0, "errata by CPU");
+    for (e = 1; e & PTC_ERRATA_ALL_; e <<= 1)
+        CHECK(ptc_erratum_from_name(ptc_erratum_name(e)) == e && strlen(ptc_erratum_effect(e)) > 20, "erratum %x", e);
+    CHECK(ptc_erratum_from_name("skl16") == 0 && ptc_erratum_from_name(NULL) == 0 && ptc_erratum_effect(0x80) != NULL);
+    for (wi = 0; wi < WL_COUNT; wi++) {
+        run plain, with;
+        stats sp, sw;
+        ptc_clock_config cc;
+        char what[64];
+        memset(&sp, 0, sizeof sp);
+        memset(&sw, 0, sizeof sw);
+        snprintf(what, sizeof what, "%s, errata skl168 and skz84", wl_names[wi]);
+        if (!do_run(wi, "seed", "cyc_en=1,cyc_thresh=2,mtc_lost=1", 1500000, 3, 1, 1, &plain)) { run_free(&plain); continue; }
+        check_validity(&plain, &sp, what);
+        if (record_run(wi, "seed", "cyc_en=1,cyc_thresh=2,mtc_lost=1", 1500000, 3, &with)) {
+            clock_config_for(&with.cfg, 1, 1, &cc);
+            cc.errata = PTC_ERRATA_ALL_;
+            if (time_run(&with, &cc)) {
+                size_t i, open_plain = 0, open_with = 0;
+                check_validity(&with, &sw, what);
+                for (i = 0; i < with.nti && i < plain.nti; i++) {
+                    open_plain += plain.ti[i].have_time && plain.ti[i].tsc_hi == UINT64_MAX;
+                    open_with += with.ti[i].have_time && with.ti[i].tsc_hi == UINT64_MAX;
+                }
+                CHECK(open_with > open_plain, "%s: %zu items with no upper bound, %zu without the errata", what,
+                      open_with, open_plain);
+            }
+        }
+        run_free(&plain);
+        run_free(&with);
     }
 }
 
@@ -586,6 +633,9 @@ static void api_contract(void)
     cc.rate_ppm = 1000000;
     CHECK(ptc_clock_init(&c, &cc) == PTC_ERR_BAD_CONFIG, "rate_ppm of 100%%");
     cc.rate_ppm = PTC_CLOCK_HW_RATE_PPM;
+    cc.errata = 0x80;
+    CHECK(ptc_clock_init(&c, &cc) == PTC_ERR_BAD_CONFIG, "an erratum the clock does not know");
+    cc.errata = 0;
     CHECK(ptc_clock_init(&c, &cc) == PTC_OK);
     CHECK(ptc_clock_push(NULL, &it) == PTC_ERR_BAD_ARGUMENT && ptc_clock_pop(&c, NULL) == PTC_ERR_BAD_ARGUMENT);
     CHECK(ptc_clock_pop(&c, &out) == PTC_NEED_INPUT);
@@ -681,6 +731,7 @@ int main(void)
     RUN(time_round_trip_every_workload_policy_and_configuration);
     RUN(width_bounds);
     RUN(without_the_policy);
+    RUN(errata_keep_the_truth_inside);
     RUN(wrong_policy_is_reported);
     RUN(suppressed_is_no_wider);
     RUN(clock_after_resync);

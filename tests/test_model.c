@@ -205,6 +205,45 @@ static void mtc_jitter_delays_mtcs_within_its_bound(void)
     mr_free(&c);
 }
 
+/* With mtc_lost N, some MTCs the policy lets out are lost: the truth
+   records them as dropped, never more than N in a row, and each edge has
+   one MTC record (emitted, suppressed or dropped) in ART order. */
+static void mtc_lost_drops_at_most_n_in_a_row(void)
+{
+    ptc_model_config cfg;
+    ptc_model m;
+    cap c;
+    char err[200];
+    size_t i, emitted = 0, lost = 0, run = 0, longest = 0;
+    uint64_t last_edge = 0;
+    int have_edge = 0;
+    ptc_model_config_default(&cfg);
+    CHECK(mc_set_list(&cfg, "mtc_freq=0,mtc_lost=2,jitter_seed=9", err, sizeof err), "%s", err);
+    memset(&cfg.policy, 0, sizeof cfg.policy); /* every MTC due: each one may be lost */
+    CHECK(run_workload(&cfg, 0, 400000, 5, &c, &m));
+    for (i = 0; i < c.nt; i++) {
+        const ptc_truth *t = &c.t[i];
+        uint64_t edge;
+        if (t->pkt.type != PTC_MTC) continue;
+        edge = t->art - (uint8_t)(t->art - t->pkt.u.mtc.ctc);
+        CHECK(!have_edge || edge == last_edge + 1, "MTC edge %llu after %llu", (unsigned long long)edge,
+              (unsigned long long)last_edge);
+        have_edge = 1;
+        last_edge = edge;
+        if (t->fate == PTC_FATE_DROPPED) {
+            lost++;
+            if (++run > longest) longest = run;
+        } else {
+            CHECK(t->fate == PTC_FATE_EMITTED, "MTC suppressed with the policy off");
+            emitted++;
+            run = 0;
+        }
+    }
+    CHECK(longest <= 2 && longest >= 1 && lost > emitted / 10 && lost < emitted / 2, "%zu lost of %zu, %zu in a row",
+          lost, lost + emitted, longest);
+    mr_free(&c);
+}
+
 /* ---- 5.2 fast-forward equals stepping every cycle ----------------------------- */
 
 static int captures_equal(const cap *a, const cap *b, char *why, size_t wlen)
@@ -240,7 +279,8 @@ static void fast_forward_equals_single_step(void)
         "", "cyc_en=1,cyc_thresh=0", "cyc_en=1,cyc_thresh=3,cyc_bits=6", "mtc_freq=0,cyc_en=1,cyc_thresh=1",
         "mtc_freq=9,psb_freq=1", "fifo_bytes=256,drain_bytes=1,drain_cycles=4,cyc_en=1,cyc_bits=5",
         "long_tnt=1,cyc_en=1,cyc_thresh=5,core_ratio=13,cpuid_0x15_eax=3,cpuid_0x15_ebx=250",
-        "mtc_jitter=9,jitter_seed=3,cyc_en=1,cyc_thresh=0", "mtc_jitter=40,jitter_seed=11,mtc_freq=0"
+        "mtc_jitter=9,jitter_seed=3,cyc_en=1,cyc_thresh=0", "mtc_jitter=40,jitter_seed=11,mtc_freq=0",
+        "mtc_lost=3,mtc_jitter=6,jitter_seed=21,mtc_freq=0,cyc_en=1,cyc_thresh=2"
     };
     static const char *policies[] = { "off", "seed", "threshold=3,resume_value=0", "threshold=1,resume_after=7,min_burst=3" };
     int wi;
@@ -803,6 +843,7 @@ int main(void)
     RUN(fast_counter_and_mtc_payloads_match_the_clock);
     RUN(fast_forward_equals_single_step);
     RUN(mtc_jitter_delays_mtcs_within_its_bound);
+    RUN(mtc_lost_drops_at_most_n_in_a_row);
     RUN(seed_fig5_timelines);
     RUN(cyc_values_sum_to_true_cycles);
     RUN(cyc_precedes_eligible_packets);

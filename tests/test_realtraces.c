@@ -171,7 +171,7 @@ static void timed_trace_has_no_conflict(const void *arg)
     unsigned char *pt;
     size_t len = 0;
     ptc_clock_config cc;
-    time_stats hw, sdm;
+    time_stats hw, sdm, errata;
     snprintf(path, sizeof path, "%s/pt-traces-timed/%s", tl_shared_dir(), tt->file);
     pt = ut_read_file(path, &len);
     if (!pt) SKIP("%s is not there", path);
@@ -184,6 +184,13 @@ static void timed_trace_has_no_conflict(const void *arg)
     time_buffer(pt, len, &cc, &hw);
     CHECK(hw.timed > 1000 && hw.conflicts == 0 && hw.back == 0, "%s: %zu of %zu timed items in conflict, %zu steps back",
           tt->file, hw.conflicts, hw.timed, hw.back);
+    /* with the errata of the recording CPU (6/85, README there: SKZ84) */
+    cc.errata = ptc_errata_for_cpu(6, 85, 4);
+    CHECK(cc.errata != 0);
+    time_buffer(pt, len, &cc, &errata);
+    CHECK(errata.timed > 1000 && errata.conflicts == 0 && errata.back == 0, "%s with errata %x: %zu conflicts", tt->file,
+          cc.errata, errata.conflicts);
+    cc.errata = 0;
     cc.mtc_jitter = 0;
     cc.psb_early_tsc = 0;
     cc.rate_ppm = 0;

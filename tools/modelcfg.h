@@ -39,6 +39,7 @@
     X("drain_cycles", drain_cycles, 0xFFFFFFFFu) \
     X("mtc_jitter", mtc_jitter, 255) \
     X("jitter_seed", jitter_seed, 0xFFFFFFFFu) \
+    X("mtc_lost", mtc_lost, 255) \
     X("reference_stepping", reference_stepping, 1) \
     X("trigger_ip", trigger_ip, UINT64_MAX) \
     X("trigger_nth", trigger_nth, 0xFFFFFFFFu) \

@@ -34,6 +34,10 @@ static const char usage[] =
     "              (default 5000 for hardware, 0 with --config)\n"
     "  --mtc-lost N  up to N MTCs in a row may be lost (errata; default 1 for\n"
     "              hardware, 0 with --config)\n"
+    "  --cpu F/M[/S]  the recording CPU's family/model[/stepping] (decimal, or\n"
+    "              0x hex), as libipt's --cpu: selects the errata the clock allows\n"
+    "              for (SPEC 3.12)\n"
+    "  --errata E,...  errata by name, in addition: skl168, skz84\n"
     "  --help      this text\n"
     "\n"
     "Exit status: 0 decoded without errors (or violations), 1 the input had\n"
@@ -41,6 +45,51 @@ static const char usage[] =
     "SPEC.md sections 1.10 and 3.9.\n";
 
 enum { CHUNK = 65536 };
+
+/* --cpu FAMILY/MODEL[/STEPPING] -> the errata that CPU has. */
+static int parse_cpu(const char *text, uint32_t *errata)
+{
+    uint64_t v[3] = { 0, 0, 0 };
+    size_t k = 0;
+    const char *p = text;
+    while (k < 3) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (!ut_parse_u64_n(p, n, 255, &v[k])) break;
+        k++;
+        if (!slash) break;
+        p = slash + 1;
+        if (k == 3) k = 4; /* a fourth part */
+    }
+    if (k < 2 || k > 3) {
+        fprintf(stderr, "ptdump: --cpu: '%s' is not FAMILY/MODEL[/STEPPING]\n", text);
+        return 0;
+    }
+    *errata |= ptc_errata_for_cpu((unsigned)v[0], (unsigned)v[1], (unsigned)v[2]);
+    return 1;
+}
+
+/* --errata NAME,NAME,... */
+static int parse_errata(const char *text, uint32_t *errata)
+{
+    char name[32];
+    while (*text) {
+        size_t n = strcspn(text, ",");
+        uint32_t e = 0;
+        if (n < sizeof name) {
+            memcpy(name, text, n);
+            name[n] = 0;
+            e = ptc_erratum_from_name(name);
+        }
+        if (!e) {
+            fprintf(stderr, "ptdump: --errata: unknown erratum '%.*s' (known: skl168, skz84)\n", (int)n, text);
+            return 0;
+        }
+        *errata |= e;
+        text += n + (text[n] == ',');
+    }
+    return 1;
+}
 
 typedef struct printer {
     int jsonl, check, errors;
@@ -145,6 +194,7 @@ int main(int argc, char **argv)
     int numset[NNUMS] = { 0 };
     const char *path = NULL, *config = NULL, *policy = NULL;
     unsigned flags = 0;
+    uint32_t errata = 0;
     int i, eof = 0, timed = 0;
     uint64_t ring_written = UINT64_MAX; /* the trace is a snapshot ring's buffer */
     FILE *in;
@@ -164,6 +214,11 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--jsonl") == 0) pr.jsonl = 1;
         else if (strcmp(argv[i], "--check") == 0) pr.check = 1;
         else if (strcmp(argv[i], "--time") == 0) timed = 1;
+        else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
+            if (!parse_cpu(argv[++i], &errata)) return 2;
+        } else if (strcmp(argv[i], "--errata") == 0 && i + 1 < argc) {
+            if (!parse_errata(argv[++i], &errata)) return 2;
+        }
         else if ((strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--policy") == 0) && i + 1 < argc) {
             if (argv[i][2] == 'c') config = argv[++i]; else policy = argv[++i];
         }
@@ -215,6 +270,7 @@ int main(int argc, char **argv)
     if (numset[OPT_RATE_PPM]) cc.rate_ppm = (uint32_t)numv[OPT_RATE_PPM];
     if (numset[OPT_MTC_LOST]) cc.mtc_lost = (uint8_t)numv[OPT_MTC_LOST];
     if (policy && strcmp(policy, "unknown") == 0) cc.have_policy = 0;
+    cc.errata |= errata;
     if (timed && ptc_clock_init(&clk, &cc) != PTC_OK) {
         fprintf(stderr, "ptdump: --time: the configuration is not usable (cpuid-0x15.eax and .ebx go together; "
                         "cyc-bits is 1..64)\n");
