@@ -36,7 +36,8 @@
      1.8      Encoding                   ptc_encode_packet(), ptc_packet_equal()
      1.9      Stream decoding            ptc_decoder, ptc_item
      2.       MTC suppression, checker   ptc_mtc_policy, ptc_checker
-     3.       Clock recovery             ptc_clock, ptc_timed_item
+     3.       Clock recovery             ptc_clock, ptc_timed_item; 3.12
+                                         errata: PTC_ERRATA_LIST
      4.       Snapshot rings, navigation ptc_ring, ptc_ring_reader, ptc_nav
      5.       Hardware model             ptc_model (with event counters,
                                          triggers, snapshot sizing and

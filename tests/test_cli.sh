@@ -228,9 +228,18 @@ if [ -n "$shared" ] && [ -f "$real" ]; then
   n=$(grep -c conflict "$tmp/real.txt"); m=$(grep -c conflict "$tmp/real_sdm.txt")
   if [ $st = 0 ] && [ "$n" = 0 ] && [ "$m" -gt 100 ]; then pass "time_real_trace_no_conflict: 0 conflicts ($m with ideal clocks)"
   else fail time_real_trace_no_conflict "status $st, $n conflicts, $m with ideal clocks"; fi
+  # with the recording CPU's errata (6/85: skz84, SPEC.md 3.12) as libipt's --cpu gives them
+  "$b/ptdump" --time $cfg --cpu 6/85/4 "$real" > "$tmp/real_cpu.txt"; st=$?
+  "$b/ptdump" --time $cfg --errata skz84 "$real" > "$tmp/real_errata.txt"
+  n=$(grep -c conflict "$tmp/real_cpu.txt")
+  if [ $st = 0 ] && [ "$n" = 0 ] && cmp -s "$tmp/real_cpu.txt" "$tmp/real_errata.txt" && ! cmp -s "$tmp/real_cpu.txt" "$tmp/real.txt"
+  then pass time_real_trace_with_cpu_errata; else fail time_real_trace_with_cpu_errata "status $st, $n conflicts"; fi
 else
   echo "skip - time_real_trace_no_conflict: shared/pt-traces-timed is not there"
 fi
+
+expect_status dump_bad_cpu 2 "$b/ptdump" --time --cpu 6 "$tmp/x.pt"
+expect_status dump_unknown_erratum 2 "$b/ptdump" --time --errata skl168,nope "$tmp/x.pt"
 
 # the exit status says what the lines said
 [ ! -s "$tmp/failures" ]
