@@ -103,7 +103,9 @@ extern "C" {
     X(PTC_ERR_BAD_CONFIG, -14, "bad_config",   "the configuration is invalid (the message of ptc_model_init says which field)") \
     X(PTC_ERR_INEXACT,    -15, "inexact",      "exact arithmetic would overflow: the model refuses rather than round") \
     X(PTC_ERR_PSB_OVERLAP,-16, "psb_overlap",  "these bytes would make a packet that runs into the PSB after them: they are damaged") \
-    X(PTC_ERR_NOT_FOUND,  -17, "not_found",    "no retirement in the trace answers the query")
+    X(PTC_ERR_NOT_FOUND,  -17, "not_found",    "no retirement in the trace answers the query, or the input holds no such thing") \
+    X(PTC_ERR_BAD_PERF,   -18, "bad_perf_data", "the perf.data is malformed at the reader's error_offset") \
+    X(PTC_ERR_UNSUPPORTED,-19, "unsupported",  "valid input this version cannot read (a big-endian or compressed perf.data)")
 
 typedef enum ptc_status {
 #define PTC__X(e, v, n, m) e = v,
@@ -637,6 +639,9 @@ typedef struct ptc_clock_config {
                                     (spread-spectrum clocking): what the trace
                                     shows of nom is widened by it */
     uint32_t errata;             /* PTC_ERRATUM_* bits of the trace's CPU (0: none) */
+    uint8_t hidden_stops;        /* the core clock may stop with nothing in the trace to
+                                    show it (a C-state without PWRE): an MTC later than
+                                    the policy allows is such a stop, not a conflict */
 } ptc_clock_config;
 
 /* Defaults: as hardware writes its traces - every MTC emitted
@@ -1145,6 +1150,136 @@ PTCDEF uint64_t ptc_model_psb_gap_max(const ptc_model_config *cfg);
 /* A ring size that keeps a PSB at least `history` bytes before a trigger,
    when the ring stops `after` bytes after it: gap + history + after. */
 PTCDEF uint64_t ptc_snapshot_size(const ptc_model_config *cfg, uint64_t history, uint64_t after);
+
+/* ===================================================================== */
+/* 6. perf.data (SPEC.md part 6)                                         */
+/* ===================================================================== */
+
+/* The records of a perf.data this reader knows: X(enumerator, type, name).
+   Any other type is still reported, with its type and bytes. */
+#define PTC_PERF_RECORD_LIST(X) \
+    X(PTC_PERF_MMAP, 1, "mmap") \
+    X(PTC_PERF_LOST, 2, "lost") \
+    X(PTC_PERF_COMM, 3, "comm") \
+    X(PTC_PERF_EXIT, 4, "exit") \
+    X(PTC_PERF_SAMPLE, 9, "sample") \
+    X(PTC_PERF_MMAP2, 10, "mmap2") \
+    X(PTC_PERF_AUX, 11, "aux") \
+    X(PTC_PERF_ITRACE_START, 12, "itrace_start") \
+    X(PTC_PERF_LOST_SAMPLES, 13, "lost_samples") \
+    X(PTC_PERF_SWITCH, 14, "switch") \
+    X(PTC_PERF_SWITCH_CPU_WIDE, 15, "switch_cpu_wide") \
+    X(PTC_PERF_HEADER_ATTR, 64, "header_attr") \
+    X(PTC_PERF_FINISHED_ROUND, 68, "finished_round") \
+    X(PTC_PERF_AUXTRACE_INFO, 70, "auxtrace_info") \
+    X(PTC_PERF_AUXTRACE, 71, "auxtrace") \
+    X(PTC_PERF_AUXTRACE_ERROR, 72, "auxtrace_error") \
+    X(PTC_PERF_TIME_CONV, 79, "time_conv") \
+    X(PTC_PERF_HEADER_FEATURE, 80, "header_feature") \
+    X(PTC_PERF_COMPRESSED, 81, "compressed")
+
+enum {
+#define PTC__X(e, v, n) e = v,
+    PTC_PERF_RECORD_LIST(PTC__X)
+#undef PTC__X
+    PTC_PERF_RECORD_TYPE_MAX_ = 0x7FFFFFFF
+};
+PTCDEF const char *ptc_perf_record_name(uint32_t type);
+
+/* PERF_RECORD_AUX flags: the kernel lost or overwrote trace data. */
+enum { PTC_PERF_AUX_TRUNCATED = 1, PTC_PERF_AUX_OVERWRITE = 2, PTC_PERF_AUX_PARTIAL = 4, PTC_PERF_AUX_COLLISION = 8 };
+
+/* Intel PT's PERF_RECORD_AUXTRACE_INFO (auxtrace type 1): priv[] in perf's
+   order. nfields says how many the record holds; the others are 0. */
+typedef struct ptc_perf_pt_info {
+    uint64_t pmu_type, time_shift, time_mult, time_zero, cap_user_time_zero, tsc_bit, noretcomp_bit,
+        have_sched_switch, snapshot_mode, per_cpu_mmaps, mtc_bit, mtc_freq_bits, tsc_ctc_n, tsc_ctc_d,
+        cyc_bit, max_nonturbo_ratio, filter_str_len;
+    const char *filter;    /* filter_str_len bytes, in the record (NULL: none) */
+    uint64_t cap_event_trace; /* the field after the filter, from perf 5.18 on */
+    unsigned nfields;      /* priv[] fields present, counting the filter as one */
+} ptc_perf_pt_info;
+#define PTC_PERF_PT_INFO_FIELDS 19
+
+/* One event's attribute: what the reader needs of perf_event_attr. */
+typedef struct ptc_perf_attr {
+    uint32_t type;          /* PMU type: Intel PT's is the AUXTRACE_INFO's pmu_type */
+    uint64_t config, sample_type, read_format, flags;
+    const uint8_t *ids;     /* its sample ids (u64 each), in the caller's buffer */
+    uint64_t nids;
+} ptc_perf_attr;
+
+/* Intel PT's attr.config bits (SPEC 6.2). */
+#define PTC_PERF_PT_CONFIG_CYC_THRESH(config) ((unsigned)(((config) >> 19) & 15))
+#define PTC_PERF_PT_CONFIG_PSB_PERIOD(config) ((unsigned)(((config) >> 24) & 15))
+
+/* A record. Pointers are into the caller's buffer. */
+typedef struct ptc_perf_record {
+    uint64_t offset;        /* of the record in the file */
+    ptc_status error;       /* PTC_OK, or what is wrong with this record (then only
+                               type, size and offset are set; the reader went on) */
+    uint32_t type;
+    uint16_t misc, size;    /* size: the header's, without an AUXTRACE's payload */
+    const uint8_t *bytes;   /* the whole record, size bytes */
+    union {
+        ptc_perf_pt_info info;                                    /* AUXTRACE_INFO (Intel PT) */
+        struct { uint64_t size, offset, reference; uint32_t idx, tid, cpu; const uint8_t *data; } auxtrace;
+        struct { uint64_t aux_offset, aux_size, flags; } aux;
+        struct { uint64_t id, lost; } lost;
+        struct { uint32_t pid, tid; const char *comm; } comm;    /* comm: NUL-terminated in the record */
+        struct { uint32_t pid, tid; uint64_t addr, len, pgoff; const char *filename; } mmap; /* MMAP, MMAP2 */
+        struct { uint32_t pid, tid; } itrace_start;
+        struct { uint32_t next_prev_pid, next_prev_tid; } sw;  /* SWITCH_CPU_WIDE (SWITCH: 0) */
+        struct { uint64_t time_shift, time_mult, time_zero; } time_conv;
+        struct { uint32_t type, code, cpu, pid, tid; uint64_t ip; const char *msg; } auxtrace_error;
+        /* SAMPLE: the fields up to AUX that the reader can place (have_* say which) */
+        struct {
+            const ptc_perf_attr *attr;  /* NULL: no attribute matches its id */
+            uint8_t have_time, have_tid, have_cpu;
+            uint64_t time;
+            uint32_t pid, tid, cpu;
+            const uint8_t *aux;         /* PERF_SAMPLE_AUX data (NULL: none, or not placed) */
+            uint64_t aux_size;
+        } sample;
+        struct { uint64_t id; } feature;  /* HEADER_FEATURE (pipe mode) */
+    } u;
+} ptc_perf_record;
+
+#ifndef PTC_PERF_MAX_ATTRS
+#define PTC_PERF_MAX_ATTRS 16
+#endif
+
+/* All fields are private but those documented. */
+typedef struct ptc_perf_reader {
+    const uint8_t *buf;
+    uint64_t len;
+    int pipe;                          /* pipe mode: records follow a 16-byte header */
+    uint64_t pos, end;                 /* the next record; the end of the data */
+    unsigned nattrs;
+    ptc_perf_attr attrs[PTC_PERF_MAX_ATTRS];
+    int have_info;                     /* info: the Intel PT AUXTRACE_INFO, once read */
+    ptc_perf_pt_info info;
+    int have_cpuid;                    /* the CPUID header feature ("GenuineIntel,6,78,3") */
+    unsigned family, model, stepping;
+    uint64_t error_offset;             /* where the last error was found */
+} ptc_perf_reader;
+
+/* Opens a perf.data held whole in buf (file or pipe mode). The attributes
+   and, in file mode, the CPUID feature are read now. Errors: PTC_ERR_BAD_PERF
+   (error_offset says where), PTC_ERR_UNSUPPORTED (big-endian or compressed). */
+PTCDEF ptc_status ptc_perf_open(ptc_perf_reader *rd, const uint8_t *buf, size_t len);
+/* The next record: PTC_OK (rec->error says if it was malformed and
+   skipped), PTC_END, or PTC_ERR_BAD_PERF when no record can follow (a
+   header size of less than 8, or one that runs past the end). Pipe mode's
+   HEADER_ATTR records add attributes as they come. */
+PTCDEF ptc_status ptc_perf_next(ptc_perf_reader *rd, ptc_perf_record *rec);
+/* The Intel PT event's attribute (type = the AUXTRACE_INFO's pmu_type), or NULL. */
+PTCDEF const ptc_perf_attr *ptc_perf_pt_attr(const ptc_perf_reader *rd);
+/* Everything the clock needs from what the reader has seen (SPEC 6.3):
+   PTC_ERR_NOT_FOUND before an Intel PT AUXTRACE_INFO. */
+PTCDEF ptc_status ptc_clock_config_from_perf(ptc_clock_config *cfg, const ptc_perf_reader *rd);
+/* A TSC value in perf's nanoseconds (perf_event_mmap_page's conversion). */
+PTCDEF uint64_t ptc_perf_tsc_to_ns(const ptc_perf_pt_info *info, uint64_t tsc);
 
 #ifdef __cplusplus
 }
@@ -2483,6 +2618,7 @@ PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
     cfg->psb_early_tsc = 1;
     cfg->rate_ppm = PTC_CLOCK_HW_RATE_PPM;
     cfg->mtc_lost = PTC_CLOCK_HW_MTC_LOST;
+    cfg->hidden_stops = 1;
 }
 
 PTCDEF void ptc_clock_config_sdm(ptc_clock_config *cfg)
@@ -2492,6 +2628,7 @@ PTCDEF void ptc_clock_config_sdm(ptc_clock_config *cfg)
     cfg->psb_early_tsc = 0;
     cfg->rate_ppm = 0;
     cfg->mtc_lost = 0;
+    cfg->hidden_stops = 0;
 }
 
 
@@ -2633,10 +2770,11 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
         ptc__clk_entry *e = ptc__clk_at(c, i);
         uint64_t lo = 0, hi = b ? b->hi : UINT64_MAX;
         if (b && b->mtc && !stop_after && b->lo > e->hi_by_mtc) {
-            /* the MTC that had to come came later: the policy the clock
-               was given is not the trace's; the trace alone bounds it */
+            /* the MTC that had to come came later: the clock stopped where
+               the trace does not show it, or the policy the clock was given
+               is not the trace's; the trace alone bounds it */
             e->hi_by_mtc = UINT64_MAX;
-            e->flags |= PTC__CLK_CONFLICT;
+            if (!c->cfg.hidden_stops) e->flags |= PTC__CLK_CONFLICT;
         }
         if (e->hi_by_mtc < hi) hi = e->hi_by_mtc;
         if (i + 1 < upto && ptc__clk_at(c, i + 1)->hi < hi) hi = ptc__clk_at(c, i + 1)->hi;
@@ -2942,12 +3080,19 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     e->lo = full;
     e->hi = full + 1;
     if (c->psb_at && c->cfg.psb_early_tsc) {
-        /* sampled inside the PSB+: the packet went out at most the cycles
-           the PSB+'s CYCs counted later (its first CYC counts from before
-           the PSB, so this is an upper bound) */
+        /* sampled inside the PSB+: the packet went out at most the
+           cycles the PSB+'s CYCs counted later (its first CYC counts
+           from before the PSB, so this is an upper bound) */
         uint64_t cycles = c->psb_cycles;
         if (!s->cyc_before && c->cfg.cyc_en && c->cfg.cyc_thresh) cycles += (UINT64_C(1) << (c->cfg.cyc_thresh - 1)) - 1;
         e->hi = ptc__math_sat_add(e->hi, ptc__clk_cyc_ticks(c, cycles, c->cbr, 1));
+        e->flags |= PTC__CLK_SAMPLED;
+    }
+    if (c->cfg.psb_early_tsc && c->last_anchor.valid && c->last_anchor.mtc && c->last_anchor.lo > full) {
+        /* sampled before the edge of an MTC that went out ahead of it (a
+           PSB+'s or a wake's, on Skylake): the packet is after that MTC's */
+        uint64_t after_mtc = ptc__math_sat_add(c->last_anchor.hi, ptc__clk_mtc_lag(c));
+        if (after_mtc > e->hi) e->hi = after_mtc;
         e->flags |= PTC__CLK_SAMPLED;
     }
     c->tsc_hi = e->hi;
@@ -3055,7 +3200,7 @@ static void ptc__clk_on_mtc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     /* more than one period since the last MTC: MTCs were suppressed, and
        packets since then are after the edge before this one (the edges
        hardware may have lost tell nothing) */
-    if (step > lost && c->art_rel >= lost) {
+    if (step > lost && c->art_rel >= lost && !c->cfg.hidden_stops) { /* (else the gap may be a stop) */
         s->gap_floor = ptc__clk_edge(c, c->art_rel - lost, 0);
         if (!stopped) c->seen_gap = 1; /* not a sleep: suppression */
     }
@@ -3085,6 +3230,7 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
         e->flags |= PTC__CLK_STOP;
         return;
     }
+    if (c->have_mtc) return; /* an MTC after the TSC's edge came first: the CBR is after it */
     /* sent with the TSC and TMA before it, at their instant, where the new
        ratio starts: the entries of the TSC's epoch still open are
        converted at it (a TMA that is no anchor, with SKZ84) */
@@ -4735,6 +4881,447 @@ PTCDEF uint64_t ptc_snapshot_size(const ptc_model_config *cfg, uint64_t history,
     uint64_t gap = ptc_model_psb_gap_max(cfg);
     if (history > UINT64_MAX - gap || after > UINT64_MAX - gap - history) return UINT64_MAX;
     return gap + history + after;
+}
+
+
+/* ---- 6. perf.data ------------------------------------------------------ */
+
+#define PTC__PERF_FILE_HEADER 104     /* magic, size, attr_size, 3 sections, features */
+#define PTC__PERF_PIPE_HEADER 16      /* magic, size */
+#define PTC__PERF_ATTR_MIN 64         /* PERF_ATTR_SIZE_VER0: all the reader uses is in it */
+#define PTC__PERF_FEATURE_CPUID 9     /* HEADER_CPUID: "GenuineIntel,family,model,stepping" */
+#define PTC__PERF_FEATURE_COMPRESSED 27
+#define PTC__PERF_AUXTRACE_INTEL_PT 1
+
+/* sample_type bits (perf_event.h), in the order of a sample's fields */
+enum {
+    PTC__PERF_S_IP = 1u << 0, PTC__PERF_S_TID = 1u << 1, PTC__PERF_S_TIME = 1u << 2, PTC__PERF_S_ADDR = 1u << 3,
+    PTC__PERF_S_READ = 1u << 4, PTC__PERF_S_CALLCHAIN = 1u << 5, PTC__PERF_S_ID = 1u << 6, PTC__PERF_S_CPU = 1u << 7,
+    PTC__PERF_S_PERIOD = 1u << 8, PTC__PERF_S_STREAM_ID = 1u << 9, PTC__PERF_S_RAW = 1u << 10,
+    PTC__PERF_S_BRANCH_STACK = 1u << 11, PTC__PERF_S_REGS_USER = 1u << 12, PTC__PERF_S_STACK_USER = 1u << 13,
+    PTC__PERF_S_WEIGHT = 1u << 14, PTC__PERF_S_DATA_SRC = 1u << 15, PTC__PERF_S_IDENTIFIER = 1u << 16,
+    PTC__PERF_S_TRANSACTION = 1u << 17, PTC__PERF_S_REGS_INTR = 1u << 18, PTC__PERF_S_PHYS_ADDR = 1u << 19,
+    PTC__PERF_S_AUX = 1u << 20, PTC__PERF_S_WEIGHT_STRUCT = 1u << 24
+};
+
+PTCDEF const char *ptc_perf_record_name(uint32_t type)
+{
+    switch (type) {
+#define PTC__X(e, v, n) case v: return n;
+    PTC_PERF_RECORD_LIST(PTC__X)
+#undef PTC__X
+    default: return "unknown_record";
+    }
+}
+
+static uint32_t ptc__perf_u32(const uint8_t *p) { return (uint32_t)ptc__byte_load(p, 4); }
+
+/* n bytes at off lie inside the buffer */
+static int ptc__perf_has(const ptc_perf_reader *rd, uint64_t off, uint64_t n) { return off <= rd->len && n <= rd->len - off; }
+
+static ptc_status ptc__perf_fail(ptc_perf_reader *rd, uint64_t offset, ptc_status st)
+{
+    rd->error_offset = offset;
+    return st;
+}
+
+/* "GenuineIntel,6,78,3": family, model and stepping after the vendor. */
+static void ptc__perf_cpuid(ptc_perf_reader *rd, const uint8_t *s, size_t n)
+{
+    unsigned v[3] = { 0, 0, 0 }, k = 0;
+    size_t i = 0;
+    while (i < n && s[i] && s[i] != ',') i++;
+    while (k < 3 && i < n && s[i] == ',') {
+        int digits = 0;
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9' && v[k] < 100000) { v[k] = v[k] * 10 + (unsigned)(s[i++] - '0'); digits = 1; }
+        if (!digits) return;
+        k++;
+    }
+    if (k < 2) return;
+    rd->have_cpuid = 1;
+    rd->family = v[0];
+    rd->model = v[1];
+    rd->stepping = v[2];
+}
+
+/* An attribute of attr_len bytes with nids sample ids at ids. */
+static void ptc__perf_add_attr(ptc_perf_reader *rd, const uint8_t *a, const uint8_t *ids, uint64_t nids)
+{
+    ptc_perf_attr *at;
+    if (rd->nattrs == PTC_PERF_MAX_ATTRS) return; /* more events than the reader keeps: theirs are unknown */
+    at = &rd->attrs[rd->nattrs++];
+    at->type = ptc__perf_u32(a);
+    at->config = ptc__byte_load64(a + 8);
+    at->sample_type = ptc__byte_load64(a + 24);
+    at->read_format = ptc__byte_load64(a + 32);
+    at->flags = ptc__byte_load64(a + 40);
+    at->ids = nids ? ids : NULL;
+    at->nids = nids;
+}
+
+/* The attribute section of a file-mode perf.data. */
+static ptc_status ptc__perf_file_attrs(ptc_perf_reader *rd, uint64_t attr_size, uint64_t off, uint64_t size)
+{
+    uint64_t i;
+    if (!ptc__perf_has(rd, off, size)) return ptc__perf_fail(rd, 24, PTC_ERR_BAD_PERF);
+    if (!size) return PTC_OK;
+    if (attr_size < PTC__PERF_ATTR_MIN + 16 || size % attr_size) return ptc__perf_fail(rd, 16, PTC_ERR_BAD_PERF);
+    for (i = 0; i < size / attr_size; i++) {
+        const uint8_t *a = rd->buf + off + i * attr_size, *sec = a + attr_size - 16;
+        uint64_t ids_off = ptc__byte_load64(sec), ids_size = ptc__byte_load64(sec + 8);
+        if (!ptc__perf_has(rd, ids_off, ids_size) || ids_size % 8)
+            return ptc__perf_fail(rd, off + i * attr_size + attr_size - 16, PTC_ERR_BAD_PERF);
+        ptc__perf_add_attr(rd, a, rd->buf + ids_off, ids_size / 8);
+    }
+    return PTC_OK;
+}
+
+/* The CPUID feature section of a file-mode perf.data, if there is one:
+   feature sections follow the data, one {offset, size} per feature bit set. */
+static void ptc__perf_file_cpuid(ptc_perf_reader *rd, const uint8_t *features, uint64_t after_data)
+{
+    unsigned bit, before = 0;
+    uint64_t sec, off, size;
+    if (!(features[PTC__PERF_FEATURE_CPUID / 8] >> (PTC__PERF_FEATURE_CPUID % 8) & 1)) return;
+    for (bit = 0; bit < PTC__PERF_FEATURE_CPUID; bit++) before += features[bit / 8] >> (bit % 8) & 1;
+    sec = after_data + 16u * before;
+    if (!ptc__perf_has(rd, sec, 16)) return;
+    off = ptc__byte_load64(rd->buf + sec);
+    size = ptc__byte_load64(rd->buf + sec + 8);
+    if (size < 4 || !ptc__perf_has(rd, off, size)) return;
+    if (ptc__perf_u32(rd->buf + off) <= size - 4) ptc__perf_cpuid(rd, rd->buf + off + 4, ptc__perf_u32(rd->buf + off));
+}
+
+PTCDEF ptc_status ptc_perf_open(ptc_perf_reader *rd, const uint8_t *buf, size_t len)
+{
+    uint64_t hsize, data_off, data_size;
+    const uint8_t *features;
+    ptc_status st;
+    if (!rd || (!buf && len)) return PTC_ERR_BAD_ARGUMENT;
+    memset(rd, 0, sizeof *rd);
+    rd->buf = buf;
+    rd->len = len;
+    if (len < PTC__PERF_PIPE_HEADER) return ptc__perf_fail(rd, 0, PTC_ERR_BAD_PERF);
+    if (memcmp(buf, "2ELIFREP", 8) == 0) return ptc__perf_fail(rd, 0, PTC_ERR_UNSUPPORTED); /* the other byte order */
+    if (memcmp(buf, "PERFILE2", 8) != 0) return ptc__perf_fail(rd, 0, PTC_ERR_BAD_PERF);
+    hsize = ptc__byte_load64(buf + 8);
+    if (hsize == PTC__PERF_PIPE_HEADER) {
+        rd->pipe = 1;
+        rd->pos = PTC__PERF_PIPE_HEADER;
+        rd->end = len;
+        return PTC_OK;
+    }
+    if (hsize < PTC__PERF_FILE_HEADER || len < PTC__PERF_FILE_HEADER) return ptc__perf_fail(rd, 8, PTC_ERR_BAD_PERF);
+    data_off = ptc__byte_load64(buf + 40);
+    data_size = ptc__byte_load64(buf + 48);
+    if (!ptc__perf_has(rd, data_off, data_size)) return ptc__perf_fail(rd, 40, PTC_ERR_BAD_PERF);
+    features = buf + 72;
+    if (features[PTC__PERF_FEATURE_COMPRESSED / 8] >> (PTC__PERF_FEATURE_COMPRESSED % 8) & 1)
+        return ptc__perf_fail(rd, 72, PTC_ERR_UNSUPPORTED); /* zstd records: expand with perf inject first */
+    st = ptc__perf_file_attrs(rd, ptc__byte_load64(buf + 16), ptc__byte_load64(buf + 24), ptc__byte_load64(buf + 32));
+    if (st != PTC_OK) return st;
+    ptc__perf_file_cpuid(rd, features, data_off + data_size);
+    rd->pos = data_off;
+    rd->end = data_off + data_size;
+    return PTC_OK;
+}
+
+/* Intel PT's AUXTRACE_INFO: priv[] fields as far as the record holds them. */
+static ptc_status ptc__perf_pt_info(ptc_perf_reader *rd, const uint8_t *p, uint64_t n, ptc_perf_pt_info *info)
+{
+    uint64_t *const fields[17] = { &info->pmu_type, &info->time_shift, &info->time_mult, &info->time_zero,
+                                   &info->cap_user_time_zero, &info->tsc_bit, &info->noretcomp_bit,
+                                   &info->have_sched_switch, &info->snapshot_mode, &info->per_cpu_mmaps,
+                                   &info->mtc_bit, &info->mtc_freq_bits, &info->tsc_ctc_n, &info->tsc_ctc_d,
+                                   &info->cyc_bit, &info->max_nonturbo_ratio, &info->filter_str_len };
+    uint64_t count = n / 8, i, at;
+    memset(info, 0, sizeof *info);
+    for (i = 0; i < 17 && i < count; i++) *fields[i] = ptc__byte_load64(p + 8 * i);
+    info->nfields = (unsigned)i;
+    if (count < 17) return PTC_OK; /* an older perf: the fields it had */
+    at = 17 * 8;
+    if (info->filter_str_len) { /* the string, NUL-terminated and padded to 8 */
+        uint64_t bytes = (info->filter_str_len + 8) & ~(uint64_t)7;
+        if (info->filter_str_len > n || bytes > n - at || p[at + info->filter_str_len] != 0) return PTC_ERR_BAD_PERF;
+        info->filter = (const char *)(p + at);
+        at += bytes;
+    }
+    info->nfields++;
+    if (n - at >= 8) {
+        info->cap_event_trace = ptc__byte_load64(p + at);
+        info->nfields++;
+    }
+    (void)rd;
+    return PTC_OK;
+}
+
+/* The attribute a sample belongs to: by its IDENTIFIER, or the only one. */
+static const ptc_perf_attr *ptc__perf_attr_of_id(const ptc_perf_reader *rd, uint64_t id)
+{
+    unsigned i;
+    uint64_t k;
+    for (i = 0; i < rd->nattrs; i++)
+        for (k = 0; k < rd->attrs[i].nids; k++)
+            if (ptc__byte_load64(rd->attrs[i].ids + 8 * k) == id) return &rd->attrs[i];
+    return NULL;
+}
+
+/* A sample's fields in sample_type order, as far as the reader can place
+   them: READ, BRANCH_STACK and the register and stack dumps need more of
+   the attribute than it keeps, so the AUX data after them is not placed. */
+static ptc_status ptc__perf_sample(const ptc_perf_reader *rd, const uint8_t *p, uint64_t n, ptc_perf_record *rec)
+{
+    /* the order of the fields in a sample (perf_event.h): the identifier
+       first, then the others - not quite in the order of their bits */
+    static const uint32_t order[] = {
+        PTC__PERF_S_IDENTIFIER, PTC__PERF_S_IP, PTC__PERF_S_TID, PTC__PERF_S_TIME, PTC__PERF_S_ADDR, PTC__PERF_S_ID,
+        PTC__PERF_S_STREAM_ID, PTC__PERF_S_CPU, PTC__PERF_S_PERIOD, PTC__PERF_S_READ, PTC__PERF_S_CALLCHAIN,
+        PTC__PERF_S_RAW, PTC__PERF_S_BRANCH_STACK, PTC__PERF_S_REGS_USER, PTC__PERF_S_STACK_USER,
+        PTC__PERF_S_WEIGHT | PTC__PERF_S_WEIGHT_STRUCT, PTC__PERF_S_DATA_SRC, PTC__PERF_S_TRANSACTION,
+        PTC__PERF_S_REGS_INTR, PTC__PERF_S_PHYS_ADDR, PTC__PERF_S_AUX
+    };
+    const uint32_t unplaceable = PTC__PERF_S_READ | PTC__PERF_S_BRANCH_STACK | PTC__PERF_S_REGS_USER |
+                                 PTC__PERF_S_STACK_USER | PTC__PERF_S_REGS_INTR;
+    const ptc_perf_attr *attr = NULL;
+    uint64_t at = 0, st;
+    size_t k;
+    if (rd->nattrs == 1) attr = &rd->attrs[0];
+    if (rd->nattrs > 1 || (attr && (attr->sample_type & PTC__PERF_S_IDENTIFIER))) {
+        if (n < 8) return PTC_ERR_BAD_PERF;
+        attr = ptc__perf_attr_of_id(rd, ptc__byte_load64(p));
+    }
+    rec->u.sample.attr = attr;
+    if (!attr) return PTC_OK;
+    st = attr->sample_type;
+    for (k = 0; k < sizeof order / sizeof order[0]; k++) {
+        uint32_t bit = order[k];
+        if (!(st & bit)) continue;
+        if (bit & unplaceable) return PTC_OK; /* what follows is not placed */
+        if (n - at < 8) return PTC_ERR_BAD_PERF;
+        if (bit == PTC__PERF_S_TID) {
+            rec->u.sample.have_tid = 1;
+            rec->u.sample.pid = ptc__perf_u32(p + at);
+            rec->u.sample.tid = ptc__perf_u32(p + at + 4);
+        } else if (bit == PTC__PERF_S_TIME) {
+            rec->u.sample.have_time = 1;
+            rec->u.sample.time = ptc__byte_load64(p + at);
+        } else if (bit == PTC__PERF_S_CPU) {
+            rec->u.sample.have_cpu = 1;
+            rec->u.sample.cpu = ptc__perf_u32(p + at);
+        } else if (bit == PTC__PERF_S_CALLCHAIN) {
+            uint64_t nr = ptc__byte_load64(p + at);
+            if (nr > (n - at - 8) / 8) return PTC_ERR_BAD_PERF;
+            at += 8 * nr;
+        } else if (bit == PTC__PERF_S_RAW) { /* u32 size, then size bytes: 4 + size is a multiple of 8 */
+            uint64_t raw = ptc__perf_u32(p + at);
+            if (raw > n - at - 4 || (4 + raw) % 8) return PTC_ERR_BAD_PERF;
+            at += 4 + raw;
+            continue;
+        } else if (bit == PTC__PERF_S_AUX) {
+            uint64_t size = ptc__byte_load64(p + at);
+            if (size > n - at - 8) return PTC_ERR_BAD_PERF;
+            rec->u.sample.aux = p + at + 8;
+            rec->u.sample.aux_size = size;
+            return PTC_OK;
+        }
+        at += 8;
+    }
+    return PTC_OK;
+}
+
+/* A NUL inside [p, p + n): the string there is whole. */
+static const char *ptc__perf_string(const uint8_t *p, uint64_t n) { return memchr(p, 0, (size_t)n) ? (const char *)p : NULL; }
+
+/* The body of a record (p, n bytes after its header): its fields, or
+   PTC_ERR_BAD_PERF when it is too short for them. */
+static ptc_status ptc__perf_parse(ptc_perf_reader *rd, const uint8_t *p, uint64_t n, ptc_perf_record *rec)
+{
+    switch (rec->type) {
+    case PTC_PERF_MMAP:
+    case PTC_PERF_MMAP2: {
+        uint64_t name_at = rec->type == PTC_PERF_MMAP ? 32 : 64;
+        if (n <= name_at) return PTC_ERR_BAD_PERF;
+        rec->u.mmap.pid = ptc__perf_u32(p);
+        rec->u.mmap.tid = ptc__perf_u32(p + 4);
+        rec->u.mmap.addr = ptc__byte_load64(p + 8);
+        rec->u.mmap.len = ptc__byte_load64(p + 16);
+        rec->u.mmap.pgoff = ptc__byte_load64(p + 24);
+        rec->u.mmap.filename = ptc__perf_string(p + name_at, n - name_at);
+        return rec->u.mmap.filename ? PTC_OK : PTC_ERR_BAD_PERF;
+    }
+    case PTC_PERF_COMM:
+        if (n <= 8) return PTC_ERR_BAD_PERF;
+        rec->u.comm.pid = ptc__perf_u32(p);
+        rec->u.comm.tid = ptc__perf_u32(p + 4);
+        rec->u.comm.comm = ptc__perf_string(p + 8, n - 8);
+        return rec->u.comm.comm ? PTC_OK : PTC_ERR_BAD_PERF;
+    case PTC_PERF_LOST:
+        if (n < 16) return PTC_ERR_BAD_PERF;
+        rec->u.lost.id = ptc__byte_load64(p);
+        rec->u.lost.lost = ptc__byte_load64(p + 8);
+        return PTC_OK;
+    case PTC_PERF_AUX:
+        if (n < 24) return PTC_ERR_BAD_PERF;
+        rec->u.aux.aux_offset = ptc__byte_load64(p);
+        rec->u.aux.aux_size = ptc__byte_load64(p + 8);
+        rec->u.aux.flags = ptc__byte_load64(p + 16);
+        return PTC_OK;
+    case PTC_PERF_ITRACE_START:
+    case PTC_PERF_SWITCH_CPU_WIDE:
+        if (n < 8) return PTC_ERR_BAD_PERF;
+        rec->u.itrace_start.pid = ptc__perf_u32(p); /* (the same place as sw's fields) */
+        rec->u.itrace_start.tid = ptc__perf_u32(p + 4);
+        return PTC_OK;
+    case PTC_PERF_TIME_CONV:
+        if (n < 24) return PTC_ERR_BAD_PERF;
+        rec->u.time_conv.time_shift = ptc__byte_load64(p);
+        rec->u.time_conv.time_mult = ptc__byte_load64(p + 8);
+        rec->u.time_conv.time_zero = ptc__byte_load64(p + 16);
+        return PTC_OK;
+    case PTC_PERF_AUXTRACE_ERROR:
+        if (n < 96) return PTC_ERR_BAD_PERF;
+        rec->u.auxtrace_error.type = ptc__perf_u32(p);
+        rec->u.auxtrace_error.code = ptc__perf_u32(p + 4);
+        rec->u.auxtrace_error.cpu = ptc__perf_u32(p + 8);
+        rec->u.auxtrace_error.pid = ptc__perf_u32(p + 12);
+        rec->u.auxtrace_error.tid = ptc__perf_u32(p + 16);
+        rec->u.auxtrace_error.ip = ptc__byte_load64(p + 24);
+        rec->u.auxtrace_error.msg = ptc__perf_string(p + 32, 64);
+        return rec->u.auxtrace_error.msg ? PTC_OK : PTC_ERR_BAD_PERF;
+    case PTC_PERF_AUXTRACE_INFO: {
+        ptc_status st;
+        if (n < 8) return PTC_ERR_BAD_PERF;
+        if (ptc__perf_u32(p) != PTC__PERF_AUXTRACE_INTEL_PT) return PTC_OK; /* another tracer's */
+        st = ptc__perf_pt_info(rd, p + 8, n - 8, &rec->u.info);
+        if (st == PTC_OK && rec->u.info.nfields >= 16) {
+            rd->info = rec->u.info;
+            rd->have_info = 1;
+        }
+        return st;
+    }
+    case PTC_PERF_AUXTRACE:
+        rec->u.auxtrace.size = ptc__byte_load64(p);
+        rec->u.auxtrace.offset = ptc__byte_load64(p + 8);
+        rec->u.auxtrace.reference = ptc__byte_load64(p + 16);
+        rec->u.auxtrace.idx = ptc__perf_u32(p + 24);
+        rec->u.auxtrace.tid = ptc__perf_u32(p + 28);
+        rec->u.auxtrace.cpu = ptc__perf_u32(p + 32);
+        rec->u.auxtrace.data = p + 40;
+        return PTC_OK;
+    case PTC_PERF_HEADER_ATTR: { /* pipe mode: the attribute, then its ids */
+        uint64_t asz = n >= 8 ? ptc__perf_u32(p + 4) : 0;
+        if (asz < PTC__PERF_ATTR_MIN || asz > n || (n - asz) % 8) return PTC_ERR_BAD_PERF;
+        ptc__perf_add_attr(rd, p, p + asz, (n - asz) / 8);
+        return PTC_OK;
+    }
+    case PTC_PERF_HEADER_FEATURE:
+        if (n < 8) return PTC_ERR_BAD_PERF;
+        rec->u.feature.id = ptc__byte_load64(p);
+        if (rec->u.feature.id == PTC__PERF_FEATURE_CPUID && n >= 12 && ptc__perf_u32(p + 8) <= n - 12)
+            ptc__perf_cpuid(rd, p + 12, ptc__perf_u32(p + 8));
+        return PTC_OK;
+    case PTC_PERF_SAMPLE:
+        return ptc__perf_sample(rd, p, n, rec);
+    case PTC_PERF_COMPRESSED:
+        return PTC_ERR_UNSUPPORTED;
+    default:
+        return PTC_OK;
+    }
+}
+
+PTCDEF ptc_status ptc_perf_next(ptc_perf_reader *rd, ptc_perf_record *rec)
+{
+    const uint8_t *h;
+    uint64_t next, left;
+    if (!rd || !rec) return PTC_ERR_BAD_ARGUMENT;
+    memset(rec, 0, sizeof *rec);
+    if (rd->pos >= rd->end) return PTC_END;
+    left = rd->end - rd->pos;
+    h = rd->buf + rd->pos;
+    rec->offset = rd->pos;
+    if (left < 8) { /* no header fits: the rest is lost */
+        rd->pos = rd->end;
+        return ptc__perf_fail(rd, rec->offset, PTC_ERR_BAD_PERF);
+    }
+    rec->type = ptc__perf_u32(h);
+    rec->misc = (uint16_t)ptc__byte_load(h + 4, 2);
+    rec->size = (uint16_t)ptc__byte_load(h + 6, 2);
+    rec->bytes = h;
+    if (rec->size < 8 || rec->size > left) { /* nothing says where the next record is */
+        rd->pos = rd->end;
+        return ptc__perf_fail(rd, rec->offset, PTC_ERR_BAD_PERF);
+    }
+    next = rd->pos + rec->size;
+    if (rec->type == PTC_PERF_AUXTRACE) { /* the trace follows the record, outside its size */
+        if (rec->size < 48) {
+            rec->error = ptc__perf_fail(rd, rec->offset, PTC_ERR_BAD_PERF);
+            rd->pos = next;
+            return PTC_OK;
+        }
+        if (ptc__byte_load64(h + 8) > rd->end - next) { /* cut short: what is there, then the end */
+            (void)ptc__perf_parse(rd, h + 8, rec->size - 8u, rec);
+            rec->u.auxtrace.size = rd->end - next;
+            rec->error = ptc__perf_fail(rd, rec->offset, PTC_ERR_TRUNCATED);
+            rd->pos = rd->end;
+            return PTC_OK;
+        }
+        next += ptc__byte_load64(h + 8);
+    }
+    rd->pos = next;
+    rec->error = ptc__perf_parse(rd, h + 8, rec->size - 8u, rec);
+    if (rec->error != PTC_OK) rd->error_offset = rec->offset;
+    return PTC_OK;
+}
+
+PTCDEF const ptc_perf_attr *ptc_perf_pt_attr(const ptc_perf_reader *rd)
+{
+    unsigned i;
+    if (!rd || !rd->have_info) return NULL;
+    for (i = 0; i < rd->nattrs; i++)
+        if (rd->attrs[i].type == rd->info.pmu_type) return &rd->attrs[i];
+    return NULL;
+}
+
+PTCDEF ptc_status ptc_clock_config_from_perf(ptc_clock_config *cfg, const ptc_perf_reader *rd)
+{
+    const ptc_perf_pt_info *in;
+    const ptc_perf_attr *a;
+    if (!cfg || !rd) return PTC_ERR_BAD_ARGUMENT;
+    if (!rd->have_info) return PTC_ERR_NOT_FOUND;
+    in = &rd->info;
+    a = ptc_perf_pt_attr(rd);
+    ptc_clock_config_default(cfg);
+    if (in->tsc_ctc_n && in->tsc_ctc_d && in->tsc_ctc_n <= 0xFFFFFFFFu && in->tsc_ctc_d <= 0xFFFFFFFFu) {
+        cfg->cpuid_15_eax = (uint32_t)in->tsc_ctc_d;
+        cfg->cpuid_15_ebx = (uint32_t)in->tsc_ctc_n;
+    }
+    if (in->max_nonturbo_ratio && in->max_nonturbo_ratio <= 255) { /* MSR_PLATFORM_INFO's, rounded */
+        cfg->nom_num = in->max_nonturbo_ratio;
+        cfg->nom_den = 1;
+    }
+    if (a) {
+        if (in->mtc_freq_bits) {
+            uint64_t bits = in->mtc_freq_bits, v = a->config & bits;
+            while (!(bits & 1)) { bits >>= 1; v >>= 1; }
+            cfg->mtc_freq = (uint8_t)(v > 15 ? 15 : v);
+        }
+        cfg->cyc_en = (uint8_t)((a->config & in->cyc_bit) != 0 && in->cyc_bit);
+        cfg->cyc_thresh = (uint8_t)PTC_PERF_PT_CONFIG_CYC_THRESH(a->config);
+    }
+    if (rd->have_cpuid) cfg->errata = ptc_errata_for_cpu(rd->family, rd->model, rd->stepping);
+    return PTC_OK;
+}
+
+PTCDEF uint64_t ptc_perf_tsc_to_ns(const ptc_perf_pt_info *info, uint64_t tsc)
+{
+    uint64_t shift, quot, rem;
+    if (!info) return 0;
+    shift = info->time_shift;
+    if (shift >= 64) return info->time_zero;
+    quot = shift ? tsc >> shift : tsc;
+    rem = shift ? tsc & ((UINT64_C(1) << shift) - 1) : 0;
+    return info->time_zero + quot * info->time_mult + (shift ? (rem * info->time_mult) >> shift : 0);
 }
 
 #ifdef __cplusplus

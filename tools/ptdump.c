@@ -12,7 +12,9 @@
 
 static const char usage[] =
     "usage: ptdump [options] FILE\n"
-    "Print every packet of the raw Intel PT trace FILE (- for standard input).\n"
+    "Print every packet of the raw Intel PT trace FILE (- for standard input),\n"
+    "or of every AUX queue of FILE when it is a perf.data (SPEC.md part 6): one\n"
+    "trace per queue, its settings (--time needs none) from the file.\n"
     "\n"
     "  --no-sync   decode from the first byte instead of the first PSB\n"
     "  --jsonl     one JSON object per line instead of libipt-style text\n"
@@ -36,7 +38,8 @@ static const char usage[] =
     "              hardware, 0 with --config)\n"
     "  --cpu F/M[/S]  the recording CPU's family/model[/stepping] (decimal, or\n"
     "              0x hex), as libipt's --cpu: selects the errata the clock allows\n"
-    "              for (SPEC 3.12)\n"
+    "              for (SPEC 3.12; a perf.data's CPUID is used without it)\n"
+    "  --cpu N     a perf.data: only the queue of cpu N (or idx N, per-thread)\n"
     "  --errata E,...  errata by name, in addition: skl168, skz84\n"
     "  --help      this text\n"
     "\n"
@@ -94,6 +97,7 @@ static int parse_errata(const char *text, uint32_t *errata)
 typedef struct printer {
     int jsonl, check, errors;
     ptc_checker checker;
+    char tag[96];          /* --jsonl of a perf.data: the queue's fields, on every line */
     char line[640];
 } printer;
 
@@ -106,7 +110,8 @@ static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
     pr->line[0] = 0;
     if (pr->jsonl) df_json(&b, it); else df_text(&b, it);
     if (t) { if (pr->jsonl) df_time_json(&b, t); else df_time_text(&b, t); }
-    fputs(pr->line, stdout);
+    if (pr->jsonl && pr->tag[0] && pr->line[0] == '{') printf("{%s,", pr->tag), fputs(pr->line + 1, stdout);
+    else fputs(pr->line, stdout);
     fputc('\n', stdout);
     pr->errors += it->error != PTC_OK;
     if (pr->check && it->error == PTC_OK) {
@@ -138,6 +143,251 @@ static void take_item(printer *pr, ptc_clock *clk, int timed, const ptc_item *it
     }
     (void)ptc_clock_push(clk, it); /* cannot be full: drained after every push */
     drain_clock(pr, clk);
+}
+
+/* ---- perf.data (SPEC 6.4): one trace per AUX queue ---------------------- */
+
+/* A piece of trace in a perf.data: an AUXTRACE record's payload, or the
+   AUX data of a sample (each one a trace of its own). */
+typedef struct perf_chunk {
+    uint64_t queue;        /* cpu or idx (per_cpu_mmaps); a sample's: its number */
+    int sample;
+    uint64_t offset, size; /* in the queue's AUX stream, and the bytes here */
+    const uint8_t *data;
+    uint32_t cpu, tid;
+    size_t order;          /* file order, to keep it within a queue */
+} perf_chunk;
+
+static int chunk_order(const void *a, const void *b)
+{
+    const perf_chunk *x = (const perf_chunk *)a, *y = (const perf_chunk *)b;
+    if (x->sample != y->sample) return x->sample - y->sample;
+    if (x->queue != y->queue) return x->queue < y->queue ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* What the data-loss records say, where they are in the file. */
+static void print_loss(printer *pr, const ptc_perf_record *r)
+{
+    char what[160];
+    if (r->type == PTC_PERF_AUX && !(r->u.aux.flags & (PTC_PERF_AUX_TRUNCATED | PTC_PERF_AUX_COLLISION | PTC_PERF_AUX_PARTIAL)))
+        return;
+    if (r->type == PTC_PERF_AUX)
+        snprintf(what, sizeof what, "aux data at %llu, %llu bytes:%s%s%s%s", (unsigned long long)r->u.aux.aux_offset,
+                 (unsigned long long)r->u.aux.aux_size, r->u.aux.flags & PTC_PERF_AUX_TRUNCATED ? " truncated" : "",
+                 r->u.aux.flags & PTC_PERF_AUX_OVERWRITE ? " overwrite" : "",
+                 r->u.aux.flags & PTC_PERF_AUX_PARTIAL ? " partial" : "",
+                 r->u.aux.flags & PTC_PERF_AUX_COLLISION ? " collision" : "");
+    else if (r->type == PTC_PERF_LOST)
+        snprintf(what, sizeof what, "%llu events lost", (unsigned long long)r->u.lost.lost);
+    else if (r->type == PTC_PERF_AUXTRACE_ERROR)
+        snprintf(what, sizeof what, "decoder error %u on cpu %u: %s", r->u.auxtrace_error.code, r->u.auxtrace_error.cpu,
+                 r->u.auxtrace_error.msg);
+    else return;
+    pr->errors += r->type != PTC_PERF_AUX || (r->u.aux.flags & PTC_PERF_AUX_TRUNCATED);
+    if (pr->jsonl) printf("{\"perf_off\":%llu,\"loss\":\"%s\",\"what\":\"%s\"}\n", (unsigned long long)r->offset,
+                          ptc_perf_record_name(r->type), what);
+    else printf("[perf.data %llx: %s: %s]\n", (unsigned long long)r->offset, ptc_perf_record_name(r->type), what);
+}
+
+/* The chunks of the perf.data at buf, and its clock settings (cc: what
+   the file says, before the options). Returns the number of chunks, or
+   -1 when the file cannot be read at all. */
+static long perf_chunks(printer *pr, const uint8_t *buf, size_t len, perf_chunk **out, ptc_clock_config *cc, const char *path)
+{
+    ptc_perf_reader rd;
+    ptc_perf_record r;
+    perf_chunk *v = NULL;
+    size_t n = 0, cap = 0, samples = 0;
+    ptc_status st = ptc_perf_open(&rd, buf, len);
+    if (st != PTC_OK) {
+        fprintf(stderr, "ptdump: %s: %s at offset %llu (%s)\n", path, ptc_status_name(st),
+                (unsigned long long)rd.error_offset, ptc_status_message(st));
+        return -1;
+    }
+    while ((st = ptc_perf_next(&rd, &r)) == PTC_OK) {
+        perf_chunk c;
+        if (r.error != PTC_OK && r.error != PTC_ERR_TRUNCATED) {
+            pr->errors++;
+            printf(pr->jsonl ? "{\"perf_off\":%llu,\"record\":\"%s\",\"error\":\"%s\"}\n" : "[perf.data %llx: %s record: %s, skipped]\n",
+                   (unsigned long long)r.offset, ptc_perf_record_name(r.type), ptc_status_name(r.error));
+            continue;
+        }
+        print_loss(pr, &r);
+        memset(&c, 0, sizeof c);
+        if (r.type == PTC_PERF_AUXTRACE) {
+            c.queue = rd.have_info && rd.info.per_cpu_mmaps ? r.u.auxtrace.cpu : r.u.auxtrace.idx;
+            c.offset = r.u.auxtrace.offset;
+            c.size = r.u.auxtrace.size;
+            c.data = r.u.auxtrace.data;
+            c.cpu = r.u.auxtrace.cpu;
+            c.tid = r.u.auxtrace.tid;
+            if (r.error == PTC_ERR_TRUNCATED) {
+                pr->errors++;
+                printf("[perf.data %llx: auxtrace cut short by the end of the file: %llu bytes]\n",
+                       (unsigned long long)r.offset, (unsigned long long)c.size);
+            }
+        } else if (r.type == PTC_PERF_SAMPLE && r.u.sample.aux) {
+            c.sample = 1;
+            c.queue = samples++;
+            c.size = r.u.sample.aux_size;
+            c.data = r.u.sample.aux;
+            c.cpu = r.u.sample.have_cpu ? r.u.sample.cpu : UINT32_MAX;
+            c.tid = r.u.sample.have_tid ? r.u.sample.tid : UINT32_MAX;
+        } else {
+            continue;
+        }
+        if (n == cap) {
+            perf_chunk *w = (perf_chunk *)realloc(v, (cap = cap ? 2 * cap : 64) * sizeof *v);
+            if (!w) { free(v); fprintf(stderr, "ptdump: out of memory\n"); return -1; }
+            v = w;
+        }
+        c.order = n;
+        v[n++] = c;
+    }
+    if (st != PTC_END) {
+        pr->errors++;
+        printf("[perf.data %llx: %s: the rest of the file cannot be read]\n", (unsigned long long)rd.error_offset,
+               ptc_status_name(st));
+    }
+    if (ptc_clock_config_from_perf(cc, &rd) != PTC_OK) ptc_clock_config_default(cc);
+    qsort(v, n, sizeof *v, chunk_order);
+    *out = v;
+    return (long)n;
+}
+
+/* One queue's chunks [from, to), decoded as one trace: a new decoder (and
+   clock) after a gap in the AUX offsets, which is reported. */
+static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsigned flags, const perf_chunk *c, size_t from,
+                       size_t to)
+{
+    static ptc_clock clk;
+    uint64_t bytes = 0;
+    size_t i;
+    int open = 0;
+    ptc_decoder dec;
+    for (i = from; i < to; i++) bytes += c[i].size;
+    if (pr->jsonl) {
+        snprintf(pr->tag, sizeof pr->tag, "\"queue\":%llu%s", (unsigned long long)c[from].queue, c[from].sample ? ",\"sample\":true" : "");
+        if (c[from].cpu != UINT32_MAX) snprintf(pr->tag + strlen(pr->tag), sizeof pr->tag - strlen(pr->tag), ",\"cpu\":%u", c[from].cpu);
+        if (c[from].tid != UINT32_MAX) snprintf(pr->tag + strlen(pr->tag), sizeof pr->tag - strlen(pr->tag), ",\"tid\":%u", c[from].tid);
+        printf("{%s,\"bytes\":%llu,\"chunks\":%zu}\n", pr->tag, (unsigned long long)bytes, to - from);
+    } else {
+        printf("[perf.data %s %llu (cpu %d, tid %d): %llu bytes in %zu chunk%s]\n", c[from].sample ? "aux sample" : "queue",
+               (unsigned long long)c[from].queue, c[from].cpu == UINT32_MAX ? -1 : (int)c[from].cpu,
+               c[from].tid == UINT32_MAX ? -1 : (int)c[from].tid, (unsigned long long)bytes, to - from, to - from == 1 ? "" : "s");
+    }
+    for (i = from; i <= to; i++) {
+        int gap = i < to && open && c[i].offset != c[i - 1].offset + c[i - 1].size;
+        if (open && (i == to || gap)) { /* the end of a contiguous run */
+            ptc_item it;
+            ptc_decoder_finish(&dec);
+            while (ptc_decoder_next(&dec, &it) == PTC_OK) take_item(pr, &clk, timed, &it);
+            if (timed) {
+                ptc_clock_finish(&clk);
+                drain_clock(pr, &clk);
+            }
+            open = 0;
+        }
+        if (i == to) break;
+        if (gap) {
+            pr->errors++;
+            printf(pr->jsonl ? "{%s,\"gap_from\":%llu,\"gap_to\":%llu}\n" : "%s[gap: AUX bytes [%llx, %llx) are not in the file]\n",
+                   pr->jsonl ? pr->tag : "", (unsigned long long)(c[i - 1].offset + c[i - 1].size), (unsigned long long)c[i].offset);
+        }
+        if (!open) {
+            ptc_decoder_init(&dec, flags, c[i].offset);
+            if (timed) (void)ptc_clock_init(&clk, cc);
+            open = 1;
+        }
+        (void)ptc_decoder_feed(&dec, c[i].data, (size_t)c[i].size);
+        {
+            ptc_item it;
+            while (ptc_decoder_next(&dec, &it) == PTC_OK) take_item(pr, &clk, timed, &it);
+        }
+    }
+    pr->tag[0] = 0;
+}
+/* The clock's settings given as options, over what the trace's
+   configuration says (indices: OPT_*). */
+enum { OPT_MTC_FREQ, OPT_NOM_FREQ, OPT_EAX, OPT_EBX, OPT_CYC_BITS, OPT_MTC_JITTER, OPT_RATE_PPM, OPT_MTC_LOST, NNUMS };
+static const struct { const char *name; uint64_t max; } nums[NNUMS] = {
+    { "--mtc-freq", 15 }, { "--nom-freq", 255 }, { "--cpuid-0x15.eax", 0xFFFFFFFFu },
+    { "--cpuid-0x15.ebx", 0xFFFFFFFFu }, { "--cyc-bits", 64 }, { "--mtc-jitter", 255 },
+    { "--rate-ppm", 999999 }, { "--mtc-lost", 255 }
+};
+
+typedef struct clock_options {
+    uint64_t numv[NNUMS];
+    int numset[NNUMS];
+    uint32_t errata;
+    int policy_unknown; /* --policy unknown */
+} clock_options;
+
+static void apply_options(ptc_clock_config *cc, const clock_options *o)
+{
+    if (o->numset[OPT_MTC_FREQ]) cc->mtc_freq = (uint8_t)o->numv[OPT_MTC_FREQ];
+    if (o->numset[OPT_NOM_FREQ]) { cc->nom_num = o->numv[OPT_NOM_FREQ]; cc->nom_den = 1; cc->nom_exact = 0; }
+    if (o->numset[OPT_EAX]) cc->cpuid_15_eax = (uint32_t)o->numv[OPT_EAX];
+    if (o->numset[OPT_EBX]) cc->cpuid_15_ebx = (uint32_t)o->numv[OPT_EBX];
+    if (o->numset[OPT_CYC_BITS]) cc->cyc_bits = (uint8_t)o->numv[OPT_CYC_BITS];
+    if (o->numset[OPT_MTC_JITTER]) cc->mtc_jitter = (uint8_t)o->numv[OPT_MTC_JITTER];
+    if (o->numset[OPT_RATE_PPM]) cc->rate_ppm = (uint32_t)o->numv[OPT_RATE_PPM];
+    if (o->numset[OPT_MTC_LOST]) cc->mtc_lost = (uint8_t)o->numv[OPT_MTC_LOST];
+    if (o->policy_unknown) cc->have_policy = 0;
+    cc->errata |= o->errata;
+}
+
+/* A perf.data: every queue (or the one --cpu N selects), each decoded and
+   timed on its own with the settings the file records. */
+static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *policy, int timed, unsigned flags,
+                     long only_queue, const char *path)
+{
+    size_t len = 0, i, from;
+    uint8_t *buf = ut_read_file(path, &len);
+    perf_chunk *c = NULL;
+    ptc_clock_config cc;
+    long n;
+    if (!buf) {
+        fprintf(stderr, "ptdump: cannot read %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    n = perf_chunks(pr, buf, len, &c, &cc, path);
+    if (n < 0) { free(buf); return 2; }
+    cc.policy = *policy;
+    apply_options(&cc, o);
+    if (timed) {
+        static ptc_clock probe;
+        if (ptc_clock_init(&probe, &cc) != PTC_OK) {
+            fprintf(stderr, "ptdump: --time: the perf.data's clock settings with the options are not usable\n");
+            free(c);
+            free(buf);
+            return 2;
+        }
+    }
+    for (from = 0; from < (size_t)n; from = i) {
+        for (i = from + 1; i < (size_t)n && c[i].queue == c[from].queue && c[i].sample == c[from].sample; i++) {}
+        if (only_queue >= 0 && (c[from].sample || c[from].queue != (uint64_t)only_queue)) continue;
+        ptc_checker_init(&pr->checker, policy);
+        dump_queue(pr, &cc, timed, flags, c, from, i);
+    }
+    if (!n) printf(pr->jsonl ? "{\"perf_data\":\"no Intel PT data\"}\n" : "[perf.data: no Intel PT data in it]\n");
+    free(c);
+    free(buf);
+    if (fflush(stdout) != 0) return 2;
+    return pr->errors ? 1 : 0;
+}
+
+/* The first bytes of FILE say it is a perf.data (either byte order). */
+static int is_perf_data(const char *path)
+{
+    char magic[8];
+    FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+    int yes;
+    if (!f) return 0;
+    yes = fread(magic, 1, 8, f) == 8 && (memcmp(magic, "PERFILE2", 8) == 0 || memcmp(magic, "2ELIFREP", 8) == 0);
+    fclose(f);
+    return yes;
 }
 
 /* A snapshot ring (SPEC 4.5): the whole buffer, read as a ring that
@@ -183,18 +433,10 @@ int main(int argc, char **argv)
     static char outbuf[1 << 16];
     static printer pr;
     static ptc_clock clk;
-    /* the clock's settings by option, in this order (indices: OPT_*) */
-    enum { OPT_MTC_FREQ, OPT_NOM_FREQ, OPT_EAX, OPT_EBX, OPT_CYC_BITS, OPT_MTC_JITTER, OPT_RATE_PPM, OPT_MTC_LOST, NNUMS };
-    static const struct { const char *name; uint64_t max; } nums[NNUMS] = {
-        { "--mtc-freq", 15 }, { "--nom-freq", 255 }, { "--cpuid-0x15.eax", 0xFFFFFFFFu },
-        { "--cpuid-0x15.ebx", 0xFFFFFFFFu }, { "--cyc-bits", 64 }, { "--mtc-jitter", 255 },
-        { "--rate-ppm", 999999 }, { "--mtc-lost", 255 }
-    };
-    uint64_t numv[NNUMS];
-    int numset[NNUMS] = { 0 };
+    clock_options opt;
     const char *path = NULL, *config = NULL, *policy = NULL;
     unsigned flags = 0;
-    uint32_t errata = 0;
+    long only_queue = -1;
     int i, eof = 0, timed = 0;
     uint64_t ring_written = UINT64_MAX; /* the trace is a snapshot ring's buffer */
     FILE *in;
@@ -203,21 +445,25 @@ int main(int argc, char **argv)
     ptc_clock_config cc;
 
     ut_prog = "ptdump";
+    memset(&opt, 0, sizeof opt);
     for (i = 1; i < argc; i++) {
         size_t k;
         for (k = 0; k < NNUMS && strcmp(argv[i], nums[k].name) != 0; k++) {}
         if (k < NNUMS) {
             if (i + 1 >= argc) { fprintf(stderr, "ptdump: %s needs a value\n", argv[i]); return 2; }
-            if (!ut_parse_u64(nums[k].name, argv[++i], nums[k].max, &numv[k])) return 2;
-            numset[k] = 1;
+            if (!ut_parse_u64(nums[k].name, argv[++i], nums[k].max, &opt.numv[k])) return 2;
+            opt.numset[k] = 1;
         } else if (strcmp(argv[i], "--no-sync") == 0) flags |= PTC_DECODE_NO_SYNC;
         else if (strcmp(argv[i], "--jsonl") == 0) pr.jsonl = 1;
         else if (strcmp(argv[i], "--check") == 0) pr.check = 1;
         else if (strcmp(argv[i], "--time") == 0) timed = 1;
         else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
-            if (!parse_cpu(argv[++i], &errata)) return 2;
+            uint64_t q;
+            ++i; /* N: a perf.data's queue; F/M[/S]: the recording CPU */
+            if (!strchr(argv[i], '/') && ut_parse_u64("--cpu", argv[i], 0x7FFFFFFF, &q)) only_queue = (long)q;
+            else if (strchr(argv[i], '/') == NULL || !parse_cpu(argv[i], &opt.errata)) return 2;
         } else if (strcmp(argv[i], "--errata") == 0 && i + 1 < argc) {
-            if (!parse_errata(argv[++i], &errata)) return 2;
+            if (!parse_errata(argv[++i], &opt.errata)) return 2;
         }
         else if ((strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--policy") == 0) && i + 1 < argc) {
             if (argv[i][2] == 'c') config = argv[++i]; else policy = argv[++i];
@@ -239,6 +485,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ptdump: no FILE given\n%s", usage);
         return 2;
     }
+    opt.policy_unknown = policy && strcmp(policy, "unknown") == 0;
     ptc_model_config_default(&cfg);
     memset(&cfg.policy, 0, sizeof cfg.policy); /* without --config: no suppression */
     if (config) {
@@ -252,7 +499,7 @@ int main(int argc, char **argv)
         char err[200];
         if (!mc_policy(&cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptdump: --policy: %s\n", err); return 2; }
     }
-    if (pr.check && ((!config && !policy) || (policy && strcmp(policy, "unknown") == 0))) {
+    if (pr.check && ((!config && !policy) || opt.policy_unknown)) {
         fprintf(stderr, "ptdump: --check needs --config or --policy\n");
         return 2;
     }
@@ -261,16 +508,9 @@ int main(int argc, char **argv)
     /* the clock: the trace's configuration from --config, then libipt's flags */
     if (config) ptc_clock_config_from_model(&cc, &cfg);
     else { ptc_clock_config_default(&cc); cc.policy = cfg.policy; }
-    if (numset[OPT_MTC_FREQ]) cc.mtc_freq = (uint8_t)numv[OPT_MTC_FREQ];
-    if (numset[OPT_NOM_FREQ]) { cc.nom_num = numv[OPT_NOM_FREQ]; cc.nom_den = 1; cc.nom_exact = 0; }
-    if (numset[OPT_EAX]) cc.cpuid_15_eax = (uint32_t)numv[OPT_EAX];
-    if (numset[OPT_EBX]) cc.cpuid_15_ebx = (uint32_t)numv[OPT_EBX];
-    if (numset[OPT_CYC_BITS]) cc.cyc_bits = (uint8_t)numv[OPT_CYC_BITS];
-    if (numset[OPT_MTC_JITTER]) cc.mtc_jitter = (uint8_t)numv[OPT_MTC_JITTER];
-    if (numset[OPT_RATE_PPM]) cc.rate_ppm = (uint32_t)numv[OPT_RATE_PPM];
-    if (numset[OPT_MTC_LOST]) cc.mtc_lost = (uint8_t)numv[OPT_MTC_LOST];
-    if (policy && strcmp(policy, "unknown") == 0) cc.have_policy = 0;
-    cc.errata |= errata;
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    if (!config && is_perf_data(path)) return dump_perf(&pr, &opt, &cfg.policy, timed, flags, only_queue, path);
+    apply_options(&cc, &opt);
     if (timed && ptc_clock_init(&clk, &cc) != PTC_OK) {
         fprintf(stderr, "ptdump: --time: the configuration is not usable (cpuid-0x15.eax and .ebx go together; "
                         "cyc-bits is 1..64)\n");
@@ -282,7 +522,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "ptdump: cannot open %s: %s\n", path, strerror(errno));
         return 2;
     }
-    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     if (ring_written != UINT64_MAX) {
         int ok = dump_ring(&pr, &clk, timed, in, ring_written);
         if (in != stdin) fclose(in);
