@@ -26,7 +26,7 @@ TOOLS   := ptdump ptsim ptgen ptnav
 # The unit test programs. This one list drives both what `make check`
 # builds and what tests/run.sh runs ($(BUILD)/test-programs); run.sh fails
 # when a program under $(BUILD)/test was built but not run.
-CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model test_clock test_nav test_faults
+CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model test_clock test_nav test_perf test_faults
 GCC_TESTS    := test_packets test_stream test_model
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt timecmp
@@ -37,7 +37,7 @@ MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker fuzz_nav
 fuzz_dict = $(if $(filter $(MODEL_FUZZ_TARGETS),$(1)),fuzz/modelprog.dict,fuzz/ptcodec.dict)
 
 HAVE_LIBIPT := $(shell test -f /usr/include/intel-pt.h && echo yes)
-FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav $(if $(HAVE_LIBIPT),fuzz_diff_libipt)
+FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_perfdata $(if $(HAVE_LIBIPT),fuzz_diff_libipt)
 # MemorySanitizer needs every byte's producer instrumented; libipt is not
 MSAN_TARGETS := $(filter-out fuzz_diff_libipt,$(FUZZ_TARGETS))
 HAVE_AFL    := $(shell command -v afl-clang-fast >/dev/null 2>&1 && echo yes)

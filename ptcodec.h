@@ -1281,6 +1281,22 @@ PTCDEF ptc_status ptc_clock_config_from_perf(ptc_clock_config *cfg, const ptc_pe
 /* A TSC value in perf's nanoseconds (perf_event_mmap_page's conversion). */
 PTCDEF uint64_t ptc_perf_tsc_to_ns(const ptc_perf_pt_info *info, uint64_t tsc);
 
+/* Writing (SPEC 6.5): a file-mode perf.data with one Intel PT event (its
+   attr.config), the AUXTRACE_INFO `info` (pmu_type, the time conversion,
+   the TSC:CTC ratio, ...), and for each trace t an ITRACE_START and one
+   AUXTRACE record of queue t (cpu t, idx t, per_cpu_mmaps as info says),
+   with its bytes padded to 8 with PADs. family > 0 adds the CPUID feature
+   ("GenuineIntel,family,model,stepping"). *written: the size it takes;
+   PTC_ERR_NO_SPACE (nothing written) when cap is smaller. */
+typedef struct ptc_perf_trace { const uint8_t *bytes; size_t len; uint32_t pid, tid; } ptc_perf_trace;
+/* What perf records for a trace the model wrote with cfg: Intel PT's
+   attr.config bits for its settings, and an AUXTRACE_INFO with its clocks
+   (perf's time = the TSC: shift 0, mult 1, zero 0). */
+PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config, const ptc_model_config *cfg);
+PTCDEF ptc_status ptc_perf_write(uint8_t *out, size_t cap, size_t *written, const ptc_perf_pt_info *info,
+                                 uint64_t pt_config, const ptc_perf_trace *traces, unsigned ntraces,
+                                 unsigned family, unsigned model, unsigned stepping);
+
 #ifdef __cplusplus
 }
 #endif
@@ -5130,6 +5146,16 @@ static ptc_status ptc__perf_sample(const ptc_perf_reader *rd, const uint8_t *p, 
     return PTC_OK;
 }
 
+/* The two or three u64 fields a record's body starts with (c NULL: two). */
+static ptc_status ptc__perf_u64s(const uint8_t *p, uint64_t n, uint64_t *a, uint64_t *b, uint64_t *c)
+{
+    if (n < (c ? 24u : 16u)) return PTC_ERR_BAD_PERF;
+    *a = ptc__byte_load64(p);
+    *b = ptc__byte_load64(p + 8);
+    if (c) *c = ptc__byte_load64(p + 16);
+    return PTC_OK;
+}
+
 /* A NUL inside [p, p + n): the string there is whole. */
 static const char *ptc__perf_string(const uint8_t *p, uint64_t n) { return memchr(p, 0, (size_t)n) ? (const char *)p : NULL; }
 
@@ -5157,16 +5183,9 @@ static ptc_status ptc__perf_parse(ptc_perf_reader *rd, const uint8_t *p, uint64_
         rec->u.comm.comm = ptc__perf_string(p + 8, n - 8);
         return rec->u.comm.comm ? PTC_OK : PTC_ERR_BAD_PERF;
     case PTC_PERF_LOST:
-        if (n < 16) return PTC_ERR_BAD_PERF;
-        rec->u.lost.id = ptc__byte_load64(p);
-        rec->u.lost.lost = ptc__byte_load64(p + 8);
-        return PTC_OK;
+        return ptc__perf_u64s(p, n, &rec->u.lost.id, &rec->u.lost.lost, NULL);
     case PTC_PERF_AUX:
-        if (n < 24) return PTC_ERR_BAD_PERF;
-        rec->u.aux.aux_offset = ptc__byte_load64(p);
-        rec->u.aux.aux_size = ptc__byte_load64(p + 8);
-        rec->u.aux.flags = ptc__byte_load64(p + 16);
-        return PTC_OK;
+        return ptc__perf_u64s(p, n, &rec->u.aux.aux_offset, &rec->u.aux.aux_size, &rec->u.aux.flags);
     case PTC_PERF_ITRACE_START:
     case PTC_PERF_SWITCH_CPU_WIDE:
         if (n < 8) return PTC_ERR_BAD_PERF;
@@ -5174,11 +5193,7 @@ static ptc_status ptc__perf_parse(ptc_perf_reader *rd, const uint8_t *p, uint64_
         rec->u.itrace_start.tid = ptc__perf_u32(p + 4);
         return PTC_OK;
     case PTC_PERF_TIME_CONV:
-        if (n < 24) return PTC_ERR_BAD_PERF;
-        rec->u.time_conv.time_shift = ptc__byte_load64(p);
-        rec->u.time_conv.time_mult = ptc__byte_load64(p + 8);
-        rec->u.time_conv.time_zero = ptc__byte_load64(p + 16);
-        return PTC_OK;
+        return ptc__perf_u64s(p, n, &rec->u.time_conv.time_shift, &rec->u.time_conv.time_mult, &rec->u.time_conv.time_zero);
     case PTC_PERF_AUXTRACE_ERROR:
         if (n < 96) return PTC_ERR_BAD_PERF;
         rec->u.auxtrace_error.type = ptc__perf_u32(p);
@@ -5310,6 +5325,175 @@ PTCDEF ptc_status ptc_clock_config_from_perf(ptc_clock_config *cfg, const ptc_pe
         cfg->cyc_thresh = (uint8_t)PTC_PERF_PT_CONFIG_CYC_THRESH(a->config);
     }
     if (rd->have_cpuid) cfg->errata = ptc_errata_for_cpu(rd->family, rd->model, rd->stepping);
+    return PTC_OK;
+}
+
+/* ---- 6.5 writing ---- */
+
+/* Intel PT's attr.config bits, as its PMU's format directory names them */
+enum {
+    PTC__PERF_PT_CYC = 1u << 1, PTC__PERF_PT_PWR_EVT = 1u << 4, PTC__PERF_PT_FUP_ON_PTW = 1u << 5,
+    PTC__PERF_PT_MTC = 1u << 9, PTC__PERF_PT_TSC = 1u << 10, PTC__PERF_PT_NORETCOMP = 1u << 11,
+    PTC__PERF_PT_PTW = 1u << 12, PTC__PERF_PT_BRANCH = 1u << 13, PTC__PERF_PT_MTC_SHIFT = 14,
+    PTC__PERF_PT_CYC_THRESH_SHIFT = 19, PTC__PERF_PT_PSB_PERIOD_SHIFT = 24
+};
+
+PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config, const ptc_model_config *m)
+{
+    uint64_t tsc_x100 = (uint64_t)m->art_hz * m->cpuid_15_ebx / m->cpuid_15_eax; /* TSC in Hz */
+    memset(info, 0, sizeof *info);
+    info->pmu_type = 8; /* (a number the kernel picks at boot; 8 is common) */
+    info->time_mult = 1;
+    info->cap_user_time_zero = 1;
+    info->tsc_bit = PTC__PERF_PT_TSC;
+    info->noretcomp_bit = PTC__PERF_PT_NORETCOMP;
+    info->per_cpu_mmaps = 1;
+    info->mtc_bit = PTC__PERF_PT_MTC;
+    info->mtc_freq_bits = UINT64_C(15) << PTC__PERF_PT_MTC_SHIFT;
+    info->tsc_ctc_n = m->cpuid_15_ebx;
+    info->tsc_ctc_d = m->cpuid_15_eax;
+    info->cyc_bit = PTC__PERF_PT_CYC;
+    info->max_nonturbo_ratio = (tsc_x100 + 50000000u) / 100000000u; /* MSR_PLATFORM_INFO: rounded */
+    *pt_config = (m->branch_en ? PTC__PERF_PT_BRANCH : 0) | (m->tsc_en ? PTC__PERF_PT_TSC : 0) |
+                 (m->mtc_en ? PTC__PERF_PT_MTC : 0) | (m->cyc_en ? PTC__PERF_PT_CYC : 0) |
+                 (m->pwr_evt_en ? PTC__PERF_PT_PWR_EVT : 0) | (m->ptw_en ? PTC__PERF_PT_PTW : 0) |
+                 (m->fup_on_ptw ? PTC__PERF_PT_FUP_ON_PTW : 0) | ((uint64_t)(m->mtc_freq & 15) << PTC__PERF_PT_MTC_SHIFT) |
+                 ((uint64_t)(m->cyc_thresh & 15) << PTC__PERF_PT_CYC_THRESH_SHIFT) |
+                 ((uint64_t)(m->psb_freq & 15) << PTC__PERF_PT_PSB_PERIOD_SHIFT);
+}
+
+#define PTC__PERF_WRITE_ATTR 128      /* the perf_event_attr size written (VER7) */
+#define PTC__PERF_INFO_FIELDS 18      /* priv[]: 17 fields, no filter, cap_event_trace */
+
+typedef struct ptc__perf_out { uint8_t *p; size_t at, cap; } ptc__perf_out;
+
+static void ptc__perf_put(ptc__perf_out *o, uint64_t v, unsigned n)
+{
+    if (o->at + n <= o->cap) ptc__byte_store(o->p + o->at, v, n);
+    o->at += n;
+}
+
+static void ptc__perf_put_bytes(ptc__perf_out *o, const void *b, size_t n)
+{
+    if (o->at + n <= o->cap && n) memcpy(o->p + o->at, b, n);
+    o->at += n;
+}
+
+static void ptc__perf_put_header(ptc__perf_out *o, uint32_t type, uint16_t size)
+{
+    ptc__perf_put(o, type, 4);
+    ptc__perf_put(o, 0, 2);
+    ptc__perf_put(o, size, 2);
+}
+
+/* The data section: AUXTRACE_INFO, then ITRACE_START and AUXTRACE per trace. */
+static void ptc__perf_put_data(ptc__perf_out *o, const ptc_perf_pt_info *in, const ptc_perf_trace *t, unsigned n)
+{
+    const uint64_t priv[PTC__PERF_INFO_FIELDS] = { in->pmu_type, in->time_shift, in->time_mult, in->time_zero,
+                                                  in->cap_user_time_zero, in->tsc_bit, in->noretcomp_bit,
+                                                  in->have_sched_switch, in->snapshot_mode, in->per_cpu_mmaps,
+                                                  in->mtc_bit, in->mtc_freq_bits, in->tsc_ctc_n, in->tsc_ctc_d,
+                                                  in->cyc_bit, in->max_nonturbo_ratio, 0, in->cap_event_trace };
+    uint64_t aux_off = 0;
+    unsigned i, k;
+    ptc__perf_put_header(o, PTC_PERF_AUXTRACE_INFO, 16 + 8 * PTC__PERF_INFO_FIELDS);
+    ptc__perf_put(o, PTC__PERF_AUXTRACE_INTEL_PT, 4);
+    ptc__perf_put(o, 0, 4);
+    for (k = 0; k < PTC__PERF_INFO_FIELDS; k++) ptc__perf_put(o, priv[k], 8);
+    for (i = 0; i < n; i++) {
+        size_t padded = (t[i].len + 7) & ~(size_t)7;
+        ptc__perf_put_header(o, PTC_PERF_ITRACE_START, 16);
+        ptc__perf_put(o, t[i].pid, 4);
+        ptc__perf_put(o, t[i].tid, 4);
+        ptc__perf_put_header(o, PTC_PERF_AUXTRACE, 48);
+        ptc__perf_put(o, padded, 8);
+        ptc__perf_put(o, aux_off, 8);
+        ptc__perf_put(o, 0, 8);  /* reference */
+        ptc__perf_put(o, i, 4);  /* idx */
+        ptc__perf_put(o, t[i].tid, 4);
+        ptc__perf_put(o, i, 4);  /* cpu */
+        ptc__perf_put(o, 0, 4);
+        ptc__perf_put_bytes(o, t[i].bytes, t[i].len);
+        for (k = 0; k < padded - t[i].len; k++) ptc__perf_put(o, 0, 1); /* PAD */
+        (void)aux_off; /* (each queue's stream starts at 0) */
+    }
+}
+
+PTCDEF ptc_status ptc_perf_write(uint8_t *out, size_t cap, size_t *written, const ptc_perf_pt_info *info,
+                                 uint64_t pt_config, const ptc_perf_trace *traces, unsigned ntraces,
+                                 unsigned family, unsigned model, unsigned stepping)
+{
+    const size_t ids_at = PTC__PERF_FILE_HEADER, attrs_at = ids_at + 8, data_at = attrs_at + PTC__PERF_WRITE_ATTR + 16;
+    char cpuid[64];
+    size_t data_end, cpuid_len = 0;
+    ptc__perf_out o;
+    unsigned pass, i;
+    if (!written || !info || (!traces && ntraces) || (!out && cap)) return PTC_ERR_BAD_ARGUMENT;
+    for (i = 0; i < ntraces; i++)
+        if (!traces[i].bytes && traces[i].len) return PTC_ERR_BAD_ARGUMENT;
+    if (family) {
+        /* (a plain formatter: the header does not use stdio) */
+        unsigned v[3], k;
+        char *c = cpuid;
+        v[0] = family; v[1] = model; v[2] = stepping;
+        memcpy(c, "GenuineIntel", 12);
+        c += 12;
+        for (k = 0; k < 3; k++) {
+            char digits[12];
+            int nd = 0;
+            unsigned x = v[k];
+            *c++ = ',';
+            do { digits[nd++] = (char)('0' + x % 10); x /= 10; } while (x);
+            while (nd) *c++ = digits[--nd];
+        }
+        *c = 0;
+        cpuid_len = (size_t)(c - cpuid) + 1;
+    }
+    /* twice: the first pass measures (nothing stored past cap), the second writes */
+    for (pass = 0; pass < 2; pass++) {
+        uint8_t features[32];
+        o.p = out;
+        o.cap = pass ? cap : 0;
+        o.at = 0;
+        memset(features, 0, sizeof features);
+        if (family) features[PTC__PERF_FEATURE_CPUID / 8] |= 1u << (PTC__PERF_FEATURE_CPUID % 8);
+        o.at = data_at;
+        ptc__perf_put_data(&o, info, traces, ntraces);
+        data_end = o.at;
+        o.at = 0;
+        ptc__perf_put_bytes(&o, "PERFILE2", 8);
+        ptc__perf_put(&o, PTC__PERF_FILE_HEADER, 8);
+        ptc__perf_put(&o, PTC__PERF_WRITE_ATTR + 16, 8);
+        ptc__perf_put(&o, attrs_at, 8);                 /* attrs */
+        ptc__perf_put(&o, PTC__PERF_WRITE_ATTR + 16, 8);
+        ptc__perf_put(&o, data_at, 8);                  /* data */
+        ptc__perf_put(&o, data_end - data_at, 8);
+        ptc__perf_put(&o, 0, 8);                        /* event types */
+        ptc__perf_put(&o, 0, 8);
+        ptc__perf_put_bytes(&o, features, sizeof features);
+        ptc__perf_put(&o, 1, 8);                        /* the event's one sample id */
+        ptc__perf_put(&o, info->pmu_type, 4);           /* perf_event_attr */
+        ptc__perf_put(&o, PTC__PERF_WRITE_ATTR, 4);
+        ptc__perf_put(&o, pt_config, 8);
+        ptc__perf_put(&o, 1, 8);                        /* sample_period */
+        ptc__perf_put(&o, PTC__PERF_S_IDENTIFIER | PTC__PERF_S_TID | PTC__PERF_S_TIME | PTC__PERF_S_CPU, 8);
+        ptc__perf_put(&o, 0, 8);                        /* read_format */
+        ptc__perf_put(&o, 0, 8);                        /* flags */
+        while (o.at < attrs_at + PTC__PERF_WRITE_ATTR) ptc__perf_put(&o, 0, 1);
+        ptc__perf_put(&o, ids_at, 8);
+        ptc__perf_put(&o, 8, 8);
+        o.at = data_end;
+        if (family) { /* the feature's section, then the string (u32 length, padded to 8) */
+            size_t padded = (cpuid_len + 7) & ~(size_t)7;
+            ptc__perf_put(&o, data_end + 16, 8);
+            ptc__perf_put(&o, 4 + padded, 8);
+            ptc__perf_put(&o, padded, 4);
+            ptc__perf_put_bytes(&o, cpuid, cpuid_len);
+            for (i = 0; i < padded - cpuid_len; i++) ptc__perf_put(&o, 0, 1);
+        }
+        *written = o.at;
+        if (!pass && o.at > cap) return PTC_ERR_NO_SPACE;
+    }
     return PTC_OK;
 }
 

@@ -4,10 +4,11 @@
    - the true TSC lies inside [tsc_lo, tsc_hi], and tsc is inside too;
    - point estimates and lower bounds never go back;
    - no conflict is reported (the configuration the clock gets is true).
-   The clock gets the model's configuration in one of sixteen ways, chosen
-   by the input: exact nom or nom rounded as the MSR holds it, the policy
-   or no policy at all, and the errata (SPEC 3.12) or not; and its window
-   is drained now and then or only when full. */
+   The clock gets the model's configuration in one of 32 ways, chosen by
+   the input: exact nom or nom rounded as the MSR holds it, the policy or
+   no policy at all, the errata (SPEC 3.12) or not, and the tolerances of
+   real hardware (SPEC 3.11) or the SDM's clocks; and its window is
+   drained now and then or only when full. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
@@ -37,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in.data = data;
     in.size = size;
     fz_model_config(&in, &cfg);
-    how = fz_take(&in, 0, 15);
+    how = fz_take(&in, 0, 31);
     drain_every = fz_take(&in, 1, 64);
     fz_model_run(&cfg, in.data, in.size, &r);
 
@@ -49,6 +50,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (how & 2) cc.have_policy = 0;
     cc.errata = (how >> 2) & PTC_ERRATA_ALL_; /* each only loosens what the clock assumes */
+    if (how & 16) { /* and so do the tolerances for real hardware (SPEC 3.11) */
+        ptc_clock_config hw;
+        ptc_clock_config_default(&hw);
+        if (cc.mtc_jitter < hw.mtc_jitter) cc.mtc_jitter = hw.mtc_jitter;
+        if (cc.mtc_lost < hw.mtc_lost) cc.mtc_lost = hw.mtc_lost;
+        cc.psb_early_tsc = hw.psb_early_tsc;
+        cc.rate_ppm = hw.rate_ppm;
+        cc.hidden_stops = hw.hidden_stops;
+    }
     FZ_ASSERT(ptc_clock_init(&clk, &cc) == PTC_OK, "clock config rejected");
     ptc_decoder_init_buffer(&dec, 0, r.bytes, r.len);
     for (;;) {

@@ -54,3 +54,16 @@ for f in "$tmp"/*; do
     printf "\\$(printf %o $mode)" >> "$corpus/fuzz_roundtrip/$b-mode$mode"
   done
 done
+# fuzz_perfdata: perf.data files ptsim writes (small runs, one and two
+# queues, CYC on and off), under the 4 KiB the campaigns use
+mkdir -p "$corpus/fuzz_perfdata"
+i=0
+for w in dense sparse ptwrite dvfs; do
+  for th in 1 2; do
+    i=$((i + 1))
+    "$ptsim" --quiet --workload $w --policy off --set cyc_en=$((i % 2)),psb_freq=0 --cycles 12000 --threads $th \
+      -o "$tmp/sim.pt" --perf-data "$corpus/fuzz_perfdata/ptsim-$w-$th.data"
+  done
+done
+# and the structures ptsim does not write (pipe mode, AUX samples, sideband)
+python3 "$(dirname "$0")/gen_perf_seeds.py" "$corpus/fuzz_perfdata/ptsim-dense-1.data" "$corpus/fuzz_perfdata"

@@ -382,12 +382,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
 static int is_perf_data(const char *path)
 {
     char magic[8];
-    FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
-    int yes;
-    if (!f) return 0;
-    yes = fread(magic, 1, 8, f) == 8 && (memcmp(magic, "PERFILE2", 8) == 0 || memcmp(magic, "2ELIFREP", 8) == 0);
-    fclose(f);
-    return yes;
+    return ut_read_head(path, magic, 8) && (memcmp(magic, "PERFILE2", 8) == 0 || memcmp(magic, "2ELIFREP", 8) == 0);
 }
 
 /* A snapshot ring (SPEC 4.5): the whole buffer, read as a ring that

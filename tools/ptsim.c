@@ -47,6 +47,8 @@ static const char usage[] =
     "  --counter EVENT[,outcome=N,threads=MASK,usr=0|1,os=0|1,pebs=0|1,start=N]\n"
     "              an event counter (up to 4; SPEC 5.8); pebs=1 writes a PEBS\n"
     "              record into the trace at each overflow\n"
+    "  --perf-data OUT.data  also write the trace as a perf.data that Linux perf\n"
+    "              reads (SPEC.md 6.5): one AUX queue per hardware thread\n"
     "  --threads N the core's hardware threads (1..8): thread T runs the workload\n"
     "              with seed S+T into OUT.pt.tT; the counters are shared\n";
 
@@ -271,6 +273,44 @@ static int write_svg(const char *path, const sim_out *o)
 
 static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **keep);
 
+/* The traces ptsim wrote (OUT.pt and OUT.pt.tT), as one perf.data. */
+static int write_perf_data(const char *path, const char *out, unsigned threads, const ptc_model_config *cfg)
+{
+    ptc_perf_trace tr[8];
+    ptc_perf_pt_info info;
+    uint64_t config;
+    uint8_t *buf = NULL;
+    size_t need = 0;
+    unsigned t;
+    int ok = 0;
+    FILE *f;
+    memset(tr, 0, sizeof tr);
+    for (t = 0; t < threads; t++) {
+        char name[1100];
+        if (t) snprintf(name, sizeof name, "%s.t%u", out, t);
+        else snprintf(name, sizeof name, "%s", out);
+        tr[t].bytes = ut_read_file(name, &tr[t].len);
+        tr[t].pid = 1000;
+        tr[t].tid = 1000 + t;
+        if (!tr[t].bytes) { fprintf(stderr, "ptsim: cannot read back %s\n", name); goto done; }
+    }
+    ptc_perf_info_from_model(&info, &config, cfg);
+    (void)ptc_perf_write(NULL, 0, &need, &info, config, tr, threads, 0, 0, 0);
+    buf = (uint8_t *)malloc(need);
+    if (!buf || ptc_perf_write(buf, need, &need, &info, config, tr, threads, 0, 0, 0) != PTC_OK) {
+        fprintf(stderr, "ptsim: out of memory for the perf.data\n");
+        goto done;
+    }
+    f = fopen(path, "wb");
+    ok = f && fwrite(buf, 1, need, f) == need;
+    if (f && fclose(f) != 0) ok = 0;
+    if (!ok) fprintf(stderr, "ptsim: cannot write %s\n", path);
+done:
+    for (t = 0; t < threads; t++) free((void *)(uintptr_t)tr[t].bytes);
+    free(buf);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     char *scenario_text = NULL;
@@ -287,7 +327,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     sim_out o, o2;
     ptc_model m, m2;
     const char *out = NULL, *truth = NULL, *svg = NULL, *compare = NULL, *setlist = NULL, *scenario = NULL;
-    const char *policy = "seed", *snapshot = NULL;
+    const char *policy = "seed", *snapshot = NULL, *perf_data = NULL;
     uint64_t history = 4096, after = 1024, ring_size = 0, threads = 1, t;
     ptc_counters counters;
     uint8_t *ring_buf = NULL;
@@ -323,6 +363,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         else if (strcmp(k, "--svg") == 0) svg = v;
         else if (strcmp(k, "--compare-policy") == 0) compare = v;
         else if (strcmp(k, "--snapshot") == 0) snapshot = v;
+        else if (strcmp(k, "--perf-data") == 0) perf_data = v;
         else if (strcmp(k, "--counter") == 0) {
             if (a.ncounters == PTC_COUNTERS_MAX) { fprintf(stderr, "ptsim: at most %d counters\n", PTC_COUNTERS_MAX); return 2; }
             if (!mc_counter(&a.counter[a.ncounters], v, err, sizeof err)) { fprintf(stderr, "ptsim: --counter: %s\n", err); return 2; }
@@ -336,6 +377,10 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     }
     if (!out) { fprintf(stderr, "ptsim: no -o OUT.pt\n%s", usage); return 2; }
     if (a.ncounters) (void)ptc_counters_init(&counters, a.counter, a.ncounters); /* mc_counter checked them */
+    if (perf_data && (snapshot || strcmp(out, "-") == 0)) {
+        fprintf(stderr, "ptsim: --perf-data reads the trace back from OUT.pt: not with -o - or --snapshot\n");
+        return 2;
+    }
     if (threads > 1 && (scenario || snapshot || compare || strcmp(out, "-") == 0)) {
         fprintf(stderr, "ptsim: --threads runs a workload into files; not with --scenario, --snapshot or --compare-policy\n");
         return 2;
@@ -414,6 +459,8 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         if (fclose(ot.pt) != 0 || rc) { fprintf(stderr, "ptsim: cannot write %s\n", path); return rc ? rc : 2; }
         if (!quiet) printf("thread %llu: wrote %s (%llu bytes)\n", (unsigned long long)t, path, (unsigned long long)ot.st.total);
     }
+
+    if (perf_data && !write_perf_data(perf_data, out, (unsigned)threads, &m.cfg)) return 2;
 
     if (compare) {
         static ptc_counters counters2; /* the same counters, counting afresh */

@@ -65,6 +65,18 @@ UT_FN unsigned char *ut_read_stream(FILE *f, size_t *len)
    tells which). */
 UT_FN size_t ut_read_chunk(FILE *f, void *buf, size_t cap) { return fread(buf, 1, cap, f); }
 
+/* The first n bytes of the file at `path` into buf: 1 when it has them
+   (never standard input: nothing read from it is lost). */
+UT_FN int ut_read_head(const char *path, void *buf, size_t n)
+{
+    FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+    int ok;
+    if (!f) return 0;
+    ok = fread(buf, 1, n, f) == n;
+    fclose(f);
+    return ok;
+}
+
 /* All of the file at `path` ("-": standard input), as ut_read_stream. */
 UT_FN unsigned char *ut_read_file(const char *path, size_t *len)
 {

@@ -1,0 +1,315 @@
+/* test_perf - the perf.data reader and writer (SPEC.md part 6): round
+   trips of the model's traces, every malformation the reader names, and
+   the real recordings in shared/pt-traces-timed (perf 4.14 to 6.1, file
+   and pipe mode, AUX areas and AUX samples; skipped when absent). */
+#define _POSIX_C_SOURCE 200809L
+#define PTCODEC_IMPLEMENTATION
+#include "../ptcodec.h"
+#include "testlib.h"
+#include "../tools/pktgen.h"
+#include "../tools/modelcfg.h"
+#include "../tools/workloads.h"
+#include "../tools/modelrec.h"
+
+#include <string.h>
+
+/* A buffer written by ptc_perf_write: two queues of the model's trace. */
+typedef struct written { uint8_t *bytes; size_t len; mr_trace tr; ptc_model_config cfg; } written;
+
+static int write_model_trace(int wi, const char *settings, written *w)
+{
+    ptc_model_sink sink;
+    ptc_perf_pt_info in;
+    ptc_perf_trace t[2];
+    char err[200];
+    uint64_t config;
+    memset(w, 0, sizeof *w);
+    sink = mr_start(&w->tr, 1);
+    if (!wl_run_configured(wi, "off", settings, 400000, 3, &sink, &w->cfg, err, sizeof err)) {
+        CHECK(0, "%s", err);
+        return 0;
+    }
+    ptc_perf_info_from_model(&in, &config, &w->cfg);
+    CHECK(in.max_nonturbo_ratio == mc_nom_freq(&w->cfg) && ((config >> 14) & 15) == w->cfg.mtc_freq);
+    t[0].bytes = w->tr.bytes;
+    t[0].len = w->tr.len;
+    t[0].pid = t[0].tid = 4242;
+    t[1] = t[0];
+    t[1].len = w->tr.len / 3;
+    CHECK(ptc_perf_write(NULL, 0, &w->len, &in, config, t, 2, 6, 85, 4) == PTC_ERR_NO_SPACE && w->len > w->tr.len);
+    w->bytes = (uint8_t *)malloc(w->len);
+    CHECK(ptc_perf_write(w->bytes, w->len, &w->len, &in, config, t, 2, 6, 85, 4) == PTC_OK);
+    return 1;
+}
+
+static void written_free(written *w) { free(w->bytes); mr_free(&w->tr); }
+
+/* Read back: the records, the payloads byte for byte, the clock's settings
+   from the file, and the truth inside every interval of queue 0. */
+static void round_trip(const void *arg)
+{
+    const char *settings = (const char *)arg;
+    static ptc_clock clk;
+    written w;
+    ptc_perf_reader rd;
+    ptc_perf_record r;
+    ptc_clock_config cc;
+    ptc_decoder dec;
+    ptc_item it;
+    ptc_timed_item t;
+    size_t queues = 0, k = 0, outside = 0, conflicts = 0, timed = 0;
+    const uint8_t *q0 = NULL;
+    uint64_t q0_len = 0;
+    ptc_status st;
+    if (!write_model_trace(0, settings, &w)) return;
+    CHECK(ptc_perf_open(&rd, w.bytes, w.len) == PTC_OK && !rd.pipe && rd.nattrs == 1);
+    CHECK(rd.have_cpuid && rd.family == 6 && rd.model == 85 && rd.stepping == 4);
+    while ((st = ptc_perf_next(&rd, &r)) == PTC_OK) {
+        CHECK(r.error == PTC_OK, "%s record at %llu: %s", ptc_perf_record_name(r.type), (unsigned long long)r.offset,
+              ptc_status_name(r.error));
+        if (r.type == PTC_PERF_AUXTRACE) {
+            size_t want = queues == 0 ? w.tr.len : w.tr.len / 3;
+            CHECK(r.u.auxtrace.size == ((want + 7) & ~(size_t)7) && r.u.auxtrace.cpu == queues &&
+                  memcmp(r.u.auxtrace.data, w.tr.bytes, want) == 0, "queue %zu", queues);
+            if (!queues) { q0 = r.u.auxtrace.data; q0_len = r.u.auxtrace.size; }
+            queues++;
+        }
+        if (r.type == PTC_PERF_ITRACE_START) CHECK(r.u.itrace_start.pid == 4242);
+    }
+    CHECK(st == PTC_END && queues == 2);
+    CHECK(rd.have_info && rd.info.nfields == PTC_PERF_PT_INFO_FIELDS && rd.info.tsc_ctc_n == w.cfg.cpuid_15_ebx && ptc_perf_pt_attr(&rd) != NULL);
+    CHECK(ptc_clock_config_from_perf(&cc, &rd) == PTC_OK);
+    CHECK(cc.mtc_freq == w.cfg.mtc_freq && cc.cpuid_15_eax == w.cfg.cpuid_15_eax && cc.cpuid_15_ebx == w.cfg.cpuid_15_ebx &&
+          cc.nom_num == mc_nom_freq(&w.cfg) && !cc.nom_exact && cc.cyc_en == w.cfg.cyc_en &&
+          cc.cyc_thresh == (w.cfg.cyc_en ? w.cfg.cyc_thresh : cc.cyc_thresh) && cc.errata == PTC_ERRATUM_SKZ84,
+          "clock settings from the file");
+    /* the model's own jitter and the hardware's tolerances: the file's
+       settings must hold the truth */
+    if (cc.mtc_jitter < w.cfg.mtc_jitter) cc.mtc_jitter = w.cfg.mtc_jitter;
+    CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
+    ptc_decoder_init_buffer(&dec, 0, q0, (size_t)q0_len);
+    for (;;) {
+        int more = ptc_decoder_next(&dec, &it) == PTC_OK;
+        if (more) CHECK(ptc_clock_push(&clk, &it) == PTC_OK);
+        else ptc_clock_finish(&clk);
+        while (ptc_clock_pop(&clk, &t) == PTC_OK) {
+            const ptc_truth *tr;
+            while (k < w.tr.nt && w.tr.t[k].fate != PTC_FATE_EMITTED) k++;
+            if (k == w.tr.nt) break; /* the padding after the trace */
+            tr = &w.tr.t[k++];
+            CHECK(t.item.offset == tr->offset);
+            if (!t.have_time) continue;
+            timed++;
+            conflicts += t.conflict;
+            outside += !(t.tsc_lo <= tr->time.tsc && (tr->time.tsc < t.tsc_hi || (tr->time.tsc == t.tsc_hi && !tr->time.num)));
+        }
+        if (!more) break;
+    }
+    CHECK(timed > 1000 && outside == 0 && conflicts == 0, "%s: %zu timed, %zu outside, %zu conflicts", settings, timed,
+          outside, conflicts);
+    written_free(&w);
+}
+
+/* ---- malformed input: every error named, at its offset, nothing read past the end ---- */
+
+static ptc_status open_copy(const uint8_t *src, size_t len, ptc_perf_reader *rd, uint8_t **copy)
+{
+    /* an exact-size heap copy, so ASan sees any read past the end */
+    *copy = (uint8_t *)malloc(len ? len : 1);
+    if (len) memcpy(*copy, src, len);
+    return ptc_perf_open(rd, *copy, len);
+}
+
+static void put32(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24); }
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+
+/* The data records of a pipe-mode file: its 16-byte header, then recs. */
+static size_t pipe_file(uint8_t *buf, const uint8_t *recs, size_t n)
+{
+    memcpy(buf, "PERFILE2", 8);
+    memset(buf + 8, 0, 8);
+    buf[8] = 16;
+    memcpy(buf + 16, recs, n);
+    return 16 + n;
+}
+
+static void malformed_input_is_named(void)
+{
+    written w;
+    ptc_perf_reader rd;
+    ptc_perf_record r;
+    uint8_t *c, buf[512], rec[256];
+    size_t n, i;
+    CHECK(ptc_perf_open(NULL, buf, 1) == PTC_ERR_BAD_ARGUMENT && ptc_perf_next(NULL, &r) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(open_copy((const uint8_t *)"", 0, &rd, &c) == PTC_ERR_BAD_PERF); free(c);
+    CHECK(open_copy((const uint8_t *)"PERFILE3xxxxxxxxxxxx", 20, &rd, &c) == PTC_ERR_BAD_PERF && rd.error_offset == 0); free(c);
+    CHECK(open_copy((const uint8_t *)"2ELIFREPxxxxxxxxxxxx", 20, &rd, &c) == PTC_ERR_UNSUPPORTED); free(c);
+    if (!write_model_trace(1, "cyc_en=1,cyc_thresh=2", &w)) return;
+    /* every prefix of a good file: an error or a clean end, never a read past it */
+    for (n = 0; n < w.len; n += n < 400 ? 1 : 997) {
+        if (open_copy(w.bytes, n, &rd, &c) == PTC_OK) {
+            ptc_status st;
+            while ((st = ptc_perf_next(&rd, &r)) == PTC_OK) {}
+            CHECK(st == PTC_END || st == PTC_ERR_BAD_PERF, "prefix %zu: %s", n, ptc_status_name(st));
+        }
+        free(c);
+    }
+    /* the data section said to run past the end of the file */
+    memcpy(buf, w.bytes, 104);
+    CHECK(open_copy(buf, 104, &rd, &c) == PTC_ERR_BAD_PERF && rd.error_offset == 40); free(c);
+    /* compressed records: named, not misread */
+    c = (uint8_t *)malloc(w.len);
+    memcpy(c, w.bytes, w.len);
+    c[72 + 27 / 8] |= 1u << (27 % 8);
+    CHECK(ptc_perf_open(&rd, c, w.len) == PTC_ERR_UNSUPPORTED && rd.error_offset == 72);
+    free(c);
+    /* pipe mode: a COMM without its NUL is skipped and named, the LOST
+       after it is read; then a header of size 4 ends it */
+    memset(rec, 0, sizeof rec);
+    put32(rec, PTC_PERF_COMM); put16(rec + 6, 24);
+    memset(rec + 16, 'x', 8);
+    put32(rec + 24, PTC_PERF_LOST); put16(rec + 30, 24);
+    rec[40] = 7;
+    put32(rec + 48, PTC_PERF_LOST); put16(rec + 54, 4);
+    n = pipe_file(buf, rec, 56);
+    CHECK(open_copy(buf, n, &rd, &c) == PTC_OK && rd.pipe);
+    CHECK(ptc_perf_next(&rd, &r) == PTC_OK && r.type == PTC_PERF_COMM && r.error == PTC_ERR_BAD_PERF && r.offset == 16);
+    CHECK(ptc_perf_next(&rd, &r) == PTC_OK && r.type == PTC_PERF_LOST && r.error == PTC_OK && r.u.lost.lost == 7);
+    CHECK(ptc_perf_next(&rd, &r) == PTC_ERR_BAD_PERF && rd.error_offset == 64);
+    CHECK(ptc_perf_next(&rd, &r) == PTC_END);
+    free(c);
+    /* an AUXTRACE whose payload runs past the end: what is there, named truncated */
+    memset(rec, 0, sizeof rec);
+    put32(rec, PTC_PERF_AUXTRACE); put16(rec + 6, 48);
+    rec[8] = 100; /* size */
+    for (i = 0; i < 20; i++) rec[48 + i] = 0; /* 20 PADs */
+    n = pipe_file(buf, rec, 68);
+    CHECK(open_copy(buf, n, &rd, &c) == PTC_OK);
+    CHECK(ptc_perf_next(&rd, &r) == PTC_OK && r.error == PTC_ERR_TRUNCATED && r.u.auxtrace.size == 20);
+    CHECK(ptc_perf_next(&rd, &r) == PTC_END);
+    free(c);
+    /* a sample with AUX whose size runs past its record */
+    CHECK(ptc_clock_config_from_perf(NULL, &rd) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_clock_config_from_perf((ptc_clock_config *)(void *)buf, &rd) == PTC_ERR_NOT_FOUND);
+    CHECK(strcmp(ptc_perf_record_name(PTC_PERF_AUXTRACE), "auxtrace") == 0 &&
+          strcmp(ptc_perf_record_name(12345), "unknown_record") == 0);
+    written_free(&w);
+}
+
+/* perf's conversion: ns = zero + (tsc >> shift) * mult + ((tsc & mask) * mult >> shift),
+   against the exact product in long double */
+static void tsc_to_perf_time(void)
+{
+    ptc_perf_pt_info in;
+    uint64_t tsc = UINT64_C(0xbc4cd2cfe8);
+    long double exact;
+    uint64_t ns;
+    memset(&in, 0, sizeof in);
+    in.time_shift = 31;
+    in.time_mult = 1789569706;
+    in.time_zero = UINT64_C(1000000);
+    ns = ptc_perf_tsc_to_ns(&in, tsc);
+    exact = (long double)tsc * (long double)in.time_mult / 2147483648.0L + (long double)in.time_zero;
+    CHECK((long double)ns <= exact + 1 && (long double)ns >= exact - 2, "%llu vs %.1Lf", (unsigned long long)ns, exact);
+    in.time_shift = 0;
+    in.time_mult = 1;
+    in.time_zero = 0;
+    CHECK(ptc_perf_tsc_to_ns(&in, tsc) == tsc && ptc_perf_tsc_to_ns(NULL, tsc) == 0);
+}
+
+/* ---- the real recordings ---- */
+
+static const struct recording {
+    const char *file;
+    unsigned chunks, samples;
+    uint64_t bytes;                     /* of the AUXTRACE payloads or the AUX samples */
+    unsigned eax, ebx, nom, family, model;
+} recordings[] = {
+    { "google_perf_data_converter__perf.data.intel_pt-4.14", 2, 0, 12240 + 137728, 2, 100, 12, 6, 78 },
+    { "google_perf_data_converter__perf.data.piped.intel_pt-4.14", 2, 0, 76400 + 68192, 2, 100, 12, 6, 78 },
+    { "farzamdorostkar_tmon__perf.data", 2, 0, 192 + 112, 2, 110, 21, 6, 151 },
+    { "pnnl_memgaze__ubench-500k_O3.data", 0, 252, 252 * 8192, 3, 234, 15, 6, 122 },
+    { "pnnl_memgaze__bin_.data", 0, 253, 253 * 8192, 3, 234, 15, 6, 122 },
+    { "pnnl_memgaze__bin_.data.old", 0, 253, 253 * 8192, 3, 234, 15, 6, 122 },
+};
+
+/* Each recording read whole, as the README there describes it, and every
+   chunk timed with the settings the file gives: no conflict. */
+static void recording_reads_and_times(const void *arg)
+{
+    const struct recording *rc = (const struct recording *)arg;
+    static ptc_clock clk;
+    char path[1024];
+    size_t len = 0, chunks = 0, samples = 0, timed = 0, conflicts = 0;
+    uint64_t bytes = 0;
+    unsigned char *buf;
+    ptc_perf_reader rd;
+    ptc_perf_record r;
+    ptc_clock_config cc;
+    ptc_status st;
+    if (!tl_shared_dir()) SKIP("shared/ is not there");
+    snprintf(path, sizeof path, "%s/pt-traces-timed/%s", tl_shared_dir(), rc->file);
+    buf = ut_read_file(path, &len);
+    if (!buf) SKIP("%s is not there", path);
+    CHECK(ptc_perf_open(&rd, buf, len) == PTC_OK);
+    /* the settings come with the first records: a first pass finds them */
+    while ((st = ptc_perf_next(&rd, &r)) == PTC_OK && !rd.have_info) {}
+    CHECK(ptc_clock_config_from_perf(&cc, &rd) == PTC_OK);
+    CHECK(cc.cpuid_15_eax == rc->eax && cc.cpuid_15_ebx == rc->ebx && cc.nom_num == rc->nom && cc.mtc_freq == 3,
+          "%s: eax %u ebx %u nom %llu mtc_freq %u", rc->file, cc.cpuid_15_eax, cc.cpuid_15_ebx,
+          (unsigned long long)cc.nom_num, cc.mtc_freq);
+    CHECK(ptc_perf_open(&rd, buf, len) == PTC_OK);
+    while ((st = ptc_perf_next(&rd, &r)) == PTC_OK) {
+        const uint8_t *data = NULL;
+        uint64_t size = 0;
+        CHECK(r.error == PTC_OK, "%s: %s record at %llu: %s", rc->file, ptc_perf_record_name(r.type),
+              (unsigned long long)r.offset, ptc_status_name(r.error));
+        if (r.type == PTC_PERF_AUXTRACE) { data = r.u.auxtrace.data; size = r.u.auxtrace.size; chunks++; }
+        if (r.type == PTC_PERF_SAMPLE && r.u.sample.aux) { data = r.u.sample.aux; size = r.u.sample.aux_size; samples++; }
+        if (!data) continue;
+        bytes += size;
+        {
+            ptc_decoder dec;
+            ptc_item it;
+            ptc_timed_item t;
+            CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
+            ptc_decoder_init_buffer(&dec, 0, data, (size_t)size);
+            for (;;) {
+                int more = ptc_decoder_next(&dec, &it) == PTC_OK;
+                if (more) (void)ptc_clock_push(&clk, &it);
+                else ptc_clock_finish(&clk);
+                while (ptc_clock_pop(&clk, &t) == PTC_OK) {
+                    timed += t.have_time;
+                    conflicts += t.conflict;
+                }
+                if (!more) break;
+            }
+        }
+    }
+    CHECK(st == PTC_END, "%s: %s at %llu", rc->file, ptc_status_name(st), (unsigned long long)rd.error_offset);
+    CHECK(chunks == rc->chunks && samples == rc->samples && bytes == rc->bytes, "%s: %zu chunks, %zu samples, %llu bytes",
+          rc->file, chunks, samples, (unsigned long long)bytes);
+    CHECK(rd.have_cpuid && rd.family == rc->family && rd.model == rc->model, "%s: cpu %u/%u", rc->file, rd.family, rd.model);
+    CHECK(timed > 100 && conflicts == 0, "%s: %zu of %zu timed items in conflict", rc->file, conflicts, timed);
+    printf("  %-60s %6zu timed items, 0 conflicts\n", rc->file, timed);
+    free(buf);
+}
+
+int main(void)
+{
+    static const char *settings[] = { "mtc_freq=3", "cyc_en=1,cyc_thresh=2,mtc_freq=1", "mtc_jitter=4,jitter_seed=3,mtc_lost=1" };
+    size_t i;
+    for (i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+        char label[96];
+        snprintf(label, sizeof label, "round_trip [%s]", settings[i]);
+        tl_run_arg(label, round_trip, settings[i]);
+    }
+    RUN(malformed_input_is_named);
+    RUN(tsc_to_perf_time);
+    for (i = 0; i < sizeof recordings / sizeof recordings[0]; i++) {
+        char label[128];
+        snprintf(label, sizeof label, "recording %s", recordings[i].file);
+        tl_run_arg(label, recording_reads_and_times, &recordings[i]);
+    }
+    TL_EXIT();
+}
