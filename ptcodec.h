@@ -1262,6 +1262,9 @@ typedef struct ptc_perf_reader {
     int have_cpuid;                    /* the CPUID header feature ("GenuineIntel,6,78,3") */
     unsigned family, model, stepping;
     uint64_t error_offset;             /* where the last error was found */
+    int cut_short;                     /* the file ends before its data section does: the
+                                          records up to its end are read, the last one may
+                                          be cut (then PTC_ERR_BAD_PERF or a truncated AUXTRACE) */
 } ptc_perf_reader;
 
 /* Opens a perf.data held whole in buf (file or pipe mode). The attributes
@@ -5031,7 +5034,11 @@ PTCDEF ptc_status ptc_perf_open(ptc_perf_reader *rd, const uint8_t *buf, size_t 
     if (hsize < PTC__PERF_FILE_HEADER || len < PTC__PERF_FILE_HEADER) return ptc__perf_fail(rd, 8, PTC_ERR_BAD_PERF);
     data_off = ptc__byte_load64(buf + 40);
     data_size = ptc__byte_load64(buf + 48);
-    if (!ptc__perf_has(rd, data_off, data_size)) return ptc__perf_fail(rd, 40, PTC_ERR_BAD_PERF);
+    if (data_off > len) return ptc__perf_fail(rd, 40, PTC_ERR_BAD_PERF);
+    if (data_size > len - data_off) { /* the file was cut short: what is there can still be read */
+        data_size = len - data_off;
+        rd->cut_short = 1;
+    }
     features = buf + 72;
     if (features[PTC__PERF_FEATURE_COMPRESSED / 8] >> (PTC__PERF_FEATURE_COMPRESSED % 8) & 1)
         return ptc__perf_fail(rd, 72, PTC_ERR_UNSUPPORTED); /* zstd records: expand with perf inject first */

@@ -241,5 +241,26 @@ fi
 expect_status dump_bad_cpu 2 "$b/ptdump" --time --cpu 6 "$tmp/x.pt"
 expect_status dump_unknown_erratum 2 "$b/ptdump" --time --errata skl168,nope "$tmp/x.pt"
 
+# ---- perf.data (SPEC.md part 6): ptsim writes one, ptdump reads it back ----
+"$b/ptsim" --quiet --workload dense --cycles 300000 --threads 2 -o "$tmp/p.pt" --perf-data "$tmp/p.data"; st=$?
+"$b/ptdump" --time "$tmp/p.data" > "$tmp/p.txt"; st2=$?
+"$b/ptdump" --time --config "$tmp/p.pt.json" "$tmp/p.pt" > "$tmp/p_raw.txt"
+q0=$(grep -c '^\[perf.data queue 0 (cpu 0, tid 1000)' "$tmp/p.txt"); q1=$(grep -c '^\[perf.data queue 1 (cpu 1, tid 1001)' "$tmp/p.txt")
+n_raw=$(grep -vc '^\[' "$tmp/p_raw.txt"); n_q0=$(awk '/^\[perf.data queue 1/{exit} !/^\[/' "$tmp/p.txt" | grep -vc ' pad ')
+n_raw_nopad=$(grep -v '^\[' "$tmp/p_raw.txt" | grep -vc ' pad ')
+if [ $st = 0 ] && [ $st2 = 0 ] && [ "$q0" = 1 ] && [ "$q1" = 1 ] && [ "$n_q0" = "$n_raw_nopad" ] && ! grep -q conflict "$tmp/p.txt"
+then pass "perf_data_round_trip: 2 queues, queue 0 has the $n_raw_nopad packets of OUT.pt"
+else fail perf_data_round_trip "status $st/$st2, queues $q0/$q1, packets $n_q0 vs $n_raw_nopad of $n_raw"; fi
+"$b/ptdump" --jsonl --cpu 1 "$tmp/p.data" > "$tmp/p1.jsonl"; st=$?
+if [ $st = 0 ] && ! grep -q '"queue":0' "$tmp/p1.jsonl" && [ "$(grep -vc '^{"queue":1,"cpu":1,"tid":1001,' "$tmp/p1.jsonl")" = 0 ]
+then pass perf_data_select_queue_jsonl; else fail perf_data_select_queue_jsonl "status $st: $(head -2 "$tmp/p1.jsonl")"; fi
+head -c 3000 "$tmp/p.data" > "$tmp/cut.data"
+"$b/ptdump" "$tmp/cut.data" > "$tmp/cut.txt" 2>&1; st=$?
+if [ $st = 1 ] && grep -q 'cut short\|bad_perf_data' "$tmp/cut.txt"; then pass perf_data_truncated_is_named
+else fail perf_data_truncated_is_named "status $st: $(tail -2 "$tmp/cut.txt")"; fi
+printf 'PERFILE2\150\0\0\0\0\0\0\0garbage' > "$tmp/bad.data"
+expect_status perf_data_bad_header 2 "$b/ptdump" "$tmp/bad.data"
+grep -q "bad_perf_data at offset 8" "$tmp/err" && pass perf_data_bad_header_offset || fail perf_data_bad_header_offset "$(cat "$tmp/err")"
+
 # the exit status says what the lines said
 [ ! -s "$tmp/failures" ]

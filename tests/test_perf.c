@@ -154,9 +154,12 @@ static void malformed_input_is_named(void)
         }
         free(c);
     }
-    /* the data section said to run past the end of the file */
-    memcpy(buf, w.bytes, 104);
-    CHECK(open_copy(buf, 104, &rd, &c) == PTC_ERR_BAD_PERF && rd.error_offset == 40); free(c);
+    /* cut inside the data section: read up to the cut, the record there named */
+    CHECK(open_copy(w.bytes, 300, &rd, &c) == PTC_OK && rd.cut_short && ptc_perf_next(&rd, &r) == PTC_ERR_BAD_PERF &&
+          rd.error_offset == 256 && ptc_perf_next(&rd, &r) == PTC_END);
+    free(c);
+    /* cut before its attributes: nothing to read */
+    CHECK(open_copy(w.bytes, 104, &rd, &c) == PTC_ERR_BAD_PERF && rd.error_offset == 40); free(c);
     /* compressed records: named, not misread */
     c = (uint8_t *)malloc(w.len);
     memcpy(c, w.bytes, w.len);

@@ -193,7 +193,8 @@ static void print_loss(printer *pr, const ptc_perf_record *r)
 /* The chunks of the perf.data at buf, and its clock settings (cc: what
    the file says, before the options). Returns the number of chunks, or
    -1 when the file cannot be read at all. */
-static long perf_chunks(printer *pr, const uint8_t *buf, size_t len, perf_chunk **out, ptc_clock_config *cc, const char *path)
+static long perf_chunks(printer *pr, const uint8_t *buf, size_t len, perf_chunk **out, ptc_clock_config *cc, int *snapshot,
+                        const char *path)
 {
     ptc_perf_reader rd;
     ptc_perf_record r;
@@ -204,6 +205,11 @@ static long perf_chunks(printer *pr, const uint8_t *buf, size_t len, perf_chunk 
         fprintf(stderr, "ptdump: %s: %s at offset %llu (%s)\n", path, ptc_status_name(st),
                 (unsigned long long)rd.error_offset, ptc_status_message(st));
         return -1;
+    }
+    if (rd.cut_short) {
+        pr->errors++;
+        printf(pr->jsonl ? "{\"perf_data\":\"cut short\",\"size\":%llu}\n" : "[perf.data: the file ends before its data does (%llu bytes): read up to its end]\n",
+               (unsigned long long)len);
     }
     while ((st = ptc_perf_next(&rd, &r)) == PTC_OK) {
         perf_chunk c;
@@ -251,15 +257,18 @@ static long perf_chunks(printer *pr, const uint8_t *buf, size_t len, perf_chunk 
                ptc_status_name(st));
     }
     if (ptc_clock_config_from_perf(cc, &rd) != PTC_OK) ptc_clock_config_default(cc);
+    *snapshot = rd.have_info && rd.info.snapshot_mode;
     qsort(v, n, sizeof *v, chunk_order);
     *out = v;
     return (long)n;
 }
 
 /* One queue's chunks [from, to), decoded as one trace: a new decoder (and
-   clock) after a gap in the AUX offsets, which is reported. */
-static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsigned flags, const perf_chunk *c, size_t from,
-                       size_t to)
+   clock) after a gap in the AUX offsets, which is reported. In snapshot
+   mode every chunk is a snapshot of its own (they may overlap): each is
+   decoded alone, from its first PSB. */
+static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsigned flags, int snapshot, const perf_chunk *c,
+                       size_t from, size_t to)
 {
     static ptc_clock clk;
     uint64_t bytes = 0;
@@ -278,8 +287,8 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
                c[from].tid == UINT32_MAX ? -1 : (int)c[from].tid, (unsigned long long)bytes, to - from, to - from == 1 ? "" : "s");
     }
     for (i = from; i <= to; i++) {
-        int gap = i < to && open && c[i].offset != c[i - 1].offset + c[i - 1].size;
-        if (open && (i == to || gap)) { /* the end of a contiguous run */
+        int gap = i < to && open && !snapshot && c[i].offset != c[i - 1].offset + c[i - 1].size;
+        if (open && (i == to || gap || snapshot)) { /* the end of a contiguous run */
             ptc_item it;
             ptc_decoder_finish(&dec);
             while (ptc_decoder_next(&dec, &it) == PTC_OK) take_item(pr, &clk, timed, &it);
@@ -290,11 +299,14 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
             open = 0;
         }
         if (i == to) break;
-        if (gap) {
+        if (gap) { /* bytes missing, or (offset going back) bytes given twice */
             pr->errors++;
             printf(pr->jsonl ? "{%s,\"gap_from\":%llu,\"gap_to\":%llu}\n" : "%s[gap: AUX bytes [%llx, %llx) are not in the file]\n",
                    pr->jsonl ? pr->tag : "", (unsigned long long)(c[i - 1].offset + c[i - 1].size), (unsigned long long)c[i].offset);
         }
+        if (snapshot && i > from)
+            printf(pr->jsonl ? "{%s,\"snapshot_at\":%llu}\n" : "%s[snapshot at AUX offset %llx]\n", pr->jsonl ? pr->tag : "",
+                   (unsigned long long)c[i].offset);
         if (!open) {
             ptc_decoder_init(&dec, flags, c[i].offset);
             if (timed) (void)ptc_clock_init(&clk, cc);
@@ -348,11 +360,12 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
     perf_chunk *c = NULL;
     ptc_clock_config cc;
     long n;
+    int snapshot = 0;
     if (!buf) {
         fprintf(stderr, "ptdump: cannot read %s: %s\n", path, strerror(errno));
         return 2;
     }
-    n = perf_chunks(pr, buf, len, &c, &cc, path);
+    n = perf_chunks(pr, buf, len, &c, &cc, &snapshot, path);
     if (n < 0) { free(buf); return 2; }
     cc.policy = *policy;
     apply_options(&cc, o);
@@ -369,7 +382,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
         for (i = from + 1; i < (size_t)n && c[i].queue == c[from].queue && c[i].sample == c[from].sample; i++) {}
         if (only_queue >= 0 && (c[from].sample || c[from].queue != (uint64_t)only_queue)) continue;
         ptc_checker_init(&pr->checker, policy);
-        dump_queue(pr, &cc, timed, flags, c, from, i);
+        dump_queue(pr, &cc, timed, flags, snapshot, c, from, i);
     }
     if (!n) printf(pr->jsonl ? "{\"perf_data\":\"no Intel PT data\"}\n" : "[perf.data: no Intel PT data in it]\n");
     free(c);
