@@ -42,9 +42,12 @@
      5.       Hardware model             ptc_model (with event counters,
                                          triggers, snapshot sizing and
                                          ptc_clock_config_from_model)
+     6.       perf.data                  ptc_perf_reader, ptc_perf_record,
+                                         ptc_clock_config_from_perf,
+                                         ptc_perf_write
    Private names say their part: ptc__byte_ and ptc__math_ (0), ptc__pkt_,
    ptc__dec_, ptc__enc_, ptc__str_ (1), ptc__clk_ (3), ptc__nav_ (4),
-   ptc__mdl_ (5).
+   ptc__mdl_ (5), ptc__perf_ (6).
 */
 #ifndef PTCODEC_H_INCLUDED
 #define PTCODEC_H_INCLUDED
@@ -5530,7 +5533,10 @@ REVISION HISTORY
            can be overridden; a packet's carry is at most 31 bytes; clock:
            real clocks (MTC jitter, a PSB+'s TSC sampled early, rate wobble,
            lost MTCs) with hardware defaults, ptc_clock_config_sdm(); model:
-           mtc_jitter, jitter_seed
+           mtc_jitter, jitter_seed, mtc_lost; errata (PTC_ERRATA_LIST,
+           ptc_errata_for_cpu); hidden_stops; part 6, perf.data: ptc_perf_open,
+           ptc_perf_next, ptc_clock_config_from_perf, ptc_perf_tsc_to_ns,
+           ptc_perf_write, ptc_perf_info_from_model
     0.1.0  first release: every Intel PT packet, encoder, stream decoder,
            hardware model, clock recovery, navigation
 
