@@ -1,0 +1,57 @@
+#!/bin/sh
+# Linux perf as an outside reader of perf.data (SPEC.md part 6): on every
+# perf.data ptsim writes (each workload, CYC off and on, two hardware
+# threads) and on the real file-mode recordings in shared/pt-traces-timed,
+# `perf report -D` must list the same packets, at the same offsets, as
+# ptdump. PADs are left out (perf prints their bytes on the line of the
+# packet before them). Not the AUX-sample recordings: perf -D decodes each
+# sample from its first byte without looking for a PSB, ptdump from its
+# first PSB. Skips when perf is not installed.
+# usage: tests/test_perf_oracle.sh BUILD_DIR
+b=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if ! command -v perf >/dev/null 2>&1 || ! perf version >/dev/null 2>&1; then
+  echo "skip - perf_lists_the_same_packets: perf (Debian's linux-perf) is not installed"; exit 0
+fi
+# (offset packet) lines, offsets in decimal, from each side
+hexfn='function hex(s,   i, v) { v = 0; s = tolower(s); for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }'
+perf_packets() {
+  perf report -D -i "$1" 2>/dev/null | awk "$hexfn"'
+    /^\.  [0-9a-f]+:  / && length($2) == 9 {
+      split(substr($0, 63), a, " "); n = tolower(a[1])
+      if (n == "ptwrite") n = "ptw"; if (n == "tracestop") n = "stop"
+      if (n != "pad") print hex(substr($2, 1, 8)), n }'
+}
+ptdump_packets() {
+  "$b/ptdump" "$1" | awk "$hexfn"'!/^\[/ { n = $2; if (n ~ /^tnt/) n = "tnt"; if (n != "pad") print hex($1), n }'
+}
+failed=0
+compare() { # label file
+  perf_packets "$2" > "$tmp/perf.txt"
+  ptdump_packets "$2" > "$tmp/ptc.txt"
+  n=$(wc -l < "$tmp/ptc.txt")
+  if [ "$n" -gt 10 ] && cmp -s "$tmp/perf.txt" "$tmp/ptc.txt"; then echo "ok - perf_lists_the_same_packets: $1 ($n packets)"
+  else
+    echo "FAIL - perf_lists_the_same_packets: $1 (perf $(wc -l < "$tmp/perf.txt"), ptdump $n)"
+    diff "$tmp/perf.txt" "$tmp/ptc.txt" | head -6 | sed 's/^/  /'
+    failed=1
+  fi
+}
+for w in dense sparse filtered ptwrite idle dvfs mixed; do
+  for cyc in 0 1; do
+    "$b/ptsim" --quiet --workload $w --cycles 2000000 --set cyc_en=$cyc --threads 2 -o "$tmp/s.pt" --perf-data "$tmp/s.data" ||
+      { echo "FAIL - perf_lists_the_same_packets: ptsim $w"; failed=1; continue; }
+    compare "$w, cyc_en=$cyc, 2 queues" "$tmp/s.data"
+  done
+done
+shared=""
+for d in "${PTCODEC_SHARED:-}" ../shared /work/shared; do [ -n "$d" ] && [ -d "$d/pt-traces-timed" ] && { shared=$d; break; }; done
+if [ -n "$shared" ]; then
+  for f in google_perf_data_converter__perf.data.intel_pt-4.14 farzamdorostkar_tmon__perf.data; do
+    [ -f "$shared/pt-traces-timed/$f" ] && compare "$f" "$shared/pt-traces-timed/$f"
+  done
+else
+  echo "skip - perf_lists_the_same_packets on real recordings: shared/pt-traces-timed is not there"
+fi
+[ $failed = 0 ]
