@@ -238,7 +238,9 @@ else
   echo "skip - time_real_trace_no_conflict: shared/pt-traces-timed is not there"
 fi
 
-expect_status dump_bad_cpu 2 "$b/ptdump" --time --cpu 6 "$tmp/x.pt"
+expect_status dump_bad_cpu 2 "$b/ptdump" --time --cpu 6/x "$tmp/x.pt"
+"$b/ptsim" --quiet --workload sparse --cycles 20000 -o "$tmp/raw.pt"
+expect_status dump_cpu_queue_on_a_raw_trace 2 "$b/ptdump" --cpu 6 "$tmp/raw.pt"
 expect_status dump_unknown_erratum 2 "$b/ptdump" --time --errata skl168,nope "$tmp/x.pt"
 
 # ---- perf.data (SPEC.md part 6): ptsim writes one, ptdump reads it back ----
@@ -258,6 +260,13 @@ head -c 3000 "$tmp/p.data" > "$tmp/cut.data"
 "$b/ptdump" "$tmp/cut.data" > "$tmp/cut.txt" 2>&1; st=$?
 if [ $st = 1 ] && grep -q 'cut short\|bad_perf_data' "$tmp/cut.txt"; then pass perf_data_truncated_is_named
 else fail perf_data_truncated_is_named "status $st: $(tail -2 "$tmp/cut.txt")"; fi
+# ptnav on the perf.data lands where it lands on the raw trace (its times are
+# wider: nom is the file's rounded ratio)
+"$b/ptsim" --quiet --workload dense --cycles 300000 --set cyc_en=1 -o "$tmp/n.pt" --perf-data "$tmp/n.data"
+a=$("$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --retire 500 | sed 's/,"tsc_lo".*//')
+c=$("$b/ptnav" "$tmp/n.data" --retire 500 | sed 's/,"tsc_lo".*//')
+if [ -n "$a" ] && [ "$a" = "$c" ]; then pass perf_data_nav_same_retirement; else fail perf_data_nav_same_retirement "$a / $c"; fi
+expect_status perf_data_nav_no_such_queue 2 "$b/ptnav" --cpu 9 "$tmp/n.data" --retire 5
 printf 'PERFILE2\150\0\0\0\0\0\0\0garbage' > "$tmp/bad.data"
 expect_status perf_data_bad_header 2 "$b/ptdump" "$tmp/bad.data"
 grep -q "bad_perf_data at offset 8" "$tmp/err" && pass perf_data_bad_header_offset || fail perf_data_bad_header_offset "$(cat "$tmp/err")"

@@ -4,6 +4,7 @@
 #include "../ptcodec.h"
 #include "dumpfmt.h"
 #include "modelcfg.h"
+#include "perfaux.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -145,122 +146,36 @@ static void take_item(printer *pr, ptc_clock *clk, int timed, const ptc_item *it
     drain_clock(pr, clk);
 }
 
-/* ---- perf.data (SPEC 6.4): one trace per AUX queue ---------------------- */
+/* ---- perf.data (SPEC 6.3): one trace per AUX queue ---------------------- */
 
-/* A piece of trace in a perf.data: an AUXTRACE record's payload, or the
-   AUX data of a sample (each one a trace of its own). */
-typedef struct perf_chunk {
-    uint64_t queue;        /* cpu or idx (per_cpu_mmaps); a sample's: its number */
-    int sample;
-    uint64_t offset, size; /* in the queue's AUX stream, and the bytes here */
-    const uint8_t *data;
-    uint32_t cpu, tid;
-    size_t order;          /* file order, to keep it within a queue */
-} perf_chunk;
-
-static int chunk_order(const void *a, const void *b)
+/* What a record says of lost data, or that the reader skipped it, where
+   it is in the file (pa_collect's callback). */
+static void print_perf_record(void *user, const ptc_perf_record *r, uint64_t len)
 {
-    const perf_chunk *x = (const perf_chunk *)a, *y = (const perf_chunk *)b;
-    if (x->sample != y->sample) return x->sample - y->sample;
-    if (x->queue != y->queue) return x->queue < y->queue ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* What the data-loss records say, where they are in the file. */
-static void print_loss(printer *pr, const ptc_perf_record *r)
-{
+    printer *pr = (printer *)user;
     char what[160];
-    if (r->type == PTC_PERF_AUX && !(r->u.aux.flags & (PTC_PERF_AUX_TRUNCATED | PTC_PERF_AUX_COLLISION | PTC_PERF_AUX_PARTIAL)))
-        return;
-    if (r->type == PTC_PERF_AUX)
-        snprintf(what, sizeof what, "aux data at %llu, %llu bytes:%s%s%s%s", (unsigned long long)r->u.aux.aux_offset,
+    what[0] = 0;
+    if (r->error != PTC_OK && !(r->type == PTC_PERF_AUXTRACE && r->error == PTC_ERR_TRUNCATED)) {
+        snprintf(what, sizeof what, "%s record: %s, skipped", ptc_perf_record_name(r->type), ptc_status_name(r->error));
+    } else if (r->type == PTC_PERF_AUXTRACE && r->error == PTC_ERR_TRUNCATED) {
+        snprintf(what, sizeof what, "auxtrace cut short by the end of the file: %llu bytes", (unsigned long long)len);
+    } else if (r->type == PTC_PERF_AUX && (r->u.aux.flags & (PTC_PERF_AUX_TRUNCATED | PTC_PERF_AUX_COLLISION | PTC_PERF_AUX_PARTIAL))) {
+        snprintf(what, sizeof what, "aux: aux data at %llu, %llu bytes:%s%s%s%s", (unsigned long long)r->u.aux.aux_offset,
                  (unsigned long long)r->u.aux.aux_size, r->u.aux.flags & PTC_PERF_AUX_TRUNCATED ? " truncated" : "",
                  r->u.aux.flags & PTC_PERF_AUX_OVERWRITE ? " overwrite" : "",
                  r->u.aux.flags & PTC_PERF_AUX_PARTIAL ? " partial" : "",
                  r->u.aux.flags & PTC_PERF_AUX_COLLISION ? " collision" : "");
-    else if (r->type == PTC_PERF_LOST)
-        snprintf(what, sizeof what, "%llu events lost", (unsigned long long)r->u.lost.lost);
-    else if (r->type == PTC_PERF_AUXTRACE_ERROR)
-        snprintf(what, sizeof what, "decoder error %u on cpu %u: %s", r->u.auxtrace_error.code, r->u.auxtrace_error.cpu,
-                 r->u.auxtrace_error.msg);
-    else return;
+    } else if (r->type == PTC_PERF_LOST) {
+        snprintf(what, sizeof what, "lost: %llu events lost", (unsigned long long)r->u.lost.lost);
+    } else if (r->type == PTC_PERF_AUXTRACE_ERROR) {
+        snprintf(what, sizeof what, "auxtrace_error: decoder error %u on cpu %u: %s", r->u.auxtrace_error.code,
+                 r->u.auxtrace_error.cpu, r->u.auxtrace_error.msg);
+    }
+    if (!what[0]) return;
+    /* (only partial or collision: data kept, not lost) */
     pr->errors += r->type != PTC_PERF_AUX || (r->u.aux.flags & PTC_PERF_AUX_TRUNCATED);
-    if (pr->jsonl) printf("{\"perf_off\":%llu,\"loss\":\"%s\",\"what\":\"%s\"}\n", (unsigned long long)r->offset,
-                          ptc_perf_record_name(r->type), what);
-    else printf("[perf.data %llx: %s: %s]\n", (unsigned long long)r->offset, ptc_perf_record_name(r->type), what);
-}
-
-/* The chunks of the perf.data at buf, and its clock settings (cc: what
-   the file says, before the options). Returns the number of chunks, or
-   -1 when the file cannot be read at all. */
-static long perf_chunks(printer *pr, const uint8_t *buf, size_t len, perf_chunk **out, ptc_clock_config *cc, int *snapshot,
-                        const char *path)
-{
-    ptc_perf_reader rd;
-    ptc_perf_record r;
-    perf_chunk *v = NULL;
-    size_t n = 0, cap = 0, samples = 0;
-    ptc_status st = ptc_perf_open(&rd, buf, len);
-    if (st != PTC_OK) {
-        fprintf(stderr, "ptdump: %s: %s at offset %llu (%s)\n", path, ptc_status_name(st),
-                (unsigned long long)rd.error_offset, ptc_status_message(st));
-        return -1;
-    }
-    if (rd.cut_short) {
-        pr->errors++;
-        printf(pr->jsonl ? "{\"perf_data\":\"cut short\",\"size\":%llu}\n" : "[perf.data: the file ends before its data does (%llu bytes): read up to its end]\n",
-               (unsigned long long)len);
-    }
-    while ((st = ptc_perf_next(&rd, &r)) == PTC_OK) {
-        perf_chunk c;
-        if (r.error != PTC_OK && r.error != PTC_ERR_TRUNCATED) {
-            pr->errors++;
-            printf(pr->jsonl ? "{\"perf_off\":%llu,\"record\":\"%s\",\"error\":\"%s\"}\n" : "[perf.data %llx: %s record: %s, skipped]\n",
-                   (unsigned long long)r.offset, ptc_perf_record_name(r.type), ptc_status_name(r.error));
-            continue;
-        }
-        print_loss(pr, &r);
-        memset(&c, 0, sizeof c);
-        if (r.type == PTC_PERF_AUXTRACE) {
-            c.queue = rd.have_info && rd.info.per_cpu_mmaps ? r.u.auxtrace.cpu : r.u.auxtrace.idx;
-            c.offset = r.u.auxtrace.offset;
-            c.size = r.u.auxtrace.size;
-            c.data = r.u.auxtrace.data;
-            c.cpu = r.u.auxtrace.cpu;
-            c.tid = r.u.auxtrace.tid;
-            if (r.error == PTC_ERR_TRUNCATED) {
-                pr->errors++;
-                printf("[perf.data %llx: auxtrace cut short by the end of the file: %llu bytes]\n",
-                       (unsigned long long)r.offset, (unsigned long long)c.size);
-            }
-        } else if (r.type == PTC_PERF_SAMPLE && r.u.sample.aux) {
-            c.sample = 1;
-            c.queue = samples++;
-            c.size = r.u.sample.aux_size;
-            c.data = r.u.sample.aux;
-            c.cpu = r.u.sample.have_cpu ? r.u.sample.cpu : UINT32_MAX;
-            c.tid = r.u.sample.have_tid ? r.u.sample.tid : UINT32_MAX;
-        } else {
-            continue;
-        }
-        if (n == cap) {
-            perf_chunk *w = (perf_chunk *)realloc(v, (cap = cap ? 2 * cap : 64) * sizeof *v);
-            if (!w) { free(v); fprintf(stderr, "ptdump: out of memory\n"); return -1; }
-            v = w;
-        }
-        c.order = n;
-        v[n++] = c;
-    }
-    if (st != PTC_END) {
-        pr->errors++;
-        printf("[perf.data %llx: %s: the rest of the file cannot be read]\n", (unsigned long long)rd.error_offset,
-               ptc_status_name(st));
-    }
-    if (ptc_clock_config_from_perf(cc, &rd) != PTC_OK) ptc_clock_config_default(cc);
-    *snapshot = rd.have_info && rd.info.snapshot_mode;
-    qsort(v, n, sizeof *v, chunk_order);
-    *out = v;
-    return (long)n;
+    if (pr->jsonl) printf("{\"perf_off\":%llu,\"what\":\"%s\"}\n", (unsigned long long)r->offset, what);
+    else printf("[perf.data %llx: %s]\n", (unsigned long long)r->offset, what);
 }
 
 /* One queue's chunks [from, to), decoded as one trace: a new decoder (and
@@ -357,45 +272,49 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
 {
     size_t len = 0, i, from;
     uint8_t *buf = ut_read_file(path, &len);
-    perf_chunk *c = NULL;
-    ptc_clock_config cc;
-    long n;
-    int snapshot = 0;
+    pa_file pf;
+    const perf_chunk *c;
+    size_t n;
     if (!buf) {
         fprintf(stderr, "ptdump: cannot read %s: %s\n", path, strerror(errno));
         return 2;
     }
-    n = perf_chunks(pr, buf, len, &c, &cc, &snapshot, path);
-    if (n < 0) { free(buf); return 2; }
-    cc.policy = *policy;
-    apply_options(&cc, o);
+    if (!pa_collect(buf, len, &pf, print_perf_record, pr, path)) { free(buf); return 2; }
+    c = pf.chunks;
+    n = pf.n;
+    if (pf.end != PTC_END) {
+        pr->errors++;
+        printf("[perf.data %llx: %s: the rest of the file cannot be read]\n", (unsigned long long)pf.end_offset,
+               ptc_status_name(pf.end));
+    }
+    if (pf.cut_short) {
+        pr->errors++;
+        printf(pr->jsonl ? "{\"perf_data\":\"cut short\",\"size\":%llu}\n"
+                         : "[perf.data: the file ends before its data does (%llu bytes): read up to its end]\n",
+               (unsigned long long)len);
+    }
+    pf.cc.policy = *policy;
+    apply_options(&pf.cc, o);
     if (timed) {
         static ptc_clock probe;
-        if (ptc_clock_init(&probe, &cc) != PTC_OK) {
+        if (ptc_clock_init(&probe, &pf.cc) != PTC_OK) {
             fprintf(stderr, "ptdump: --time: the perf.data's clock settings with the options are not usable\n");
-            free(c);
+            free(pf.chunks);
             free(buf);
             return 2;
         }
     }
-    for (from = 0; from < (size_t)n; from = i) {
-        for (i = from + 1; i < (size_t)n && c[i].queue == c[from].queue && c[i].sample == c[from].sample; i++) {}
+    for (from = 0; from < n; from = i) {
+        for (i = from + 1; i < n && c[i].queue == c[from].queue && c[i].sample == c[from].sample; i++) {}
         if (only_queue >= 0 && (c[from].sample || c[from].queue != (uint64_t)only_queue)) continue;
         ptc_checker_init(&pr->checker, policy);
-        dump_queue(pr, &cc, timed, flags, snapshot, c, from, i);
+        dump_queue(pr, &pf.cc, timed, flags, pf.snapshot, c, from, i);
     }
     if (!n) printf(pr->jsonl ? "{\"perf_data\":\"no Intel PT data\"}\n" : "[perf.data: no Intel PT data in it]\n");
-    free(c);
+    free(pf.chunks);
     free(buf);
     if (fflush(stdout) != 0) return 2;
     return pr->errors ? 1 : 0;
-}
-
-/* The first bytes of FILE say it is a perf.data (either byte order). */
-static int is_perf_data(const char *path)
-{
-    char magic[8];
-    return ut_read_head(path, magic, 8) && (memcmp(magic, "PERFILE2", 8) == 0 || memcmp(magic, "2ELIFREP", 8) == 0);
 }
 
 /* A snapshot ring (SPEC 4.5): the whole buffer, read as a ring that
@@ -517,7 +436,11 @@ int main(int argc, char **argv)
     if (config) ptc_clock_config_from_model(&cc, &cfg);
     else { ptc_clock_config_default(&cc); cc.policy = cfg.policy; }
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    if (!config && is_perf_data(path)) return dump_perf(&pr, &opt, &cfg.policy, timed, flags, only_queue, path);
+    if (!config && pa_is_perf_data(path)) return dump_perf(&pr, &opt, &cfg.policy, timed, flags, only_queue, path);
+    if (only_queue >= 0) {
+        fprintf(stderr, "ptdump: --cpu N picks a queue of a perf.data, and %s is a raw trace (the CPU's model is F/M)\n", path);
+        return 2;
+    }
     apply_options(&cc, &opt);
     if (timed && ptc_clock_init(&clk, &cc) != PTC_OK) {
         fprintf(stderr, "ptdump: --time: the configuration is not usable (cpuid-0x15.eax and .ebx go together; "

@@ -6,6 +6,7 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "modelcfg.h"
+#include "perfaux.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,12 +16,15 @@
 static const char usage[] =
     "usage: ptnav --config X.pt.json X.pt (--cycle C | --tsc T | --retire N | --from-end F | --pebs N)\n"
     "             [--skid S] [--back K]\n"
+    "       ptnav [--cpu N] PERF.DATA (query as above)\n"
     "Prints, as one JSON line, the retirement (TNT bit, TIP, TIP.PGD or FUP) that\n"
     "retired at or nearest before the given time:\n"
     "  {\"retire\":N,\"retire_min\":M,\"off\":O,\"type\":..,\"bit\":..,\"cycle_lo\":..,\"cycle_hi\":..,...}\n"
     "The true answer is between retire_min and retire (SPEC.md 4.3).\n"
     "  --config    the configuration ptsim wrote beside the trace (with ring_written:\n"
     "              the trace is a snapshot ring; offsets are stream offsets)\n"
+    "  --cpu N     a perf.data: its queue of cpu (or idx) N, by default the first;\n"
+    "              the settings come from the file (SPEC.md part 6)\n"
     "  --cycle C   core cycles since the trace began (the sum of its CYC packets)\n"
     "  --tsc T     a TSC value\n"
     "  --retire N  the N-th retirement (0 = the first)\n"
@@ -35,6 +39,42 @@ static void bound(const char *key, uint64_t v)
 {
     if (v == UINT64_MAX) printf(",\"%s\":null", key);
     else printf(",\"%s\":%llu", key, (unsigned long long)v);
+}
+
+/* A perf.data's queue as one trace: its chunks joined in AUX order up to
+   the first gap (offsets are AUX stream offsets from the queue's first).
+   Returns the bytes (malloc'd), NULL having said why. */
+static uint8_t *perf_queue(const char *path, long want, ptc_clock_config *cc, size_t *len)
+{
+    size_t flen = 0, i, at = 0;
+    uint8_t *file = ut_read_file(path, &flen), *out = NULL;
+    pa_file pf;
+    long queue = -1;
+    if (!file || !pa_collect(file, flen, &pf, NULL, NULL, path)) {
+        if (!file) fprintf(stderr, "ptnav: cannot read %s: %s\n", path, strerror(errno));
+        free(file);
+        return NULL;
+    }
+    for (i = 0; i < pf.n && queue < 0; i++)
+        if (!pf.chunks[i].sample && (want < 0 || pf.chunks[i].queue == (uint64_t)want)) queue = (long)pf.chunks[i].queue;
+    if (queue < 0) fprintf(stderr, "ptnav: %s has no AUX queue %ld\n", path, want);
+    else out = (uint8_t *)malloc(flen ? flen : 1); /* no queue holds more than the file */
+    for (i = 0; out && i < pf.n; i++) {
+        const perf_chunk *c = &pf.chunks[i];
+        if (c->sample || c->queue != (uint64_t)queue) continue;
+        if (at && c->offset != pf.chunks[i - 1].offset + pf.chunks[i - 1].size) {
+            fprintf(stderr, "ptnav: queue %ld has a gap at AUX offset %llx: only the part before it is navigated\n",
+                    queue, (unsigned long long)c->offset);
+            break;
+        }
+        memcpy(out + at, c->data, (size_t)c->size);
+        at += (size_t)c->size;
+    }
+    *cc = pf.cc;
+    *len = at;
+    free(pf.chunks);
+    free(file);
+    return out;
 }
 
 /* One retirement as a JSON line; pebs (NULL: none) is a record's IP and TSC. */
@@ -97,7 +137,8 @@ int main(int argc, char **argv)
     uint8_t *buf;
     size_t len, k;
     char err[200];
-    int i;
+    long want_queue = -1;
+    int i, perf = 0;
 
     ut_prog = "ptnav";
     for (i = 1; i < argc; i++) {
@@ -106,6 +147,10 @@ int main(int argc, char **argv)
         if (a[0] == '-' && a[1]) {
             if (i + 1 >= argc) { fprintf(stderr, "ptnav: %s needs a value\n%s", a, usage); return 2; }
             if (strcmp(a, "--config") == 0) config = argv[++i];
+            else if (strcmp(a, "--cpu") == 0) {
+                if (!ut_parse_u64(a, argv[++i], 0x7FFFFFFF, &value)) return 2;
+                want_queue = (long)value;
+            }
             else if (strcmp(a, "--cycle") == 0 || strcmp(a, "--tsc") == 0 || strcmp(a, "--retire") == 0 ||
                        strcmp(a, "--from-end") == 0 || strcmp(a, "--pebs") == 0) {
                 if (query) { fprintf(stderr, "ptnav: one of --cycle, --tsc, --retire, --from-end, --pebs\n"); return 2; }
@@ -126,24 +171,32 @@ int main(int argc, char **argv)
             path = a;
         }
     }
-    if (!path || !config || !query) {
-        fprintf(stderr, "ptnav: needs --config, a trace and a query\n%s", usage);
+    perf = path && !config && pa_is_perf_data(path);
+    if (!path || (!config && !perf) || !query) {
+        fprintf(stderr, "ptnav: needs --config (or a perf.data), a trace and a query\n%s", usage);
         return 2;
     }
-    if (!mc_read_json_file(config, &cfg, &ring_written, err, sizeof err)) {
-        fprintf(stderr, "ptnav: cannot use %s: %s\n", config, err);
-        return 2;
+    if (perf) {
+        if (!(buf = perf_queue(path, want_queue, &cc, &len))) return 2;
+        cfg.cyc_en = cc.cyc_en;
+        ring_written = len;
+    } else {
+        if (want_queue >= 0) { fprintf(stderr, "ptnav: --cpu picks a queue of a perf.data\n"); return 2; }
+        if (!mc_read_json_file(config, &cfg, &ring_written, err, sizeof err)) {
+            fprintf(stderr, "ptnav: cannot use %s: %s\n", config, err);
+            return 2;
+        }
+        buf = ut_read_file(path, &len);
+        if (!buf) {
+            fprintf(stderr, "ptnav: cannot read %s: %s\n", path, strerror(errno));
+            return 2;
+        }
+        ptc_clock_config_from_model(&cc, &cfg);
     }
     if (strcmp(query, "--cycle") == 0 && !cfg.cyc_en) {
         fprintf(stderr, "ptnav: --cycle needs a trace with CYC packets (cyc_en); use --tsc\n");
         return 2;
     }
-    buf = ut_read_file(path, &len);
-    if (!buf) {
-        fprintf(stderr, "ptnav: cannot read %s: %s\n", path, strerror(errno));
-        return 2;
-    }
-    ptc_clock_config_from_model(&cc, &cfg);
     if (ring_written == UINT64_MAX) ring_written = len; /* not a ring: the whole file, in order */
     if (ring_written < len) {
         fprintf(stderr, "ptnav: the ring holds %llu bytes but its configuration says %llu were written\n",

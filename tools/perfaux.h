@@ -1,0 +1,119 @@
+/* perfaux.h - the Intel PT traces in a perf.data, for the tools (SPEC.md
+   part 6): every AUXTRACE payload and every sample's AUX data as a chunk,
+   sorted into queues (per CPU or per thread, as the file's AUXTRACE_INFO
+   says; each AUX sample a queue of its own), and the clock's settings
+   from the file. Include after ptcodec.h. */
+#ifndef PTCODEC_PERFAUX_H
+#define PTCODEC_PERFAUX_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A piece of trace: an AUXTRACE record's payload, or a sample's AUX data. */
+typedef struct perf_chunk {
+    uint64_t queue;        /* cpu or idx; an AUX sample's: its number */
+    int sample;
+    uint64_t offset, size; /* in the queue's AUX stream, and the bytes here */
+    const uint8_t *data;   /* into the file's buffer */
+    uint32_t cpu, tid;     /* UINT32_MAX: not known */
+    size_t order;          /* file order, kept within a queue */
+} perf_chunk;
+
+typedef struct pa_file {
+    perf_chunk *chunks;    /* sorted by (sample, queue, file order); free() it */
+    size_t n;
+    ptc_clock_config cc;   /* what the file says (ptc_clock_config_from_perf), else the defaults */
+    int snapshot;          /* snapshot mode: a queue's chunks may overlap */
+    int cut_short;         /* the file ends before its data section does */
+    ptc_status end;        /* PTC_END, or why the rest of the file cannot be read */
+    uint64_t end_offset;   /*   and where */
+} pa_file;
+
+/* Called for every record that was skipped or says data was lost, and
+   for an AUXTRACE cut short (len: the bytes there are). */
+typedef void (*pa_record_fn)(void *user, const ptc_perf_record *r, uint64_t len);
+
+static int pa_chunk_order(const void *a, const void *b)
+{
+    const perf_chunk *x = (const perf_chunk *)a, *y = (const perf_chunk *)b;
+    if (x->sample != y->sample) return x->sample - y->sample;
+    if (x->queue != y->queue) return x->queue < y->queue ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int pa_is_loss(const ptc_perf_record *r)
+{
+    return r->error != PTC_OK || r->type == PTC_PERF_AUX || r->type == PTC_PERF_LOST || r->type == PTC_PERF_AUXTRACE_ERROR;
+}
+
+/* The chunk a record carries, if any. */
+static int pa_chunk_of(const ptc_perf_reader *rd, const ptc_perf_record *r, size_t samples, perf_chunk *c)
+{
+    memset(c, 0, sizeof *c);
+    if (r->type == PTC_PERF_AUXTRACE && (r->error == PTC_OK || r->error == PTC_ERR_TRUNCATED)) {
+        c->queue = rd->have_info && rd->info.per_cpu_mmaps ? r->u.auxtrace.cpu : r->u.auxtrace.idx;
+        c->offset = r->u.auxtrace.offset;
+        c->size = r->u.auxtrace.size;
+        c->data = r->u.auxtrace.data;
+        c->cpu = r->u.auxtrace.cpu;
+        c->tid = r->u.auxtrace.tid;
+        return 1;
+    }
+    if (r->type == PTC_PERF_SAMPLE && r->error == PTC_OK && r->u.sample.aux) {
+        c->sample = 1;
+        c->queue = samples;
+        c->size = r->u.sample.aux_size;
+        c->data = r->u.sample.aux;
+        c->cpu = r->u.sample.have_cpu ? r->u.sample.cpu : UINT32_MAX;
+        c->tid = r->u.sample.have_tid ? r->u.sample.tid : UINT32_MAX;
+        return 1;
+    }
+    return 0;
+}
+
+/* Reads the perf.data in buf. Returns 0, having said why on standard
+   error, when it cannot be read at all. */
+static int pa_collect(const uint8_t *buf, size_t len, pa_file *f, pa_record_fn on_record, void *user, const char *path)
+{
+    ptc_perf_reader rd;
+    ptc_perf_record r;
+    size_t cap = 0, samples = 0;
+    ptc_status st = ptc_perf_open(&rd, buf, len);
+    memset(f, 0, sizeof *f);
+    if (st != PTC_OK) {
+        fprintf(stderr, "%s: %s: %s at offset %llu (%s)\n", ut_prog, path, ptc_status_name(st),
+                (unsigned long long)rd.error_offset, ptc_status_message(st));
+        return 0;
+    }
+    f->cut_short = rd.cut_short;
+    while ((st = ptc_perf_next(&rd, &r)) == PTC_OK) {
+        perf_chunk c;
+        int has = pa_chunk_of(&rd, &r, samples, &c);
+        if (on_record && pa_is_loss(&r)) on_record(user, &r, has ? c.size : 0);
+        if (!has) continue;
+        samples += c.sample;
+        if (f->n == cap) {
+            perf_chunk *w = (perf_chunk *)realloc(f->chunks, (cap = cap ? 2 * cap : 64) * sizeof *w);
+            if (!w) { fprintf(stderr, "%s: out of memory\n", ut_prog); free(f->chunks); f->chunks = NULL; return 0; }
+            f->chunks = w;
+        }
+        c.order = f->n;
+        f->chunks[f->n++] = c;
+    }
+    f->end = st;
+    f->end_offset = rd.error_offset;
+    if (ptc_clock_config_from_perf(&f->cc, &rd) != PTC_OK) ptc_clock_config_default(&f->cc);
+    f->snapshot = rd.have_info && rd.info.snapshot_mode;
+    if (f->n) qsort(f->chunks, f->n, sizeof *f->chunks, pa_chunk_order);
+    return 1;
+}
+
+/* The first bytes of the file at path say it is a perf.data (either byte order). */
+static int pa_is_perf_data(const char *path)
+{
+    char magic[8];
+    return ut_read_head(path, magic, 8) && (memcmp(magic, "PERFILE2", 8) == 0 || memcmp(magic, "2ELIFREP", 8) == 0);
+}
+
+#endif
