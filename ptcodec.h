@@ -1287,14 +1287,22 @@ PTCDEF ptc_status ptc_clock_config_from_perf(ptc_clock_config *cfg, const ptc_pe
 /* A TSC value in perf's nanoseconds (perf_event_mmap_page's conversion). */
 PTCDEF uint64_t ptc_perf_tsc_to_ns(const ptc_perf_pt_info *info, uint64_t tsc);
 
-/* Writing (SPEC 6.5): a file-mode perf.data with one Intel PT event (its
-   attr.config), the AUXTRACE_INFO `info` (pmu_type, the time conversion,
-   the TSC:CTC ratio, ...), and for each trace t an ITRACE_START and one
-   AUXTRACE record of queue t (cpu t, idx t, per_cpu_mmaps as info says),
-   with its bytes padded to 8 with PADs. family > 0 adds the CPUID feature
+/* Writing (SPEC 6.4): a file-mode perf.data with one Intel PT event (its
+   attr.config, every record with its sample id: sample_id_all), the
+   AUXTRACE_INFO `info` (pmu_type, the time conversion, the TSC:CTC ratio,
+   ...), and for each trace t an ITRACE_START and one AUXTRACE record of
+   queue t (cpu t, idx t, per_cpu_mmaps as info says), with its bytes
+   padded to 8 with PADs. family > 0 adds the CPUID feature
    ("GenuineIntel,family,model,stepping"). *written: the size it takes;
    PTC_ERR_NO_SPACE (nothing written) when cap is smaller. */
-typedef struct ptc_perf_trace { const uint8_t *bytes; size_t len; uint32_t pid, tid; } ptc_perf_trace;
+typedef struct ptc_perf_trace {
+    const uint8_t *bytes;
+    size_t len;
+    uint32_t pid, tid;
+    uint64_t start_time;   /* perf time at or before its first packet: the ITRACE_START's
+                              time and the AUXTRACE's reference (the TSC, when info says
+                              perf time is the TSC) */
+} ptc_perf_trace;
 /* What perf records for a trace the model wrote with cfg: Intel PT's
    attr.config bits for its settings, and an AUXTRACE_INFO with its clocks
    (perf's time = the TSC: shift 0, mult 1, zero 0). */
@@ -5374,6 +5382,7 @@ PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config
 
 #define PTC__PERF_WRITE_ATTR 128      /* the perf_event_attr size written (VER7) */
 #define PTC__PERF_INFO_FIELDS 18      /* priv[]: 17 fields, no filter, cap_event_trace */
+#define PTC__PERF_SAMPLE_ID_ALL (UINT64_C(1) << 18) /* attr flags: records carry a sample id */
 
 typedef struct ptc__perf_out { uint8_t *p; size_t at, cap; } ptc__perf_out;
 
@@ -5412,13 +5421,20 @@ static void ptc__perf_put_data(ptc__perf_out *o, const ptc_perf_pt_info *in, con
     for (k = 0; k < PTC__PERF_INFO_FIELDS; k++) ptc__perf_put(o, priv[k], 8);
     for (i = 0; i < n; i++) {
         size_t padded = (t[i].len + 7) & ~(size_t)7;
-        ptc__perf_put_header(o, PTC_PERF_ITRACE_START, 16);
+        /* with its sample id, as sample_type says: pid/tid, time, cpu, identifier */
+        ptc__perf_put_header(o, PTC_PERF_ITRACE_START, 48);
         ptc__perf_put(o, t[i].pid, 4);
         ptc__perf_put(o, t[i].tid, 4);
+        ptc__perf_put(o, t[i].pid, 4);
+        ptc__perf_put(o, t[i].tid, 4);
+        ptc__perf_put(o, t[i].start_time, 8);
+        ptc__perf_put(o, i, 4);
+        ptc__perf_put(o, 0, 4);
+        ptc__perf_put(o, 1, 8);
         ptc__perf_put_header(o, PTC_PERF_AUXTRACE, 48);
         ptc__perf_put(o, padded, 8);
         ptc__perf_put(o, aux_off, 8);
-        ptc__perf_put(o, 0, 8);  /* reference */
+        ptc__perf_put(o, t[i].start_time, 8); /* reference: perf's TSC when it read the data */
         ptc__perf_put(o, i, 4);  /* idx */
         ptc__perf_put(o, t[i].tid, 4);
         ptc__perf_put(o, i, 4);  /* cpu */
@@ -5488,7 +5504,7 @@ PTCDEF ptc_status ptc_perf_write(uint8_t *out, size_t cap, size_t *written, cons
         ptc__perf_put(&o, 1, 8);                        /* sample_period */
         ptc__perf_put(&o, PTC__PERF_S_IDENTIFIER | PTC__PERF_S_TID | PTC__PERF_S_TIME | PTC__PERF_S_CPU, 8);
         ptc__perf_put(&o, 0, 8);                        /* read_format */
-        ptc__perf_put(&o, 0, 8);                        /* flags */
+        ptc__perf_put(&o, PTC__PERF_SAMPLE_ID_ALL, 8);  /* flags */
         while (o.at < attrs_at + PTC__PERF_WRITE_ATTR) ptc__perf_put(&o, 0, 1);
         ptc__perf_put(&o, ids_at, 8);
         ptc__perf_put(&o, 8, 8);

@@ -29,11 +29,13 @@ static int write_model_trace(int wi, const char *settings, written *w)
         CHECK(0, "%s", err);
         return 0;
     }
+    memset(t, 0, sizeof t);
     ptc_perf_info_from_model(&in, &config, &w->cfg);
     CHECK(in.max_nonturbo_ratio == mc_nom_freq(&w->cfg) && ((config >> 14) & 15) == w->cfg.mtc_freq);
     t[0].bytes = w->tr.bytes;
     t[0].len = w->tr.len;
     t[0].pid = t[0].tid = 4242;
+    t[0].start_time = w->cfg.tsc_offset;
     t[1] = t[0];
     t[1].len = w->tr.len / 3;
     CHECK(ptc_perf_write(NULL, 0, &w->len, &in, config, t, 2, 6, 85, 4) == PTC_ERR_NO_SPACE && w->len > w->tr.len);
