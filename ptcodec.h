@@ -2785,6 +2785,14 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
     at = e->pos_lo + (e->pos_hi - e->pos_lo) / 2;
     if (at < a->pos_hi) return 0;
     n = at - a->pos_hi;
+    /* at the configured nom while what the trace shows allows it (the MSR's
+       rounded value is what perf assumes), else the middle of the range */
+    if (c->cfg.nom_num && c->cfg.nom_den <= UINT64_MAX / 256 &&
+        !ptc__math_frac_less(c->cfg.nom_num, c->cfg.nom_den, c->nom_lo_n, c->nom_lo_d) &&
+        !ptc__math_frac_less(c->nom_hi_n, c->nom_hi_d, c->cfg.nom_num, c->cfg.nom_den)) {
+        uint64_t d = c->cfg.nom_den * cbr, q, r; /* n * nom / cbr, rounded down as the truth (a TSC) is */
+        if (ptc__math_mad_div(n, c->cfg.nom_num, 0, 0, d, &q, &r)) return ptc__math_sat_add(a->point, q);
+    }
     return ptc__math_sat_add(a->point, ptc__clk_cyc_ticks(c, n, cbr, 0) / 2 + ptc__clk_cyc_ticks(c, n, cbr, 1) / 2);
 }
 

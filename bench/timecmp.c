@@ -73,7 +73,11 @@ typedef struct stream {
     size_t n;
     uint8_t mtc_freq, nom_freq;
     uint32_t cpuid_15_eax, cpuid_15_ebx;
+    uint8_t cyc_en, cyc_thresh;
 } stream;
+
+static int use_perf = 1;       /* --no-perf: only libipt and ptcodec */
+static int perf_rows_lost = 0; /* rows where ptcodec does worse than perf */
 
 /* The packet each libipt answer belongs to: one cursor per kind, since
    libipt consumes each kind in stream order. */
@@ -174,6 +178,74 @@ static void run_libipt(const stream *sm, const ptc_item *items, size_t n, uint64
     pt_qry_free_decoder(q);
 }
 
+/* Linux perf's time for each packet (UINT64_MAX: perf never reached it):
+   the stream as a perf.data whose perf time is the TSC, decoded by
+   `perf script --itrace=d`; perf's decoder log lists every packet it
+   reaches and each timestamp it sets, so a packet's time is the last one
+   set when perf reached it. Returns 0 when perf cannot run here. */
+static int run_perf(const stream *sm, const ptc_item *items, size_t n, uint64_t *est)
+{
+    char dir[] = "/tmp/timecmp-perf-XXXXXX", cmd[512], path[256];
+    ptc_perf_pt_info info;
+    ptc_perf_trace tr;
+    uint8_t *file, *log;
+    size_t need = 0, len = 0, k = 0, i;
+    uint64_t now = UINT64_MAX, config;
+    const char *line;
+    size_t last = SIZE_MAX; /* the packet on the log's line before, if it is one of ours */
+    FILE *f;
+    int ok;
+    if (!mkdtemp(dir)) return 0;
+    memset(&info, 0, sizeof info);
+    memset(&tr, 0, sizeof tr);
+    info.pmu_type = 8;
+    info.time_mult = 1;
+    info.cap_user_time_zero = 1;
+    info.tsc_bit = 1u << 10;
+    info.mtc_bit = 1u << 9;
+    info.mtc_freq_bits = 15u << 14;
+    info.cyc_bit = 1u << 1;
+    info.per_cpu_mmaps = 1;
+    info.tsc_ctc_n = sm->cpuid_15_ebx;
+    info.tsc_ctc_d = sm->cpuid_15_eax;
+    info.max_nonturbo_ratio = sm->nom_freq;
+    config = (1u << 13) | info.tsc_bit | info.mtc_bit | ((uint64_t)sm->mtc_freq << 14) |
+             (sm->cyc_en ? info.cyc_bit | ((uint64_t)sm->cyc_thresh << 19) : 0);
+    for (i = 0; i < n && !tr.start_time; i++)
+        if (items[i].error == PTC_OK && items[i].pkt.type == PTC_TSC) tr.start_time = items[i].pkt.u.tsc.tsc;
+    tr.bytes = sm->bytes;
+    tr.len = sm->len;
+    tr.pid = tr.tid = 1000;
+    (void)ptc_perf_write(NULL, 0, &need, &info, config, &tr, 1, 0, 0, 0);
+    file = (uint8_t *)malloc(need);
+    snprintf(path, sizeof path, "%s/s.data", dir);
+    ok = file && ptc_perf_write(file, need, &need, &info, config, &tr, 1, 0, 0, 0) == PTC_OK && (f = fopen(path, "wb")) != NULL;
+    if (ok) ok = fwrite(file, 1, need, f) == need && fclose(f) == 0;
+    free(file);
+    snprintf(cmd, sizeof cmd, "cd %s && perf script -F time --itrace=d -i s.data > /dev/null 2>&1", dir);
+    ok = ok && system(cmd) == 0;
+    snprintf(path, sizeof path, "%s/intel_pt.log", dir);
+    log = ok ? ut_read_file(path, &len) : NULL;
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    (void)system(cmd);
+    if (!log) return 0;
+    for (line = (const char *)log; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        uint64_t off;
+
+        size_t digits = strspn(line + 21, "0123456789abcdefx");
+        if (strncmp(line, "Setting timestamp to 0x", 23) == 0 && ut_parse_u64_n(line + 21, digits, UINT64_MAX, &now)) {
+            if (last != SIZE_MAX) est[last] = now; /* the packet that set it is at its new time */
+        } else if (line[0] == ' ' && line[1] == ' ' && strlen(line) > 11 && line[10] == ':' &&
+                   ut_parse_digits(line + 2, 8, 16, UINT64_MAX, &off)) { /* "  0000002c:  1b   CYC 0x3" */
+            while (k < n && items[k].offset < off) k++;
+            last = k < n && items[k].offset == off ? k : SIZE_MAX;
+            if (last != SIZE_MAX) est[k++] = now;
+        }
+    }
+    free(log);
+    return 1;
+}
+
 static void run_ptcodec(const ptc_clock_config *cc, const ptc_item *items, size_t n, ptc_timed_item *out)
 {
     static ptc_clock clk;
@@ -205,21 +277,26 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
     ptc_decoder d;
     ptc_item *items = (ptc_item *)malloc((sm->n + 1) * sizeof *items);
     uint64_t *est = (uint64_t *)malloc((sm->n + 1) * sizeof *est);
+    uint64_t *est_perf = (uint64_t *)malloc((sm->n + 1) * sizeof *est_perf);
     ptc_timed_item *t[2];
-    score s_lib, s[2];
+    score s_lib, s[2], s_perf, s_ours; /* the last two over the packets perf times too */
     size_t n = 0, k;
-    int failed = 0, j, nc = 0, lost = 0;
-    if (!items || !est) { fprintf(stderr, "timecmp: out of memory\n"); exit(2); }
+    int failed = 0, j, nc = 0, lost = 0, have_perf;
+    if (!items || !est || !est_perf) { fprintf(stderr, "timecmp: out of memory\n"); exit(2); }
     ptc_decoder_init_buffer(&d, 0, sm->bytes, sm->len);
     while (n < sm->n && ptc_decoder_next(&d, &items[n]) == PTC_OK) n++;
     for (k = 0; k < n; k++) {
-        est[k] = UINT64_MAX;
+        est[k] = est_perf[k] = UINT64_MAX;
         if (sm->offset && items[k].offset != sm->offset[k]) { fprintf(stderr, "timecmp: truth misaligned\n"); exit(2); }
     }
     if (n != sm->n) { fprintf(stderr, "timecmp: %s: %zu packets decoded of %zu\n", label, n, sm->n); exit(2); }
     memset(&s_lib, 0, sizeof s_lib);
     s_lib.outside = (size_t)-1;
     run_libipt(sm, items, n, est, &s_lib, &failed);
+    have_perf = use_perf && run_perf(sm, items, n, est_perf);
+    memset(&s_perf, 0, sizeof s_perf);
+    memset(&s_ours, 0, sizeof s_ours);
+    s_perf.outside = (size_t)-1;
     for (j = 0; j < 2 && cfgs[j]; j++, nc++) {
         t[j] = (ptc_timed_item *)calloc(n + 1, sizeof *t[j]);
         if (!t[j]) { fprintf(stderr, "timecmp: out of memory\n"); exit(2); }
@@ -233,6 +310,11 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
             timed &= t[j][k].have_time;
         }
         if (!timed) continue;
+        if (have_perf && est_perf[k] != UINT64_MAX) {
+            score_add(&s_perf, est_perf[k], sm->truth[k]);
+            score_add(&s_ours, t[0][k].tsc, sm->truth[k]);
+            s_ours.outside += !(t[0][k].tsc_lo <= sm->truth[k] && sm->truth[k] <= t[0][k].tsc_hi);
+        }
         score_add(&s_lib, est[k], sm->truth[k]);
         for (j = 0; j < nc; j++) {
             score_add(&s[j], t[j][k].tsc, sm->truth[k]);
@@ -248,11 +330,20 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
             if (s[j].back || s[j].outside || (s_lib.n && (s[j].max_err > s_lib.max_err || mean(&s[j]) > mean(&s_lib))))
                 lost = 1;
         }
+        if (have_perf && s_perf.n) {
+            row(label, "Linux perf 6.1", &s_perf);
+            row(label, "ptcodec, perf's packets", &s_ours);
+            if (s_ours.max_err > s_perf.max_err || mean(&s_ours) > mean(&s_perf)) {
+                printf("  ^ ptcodec does worse than perf in this row (not yet part of --check)\n");
+                perf_rows_lost++;
+            }
+        }
         if (lost) printf("  ^ ptcodec does worse than libipt in this row\n");
     }
     for (j = 0; j < nc; j++) free(t[j]);
     free(items);
     free(est);
+    free(est_perf);
     return failed ? 2 : lost;
 }
 
@@ -302,6 +393,8 @@ static int model_rows(uint64_t cycles, uint64_t seed, int only)
                 sm.nom_freq = (uint8_t)mc_nom_freq(&mc);
                 sm.cpuid_15_eax = mc.cpuid_15_eax;
                 sm.cpuid_15_ebx = mc.cpuid_15_ebx;
+                sm.cyc_en = mc.cyc_en;
+                sm.cyc_thresh = mc.cyc_thresh;
                 ptc_clock_config_from_model(&cc_full, &mc);
                 ptc_clock_config_sdm(&cc_lib); /* the model's clocks are the SDM's */
                 cc_lib.mtc_freq = mc.mtc_freq;
@@ -376,6 +469,8 @@ static int encoder_rows(uint64_t events, uint64_t seed)
                 sm.nom_freq = ec.nom;
                 sm.cpuid_15_eax = ec.eax;
                 sm.cpuid_15_ebx = ec.ebx;
+                sm.cyc_en = (uint8_t)ec.cyc;
+                sm.cyc_thresh = ec.cyc_thresh;
                 snprintf(label, sizeof label, "%s, CYC %s, MTC %d", sparse ? "sparse" : "dense",
                          cyc == 0 ? "off" : cyc == 1 ? "T=0" : "T=3", f);
                 r = compare(label, &sm, cfgs, names);
@@ -407,9 +502,11 @@ int main(int argc, char **argv)
             kinds = 2;
         } else if (!strcmp(argv[i], "--check")) {
             check = 1;
+        } else if (!strcmp(argv[i], "--no-perf")) {
+            use_perf = 0;
         } else {
             fprintf(stderr, "usage: timecmp [--cycles N] [--events N] [--seed S] [--workload NAME | --model-only |\n"
-                            "               --encoder-only] [--check]\n");
+                            "               --encoder-only] [--check] [--no-perf]\n");
             return 2;
         }
     }
@@ -430,6 +527,7 @@ int main(int argc, char **argv)
         r = encoder_rows(events, seed);
         if (r > worst) worst = r;
     }
+    if (use_perf) printf("rows where ptcodec does worse than Linux perf: %d\n", perf_rows_lost);
     if (check) printf("%s\n", worst ? "CHECK FAILED" : "check: ptcodec is no worse than libipt in any row");
     return worst == 2 || (check && worst);
 }
