@@ -195,12 +195,14 @@ int main(int argc, char **argv)
     }
     if (strcmp(query, "--cycle") == 0 && !cfg.cyc_en) {
         fprintf(stderr, "ptnav: --cycle needs a trace with CYC packets (cyc_en); use --tsc\n");
+        free(buf);
         return 2;
     }
     if (ring_written == UINT64_MAX) ring_written = len; /* not a ring: the whole file, in order */
     if (ring_written < len) {
         fprintf(stderr, "ptnav: the ring holds %llu bytes but its configuration says %llu were written\n",
                 (unsigned long long)len, (unsigned long long)ring_written);
+        free(buf);
         return 2;
     }
     entries = (ptc_nav_entry *)malloc((len ? len : 1) * sizeof *entries); /* one per byte always suffices */
