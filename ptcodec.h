@@ -2772,8 +2772,9 @@ static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, c
 }
 
 /* The point the cycles give an entry with a cycle position: the last
-   positioned anchor's point plus the cycles since it at the middle of the
-   rates nom allows (SPEC 3.7). 0: no such anchor in the entry's epoch. */
+   positioned anchor's point plus the cycles since it at the configured
+   nom, or at the middle of the rates nom allows when the trace ruled that
+   out (SPEC 3.7). 0: no such anchor in the entry's epoch. */
 static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e)
 {
     const ptc__clk_anchor *a = &c->positioned;
