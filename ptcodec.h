@@ -598,7 +598,10 @@ enum {
 #define PTC__X(e, bit, name, what) e = bit,
     PTC_ERRATA_LIST(PTC__X)
 #undef PTC__X
-    PTC_ERRATA_ALL_ = 0x3u
+    /* every bit above */
+#define PTC__X(e, bit, name, what) | (bit)
+    PTC_ERRATA_ALL_ = 0 PTC_ERRATA_LIST(PTC__X)
+#undef PTC__X
 };
 
 /* The errata a CPU has, by CPUID family, model and stepping (as libipt's
