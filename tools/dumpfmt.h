@@ -150,6 +150,20 @@ UT_FN void df_text(df_buf *b, const ptc_item *it)
     while (b->len > 0 && b->s[b->len - 1] == ' ') b->s[--b->len] = 0;
 }
 
+/* ,"k":"v" with v escaped for JSON (it may come from a file: quotes,
+   backslashes and control bytes are written as escapes). */
+UT_FN void df_json_string(df_buf *b, const char *k, const char *v)
+{
+    df_printf(b, ",\"%s\":\"", k);
+    for (; *v; v++) {
+        unsigned char ch = (unsigned char)*v;
+        if (ch == '"' || ch == '\\') df_printf(b, "\\%c", ch);
+        else if (ch < 0x20 || ch >= 0x7f) df_printf(b, "\\u%04x", ch);
+        else df_printf(b, "%c", ch);
+    }
+    df_printf(b, "\"");
+}
+
 UT_FN void df_json_bool(df_buf *b, const char *k, unsigned v) { df_printf(b, ",\"%s\":%s", k, v ? "true" : "false"); }
 UT_FN void df_json_int(df_buf *b, const char *k, df_u64 v) { df_printf(b, ",\"%s\":%llu", k, v); }
 UT_FN void df_json_hex(df_buf *b, const char *k, df_u64 v) { df_printf(b, ",\"%s\":\"0x%llx\"", k, v); }

@@ -174,8 +174,15 @@ static void print_perf_record(void *user, const ptc_perf_record *r, uint64_t len
     if (!what[0]) return;
     /* (only partial or collision: data kept, not lost) */
     pr->errors += r->type != PTC_PERF_AUX || (r->u.aux.flags & PTC_PERF_AUX_TRUNCATED);
-    if (pr->jsonl) printf("{\"perf_off\":%llu,\"what\":\"%s\"}\n", (unsigned long long)r->offset, what);
-    else printf("[perf.data %llx: %s]\n", (unsigned long long)r->offset, what);
+    if (pr->jsonl) {
+        df_buf b;
+        b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
+        df_printf(&b, "{\"perf_off\":%llu", (unsigned long long)r->offset);
+        df_json_string(&b, "what", what); /* (a decoder error's message comes from the file) */
+        printf("%s}\n", pr->line);
+    } else {
+        printf("[perf.data %llx: %s]\n", (unsigned long long)r->offset, what);
+    }
 }
 
 /* One queue's chunks [from, to), decoded as one trace: a new decoder (and
@@ -284,8 +291,9 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
     n = pf.n;
     if (pf.end != PTC_END) {
         pr->errors++;
-        printf("[perf.data %llx: %s: the rest of the file cannot be read]\n", (unsigned long long)pf.end_offset,
-               ptc_status_name(pf.end));
+        printf(pr->jsonl ? "{\"perf_off\":%llu,\"error\":\"%s\",\"what\":\"the rest of the file cannot be read\"}\n"
+                         : "[perf.data %llx: %s: the rest of the file cannot be read]\n",
+               (unsigned long long)pf.end_offset, ptc_status_name(pf.end));
     }
     if (pf.cut_short) {
         pr->errors++;
