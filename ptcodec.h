@@ -4987,7 +4987,7 @@ static void ptc__perf_cpuid(ptc_perf_reader *rd, const uint8_t *s, size_t n)
     rd->stepping = v[2];
 }
 
-/* An attribute of attr_len bytes with nids sample ids at ids. */
+/* An attribute (perf_event_attr at a, at least PTC__PERF_ATTR_MIN bytes) with nids sample ids at ids. */
 static void ptc__perf_add_attr(ptc_perf_reader *rd, const uint8_t *a, const uint8_t *ids, uint64_t nids)
 {
     ptc_perf_attr *at;
@@ -5074,7 +5074,7 @@ PTCDEF ptc_status ptc_perf_open(ptc_perf_reader *rd, const uint8_t *buf, size_t 
 }
 
 /* Intel PT's AUXTRACE_INFO: priv[] fields as far as the record holds them. */
-static ptc_status ptc__perf_pt_info(ptc_perf_reader *rd, const uint8_t *p, uint64_t n, ptc_perf_pt_info *info)
+static ptc_status ptc__perf_pt_info(const uint8_t *p, uint64_t n, ptc_perf_pt_info *info)
 {
     uint64_t *const fields[17] = { &info->pmu_type, &info->time_shift, &info->time_mult, &info->time_zero,
                                    &info->cap_user_time_zero, &info->tsc_bit, &info->noretcomp_bit,
@@ -5098,7 +5098,6 @@ static ptc_status ptc__perf_pt_info(ptc_perf_reader *rd, const uint8_t *p, uint6
         info->cap_event_trace = ptc__byte_load64(p + at);
         info->nfields++;
     }
-    (void)rd;
     return PTC_OK;
 }
 
@@ -5238,7 +5237,7 @@ static ptc_status ptc__perf_parse(ptc_perf_reader *rd, const uint8_t *p, uint64_
         ptc_status st;
         if (n < 8) return PTC_ERR_BAD_PERF;
         if (ptc__perf_u32(p) != PTC__PERF_AUXTRACE_INTEL_PT) return PTC_OK; /* another tracer's */
-        st = ptc__perf_pt_info(rd, p + 8, n - 8, &rec->u.info);
+        st = ptc__perf_pt_info(p + 8, n - 8, &rec->u.info);
         if (st == PTC_OK && rec->u.info.nfields >= 16) {
             rd->info = rec->u.info;
             rd->have_info = 1;
@@ -5425,7 +5424,6 @@ static void ptc__perf_put_data(ptc__perf_out *o, const ptc_perf_pt_info *in, con
                                                   in->have_sched_switch, in->snapshot_mode, in->per_cpu_mmaps,
                                                   in->mtc_bit, in->mtc_freq_bits, in->tsc_ctc_n, in->tsc_ctc_d,
                                                   in->cyc_bit, in->max_nonturbo_ratio, 0, in->cap_event_trace };
-    uint64_t aux_off = 0;
     unsigned i, k;
     ptc__perf_put_header(o, PTC_PERF_AUXTRACE_INFO, 16 + 8 * PTC__PERF_INFO_FIELDS);
     ptc__perf_put(o, PTC__PERF_AUXTRACE_INTEL_PT, 4);
@@ -5445,7 +5443,7 @@ static void ptc__perf_put_data(ptc__perf_out *o, const ptc_perf_pt_info *in, con
         ptc__perf_put(o, 1, 8);
         ptc__perf_put_header(o, PTC_PERF_AUXTRACE, 48);
         ptc__perf_put(o, padded, 8);
-        ptc__perf_put(o, aux_off, 8);
+        ptc__perf_put(o, 0, 8);  /* offset: each queue's AUX stream starts at 0 */
         ptc__perf_put(o, t[i].start_time, 8); /* reference: perf's TSC when it read the data */
         ptc__perf_put(o, i, 4);  /* idx */
         ptc__perf_put(o, t[i].tid, 4);
@@ -5453,7 +5451,6 @@ static void ptc__perf_put_data(ptc__perf_out *o, const ptc_perf_pt_info *in, con
         ptc__perf_put(o, 0, 4);
         ptc__perf_put_bytes(o, t[i].bytes, t[i].len);
         for (k = 0; k < padded - t[i].len; k++) ptc__perf_put(o, 0, 1); /* PAD */
-        (void)aux_off; /* (each queue's stream starts at 0) */
     }
 }
 
