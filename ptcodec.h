@@ -1215,9 +1215,16 @@ typedef struct ptc_perf_attr {
     uint64_t nids;
 } ptc_perf_attr;
 
-/* Intel PT's attr.config bits (SPEC 6.2). */
-#define PTC_PERF_PT_CONFIG_CYC_THRESH(config) ((unsigned)(((config) >> 19) & 15))
-#define PTC_PERF_PT_CONFIG_PSB_PERIOD(config) ((unsigned)(((config) >> 24) & 15))
+/* Intel PT's attr.config bits, as its PMU's format directory names them
+   (SPEC 6.4), and the fields read from them (SPEC 6.1). */
+enum {
+    PTC_PERF_PT_CYC = 1u << 1, PTC_PERF_PT_PWR_EVT = 1u << 4, PTC_PERF_PT_FUP_ON_PTW = 1u << 5,
+    PTC_PERF_PT_MTC = 1u << 9, PTC_PERF_PT_TSC = 1u << 10, PTC_PERF_PT_NORETCOMP = 1u << 11,
+    PTC_PERF_PT_PTW = 1u << 12, PTC_PERF_PT_BRANCH = 1u << 13, PTC_PERF_PT_MTC_SHIFT = 14,
+    PTC_PERF_PT_CYC_THRESH_SHIFT = 19, PTC_PERF_PT_PSB_PERIOD_SHIFT = 24
+};
+#define PTC_PERF_PT_CONFIG_CYC_THRESH(config) ((unsigned)(((config) >> PTC_PERF_PT_CYC_THRESH_SHIFT) & 15))
+#define PTC_PERF_PT_CONFIG_PSB_PERIOD(config) ((unsigned)(((config) >> PTC_PERF_PT_PSB_PERIOD_SHIFT) & 15))
 
 /* A record. Pointers are into the caller's buffer. */
 typedef struct ptc_perf_record {
@@ -5359,14 +5366,6 @@ PTCDEF ptc_status ptc_clock_config_from_perf(ptc_clock_config *cfg, const ptc_pe
 
 /* ---- 6.5 writing ---- */
 
-/* Intel PT's attr.config bits, as its PMU's format directory names them */
-enum {
-    PTC__PERF_PT_CYC = 1u << 1, PTC__PERF_PT_PWR_EVT = 1u << 4, PTC__PERF_PT_FUP_ON_PTW = 1u << 5,
-    PTC__PERF_PT_MTC = 1u << 9, PTC__PERF_PT_TSC = 1u << 10, PTC__PERF_PT_NORETCOMP = 1u << 11,
-    PTC__PERF_PT_PTW = 1u << 12, PTC__PERF_PT_BRANCH = 1u << 13, PTC__PERF_PT_MTC_SHIFT = 14,
-    PTC__PERF_PT_CYC_THRESH_SHIFT = 19, PTC__PERF_PT_PSB_PERIOD_SHIFT = 24
-};
-
 PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config, const ptc_model_config *m)
 {
     uint64_t tsc_x100 = (uint64_t)m->art_hz * m->cpuid_15_ebx / m->cpuid_15_eax; /* TSC in Hz */
@@ -5374,21 +5373,21 @@ PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config
     info->pmu_type = 8; /* (a number the kernel picks at boot; 8 is common) */
     info->time_mult = 1;
     info->cap_user_time_zero = 1;
-    info->tsc_bit = PTC__PERF_PT_TSC;
-    info->noretcomp_bit = PTC__PERF_PT_NORETCOMP;
+    info->tsc_bit = PTC_PERF_PT_TSC;
+    info->noretcomp_bit = PTC_PERF_PT_NORETCOMP;
     info->per_cpu_mmaps = 1;
-    info->mtc_bit = PTC__PERF_PT_MTC;
-    info->mtc_freq_bits = UINT64_C(15) << PTC__PERF_PT_MTC_SHIFT;
+    info->mtc_bit = PTC_PERF_PT_MTC;
+    info->mtc_freq_bits = UINT64_C(15) << PTC_PERF_PT_MTC_SHIFT;
     info->tsc_ctc_n = m->cpuid_15_ebx;
     info->tsc_ctc_d = m->cpuid_15_eax;
-    info->cyc_bit = PTC__PERF_PT_CYC;
+    info->cyc_bit = PTC_PERF_PT_CYC;
     info->max_nonturbo_ratio = (tsc_x100 + 50000000u) / 100000000u; /* MSR_PLATFORM_INFO: rounded */
-    *pt_config = (m->branch_en ? PTC__PERF_PT_BRANCH : 0) | (m->tsc_en ? PTC__PERF_PT_TSC : 0) |
-                 (m->mtc_en ? PTC__PERF_PT_MTC : 0) | (m->cyc_en ? PTC__PERF_PT_CYC : 0) |
-                 (m->pwr_evt_en ? PTC__PERF_PT_PWR_EVT : 0) | (m->ptw_en ? PTC__PERF_PT_PTW : 0) |
-                 (m->fup_on_ptw ? PTC__PERF_PT_FUP_ON_PTW : 0) | ((uint64_t)(m->mtc_freq & 15) << PTC__PERF_PT_MTC_SHIFT) |
-                 ((uint64_t)(m->cyc_thresh & 15) << PTC__PERF_PT_CYC_THRESH_SHIFT) |
-                 ((uint64_t)(m->psb_freq & 15) << PTC__PERF_PT_PSB_PERIOD_SHIFT);
+    *pt_config = (m->branch_en ? PTC_PERF_PT_BRANCH : 0) | (m->tsc_en ? PTC_PERF_PT_TSC : 0) |
+                 (m->mtc_en ? PTC_PERF_PT_MTC : 0) | (m->cyc_en ? PTC_PERF_PT_CYC : 0) |
+                 (m->pwr_evt_en ? PTC_PERF_PT_PWR_EVT : 0) | (m->ptw_en ? PTC_PERF_PT_PTW : 0) |
+                 (m->fup_on_ptw ? PTC_PERF_PT_FUP_ON_PTW : 0) | ((uint64_t)(m->mtc_freq & 15) << PTC_PERF_PT_MTC_SHIFT) |
+                 ((uint64_t)(m->cyc_thresh & 15) << PTC_PERF_PT_CYC_THRESH_SHIFT) |
+                 ((uint64_t)(m->psb_freq & 15) << PTC_PERF_PT_PSB_PERIOD_SHIFT);
 }
 
 #define PTC__PERF_WRITE_ATTR 128      /* the perf_event_attr size written (VER7) */

@@ -201,16 +201,16 @@ static int run_perf(const stream *sm, const ptc_item *items, size_t n, uint64_t 
     info.pmu_type = 8;
     info.time_mult = 1;
     info.cap_user_time_zero = 1;
-    info.tsc_bit = 1u << 10;
-    info.mtc_bit = 1u << 9;
-    info.mtc_freq_bits = 15u << 14;
-    info.cyc_bit = 1u << 1;
+    info.tsc_bit = PTC_PERF_PT_TSC;
+    info.mtc_bit = PTC_PERF_PT_MTC;
+    info.mtc_freq_bits = 15u << PTC_PERF_PT_MTC_SHIFT;
+    info.cyc_bit = PTC_PERF_PT_CYC;
     info.per_cpu_mmaps = 1;
     info.tsc_ctc_n = sm->cpuid_15_ebx;
     info.tsc_ctc_d = sm->cpuid_15_eax;
     info.max_nonturbo_ratio = sm->nom_freq;
-    config = (1u << 13) | info.tsc_bit | info.mtc_bit | ((uint64_t)sm->mtc_freq << 14) |
-             (sm->cyc_en ? info.cyc_bit | ((uint64_t)sm->cyc_thresh << 19) : 0);
+    config = PTC_PERF_PT_BRANCH | PTC_PERF_PT_TSC | PTC_PERF_PT_MTC | ((uint64_t)sm->mtc_freq << PTC_PERF_PT_MTC_SHIFT) |
+             (sm->cyc_en ? PTC_PERF_PT_CYC | ((uint64_t)sm->cyc_thresh << PTC_PERF_PT_CYC_THRESH_SHIFT) : 0);
     for (i = 0; i < n && !tr.start_time; i++)
         if (items[i].error == PTC_OK && items[i].pkt.type == PTC_TSC) tr.start_time = items[i].pkt.u.tsc.tsc;
     tr.bytes = sm->bytes;
