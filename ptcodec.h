@@ -721,6 +721,8 @@ typedef struct ptc_clock {
     /* nom (TSC ticks per cycle at ratio 1) lies in [nom_lo, nom_hi], as
        fractions: from the configuration, narrowed by what the trace shows */
     uint64_t nom_lo_n, nom_lo_d, nom_hi_n, nom_hi_d;
+    int nom_cfg_inside;               /* the configured nom is in that range (kept with it:
+                                         the points ask at every positioned item) */
     ptc__clk_anchor rate_ref;       /* the first exactly positioned anchor of the epoch */
     uint8_t rate_ref_cbr;
     /* rate and cycle positions */
@@ -1147,6 +1149,10 @@ PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t 
    nom exactly (art_hz * ebx / (eax * 100 MHz)), the counter width, the
    policy. */
 PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_config *model);
+/* The model's MSR_PLATFORM_INFO ratio, as a decoder's nom_freq (libipt's
+   --nom-freq, perf's max non-turbo ratio): art_hz * ebx / eax / 100 MHz,
+   rounded, at least 1 (SPEC 5.1). */
+PTCDEF unsigned ptc_model_nom_freq(const ptc_model_config *model);
 
 /* The most bytes the model writes between two PSB starts: the PSB (16),
    PacketByteCnt up to one short of 2^(psb_freq+11), and the rest of the
@@ -1229,8 +1235,10 @@ enum {
 /* A record. Pointers are into the caller's buffer. */
 typedef struct ptc_perf_record {
     uint64_t offset;        /* of the record in the file */
-    ptc_status error;       /* PTC_OK, or what is wrong with this record (then only
-                               type, size and offset are set; the reader went on) */
+    ptc_status error;       /* PTC_OK, or what is wrong with this record: PTC_ERR_BAD_PERF
+                               (then only type, misc, size, offset and bytes are set; the
+                               reader went on), PTC_ERR_TRUNCATED (an AUXTRACE cut by the
+                               end: its fields, with the size there is), PTC_ERR_UNSUPPORTED */
     uint32_t type;
     uint16_t misc, size;    /* size: the header's, without an AUXTRACE's payload */
     const uint8_t *bytes;   /* the whole record, size bytes */
@@ -1291,7 +1299,7 @@ PTCDEF ptc_status ptc_perf_open(ptc_perf_reader *rd, const uint8_t *buf, size_t 
 PTCDEF ptc_status ptc_perf_next(ptc_perf_reader *rd, ptc_perf_record *rec);
 /* The Intel PT event's attribute (type = the AUXTRACE_INFO's pmu_type), or NULL. */
 PTCDEF const ptc_perf_attr *ptc_perf_pt_attr(const ptc_perf_reader *rd);
-/* Everything the clock needs from what the reader has seen (SPEC 6.3):
+/* Everything the clock needs from what the reader has seen (SPEC 6.2):
    PTC_ERR_NOT_FOUND before an Intel PT AUXTRACE_INFO. */
 PTCDEF ptc_status ptc_clock_config_from_perf(ptc_clock_config *cfg, const ptc_perf_reader *rd);
 /* A TSC value in perf's nanoseconds (perf_event_mmap_page's conversion). */
@@ -2705,6 +2713,15 @@ static uint64_t ptc__clk_mtc_lag(const ptc_clock *c)
 
 static ptc__clk_entry *ptc__clk_at(ptc_clock *c, size_t i) { return &c->ring[(c->head + i) % PTC_CLOCK_WINDOW]; }
 
+/* Whether the configured nom still lies in the range the trace allows
+   (the points use it then, SPEC 3.7). */
+static void ptc__clk_note_nom_cfg(ptc_clock *c)
+{
+    c->nom_cfg_inside = c->cfg.nom_num && c->cfg.nom_den <= UINT64_MAX / 256 &&
+                        !ptc__math_frac_less(c->cfg.nom_num, c->cfg.nom_den, c->nom_lo_n, c->nom_lo_d) &&
+                        !ptc__math_frac_less(c->nom_hi_n, c->nom_hi_d, c->cfg.nom_num, c->cfg.nom_den);
+}
+
 PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
 {
     if (!c || !cfg) return PTC_ERR_BAD_ARGUMENT;
@@ -2742,6 +2759,7 @@ PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
         c->nom_hi_n = 2 * c->cfg.nom_num + c->cfg.nom_den;
         c->nom_lo_d = c->nom_hi_d = 2 * c->cfg.nom_den;
     }
+    ptc__clk_note_nom_cfg(c);
     return PTC_OK;
 }
 
@@ -2798,9 +2816,7 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
     n = at - a->pos_hi;
     /* at the configured nom while what the trace shows allows it (the MSR's
        rounded value is what perf assumes), else the middle of the range */
-    if (c->cfg.nom_num && c->cfg.nom_den <= UINT64_MAX / 256 &&
-        !ptc__math_frac_less(c->cfg.nom_num, c->cfg.nom_den, c->nom_lo_n, c->nom_lo_d) &&
-        !ptc__math_frac_less(c->nom_hi_n, c->nom_hi_d, c->cfg.nom_num, c->cfg.nom_den)) {
+    if (c->nom_cfg_inside) {
         uint64_t d = c->cfg.nom_den * cbr, q, r; /* n * nom / cbr, rounded down as the truth (a TSC) is */
         if (ptc__math_mad_div(n, c->cfg.nom_num, 0, 0, d, &q, &r)) return ptc__math_sat_add(a->point, q);
     }
@@ -2960,6 +2976,7 @@ static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
     if (ptc__math_frac_less(c->nom_hi_n, c->nom_hi_d, lo, n) || ptc__math_frac_less(hi, n, c->nom_lo_n, c->nom_lo_d)) return;
     if (ptc__math_frac_less(c->nom_lo_n, c->nom_lo_d, lo, n)) { c->nom_lo_n = lo; c->nom_lo_d = n; }
     if (ptc__math_frac_less(hi, n, c->nom_hi_n, c->nom_hi_d)) { c->nom_hi_n = hi; c->nom_hi_d = n; }
+    ptc__clk_note_nom_cfg(c);
 }
 
 /* A TSC in a PSB+ with no CYC inside: somewhere between the last CYC point
@@ -3290,7 +3307,7 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
         ptc__clk_entry *o = ptc__clk_at(c, i);
         if (o->epoch == c->epoch) o->flags = (o->flags & ~(uint32_t)0xFF0000) | (uint32_t)ratio << 16;
     }
-    if (c->ctc_valid && !c->have_mtc) {
+    if (c->ctc_valid) {
         /* TSC, TMA, CBR are one instant (PSB+, a wake, a frequency
            change), and the CBR resumes MTCs: the first MTC edge after the
            TMA's is emitted, and whatever comes before the next clock stop
@@ -4920,6 +4937,13 @@ PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_c
     cfg->mtc_lost = m->mtc_lost;
 }
 
+PTCDEF unsigned ptc_model_nom_freq(const ptc_model_config *m)
+{
+    uint64_t tsc_hz = (uint64_t)m->art_hz * m->cpuid_15_ebx / m->cpuid_15_eax;
+    unsigned nom = (unsigned)((tsc_hz + 50000000u) / 100000000u);
+    return nom ? nom : 1;
+}
+
 PTCDEF uint64_t ptc_model_psb_gap_max(const ptc_model_config *cfg)
 {
     return 16 + (UINT64_C(2048) << (cfg->psb_freq & 15)) - 1 + PTC_MODEL_STEP_BYTES;
@@ -4942,7 +4966,8 @@ PTCDEF uint64_t ptc_snapshot_size(const ptc_model_config *cfg, uint64_t history,
 #define PTC__PERF_FEATURE_COMPRESSED 27
 #define PTC__PERF_AUXTRACE_INTEL_PT 1
 
-/* sample_type bits (perf_event.h), in the order of a sample's fields */
+/* sample_type bits (perf_event.h); the order of a sample's fields is not
+   quite theirs (ptc__perf_sample) */
 enum {
     PTC__PERF_S_IP = 1u << 0, PTC__PERF_S_TID = 1u << 1, PTC__PERF_S_TIME = 1u << 2, PTC__PERF_S_ADDR = 1u << 3,
     PTC__PERF_S_READ = 1u << 4, PTC__PERF_S_CALLCHAIN = 1u << 5, PTC__PERF_S_ID = 1u << 6, PTC__PERF_S_CPU = 1u << 7,
@@ -5368,7 +5393,6 @@ PTCDEF ptc_status ptc_clock_config_from_perf(ptc_clock_config *cfg, const ptc_pe
 
 PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config, const ptc_model_config *m)
 {
-    uint64_t tsc_x100 = (uint64_t)m->art_hz * m->cpuid_15_ebx / m->cpuid_15_eax; /* TSC in Hz */
     memset(info, 0, sizeof *info);
     info->pmu_type = 8; /* (a number the kernel picks at boot; 8 is common) */
     info->time_mult = 1;
@@ -5381,7 +5405,7 @@ PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config
     info->tsc_ctc_n = m->cpuid_15_ebx;
     info->tsc_ctc_d = m->cpuid_15_eax;
     info->cyc_bit = PTC_PERF_PT_CYC;
-    info->max_nonturbo_ratio = (tsc_x100 + 50000000u) / 100000000u; /* MSR_PLATFORM_INFO: rounded */
+    info->max_nonturbo_ratio = ptc_model_nom_freq(m);
     *pt_config = (m->branch_en ? PTC_PERF_PT_BRANCH : 0) | (m->tsc_en ? PTC_PERF_PT_TSC : 0) |
                  (m->mtc_en ? PTC_PERF_PT_MTC : 0) | (m->cyc_en ? PTC_PERF_PT_CYC : 0) |
                  (m->pwr_evt_en ? PTC_PERF_PT_PWR_EVT : 0) | (m->ptw_en ? PTC_PERF_PT_PTW : 0) |

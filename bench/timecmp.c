@@ -390,7 +390,7 @@ static int model_rows(uint64_t cycles, uint64_t seed, int only)
                 sm.offset = offset;
                 sm.n = tr.nt;
                 sm.mtc_freq = mc.mtc_freq;
-                sm.nom_freq = (uint8_t)mc_nom_freq(&mc);
+                sm.nom_freq = (uint8_t)ptc_model_nom_freq(&mc);
                 sm.cpuid_15_eax = mc.cpuid_15_eax;
                 sm.cpuid_15_ebx = mc.cpuid_15_ebx;
                 sm.cyc_en = mc.cyc_en;
@@ -400,7 +400,7 @@ static int model_rows(uint64_t cycles, uint64_t seed, int only)
                 cc_lib.mtc_freq = mc.mtc_freq;
                 cc_lib.cpuid_15_eax = mc.cpuid_15_eax;
                 cc_lib.cpuid_15_ebx = mc.cpuid_15_ebx;
-                cc_lib.nom_num = mc_nom_freq(&mc);
+                cc_lib.nom_num = ptc_model_nom_freq(&mc);
                 cc_lib.nom_den = 1;
                 cc_lib.cyc_en = mc.cyc_en; /* perf records these two with the trace */
                 cc_lib.cyc_thresh = mc.cyc_thresh;

@@ -13,13 +13,6 @@
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
 
-static unsigned nom_rounded(const ptc_model_config *m)
-{
-    uint64_t x100 = (uint64_t)m->art_hz * m->cpuid_15_ebx / m->cpuid_15_eax;
-    unsigned nom = (unsigned)((x100 + 50000000u) / 100000000u);
-    return nom ? nom : 1;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static ptc_clock clk;
@@ -44,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     ptc_clock_config_from_model(&cc, &cfg);
     if (how & 1) { /* what libipt's --nom-freq carries */
-        cc.nom_num = nom_rounded(&cfg);
+        cc.nom_num = ptc_model_nom_freq(&cfg);
         cc.nom_den = 1;
         cc.nom_exact = 0;
     }

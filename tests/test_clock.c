@@ -26,7 +26,7 @@ static void clock_config_for(const ptc_model_config *m, int exact_nom, int with_
 {
     ptc_clock_config_from_model(cc, m);
     if (!exact_nom) { /* what libipt's --nom-freq gives: the rounded MSR value */
-        cc->nom_num = mc_nom_freq(m);
+        cc->nom_num = ptc_model_nom_freq(m);
         cc->nom_den = 1;
         cc->nom_exact = 0;
     }

@@ -31,7 +31,7 @@ static int write_model_trace(int wi, const char *settings, written *w)
     }
     memset(t, 0, sizeof t);
     ptc_perf_info_from_model(&in, &config, &w->cfg);
-    CHECK(in.max_nonturbo_ratio == mc_nom_freq(&w->cfg) && ((config >> 14) & 15) == w->cfg.mtc_freq);
+    CHECK(in.max_nonturbo_ratio == ptc_model_nom_freq(&w->cfg) && ((config >> 14) & 15) == w->cfg.mtc_freq);
     t[0].bytes = w->tr.bytes;
     t[0].len = w->tr.len;
     t[0].pid = t[0].tid = 4242;
@@ -82,8 +82,8 @@ static void round_trip(const void *arg)
     CHECK(rd.have_info && rd.info.nfields == PTC_PERF_PT_INFO_FIELDS && rd.info.tsc_ctc_n == w.cfg.cpuid_15_ebx && ptc_perf_pt_attr(&rd) != NULL);
     CHECK(ptc_clock_config_from_perf(&cc, &rd) == PTC_OK);
     CHECK(cc.mtc_freq == w.cfg.mtc_freq && cc.cpuid_15_eax == w.cfg.cpuid_15_eax && cc.cpuid_15_ebx == w.cfg.cpuid_15_ebx &&
-          cc.nom_num == mc_nom_freq(&w.cfg) && !cc.nom_exact && cc.cyc_en == w.cfg.cyc_en &&
-          cc.cyc_thresh == (w.cfg.cyc_en ? w.cfg.cyc_thresh : cc.cyc_thresh) && cc.errata == PTC_ERRATUM_SKZ84,
+          cc.nom_num == ptc_model_nom_freq(&w.cfg) && !cc.nom_exact && cc.cyc_en == w.cfg.cyc_en &&
+          cc.cyc_thresh == w.cfg.cyc_thresh && cc.errata == PTC_ERRATUM_SKZ84,
           "clock settings from the file");
     /* the model's own jitter and the hardware's tolerances: the file's
        settings must hold the truth */

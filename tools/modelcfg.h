@@ -191,13 +191,6 @@ UT_FN uint8_t *mc_policy_field(ptc_mtc_policy *p, const char *key)
 
 /* MSR_PLATFORM_INFO's max non-turbo ratio for this TSC: tsc_hz / 100 MHz,
    rounded (exact when the TSC is a multiple of 100 MHz). */
-UT_FN unsigned mc_nom_freq(const ptc_model_config *c)
-{
-    uint64_t tsc_x100 = (uint64_t)c->art_hz * c->cpuid_15_ebx / c->cpuid_15_eax;
-    unsigned nom = (unsigned)((tsc_x100 + 50000000u) / 100000000u);
-    return nom ? nom : 1;
-}
-
 /* The configuration as JSON (out.pt.json): what a decoder needs, plus the
    rest of the model's settings. */
 /* The configuration as one JSON object; ring_written (NULL: none) says the
@@ -207,7 +200,7 @@ UT_FN void mc_write_json(FILE *f, const ptc_model_config *c, const uint64_t *rin
 {
     unsigned i;
     fprintf(f, "{\"mtc_freq\":%u,\"cpuid_0x15_eax\":%u,\"cpuid_0x15_ebx\":%u,\"nom_freq\":%u,",
-            c->mtc_freq, c->cpuid_15_eax, c->cpuid_15_ebx, mc_nom_freq(c));
+            c->mtc_freq, c->cpuid_15_eax, c->cpuid_15_ebx, ptc_model_nom_freq(c));
 #define MC_X(k, fld, max) \
     if (strcmp(k, "mtc_freq") && strcmp(k, "cpuid_0x15_eax") && strcmp(k, "cpuid_0x15_ebx")) \
         fprintf(f, "\"%s\":%llu,", k, (unsigned long long)c->fld);

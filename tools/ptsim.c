@@ -483,7 +483,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         else
             fprintf(info, "wrote %s (%llu bytes) and %s\n", out, (unsigned long long)o.st.total, jsonpath);
         fprintf(info, "decode with: ptdump --config %s %s\n  (libipt ptdump: --mtc-freq %u --cpuid-0x15.eax %u --cpuid-0x15.ebx %u --nom-freq %u)\n",
-                jsonpath, out, m.cfg.mtc_freq, m.cfg.cpuid_15_eax, m.cfg.cpuid_15_ebx, mc_nom_freq(&m.cfg));
+                jsonpath, out, m.cfg.mtc_freq, m.cfg.cpuid_15_eax, m.cfg.cpuid_15_ebx, ptc_model_nom_freq(&m.cfg));
         print_summary(info, &o, &m, &m.cfg, secs, compare ? &o2 : NULL, compare ? &m2.cfg : NULL);
         for (t = 0; t < counters.n; t++)
             fprintf(info, "counter %llu (%s): %llu, %llu overflows\n", (unsigned long long)t,
