@@ -185,6 +185,32 @@ static void print_perf_record(void *user, const ptc_perf_record *r, uint64_t len
     }
 }
 
+/* The line before a queue's items; with --jsonl it also sets the fields
+   every line of the queue starts with. */
+static void queue_header(printer *pr, const perf_chunk *c, size_t from, size_t to)
+{
+    uint64_t bytes = 0;
+    size_t i, n = to - from;
+    for (i = from; i < to; i++) bytes += c[i].size;
+    if (!pr->jsonl) {
+        printf("[perf.data %s %llu (cpu %d, tid %d): %llu bytes in %zu chunk%s]\n", c[from].sample ? "aux sample" : "queue",
+               (unsigned long long)c[from].queue, c[from].cpu == UINT32_MAX ? -1 : (int)c[from].cpu,
+               c[from].tid == UINT32_MAX ? -1 : (int)c[from].tid, (unsigned long long)bytes, n, n == 1 ? "" : "s");
+        return;
+    }
+    snprintf(pr->tag, sizeof pr->tag, "\"queue\":%llu%s", (unsigned long long)c[from].queue, c[from].sample ? ",\"sample\":true" : "");
+    if (c[from].cpu != UINT32_MAX) snprintf(pr->tag + strlen(pr->tag), sizeof pr->tag - strlen(pr->tag), ",\"cpu\":%u", c[from].cpu);
+    if (c[from].tid != UINT32_MAX) snprintf(pr->tag + strlen(pr->tag), sizeof pr->tag - strlen(pr->tag), ",\"tid\":%u", c[from].tid);
+    printf("{%s,\"bytes\":%llu,\"chunks\":%zu}\n", pr->tag, (unsigned long long)bytes, n);
+}
+
+/* Every item the decoder has for what it was fed. */
+static void drain_decoder(printer *pr, ptc_decoder *dec, ptc_clock *clk, int timed)
+{
+    ptc_item it;
+    while (ptc_decoder_next(dec, &it) == PTC_OK) take_item(pr, clk, timed, &it);
+}
+
 /* One queue's chunks [from, to), decoded as one trace: a new decoder (and
    clock) after a gap in the AUX offsets, which is reported. In snapshot
    mode every chunk is a snapshot of its own (they may overlap): each is
@@ -193,27 +219,15 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
                        size_t from, size_t to)
 {
     static ptc_clock clk;
-    uint64_t bytes = 0;
+    ptc_decoder dec;
     size_t i;
     int open = 0;
-    ptc_decoder dec;
-    for (i = from; i < to; i++) bytes += c[i].size;
-    if (pr->jsonl) {
-        snprintf(pr->tag, sizeof pr->tag, "\"queue\":%llu%s", (unsigned long long)c[from].queue, c[from].sample ? ",\"sample\":true" : "");
-        if (c[from].cpu != UINT32_MAX) snprintf(pr->tag + strlen(pr->tag), sizeof pr->tag - strlen(pr->tag), ",\"cpu\":%u", c[from].cpu);
-        if (c[from].tid != UINT32_MAX) snprintf(pr->tag + strlen(pr->tag), sizeof pr->tag - strlen(pr->tag), ",\"tid\":%u", c[from].tid);
-        printf("{%s,\"bytes\":%llu,\"chunks\":%zu}\n", pr->tag, (unsigned long long)bytes, to - from);
-    } else {
-        printf("[perf.data %s %llu (cpu %d, tid %d): %llu bytes in %zu chunk%s]\n", c[from].sample ? "aux sample" : "queue",
-               (unsigned long long)c[from].queue, c[from].cpu == UINT32_MAX ? -1 : (int)c[from].cpu,
-               c[from].tid == UINT32_MAX ? -1 : (int)c[from].tid, (unsigned long long)bytes, to - from, to - from == 1 ? "" : "s");
-    }
+    queue_header(pr, c, from, to);
     for (i = from; i <= to; i++) {
         int gap = i < to && open && !snapshot && c[i].offset != c[i - 1].offset + c[i - 1].size;
         if (open && (i == to || gap || snapshot)) { /* the end of a contiguous run */
-            ptc_item it;
             ptc_decoder_finish(&dec);
-            while (ptc_decoder_next(&dec, &it) == PTC_OK) take_item(pr, &clk, timed, &it);
+            drain_decoder(pr, &dec, &clk, timed);
             if (timed) {
                 ptc_clock_finish(&clk);
                 drain_clock(pr, &clk);
@@ -235,13 +249,11 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
             open = 1;
         }
         (void)ptc_decoder_feed(&dec, c[i].data, (size_t)c[i].size);
-        {
-            ptc_item it;
-            while (ptc_decoder_next(&dec, &it) == PTC_OK) take_item(pr, &clk, timed, &it);
-        }
+        drain_decoder(pr, &dec, &clk, timed);
     }
     pr->tag[0] = 0;
 }
+
 /* The clock's settings given as options, over what the trace's
    configuration says (indices: OPT_*). */
 enum { OPT_MTC_FREQ, OPT_NOM_FREQ, OPT_EAX, OPT_EBX, OPT_CYC_BITS, OPT_MTC_JITTER, OPT_RATE_PPM, OPT_MTC_LOST, NNUMS };
