@@ -912,6 +912,7 @@ typedef struct ptc_model_config {
     uint8_t mtc_freq;             /* MTC when CTC bit mtc_freq toggles (0..15) */
     uint8_t cyc_thresh;           /* 0: CYC before every eligible packet; T: after >= 2^(T-1) cycles */
     uint8_t psb_freq;             /* PSB+ every 2^(psb_freq+11) bytes (0..15) */
+    uint8_t dis_retc;             /* DisRETC: no RET compression (every RET a TIP) */
     /* implementation choices the SDM leaves open */
     uint8_t cyc_bits;             /* width of the wrapping cycle counter (2..32) */
     uint8_t long_tnt;             /* collect up to 47 branches into TNT-64s */
@@ -974,7 +975,8 @@ typedef struct ptc_truth {
 /* Workload events (SPEC 5.3). */
 typedef enum ptc_event_kind {
     PTC_EV_BRANCH = 1, PTC_EV_JUMP, PTC_EV_INDIRECT, PTC_EV_INTERRUPT, PTC_EV_PTWRITE,
-    PTC_EV_CR3, PTC_EV_MODE, PTC_EV_SLEEP, PTC_EV_RATIO, PTC_EV_PRIVILEGE
+    PTC_EV_CR3, PTC_EV_MODE, PTC_EV_SLEEP, PTC_EV_RATIO, PTC_EV_PRIVILEGE, PTC_EV_CALL, PTC_EV_RET,
+    PTC_EV_LAST = PTC_EV_RET
 } ptc_event_kind;
 
 typedef struct ptc_event_truth {
@@ -1052,6 +1054,10 @@ PTCDEF uint64_t ptc_counters_overflows(const ptc_counters *c, unsigned i);
 #define PTC_PEBS_BLOCK_BASIC 4
 enum { PTC_PEBS_ITEM_IP = 0, PTC_PEBS_ITEM_COUNTERS = 1, PTC_PEBS_ITEM_TSC = 2 };
 
+/* The RET compression stack's depth (SDM 36.4.2.2; libipt's pt_retstack
+   holds as many). */
+#define PTC_MODEL_RETC_DEPTH 64
+
 /* All fields are private. */
 typedef struct ptc_model {
     ptc_model_config cfg;
@@ -1093,6 +1099,8 @@ typedef struct ptc_model {
     uint64_t jitter_state;            /* the generator of MTC delays and losses */
     uint8_t mtc_lost_run;             /* MTCs lost in a row (cfg.mtc_lost) */
     uint32_t mtc_edges_since;         /* MTC edges since the last MTC written */
+    uint64_t retc[PTC_MODEL_RETC_DEPTH]; /* next IPs of the traced CALLs since the last PSB, */
+    uint8_t retc_top, retc_depth;     /*   a ring: a CALL into a full one drops the oldest */
 } ptc_model;
 
 /* Checks cfg and prepares the model; PTC_ERR_BAD_CONFIG names the field in
@@ -1116,7 +1124,20 @@ PTCDEF uint64_t ptc_model_cycles_to_mtc(const ptc_model *m);
    control goes next. */
 PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, int taken);
 PTCDEF ptc_status ptc_model_jump(ptc_model *m, uint64_t ip, uint64_t target, int indirect);
+/* A near CALL at ip to target, whose next instruction is at next_ip: TIP
+   when indirect. A traced CALL is remembered for RET compression unless it
+   is a zero-length CALL (direct, target == next_ip). */
+PTCDEF ptc_status ptc_model_call(ptc_model *m, uint64_t ip, uint64_t target, uint64_t next_ip, int indirect);
+/* A near RET at ip to target: a taken TNT bit when the newest remembered
+   CALL's next IP is target (and dis_retc is clear), which forgets it; else
+   TIP(target), the stack untouched (SPEC 5.2). */
+PTCDEF ptc_status ptc_model_ret(ptc_model *m, uint64_t ip, uint64_t target);
+/* An interrupt or exception before the instruction at ip completes: FUP(ip)
+   and TIP(handler), or TIP.PGD / TIP.PGE when one end is not traced. */
 PTCDEF ptc_status ptc_model_interrupt(ptc_model *m, uint64_t ip, uint64_t handler);
+/* The same into a handler at CPL cpl (an interrupt into the kernel, a
+   signal delivered, a VM exit): each end traced or not by its own CPL. */
+PTCDEF ptc_status ptc_model_interrupt_cpl(ptc_model *m, uint64_t ip, uint64_t handler, uint8_t cpl);
 PTCDEF ptc_status ptc_model_ptwrite(ptc_model *m, uint64_t ip, uint64_t value, int bytes);
 PTCDEF ptc_status ptc_model_cr3(ptc_model *m, uint64_t ip, uint64_t cr3);
 /* A far transfer that changes the execution mode (CS.L, CS.D). */
@@ -4239,6 +4260,7 @@ static void ptc__mdl_psb_plus(ptc_model *m)
 {
     ptc_packet p;
     m->in_psb = 1;
+    m->retc_depth = 0; /* a decoder may start here: no RET compressed against older CALLs */
     if (ptc__mdl_emit_simple(m, PTC_PSB)) {
         m->last_ip = 0; /* the SDM resets the last IP at every PSB */
         m->last_ip_valid = 1;
@@ -4440,6 +4462,7 @@ static void ptc__mdl_overflow_end(ptc_model *m)
     m->overflow = 0;
     m->tnt_count = 0; /* branches retired during the overflow are lost */
     m->tnt_bits = 0;
+    m->retc_depth = 0; /* and so may be CALLs: their RETs must not be compressed */
     (void)ptc__mdl_emit_simple(m, PTC_OVF);
     /* time again after the gap (as Linux perf expects and libipt's
        ovf-timing vectors show): MTCs lost in the overflow may be more than
@@ -4669,12 +4692,16 @@ PTCDEF ptc_status ptc_model_stop(ptc_model *m)
     return PTC_OK;
 }
 
-/* Control moves from ip to target: packets for entering or leaving the
-   traced region; `inside` says what to emit when both ends are traced. */
+/* Control moves from ip to target, where the CPL is `cpl`: packets for
+   entering or leaving the traced region; `inside` says what to emit when
+   both ends are traced. Leaving for a context that is not traced (another
+   CPL) leaves the target unsaid. */
 enum { PTC__MDL_XFER_NONE, PTC__MDL_XFER_TIP, PTC__MDL_XFER_FUP_TIP, PTC__MDL_XFER_MODE_TIP };
-static void ptc__mdl_transfer(ptc_model *m, uint64_t ip, uint64_t target, int inside)
+static void ptc__mdl_transfer(ptc_model *m, uint64_t ip, uint64_t target, int inside, uint8_t cpl)
 {
-    int from = ptc__mdl_packet_en(m, ip), to = ptc__mdl_packet_en(m, target);
+    int from = ptc__mdl_packet_en(m, ip), to;
+    m->cpl = cpl;
+    to = ptc__mdl_packet_en(m, target);
     if (from && to) {
         if (inside == PTC__MDL_XFER_FUP_TIP) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
         if (inside == PTC__MDL_XFER_MODE_TIP) ptc__mdl_mode_exec(m);
@@ -4691,26 +4718,69 @@ static void ptc__mdl_transfer(ptc_model *m, uint64_t ip, uint64_t target, int in
     m->packet_en = to;
 }
 
+/* One more bit for the pending TNT: a conditional branch, or a compressed
+   RET (always taken). */
+static void ptc__mdl_tnt_bit(ptc_model *m, uint64_t target, int taken)
+{
+    /* a TNT's CYC goes out at its first branch (SDM 36.3.6.2), the TNT
+       later with none of its own */
+    if (m->tnt_count == 0) ptc__mdl_cyc(m, m->last_was_cyc);
+    m->tnt_cycle[m->tnt_count] = m->cycle;
+    m->tnt_time[m->tnt_count] = ptc_model_now(m);
+    m->tnt_bits = (m->tnt_bits << 1) | (uint64_t)(taken != 0);
+    m->tnt_count++;
+    if (m->tnt_count == (m->cfg.long_tnt ? 47 : 6)) ptc__mdl_flush_tnt(m);
+    m->ip = target;
+}
+
 PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, int taken)
 {
     ptc__mdl_mark before;
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     before = ptc__mdl_mark_now(m);
     if (ptc__mdl_packet_en(m, ip) && ptc__mdl_packet_en(m, target)) {
-        /* a TNT's CYC goes out at its first branch (SDM 36.3.6.2), the
-           TNT later with none of its own */
-        if (m->tnt_count == 0) ptc__mdl_cyc(m, m->last_was_cyc);
-        m->tnt_cycle[m->tnt_count] = m->cycle;
-        m->tnt_time[m->tnt_count] = ptc_model_now(m);
-        m->tnt_bits = (m->tnt_bits << 1) | (uint64_t)(taken != 0);
-        m->tnt_count++;
-        if (m->tnt_count == (m->cfg.long_tnt ? 47 : 6)) ptc__mdl_flush_tnt(m);
-        m->ip = target;
+        ptc__mdl_tnt_bit(m, target, taken);
         ptc__mdl_event(m, PTC_EV_BRANCH, ip, target, taken, before, 1);
         return PTC_OK;
     }
-    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_NONE);
+    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_NONE, m->cpl);
     ptc__mdl_event(m, PTC_EV_BRANCH, ip, target, taken, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_call(ptc_model *m, uint64_t ip, uint64_t target, uint64_t next_ip, int indirect)
+{
+    ptc__mdl_mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    before = ptc__mdl_mark_now(m);
+    /* Only a CALL a decoder sees whole (both ends traced) can be matched
+       by its RET; a zero-length CALL (PIC code reading its own IP) has no
+       RET (SDM 36.4.2.2; libipt does not push them either). */
+    if (ptc__mdl_packet_en(m, ip) && ptc__mdl_packet_en(m, target) && (indirect || target != next_ip)) {
+        m->retc_top = (uint8_t)((m->retc_top + 1) % PTC_MODEL_RETC_DEPTH);
+        m->retc[m->retc_top] = next_ip;
+        if (m->retc_depth < PTC_MODEL_RETC_DEPTH) m->retc_depth++;
+    }
+    ptc__mdl_transfer(m, ip, target, indirect ? PTC__MDL_XFER_TIP : PTC__MDL_XFER_NONE, m->cpl);
+    ptc__mdl_event(m, PTC_EV_CALL, ip, target, 1, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_ret(ptc_model *m, uint64_t ip, uint64_t target)
+{
+    ptc__mdl_mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    before = ptc__mdl_mark_now(m);
+    if (!m->cfg.dis_retc && m->retc_depth && m->retc[m->retc_top] == target && ptc__mdl_packet_en(m, ip) &&
+        ptc__mdl_packet_en(m, target)) {
+        m->retc_top = (uint8_t)((m->retc_top + PTC_MODEL_RETC_DEPTH - 1) % PTC_MODEL_RETC_DEPTH);
+        m->retc_depth--;
+        ptc__mdl_tnt_bit(m, target, 1);
+        ptc__mdl_event(m, PTC_EV_RET, ip, target, 1, before, 1);
+        return PTC_OK;
+    }
+    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_TIP, m->cpl);
+    ptc__mdl_event(m, PTC_EV_RET, ip, target, 1, before, 0);
     return PTC_OK;
 }
 
@@ -4719,19 +4789,25 @@ PTCDEF ptc_status ptc_model_jump(ptc_model *m, uint64_t ip, uint64_t target, int
     ptc__mdl_mark before;
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     before = ptc__mdl_mark_now(m);
-    ptc__mdl_transfer(m, ip, target, indirect ? PTC__MDL_XFER_TIP : PTC__MDL_XFER_NONE);
+    ptc__mdl_transfer(m, ip, target, indirect ? PTC__MDL_XFER_TIP : PTC__MDL_XFER_NONE, m->cpl);
     ptc__mdl_event(m, indirect ? PTC_EV_INDIRECT : PTC_EV_JUMP, ip, target, 1, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_interrupt_cpl(ptc_model *m, uint64_t ip, uint64_t handler, uint8_t cpl)
+{
+    ptc__mdl_mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (cpl > 3) return PTC_ERR_RANGE;
+    before = ptc__mdl_mark_now(m);
+    ptc__mdl_transfer(m, ip, handler, PTC__MDL_XFER_FUP_TIP, cpl);
+    ptc__mdl_event(m, PTC_EV_INTERRUPT, ip, handler, 1, before, 0);
     return PTC_OK;
 }
 
 PTCDEF ptc_status ptc_model_interrupt(ptc_model *m, uint64_t ip, uint64_t handler)
 {
-    ptc__mdl_mark before;
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    before = ptc__mdl_mark_now(m);
-    ptc__mdl_transfer(m, ip, handler, PTC__MDL_XFER_FUP_TIP);
-    ptc__mdl_event(m, PTC_EV_INTERRUPT, ip, handler, 1, before, 0);
-    return PTC_OK;
+    return m ? ptc_model_interrupt_cpl(m, ip, handler, m->cpl) : PTC_ERR_BAD_ARGUMENT;
 }
 
 PTCDEF ptc_status ptc_model_mode(ptc_model *m, uint64_t ip, uint64_t target, int csl, int csd)
@@ -4741,7 +4817,7 @@ PTCDEF ptc_status ptc_model_mode(ptc_model *m, uint64_t ip, uint64_t target, int
     before = ptc__mdl_mark_now(m);
     m->csl = (uint8_t)(csl != 0);
     m->csd = (uint8_t)(csd != 0);
-    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_MODE_TIP);
+    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_MODE_TIP, m->cpl);
     ptc__mdl_event(m, PTC_EV_MODE, ip, target, 1, before, 0);
     return PTC_OK;
 }
@@ -4787,24 +4863,10 @@ PTCDEF ptc_status ptc_model_cr3(ptc_model *m, uint64_t ip, uint64_t cr3)
 PTCDEF ptc_status ptc_model_privilege(ptc_model *m, uint64_t ip, uint64_t target, uint8_t cpl)
 {
     ptc__mdl_mark before;
-    int from, to;
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     if (cpl > 3) return PTC_ERR_RANGE;
     before = ptc__mdl_mark_now(m);
-    from = ptc__mdl_packet_en(m, ip);
-    m->cpl = cpl;
-    to = ptc__mdl_packet_en(m, target);
-    if (from && to) {
-        ptc__mdl_retiring_ip_packet(m, PTC_TIP, target);
-    } else if (from) {
-        /* into a context that is not traced: the target stays unsaid */
-        ptc__mdl_ip_packet(m, PTC_TIP_PGD, target, 1);
-    } else if (to) {
-        ptc__mdl_mode_exec(m);
-        ptc__mdl_ip_packet(m, PTC_TIP_PGE, target, 0);
-    }
-    m->ip = target;
-    m->packet_en = to;
+    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_TIP, cpl);
     ptc__mdl_event(m, PTC_EV_PRIVILEGE, ip, target, 1, before, 0);
     return PTC_OK;
 }
@@ -4824,7 +4886,7 @@ PTCDEF ptc_status ptc_counters_init(ptc_counters *c, const ptc_counter_config *c
     if (!c || (!cfg && n)) return PTC_ERR_BAD_ARGUMENT;
     if (n > PTC_COUNTERS_MAX) return PTC_ERR_BAD_CONFIG;
     for (i = 0; i < n; i++)
-        if (cfg[i].event > PTC_EV_PRIVILEGE || cfg[i].start >> PTC_COUNTER_BITS || cfg[i].outcome > 3)
+        if (cfg[i].event > PTC_EV_LAST || cfg[i].start >> PTC_COUNTER_BITS || cfg[i].outcome > 3)
             return PTC_ERR_BAD_CONFIG;
     memset(c, 0, sizeof *c);
     c->n = n;
@@ -5409,7 +5471,8 @@ PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config
     *pt_config = (m->branch_en ? PTC_PERF_PT_BRANCH : 0) | (m->tsc_en ? PTC_PERF_PT_TSC : 0) |
                  (m->mtc_en ? PTC_PERF_PT_MTC : 0) | (m->cyc_en ? PTC_PERF_PT_CYC : 0) |
                  (m->pwr_evt_en ? PTC_PERF_PT_PWR_EVT : 0) | (m->ptw_en ? PTC_PERF_PT_PTW : 0) |
-                 (m->fup_on_ptw ? PTC_PERF_PT_FUP_ON_PTW : 0) | ((uint64_t)(m->mtc_freq & 15) << PTC_PERF_PT_MTC_SHIFT) |
+                 (m->fup_on_ptw ? PTC_PERF_PT_FUP_ON_PTW : 0) | (m->dis_retc ? PTC_PERF_PT_NORETCOMP : 0) |
+                 ((uint64_t)(m->mtc_freq & 15) << PTC_PERF_PT_MTC_SHIFT) |
                  ((uint64_t)(m->cyc_thresh & 15) << PTC_PERF_PT_CYC_THRESH_SHIFT) |
                  ((uint64_t)(m->psb_freq & 15) << PTC_PERF_PT_PSB_PERIOD_SHIFT);
 }

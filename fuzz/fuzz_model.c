@@ -3,7 +3,8 @@
 
    The input's last bytes choose the configuration and the suppression
    policy; the rest is a program of workload events (idle, branches, jumps,
-   interrupts, PTWRITE, CR3, mode and ratio changes, sleeps). Oracles:
+   CALLs and RETs, interrupts (also into the kernel), PTWRITE, CR3,
+   privilege, mode and ratio changes, sleeps). Oracles:
    - jumping from event to event gives the same bytes and the same truth as
      stepping every cycle;
    - the stream decodes without an error, and every emitted packet of the

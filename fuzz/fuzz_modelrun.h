@@ -32,6 +32,8 @@ UT_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t
     ptc_model m;
     ptc_model_sink sink = mr_start(r, 0); /* every packet's truth, written or not */
     uint64_t ip = 0x401000, budget = 300000; /* cycles: keeps single stepping quick */
+    uint64_t calls[8]; /* next IPs of recent CALLs, so that RETs often match one */
+    unsigned ncalls = 0;
     size_t i = 0;
     FZ_ASSERT(ptc_model_init(&m, cfg, &sink) == PTC_OK, "config rejected: %s", ptc_model_error_field(&m));
     FZ_ASSERT(ptc_counters_init(&c, counters, 2) == PTC_OK, "counters");
@@ -41,7 +43,7 @@ UT_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t
         uint8_t op = prog[i], arg = prog[i + 1];
         uint64_t target = 0x401000 + ((uint64_t)arg << 4) + (op & 0x80 ? 0x100000 : 0); /* some inside a filter, some not */
         i += 2;
-        switch (op % 11) {
+        switch (op % 13) {
         case 0: case 1: case 2: { /* idle */
             uint64_t c = (uint64_t)arg * (op % 3 == 2 ? 211 : 7) + 1;
             if (c > budget) c = budget;
@@ -52,7 +54,15 @@ UT_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t
         case 3: ptc_model_branch(&m, ip, (arg & 1) ? target : ip + 2, arg & 1); ip = (arg & 1) ? target : ip + 2; break;
         case 4: ptc_model_jump(&m, ip, target, 0); ip = target; break;
         case 5: ptc_model_jump(&m, ip, target, 1); ip = target; break;
-        case 6: ptc_model_interrupt(&m, ip, UINT64_C(0x7f0000001000) + arg); ip = UINT64_C(0x7f0000001000) + arg; break;
+        case 6:
+            if (op & 0x40) { /* into the kernel (a signal, an interrupt) */
+                ptc_model_interrupt_cpl(&m, ip, UINT64_C(0xffffffff81000000) + arg, 0);
+                ip = UINT64_C(0xffffffff81000000) + arg;
+            } else {
+                ptc_model_interrupt(&m, ip, UINT64_C(0x7f0000001000) + arg);
+                ip = UINT64_C(0x7f0000001000) + arg;
+            }
+            break;
         case 7: ptc_model_ptwrite(&m, ip, (uint64_t)arg * 0x0101010101ULL, (arg & 1) ? 8 : 4); break;
         case 8:
             if (op & 0x40) { /* into the kernel or back */
@@ -67,6 +77,19 @@ UT_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t
             if (arg & 1) ptc_model_mode(&m, ip, target, arg & 2 ? 1 : 0, arg & 2 ? 0 : 1);
             else ptc_model_set_ratio(&m, ip, fz_ratios[arg % sizeof fz_ratios]);
             break;
+        case 11: { /* a CALL: direct, indirect or zero-length */
+            uint64_t next = ip + 5, to = (arg & 3) == 3 ? next : target;
+            ptc_model_call(&m, ip, to, next, arg & 1);
+            calls[ncalls++ % 8] = next;
+            ip = to;
+            break;
+        }
+        case 12: { /* a RET to the newest CALL's next IP, or elsewhere */
+            uint64_t to = (arg & 1) && ncalls ? calls[--ncalls % 8] : target;
+            ptc_model_ret(&m, ip, to);
+            ip = to;
+            break;
+        }
         default: ptc_model_sleep(&m, ip, arg & 1, arg, 1, (uint8_t)(1 + arg % 7), (uint64_t)arg * 37, arg & 2); break;
         }
     }
@@ -128,6 +151,7 @@ UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
     }
     /* and MTCs lost (erratum SKL168), up to 3 in a row */
     if (fz_take(in, 0, 3) == 3) cfg->mtc_lost = (uint8_t)fz_take(in, 1, 3);
+    cfg->dis_retc = (uint8_t)fz_take(in, 0, 1);
 }
 
 #endif

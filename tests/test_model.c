@@ -478,6 +478,102 @@ static void decode_all(const cap *c, ptc_item **items, size_t *n)
     while (ptc_decoder_next(&d, &it) == PTC_OK) mr_push((void **)items, n, &capn, &it, sizeof it);
 }
 
+/* The control-flow packets of a scenario after its start, as text: TNT
+   bits ("TNT:1101", oldest first), TIPs, FUPs and TIP.PGE/PGD with their
+   IPs ("TIP:401005"; "PGD:-" when suppressed). */
+static void flow_text(const char *scenario, char *out, size_t cap_)
+{
+    cap c;
+    ptc_model m;
+    ptc_item *items;
+    size_t n, i, len = 0;
+    int started = 0;
+    out[0] = 0;
+    if (!run_scenario(scenario, &c, &m)) return;
+    decode_all(&c, &items, &n);
+    for (i = 0; i < n && len + 40 < cap_; i++) {
+        const ptc_item *it = &items[i];
+        const char *name = NULL;
+        switch (it->pkt.type) {
+        case PTC_TIP: name = "TIP"; break;
+        case PTC_FUP: name = "FUP"; break;
+        case PTC_TIP_PGE: name = "PGE"; break;
+        case PTC_TIP_PGD: name = "PGD"; break;
+        case PTC_TNT8: case PTC_TNT64: {
+            unsigned b;
+            len += (size_t)snprintf(out + len, cap_ - len, " TNT:");
+            for (b = it->pkt.u.tnt.count; b-- > 0;) out[len++] = (char)('0' + ((it->pkt.u.tnt.bits >> b) & 1));
+            out[len] = 0;
+            continue;
+        }
+        default: continue;
+        }
+        if (it->pkt.type == PTC_TIP_PGE) started = 1;
+        if (!started || (it->pkt.type == PTC_FUP && !it->ip_known)) continue;
+        if (it->ip_known) len += (size_t)snprintf(out + len, cap_ - len, " %s:%llx", name, (unsigned long long)it->ip);
+        else len += (size_t)snprintf(out + len, cap_ - len, " %s:-", name);
+    }
+    free(items);
+    mr_free(&c);
+}
+
+static void flow_is(const char *name, const char *scenario, const char *want)
+{
+    char got[2048];
+    flow_text(scenario, got, sizeof got);
+    CHECK(strcmp(got, want) == 0, "%s:\n    got  '%s'\n    want '%s'", name, got, want);
+}
+
+/* RET compression (SDM 36.4.2.2): a RET to the next IP of the newest CALL
+   traced since the last PSB is a taken TNT bit; anything else a TIP. */
+static void ret_compression_follows_the_sdm(void)
+{
+    char scen[8192];
+    size_t len;
+    int i;
+    flow_is("a matching RET is one taken bit",
+            "start 0x1000\ncall 0x1000 0x2000 0x1005\nret 0x2000 0x1005\nstop\n", " PGE:1000 TNT:1 PGD:-");
+    flow_is("DisRETC: a TIP", "set dis_retc=1\nstart 0x1000\ncall 0x1000 0x2000 0x1005\nret 0x2000 0x1005\nstop\n",
+            " PGE:1000 TIP:1005 PGD:-");
+    flow_is("an indirect CALL is a TIP, and its RET compressed",
+            "start 0x1000\nicall 0x1000 0x2000 0x1003\nret 0x2000 0x1003\nstop\n", " PGE:1000 TIP:2000 TNT:1 PGD:-");
+    flow_is("a RET elsewhere is a TIP and leaves the CALL for the next RET",
+            "start 0x1000\ncall 0x1000 0x2000 0x1005\nret 0x2000 0x3000\nret 0x3000 0x1005\nstop\n",
+            " PGE:1000 TIP:3000 TNT:1 PGD:-");
+    flow_is("a zero-length CALL is not remembered",
+            "start 0x1000\ncall 0x1000 0x1005 0x1005\nret 0x1005 0x1005\nstop\n", " PGE:1000 TIP:1005 PGD:-");
+    flow_is("RETs and branches share a TNT, oldest first",
+            "start 0x1000\ncall 0x1000 0x2000 0x1005\nbranch 0x2000 0x2010 not\nret 0x2010 0x1005\n"
+            "branch 0x1005 0x1000 taken\nstop\n", " PGE:1000 TNT:011 PGD:-");
+    flow_is("a CALL that leaves the filter is not remembered",
+            "set filter=0x1000-0x1800\nstart 0x1000\ncall 0x1000 0x2000 0x1005\nret 0x2000 0x1005\nstop\n",
+            " PGE:1000 PGD:2000 PGE:1005 PGD:-");
+    flow_is("a signal into the kernel: FUP and TIP.PGD, back with TIP.PGE",
+            "start 0x1000\ninterrupt 0x1010 0xffffffff81000000 0\nprivilege 0xffffffff81000100 0x5000 3\nstop\n",
+            " PGE:1000 FUP:1010 PGD:- PGE:5000 PGD:-");
+    /* 65 nested CALLs: the stack keeps the newest 64, so the outermost RET
+       is a TIP */
+    len = (size_t)snprintf(scen, sizeof scen, "start 0x1000\n");
+    for (i = 0; i < 65; i++)
+        len += (size_t)snprintf(scen + len, sizeof scen - len, "call 0x%x 0x%x 0x%x\n", 0x1000 + i * 16, 0x1010 + i * 16,
+                                0x1005 + i * 16);
+    for (i = 64; i >= 0; i--)
+        len += (size_t)snprintf(scen + len, sizeof scen - len, "ret 0x%x 0x%x\n", 0x9000 + i, 0x1005 + i * 16);
+    snprintf(scen + len, sizeof scen - len, "stop\n");
+    {
+        char got[2048], want[2048];
+        size_t w = (size_t)snprintf(want, sizeof want, " PGE:1000");
+        for (i = 0; i < 10; i++) w += (size_t)snprintf(want + w, sizeof want - w, " TNT:111111");
+        snprintf(want + w, sizeof want - w, " TNT:1111 TIP:1005 PGD:-");
+        flow_text(scen, got, sizeof got);
+        CHECK(strcmp(got, want) == 0, "65 CALLs:\n    got  '%s'\n    want '%s'", got, want);
+    }
+    /* a PSB between a CALL and its RET: the RET is a TIP */
+    flow_is("no RET compressed against a CALL before the last PSB",
+            "set psb_freq=0\nstart 0x1000\ncall 0x1000 0x2000 0x1005\nidle-mtc 1100\nret 0x2000 0x1005\nstop\n",
+            " PGE:1000 FUP:2000 TIP:1005 PGD:-"); /* the FUP: PSB+ at 0x2000 */
+}
+
 static void every_workload_and_policy(void)
 {
     static const char *policies[] = { "off", "seed", "threshold=3,resume_value=0,resume_after=0",
@@ -858,5 +954,6 @@ int main(void)
     RUN(checker_catches_mutated_model_streams);
     RUN(bad_configurations_are_named);
     RUN(sleep_stops_the_core_clock);
+    RUN(ret_compression_follows_the_sdm);
     TL_EXIT();
 }

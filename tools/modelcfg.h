@@ -34,6 +34,7 @@
     X("psb_freq", psb_freq, 15) \
     X("cyc_bits", cyc_bits, 32) \
     X("long_tnt", long_tnt, 1) \
+    X("dis_retc", dis_retc, 1) \
     X("fifo_bytes", fifo_bytes, 0xFFFFFFFFu) \
     X("drain_bytes", drain_bytes, 0xFFFFFFFFu) \
     X("drain_cycles", drain_cycles, 0xFFFFFFFFu) \
@@ -118,7 +119,7 @@ UT_FN int mc_set_list(ptc_model_config *c, const char *list, char *err, size_t e
 
 /* Workload event kinds by name (ptc_event_kind; index 0 unused). */
 static const char *const mc_event_names[] = { "", "branch", "jump", "indirect", "interrupt", "ptwrite", "cr3",
-                                              "mode", "sleep", "ratio", "privilege" };
+                                              "mode", "sleep", "ratio", "privilege", "call", "ret" };
 
 UT_FN const char *mc_event_name(int kind)
 {
@@ -189,10 +190,6 @@ UT_FN uint8_t *mc_policy_field(ptc_mtc_policy *p, const char *key)
     return NULL;
 }
 
-/* MSR_PLATFORM_INFO's max non-turbo ratio for this TSC: tsc_hz / 100 MHz,
-   rounded (exact when the TSC is a multiple of 100 MHz). */
-/* The configuration as JSON (out.pt.json): what a decoder needs, plus the
-   rest of the model's settings. */
 /* The configuration as one JSON object; ring_written (NULL: none) says the
    trace is a snapshot ring's buffer that this many bytes went into
    (SPEC 4.5). */

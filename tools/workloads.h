@@ -317,7 +317,14 @@ UT_FN int wl_run_scenario(const char *text, const ptc_model_config *base, const 
             ptc_model_branch(m, x, y, strcmp(c, "taken") == 0);
         } else if (strcmp(cmd, "jump") == 0) ptc_model_jump(m, x, y, 0);
         else if (strcmp(cmd, "indirect") == 0) ptc_model_jump(m, x, y, 1);
-        else if (strcmp(cmd, "interrupt") == 0) ptc_model_interrupt(m, x, y);
+        else if (strcmp(cmd, "interrupt") == 0) {
+            if (c[0] && (!mc_number(c, &z) || z > 3)) goto bad;
+            if (c[0]) ptc_model_interrupt_cpl(m, x, y, (uint8_t)z);
+            else ptc_model_interrupt(m, x, y);
+        } else if (strcmp(cmd, "call") == 0 || strcmp(cmd, "icall") == 0) {
+            if (!mc_number(c, &z)) goto bad;
+            ptc_model_call(m, x, y, z, cmd[0] == 'i');
+        } else if (strcmp(cmd, "ret") == 0) ptc_model_ret(m, x, y);
         else if (strcmp(cmd, "ptwrite") == 0) {
             if (c[0] && !mc_number(c, &z)) goto bad;
             if (ptc_model_ptwrite(m, x, y, z ? (int)z : 8) != PTC_OK) goto bad;
