@@ -2,6 +2,7 @@
 #
 #   make           the tools: build/ptdump, build/ptsim, build/ptgen
 #   make demo      ptsim on the filtered workload, with and without MTC suppression
+#   make demo-qemu a real program traced under QEMU, and decoded by libipt
 #   make check     every test (installs missing Debian packages as root)
 #   make bench     decoder throughput against libipt, the model's speed, and
 #                  time accuracy against libipt (bench/timecmp)
@@ -26,7 +27,8 @@ TOOLS   := ptdump ptsim ptgen ptnav
 # The unit test programs. This one list drives both what `make check`
 # builds and what tests/run.sh runs ($(BUILD)/test-programs); run.sh fails
 # when a program under $(BUILD)/test was built but not run.
-CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model test_clock test_nav test_perf test_faults
+CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model test_clock test_nav test_perf test_faults \
+                test_x86class
 GCC_TESTS    := test_packets test_stream test_model
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt timecmp
@@ -44,7 +46,7 @@ HAVE_AFL    := $(shell command -v afl-clang-fast >/dev/null 2>&1 && echo yes)
 HAVE_LIBFUZZER := $(shell printf 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){(void)d;(void)n;return 0;}' \
                    | $(CLANG) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo yes)
 
-.PHONY: all tools demo check check-build deps bench fuzz fuzz-run corpus coverage install uninstall clean
+.PHONY: all tools qemu demo demo-qemu check check-build deps bench fuzz fuzz-run corpus coverage install uninstall clean
 
 all: tools
 tools: $(addprefix $(BUILD)/,$(TOOLS))
@@ -54,6 +56,31 @@ $(BUILD) $(BUILD)/san $(BUILD)/test/clang $(BUILD)/test/gcc $(BUILD)/replay $(BU
 
 $(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: tools/%.c $(HDR) $(TOOLHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 $(WARN) -o $@ $<
+
+# ---- QEMU: software Intel PT for real programs (SPEC 5.11) ------------------
+# the plugin; insncheck, libipt's instruction flow against the plugin's log;
+# and the programs tests/test_qemu.sh proves it on
+QEMUHDR := tools/qemu/qemu_api.h tools/qemu/x86class.h
+QEMU_BIN := $(BUILD)/libptcodec-qemu.so $(BUILD)/insncheck $(BUILD)/qemu/progs $(BUILD)/qemu/progs-static $(BUILD)/qemu/throw
+qemu: $(QEMU_BIN)
+
+$(BUILD)/libptcodec-qemu.so: tools/qemu/ptqemu.c $(HDR) $(TOOLHDR) $(QEMUHDR) | $(BUILD)
+	$(CC) -std=c99 -O2 $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $< -lpthread
+
+$(BUILD)/insncheck: tools/qemu/insncheck.c tools/util.h | $(BUILD)
+	$(CC) -std=c99 -O2 $(WARN) -o $@ $< -lipt
+
+$(BUILD)/qemu:
+	mkdir -p $@
+
+$(BUILD)/qemu/progs: tests/qemu/progs.c | $(BUILD)/qemu
+	$(CC) -O1 -g -pthread -o $@ $<
+
+$(BUILD)/qemu/progs-static: tests/qemu/progs.c | $(BUILD)/qemu
+	$(CC) -O2 -static -pthread -o $@ $<
+
+$(BUILD)/qemu/throw: tests/qemu/throw.cc | $(BUILD)/qemu
+	g++ -O1 -g -o $@ $<
 
 # ---- demo -----------------------------------------------------------------
 # The seed's main case: a rarely called function traced through an IP
@@ -82,6 +109,23 @@ demo: tools
 	@off=$$($(BUILD)/ptnav --config $(BUILD)/pebs.pt.json $(BUILD)/pebs.pt --pebs 0 | sed 's/.*"off":\([0-9]*\),.*/\1/'); \
 	  grep "^{\"retire\":[0-9]*,\"cycle\":[0-9]*,\"off\":$$off," $(BUILD)/pebs.truth.jsonl
 
+# A real program under QEMU (SPEC 5.11): its trace, libipt's decode of it
+# against the instructions QEMU ran, and what MTC suppression saves on it.
+DEMO_PROG ?= /bin/ls -l /usr/share
+demo-qemu: tools qemu
+	@command -v qemu-x86_64 >/dev/null || { echo "demo-qemu needs qemu-x86_64: apt-get install qemu-user (make deps does, as root)"; exit 1; }
+	@echo "== $(DEMO_PROG), under QEMU with the ptcodec plugin (CYC on, the seed's MTC suppression):"
+	@qemu-x86_64 -plugin $(BUILD)/libptcodec-qemu.so,out=$(BUILD)/demo-qemu.pt,insns=$(BUILD)/demo-qemu.insns,cyc=1,policy=seed \
+	  $(DEMO_PROG) > /dev/null
+	@echo "== the first packets (ptdump --time --config $(BUILD)/demo-qemu.pt.json $(BUILD)/demo-qemu.pt):"
+	@$(BUILD)/ptdump --time --config $(BUILD)/demo-qemu.pt.json $(BUILD)/demo-qemu.pt | head -16
+	@echo "== libipt's instruction flow decoder on it, with the plugin's code image, against every instruction QEMU ran:"
+	@$(BUILD)/insncheck $(BUILD)/demo-qemu.pt $(BUILD)/demo-qemu.pt.code.json $(BUILD)/demo-qemu.insns
+	@echo "== the same run without MTC suppression:"
+	@qemu-x86_64 -plugin $(BUILD)/libptcodec-qemu.so,out=$(BUILD)/demo-qemu-off.pt,cyc=1,policy=off,quiet=1 $(DEMO_PROG) > /dev/null
+	@on=$$(wc -c < $(BUILD)/demo-qemu.pt); off=$$(wc -c < $(BUILD)/demo-qemu-off.pt); \
+	  echo "   $$off bytes without suppression, $$on with it: $$((off - on)) bytes saved"
+
 # ---- tests ----------------------------------------------------------------
 deps:
 	@sh tools/ensure-deps.sh
@@ -95,8 +139,9 @@ TEST_PROGRAMS := $(addprefix $(BUILD)/test/clang/,$(CLANG_TESTS)) \
                  $(patsubst %,$(BUILD)/test/gcc/%_noi128,$(NOI128_TESTS))
 ifeq ($(HAVE_LIBIPT),yes)
 TEST_PROGRAMS += $(addprefix $(BUILD)/test/clang/,$(LIBIPT_TESTS))
+CHECK_QEMU := $(QEMU_BIN)
 endif
-CHECK_BIN := $(TEST_PROGRAMS) \
+CHECK_BIN := $(TEST_PROGRAMS) $(CHECK_QEMU) \
              $(addprefix $(BUILD)/san/,$(TOOLS)) \
              $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS)) \
              $(addprefix $(BUILD)/msan/,$(MSAN_TARGETS))

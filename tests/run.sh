@@ -53,6 +53,7 @@ for src in tests/test_*.c; do
 done
 run test_cli sh tests/test_cli.sh "$b/san"
 run test_perf_oracle sh tests/test_perf_oracle.sh "$b/san"
+run test_qemu sh tests/test_qemu.sh "$b"
 run compile_matrix env BUILD="$b" sh tests/compile_matrix.sh
 run test_sources sh tests/test_sources.sh
 run test_windows sh tests/test_windows.sh "$b/windows"
