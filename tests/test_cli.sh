@@ -113,26 +113,10 @@ grep -q '"violation":"missing_mtc"' "$tmp/out" && pass check_names_violation || 
 expect_status check_needs_policy 2 "$b/ptdump" --check "$tmp/f.pt"
 
 # ---- ptdump --time (SPEC.md 3.9): every true time inside its interval ----
-# hex strings to numbers (exact below 2^53, plenty for a simulated trace)
-inside_awk='function hex(s,  v, i) { v = 0; s = tolower(substr(s, 3));
-    for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
-  { split($0, f, "\t"); tof = f[1]; sub(/^{"off":/, "", tof); sub(/,.*/, "", tof)
-    oof = f[2]; sub(/^{"off":/, "", oof); sub(/,.*/, "", oof)
-    if (tof != oof) { print "misaligned at " tof " / " oof; bad++; exit }
-    t = f[1]; sub(/.*"tsc":/, "", t); sub(/,.*/, "", t)
-    exact = (f[1] ~ /"tsc_frac":"0\//)
-    if (f[2] !~ /"time_lo"/) next
-    lo = f[2]; sub(/.*"time_lo":"/, "", lo); sub(/".*/, "", lo)
-    hi = f[2]; sub(/.*"time_hi":/, "", hi); sub(/[,}].*/, "", hi); gsub(/"/, "", hi)
-    n++
-    if (t + 0 < hex(lo) || (hi != "null" && (t + 0 > hex(hi) || (t + 0 == hex(hi) && !exact)))) {
-      if (bad++ < 3) print "outside: " f[1] " / " f[2] }
-  }
-  END { print n " timed, " bad + 0 " outside" (n < 1000 ? " (too few)" : "") }'
 time_inside() { # name ptdump-args...
   name=$1; shift
   "$b/ptdump" --time --jsonl "$@" "$tmp/m.pt" > "$tmp/m.time"; st=$?
-  grep '^{"off"' "$tmp/m.truth" | paste - "$tmp/m.time" | awk "$inside_awk" > "$tmp/m.awk"
+  grep '^{"off"' "$tmp/m.truth" | paste - "$tmp/m.time" | awk -f "$(dirname "$0")/time_inside.awk" > "$tmp/m.awk"
   if [ $st = 0 ] && grep -q ' timed, 0 outside$' "$tmp/m.awk"; then pass "$name: $(cat "$tmp/m.awk")"; else fail "$name" "status $st: $(head -c 600 "$tmp/m.awk")"; fi
 }
 "$b/ptsim" --workload mixed --cycles 3000000 --set cyc_en=1,cyc_thresh=3 -o "$tmp/m.pt" --truth "$tmp/m.truth" --quiet

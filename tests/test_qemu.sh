@@ -96,6 +96,26 @@ if [ -x /usr/bin/python3 ]; then
   for set in "$A" "$B"; do record "python3 -c" "$set" /usr/bin/python3 -c 'import json; print(len(json.dumps(list(range(500)))))'; done
 fi
 
+# The model's truth of a real program's trace (truth=): ptdump --time puts
+# every packet's true time inside its interval, for every thread
+times_inside() { # label settings program args...
+  label=$1; settings=$2; shift 2
+  rm -f "$tmp"/t.pt* "$tmp"/t.truth*
+  qemu-x86_64 -plugin "$plugin,out=$tmp/t.pt,truth=$tmp/t.truth,quiet=1,$settings" "$@" > /dev/null 2> "$tmp/stderr" ||
+    { fail "qemu_truth_inside_intervals: $label: $(head -3 "$tmp/stderr")"; return; }
+  for trace in "$tmp"/t.pt "$tmp"/t.pt.t[0-9]*; do
+    [ -f "$trace" ] || continue
+    "$b/ptdump" --time --jsonl --config "$tmp/t.pt.json" "$trace" > "$tmp/t.time"; st=$?
+    grep '^{"off"' "$tmp/t.truth${trace#"$tmp/t.pt"}" | paste - "$tmp/t.time" | awk -f "$(dirname "$0")/time_inside.awk" > "$tmp/t.awk"
+    if [ $st = 0 ] && grep -q ' timed, 0 outside$' "$tmp/t.awk"; then
+      echo "ok - qemu_truth_inside_intervals: $label [$settings] ${trace##*/}: $(cat "$tmp/t.awk")"
+    else fail "qemu_truth_inside_intervals: $label [$settings] ${trace##*/}: status $st: $(head -c 400 "$tmp/t.awk")"; fi
+  done
+}
+times_inside "progs threads" "$B" "$p" threads
+times_inside "progs signals" "$C" "$p" signals
+times_inside "/bin/ls -l /usr/lib" "$A,cyc=1" /bin/ls -l /usr/lib
+
 # RET compression is on by default and changes the trace: the same run
 # with retc=0 has more than twice the TIPs (one per RET) and more bytes
 size_of() { wc -c < "$tmp/p.pt"; }

@@ -1,7 +1,8 @@
 /* modelcfg.h - the model's configuration as text: one table of key names,
    used by ptsim's --set, by scenario files, by the out.pt.json that ptsim
-   writes and by ptdump --config that reads it (SPEC.md 5.6). Include after
-   ptcodec.h. */
+   writes and by ptdump --config that reads it (SPEC.md 5.6); and the
+   model's truth as the JSON lines ptsim --truth and the QEMU plugin write.
+   Include after ptcodec.h. */
 #ifndef PTCODEC_MODELCFG_H
 #define PTCODEC_MODELCFG_H
 
@@ -124,6 +125,39 @@ static const char *const mc_event_names[] = { "", "branch", "jump", "indirect", 
 UT_FN const char *mc_event_name(int kind)
 {
     return kind > 0 && (size_t)kind < sizeof mc_event_names / sizeof mc_event_names[0] ? mc_event_names[kind] : "event";
+}
+
+/* The truth as JSON lines (SPEC 5.6, ptsim --truth): a packet written, or
+   suppressed or lost; */
+UT_FN void mc_truth_packet(FILE *f, const ptc_truth *t)
+{
+    if (t->fate == PTC_FATE_EMITTED)
+        fprintf(f, "{\"off\":%llu,\"type\":\"%s\",\"cycle\":%llu,\"tsc\":%llu,\"tsc_frac\":\"%llu/%llu\",\"art\":%llu}\n",
+                (unsigned long long)t->offset, ptc_packet_type_name(t->pkt.type), (unsigned long long)t->cycle,
+                (unsigned long long)t->time.tsc, (unsigned long long)t->time.num, (unsigned long long)t->time.den,
+                (unsigned long long)t->art);
+    else
+        fprintf(f, "{\"%s\":\"%s\",\"at_off\":%llu,\"cycle\":%llu,\"tsc\":%llu,\"art\":%llu}\n",
+                t->fate == PTC_FATE_SUPPRESSED ? "suppressed" : "dropped", ptc_packet_type_name(t->pkt.type),
+                (unsigned long long)t->offset, (unsigned long long)t->cycle, (unsigned long long)t->time.tsc,
+                (unsigned long long)t->art);
+}
+
+/* a workload event; */
+UT_FN void mc_truth_event(FILE *f, const ptc_event_truth *e)
+{
+    fprintf(f, "{\"event\":\"%s\",\"index\":%llu,\"thread\":%u,\"cpl\":%u,\"cycle\":%llu,\"tsc\":%llu,\"ip\":\"0x%llx\","
+               "\"target\":\"0x%llx\",\"taken\":%s,\"traced\":%s,\"off\":%llu}\n",
+            mc_event_name(e->kind), (unsigned long long)e->index, e->thread, e->cpl, (unsigned long long)e->cycle,
+            (unsigned long long)e->time.tsc, (unsigned long long)e->ip, (unsigned long long)e->target,
+            e->taken ? "true" : "false", e->traced ? "true" : "false", (unsigned long long)e->offset);
+}
+
+/* a retirement (SPEC 4.1). */
+UT_FN void mc_truth_retire(FILE *f, const ptc_retire_truth *r)
+{
+    fprintf(f, "{\"retire\":%llu,\"cycle\":%llu,\"off\":%llu,\"tsc\":%llu}\n", (unsigned long long)r->index,
+            (unsigned long long)r->cycle, (unsigned long long)r->offset, (unsigned long long)r->time.tsc);
 }
 
 /* A counter (SPEC 5.8): "EVENT[,key=value...]" with keys outcome (1 taken,

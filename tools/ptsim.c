@@ -95,18 +95,7 @@ static void on_packet(void *user, const uint8_t *bytes, size_t len, const ptc_tr
     } else {
         o->st.dropped++;
     }
-    if (o->truth) {
-        if (t->fate == PTC_FATE_EMITTED)
-            fprintf(o->truth, "{\"off\":%llu,\"type\":\"%s\",\"cycle\":%llu,\"tsc\":%llu,\"tsc_frac\":\"%llu/%llu\",\"art\":%llu}\n",
-                    (unsigned long long)t->offset, ptc_packet_type_name(t->pkt.type), (unsigned long long)t->cycle,
-                    (unsigned long long)t->time.tsc, (unsigned long long)t->time.num, (unsigned long long)t->time.den,
-                    (unsigned long long)t->art);
-        else
-            fprintf(o->truth, "{\"%s\":\"%s\",\"at_off\":%llu,\"cycle\":%llu,\"tsc\":%llu,\"art\":%llu}\n",
-                    t->fate == PTC_FATE_SUPPRESSED ? "suppressed" : "dropped", ptc_packet_type_name(t->pkt.type),
-                    (unsigned long long)t->offset, (unsigned long long)t->cycle, (unsigned long long)t->time.tsc,
-                    (unsigned long long)t->art);
-    }
+    if (o->truth) mc_truth_packet(o->truth, t);
     if (o->keep && o->nkeep < o->capkeep) o->keep[o->nkeep++] = *t;
 }
 
@@ -116,12 +105,7 @@ static void on_event(void *user, const ptc_event_truth *e)
     o->st.events++;
     o->st.traced_events += e->traced;
     /* events that made no trace are invisible to any decoder: counted, not listed */
-    if (o->truth && e->traced)
-        fprintf(o->truth, "{\"event\":\"%s\",\"index\":%llu,\"thread\":%u,\"cpl\":%u,\"cycle\":%llu,\"tsc\":%llu,\"ip\":\"0x%llx\",\"target\":\"0x%llx\","
-                          "\"taken\":%s,\"traced\":%s,\"off\":%llu}\n",
-                mc_event_name(e->kind), (unsigned long long)e->index, e->thread, e->cpl, (unsigned long long)e->cycle,
-                (unsigned long long)e->time.tsc, (unsigned long long)e->ip, (unsigned long long)e->target,
-                e->taken ? "true" : "false", e->traced ? "true" : "false", (unsigned long long)e->offset);
+    if (o->truth && e->traced) mc_truth_event(o->truth, e);
 }
 
 /* Every retirement, so navigation (ptnav) can be checked against the truth. */
@@ -129,10 +113,7 @@ static void on_retire(void *user, const ptc_retire_truth *r)
 {
     sim_out *o = (sim_out *)user;
     o->st.retirements++;
-    if (o->truth)
-        fprintf(o->truth, "{\"retire\":%llu,\"cycle\":%llu,\"off\":%llu,\"tsc\":%llu}\n",
-                (unsigned long long)r->index, (unsigned long long)r->cycle, (unsigned long long)r->offset,
-                (unsigned long long)r->time.tsc);
+    if (o->truth) mc_truth_retire(o->truth, r);
 }
 
 typedef struct sim_args {

@@ -48,6 +48,7 @@ static const char pq_usage[] =
     "(every executed code byte, and the address ranges they hold)\n"
     "  out=FILE            the trace (required)\n"
     "  insns=FILE          every executed instruction's address, one hex a line (FILE.tN per thread)\n"
+    "  truth=FILE          the model's truth as JSON lines, as ptsim --truth writes it (FILE.tN per thread)\n"
     "  retc=1|0            RET compression (1, the default: DisRETC clear)\n"
     "  cpi=N               core cycles per instruction (1)\n"
     "  kernel_cycles=N     core cycles in the kernel per system call or signal (2000)\n"
@@ -59,7 +60,7 @@ static const char pq_usage[] =
     "                      filter=LO-HI, ...); user-only tracing: os must stay 0\n";
 
 typedef struct pq_settings {
-    char out[4096], insns[4096];
+    char out[4096], insns[4096], truth[4096];
     uint64_t cpi, kernel_cycles;
     int quiet;
     ptc_model_config cfg;
@@ -80,7 +81,7 @@ typedef struct pq_block {
 /* One guest thread: its own trace unit (as one hardware thread). */
 typedef struct pq_thread {
     ptc_model m;
-    FILE *trace, *insns;
+    FILE *trace, *insns, *truth;
     const pq_block *prev;             /* the block that ran last; its outcome is pending */
     int prev_repeated;                /* it was its REP instruction again: not logged again */
     unsigned number;                  /* 0 for the first thread, then in order of start */
@@ -94,6 +95,21 @@ static unsigned pq_nthreads;          /* threads started so far */
 static pq_block *pq_blocks;
 static pthread_mutex_t pq_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t pq_total_insns, pq_total_bytes, pq_total_signals, pq_total_kernel, pq_total_suppressed;
+/* A per-thread file: FILE for the first thread, FILE.tN for the N-th
+   after it; NULL when not asked for (empty name) or on failure (*failed). */
+static FILE *pq_open_for(const char *base, unsigned number, const char *mode, int *failed)
+{
+    char path[4200];
+    FILE *f;
+    if (!*base) return NULL;
+    if (number) snprintf(path, sizeof path, "%s.t%u", base, number);
+    else snprintf(path, sizeof path, "%s", base);
+    f = fopen(path, mode);
+    if (f) setvbuf(f, NULL, _IOFBF, 1 << 20);
+    else *failed = 1;
+    return f;
+}
+
 /* QEMU's stderr, kept: programs may close theirs (coreutils do at exit) */
 static FILE *pq_err;
 static struct timespec pq_started; /* for the summary's instructions a second */
@@ -200,39 +216,44 @@ static void pq_sink_packet(void *user, const uint8_t *bytes, size_t len, const p
     if (len && fwrite(bytes, 1, len, t->trace) != len) t->write_error = 1;
     t->bytes += len;
     if (truth->fate == PTC_FATE_SUPPRESSED) t->suppressed_bytes += 2; /* an MTC is two bytes */
+    if (t->truth) mc_truth_packet(t->truth, truth);
 }
 
-static void pq_thread_path(char *buf, size_t cap, const char *base, unsigned number)
+static void pq_sink_event(void *user, const ptc_event_truth *e)
 {
-    if (number) snprintf(buf, cap, "%s.t%u", base, number);
-    else snprintf(buf, cap, "%s", base);
+    pq_thread *t = (pq_thread *)user;
+    if (e->traced) mc_truth_event(t->truth, e);
+}
+
+static void pq_sink_retire(void *user, const ptc_retire_truth *r)
+{
+    mc_truth_retire(((pq_thread *)user)->truth, r);
 }
 
 static pq_thread *pq_thread_new(void)
 {
-    char path[4200];
     ptc_model_sink sink;
+    int failed = 0;
     pq_thread *t = (pq_thread *)calloc(1, sizeof *t);
     if (!t) return NULL;
     pthread_mutex_lock(&pq_lock);
     t->number = pq_nthreads++;
     pthread_mutex_unlock(&pq_lock);
-    pq_thread_path(path, sizeof path, pq_set.out, t->number);
-    t->trace = fopen(path, "wb");
-    if (t->trace) setvbuf(t->trace, NULL, _IOFBF, 1 << 20);
-    if (*pq_set.insns) {
-        char ipath[4200];
-        pq_thread_path(ipath, sizeof ipath, pq_set.insns, t->number);
-        t->insns = fopen(ipath, "w");
-        if (t->insns) setvbuf(t->insns, NULL, _IOFBF, 1 << 20);
-    }
+    t->trace = pq_open_for(pq_set.out, t->number, "wb", &failed);
+    t->insns = pq_open_for(pq_set.insns, t->number, "w", &failed);
+    t->truth = pq_open_for(pq_set.truth, t->number, "w", &failed);
     memset(&sink, 0, sizeof sink);
     sink.user = t;
     sink.packet = pq_sink_packet;
-    if (!t->trace || (*pq_set.insns && !t->insns) || ptc_model_init(&t->m, &pq_set.cfg, &sink) != PTC_OK) {
-        fprintf(pq_err, "ptqemu: cannot write %s or its instruction log\n", path);
+    if (t->truth) {
+        sink.event = pq_sink_event;
+        sink.retire = pq_sink_retire;
+    }
+    if (failed || ptc_model_init(&t->m, &pq_set.cfg, &sink) != PTC_OK) {
+        fprintf(pq_err, "ptqemu: cannot write the files of thread %u (%s, ...)\n", t->number, pq_set.out);
         if (t->trace) fclose(t->trace);
         if (t->insns) fclose(t->insns);
+        if (t->truth) fclose(t->truth);
         free(t);
         return NULL;
     }
@@ -346,6 +367,7 @@ static void pq_thread_finish(pq_thread *t)
     }
     if (fclose(t->trace) != 0) t->write_error = 1;
     if (t->insns && fclose(t->insns) != 0) t->write_error = 1;
+    if (t->truth && fclose(t->truth) != 0) t->write_error = 1;
     if (t->write_error) fprintf(pq_err, "ptqemu: writing the trace of thread %u failed\n", t->number);
     pthread_mutex_lock(&pq_lock);
     pq_total_insns += t->ninsns;
@@ -472,8 +494,8 @@ static int pq_setting(pq_settings *s, const char *key, const char *val, char *er
     if (strcmp(val, "on") == 0) val = "1";
     else if (strcmp(val, "off") == 0 && strcmp(key, "policy") != 0) val = "0";
     num = mc_number(val, &v);
-    if (strcmp(key, "out") == 0 || strcmp(key, "insns") == 0) {
-        char *dst = key[0] == 'o' ? s->out : s->insns;
+    if (strcmp(key, "out") == 0 || strcmp(key, "insns") == 0 || strcmp(key, "truth") == 0) {
+        char *dst = key[0] == 'o' ? s->out : key[0] == 'i' ? s->insns : s->truth;
         if (!*val || strlen(val) >= sizeof s->out) { snprintf(err, errlen, "%s wants a file name", key); return 0; }
         memcpy(dst, val, strlen(val) + 1);
         return 1;
