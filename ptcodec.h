@@ -976,8 +976,12 @@ typedef struct ptc_truth {
 typedef enum ptc_event_kind {
     PTC_EV_BRANCH = 1, PTC_EV_JUMP, PTC_EV_INDIRECT, PTC_EV_INTERRUPT, PTC_EV_PTWRITE,
     PTC_EV_CR3, PTC_EV_MODE, PTC_EV_SLEEP, PTC_EV_RATIO, PTC_EV_PRIVILEGE, PTC_EV_CALL, PTC_EV_RET,
-    PTC_EV_LAST = PTC_EV_RET
+    PTC_EV_TSX, PTC_EV_VMX,
+    PTC_EV_LAST = PTC_EV_VMX
 } ptc_event_kind;
+
+/* What a TSX event does (ptc_model_tsx). */
+typedef enum ptc_tsx_event { PTC_TSX_BEGIN = 1, PTC_TSX_COMMIT, PTC_TSX_ABORT } ptc_tsx_event;
 
 typedef struct ptc_event_truth {
     uint64_t index;       /* 0, 1, 2, ... in the order the workload gave them */
@@ -1101,6 +1105,9 @@ typedef struct ptc_model {
     uint32_t mtc_edges_since;         /* MTC edges since the last MTC written */
     uint64_t retc[PTC_MODEL_RETC_DEPTH]; /* next IPs of the traced CALLs since the last PSB, */
     uint8_t retc_top, retc_depth;     /*   a ring: a CALL into a full one drops the oldest */
+    uint8_t in_tx;                    /* inside a TSX transaction */
+    uint8_t non_root, guest_traced;   /* in a VMX guest, and whether it is traced */
+    uint64_t vmcs;                    /* the VMCS pointer VMPTRLD loaded; 0: none */
 } ptc_model;
 
 /* Checks cfg and prepares the model; PTC_ERR_BAD_CONFIG names the field in
@@ -1138,6 +1145,22 @@ PTCDEF ptc_status ptc_model_interrupt(ptc_model *m, uint64_t ip, uint64_t handle
 /* The same into a handler at CPL cpl (an interrupt into the kernel, a
    signal delivered, a VM exit): each end traced or not by its own CPL. */
 PTCDEF ptc_status ptc_model_interrupt_cpl(ptc_model *m, uint64_t ip, uint64_t handler, uint8_t cpl);
+/* TSX: the XBEGIN (PTC_TSX_BEGIN) or XEND (PTC_TSX_COMMIT) at ip: MODE.TSX
+   and FUP(ip); an abort (PTC_TSX_ABORT: XABORT at ip, or an asynchronous
+   abort before the instruction at ip completes): MODE.TSX with TXAbort,
+   FUP(ip) and TIP(target), the fallback path. Nested transactions are the
+   caller's to flatten: BEGIN inside one, COMMIT outside one, PTC_ERR_BAD_STATE. */
+PTCDEF ptc_status ptc_model_tsx(ptc_model *m, ptc_tsx_event ev, uint64_t ip, uint64_t target);
+/* VMX (SPEC 5.2): VMPTRLD at ip of the VMCS at `vmcs` (4 KiB aligned):
+   VMCS; a VM entry (VMLAUNCH, VMRESUME at ip) into the guest at target with
+   CR3 guest_cr3: PIP with NR set, then TIP(target), or TIP.PGD(target) when
+   the guest is not traced (trace_guest 0); a VM exit before the guest
+   instruction at ip completes, to the host at host_ip with host_cr3:
+   FUP(ip), PIP with NR clear, TIP(host_ip) (TIP.PGE when the guest was not
+   traced). */
+PTCDEF ptc_status ptc_model_vmptrld(ptc_model *m, uint64_t ip, uint64_t vmcs);
+PTCDEF ptc_status ptc_model_vm_entry(ptc_model *m, uint64_t ip, uint64_t target, uint64_t guest_cr3, int trace_guest);
+PTCDEF ptc_status ptc_model_vm_exit(ptc_model *m, uint64_t ip, uint64_t host_ip, uint64_t host_cr3);
 PTCDEF ptc_status ptc_model_ptwrite(ptc_model *m, uint64_t ip, uint64_t value, int bytes);
 PTCDEF ptc_status ptc_model_cr3(ptc_model *m, uint64_t ip, uint64_t cr3);
 /* A far transfer that changes the execution mode (CS.L, CS.D). */
@@ -4015,7 +4038,11 @@ PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t 
 
 
 
-static int ptc__mdl_context_en(const ptc_model *m) { return m->cpl == 0 ? m->cfg.os : m->cfg.user; }
+static int ptc__mdl_context_en(const ptc_model *m)
+{
+    if (m->non_root && !m->guest_traced) return 0;
+    return m->cpl == 0 ? m->cfg.os : m->cfg.user;
+}
 
 static int ptc__mdl_filter_en(const ptc_model *m, uint64_t ip)
 {
@@ -4168,11 +4195,18 @@ static int ptc__mdl_emit(ptc_model *m, ptc_packet *p)
     return ptc__mdl_output(m, p);
 }
 
-static int ptc__mdl_emit_simple(ptc_model *m, ptc_packet_type t)
+/* A packet of type t with every field zero, to fill in. */
+static ptc_packet ptc__mdl_blank(ptc_packet_type t)
 {
     ptc_packet p;
     memset(&p, 0, sizeof p);
     p.type = t;
+    return p;
+}
+
+static int ptc__mdl_emit_simple(ptc_model *m, ptc_packet_type t)
+{
+    ptc_packet p = ptc__mdl_blank(t);
     return ptc__mdl_emit(m, &p);
 }
 
@@ -4222,11 +4256,35 @@ static void ptc__mdl_retiring_ip_packet(ptc_model *m, ptc_packet_type t, uint64_
 
 static void ptc__mdl_mode_exec(ptc_model *m)
 {
-    ptc_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = PTC_MODE_EXEC;
+    ptc_packet p = ptc__mdl_blank(PTC_MODE_EXEC);
     p.u.mode_exec.csl = m->csl;
     p.u.mode_exec.csd = m->csd;
+    (void)ptc__mdl_emit(m, &p);
+}
+
+static void ptc__mdl_mode_tsx(ptc_model *m, int abort)
+{
+    ptc_packet p = ptc__mdl_blank(PTC_MODE_TSX);
+    p.u.mode_tsx.intx = m->in_tx;
+    p.u.mode_tsx.abrt = (uint8_t)(abort != 0);
+    (void)ptc__mdl_emit(m, &p);
+}
+
+/* PIP with the CR3 and whether it is a guest's (NR); only with `os`, as
+   CR3 is the kernel's business. */
+static void ptc__mdl_pip(ptc_model *m)
+{
+    ptc_packet p = ptc__mdl_blank(PTC_PIP);
+    if (!m->cfg.os) return;
+    p.u.pip.cr3 = m->cr3;
+    p.u.pip.nr = m->non_root;
+    (void)ptc__mdl_emit(m, &p);
+}
+
+static void ptc__mdl_vmcs(ptc_model *m)
+{
+    ptc_packet p = ptc__mdl_blank(PTC_VMCS);
+    p.u.vmcs.base = m->vmcs;
     (void)ptc__mdl_emit(m, &p);
 }
 
@@ -4248,9 +4306,7 @@ static void ptc__mdl_tsc_tma(ptc_model *m)
 
 static void ptc__mdl_cbr(ptc_model *m)
 {
-    ptc_packet p;
-    memset(&p, 0, sizeof p);
-    p.type = PTC_CBR;
+    ptc_packet p = ptc__mdl_blank(PTC_CBR);
     p.u.cbr.ratio = m->ratio;
     (void)ptc__mdl_emit(m, &p);
 }
@@ -4258,7 +4314,6 @@ static void ptc__mdl_cbr(ptc_model *m)
 /* PSB+: the stream's periodic restatement of state (SPEC 5.2). */
 static void ptc__mdl_psb_plus(ptc_model *m)
 {
-    ptc_packet p;
     m->in_psb = 1;
     m->retc_depth = 0; /* a decoder may start here: no RET compressed against older CALLs */
     if (ptc__mdl_emit_simple(m, PTC_PSB)) {
@@ -4267,13 +4322,12 @@ static void ptc__mdl_psb_plus(ptc_model *m)
     }
     if (m->packet_en) {
         ptc__mdl_mode_exec(m);
+        if (m->in_tx) ptc__mdl_mode_tsx(m, 0);
         ptc__mdl_ip_packet(m, PTC_FUP, m->ip, 0);
     }
-    if (m->cfg.os && ptc__mdl_context_en(m)) {
-        memset(&p, 0, sizeof p);
-        p.type = PTC_PIP;
-        p.u.pip.cr3 = m->cr3;
-        (void)ptc__mdl_emit(m, &p);
+    if (ptc__mdl_context_en(m)) {
+        ptc__mdl_pip(m);
+        if (m->vmcs && m->cfg.os) ptc__mdl_vmcs(m);
     }
     ptc__mdl_tsc_tma(m);
     ptc__mdl_cbr(m);
@@ -4692,6 +4746,25 @@ PTCDEF ptc_status ptc_model_stop(ptc_model *m)
     return PTC_OK;
 }
 
+/* Control arrives at target; `from` and `to` say whether packets were
+   enabled where it left and are where it arrives: TIP (both), TIP.PGD
+   (leaving; naming the target when pgd_names_target), MODE.Exec and
+   TIP.PGE (entering), or nothing. */
+static void ptc__mdl_flow_to(ptc_model *m, uint64_t target, int from, int to, int pgd_names_target)
+{
+    if (from && to) {
+        ptc__mdl_retiring_ip_packet(m, PTC_TIP, target);
+    } else if (from) {
+        if (pgd_names_target) ptc__mdl_retiring_ip_packet(m, PTC_TIP_PGD, target);
+        else ptc__mdl_ip_packet(m, PTC_TIP_PGD, target, 1);
+    } else if (to) {
+        ptc__mdl_mode_exec(m);
+        ptc__mdl_ip_packet(m, PTC_TIP_PGE, target, 0);
+    }
+    m->ip = target;
+    m->packet_en = to;
+}
+
 /* Control moves from ip to target, where the CPL is `cpl`: packets for
    entering or leaving the traced region; `inside` says what to emit when
    both ends are traced. Leaving for a context that is not traced (another
@@ -4702,20 +4775,13 @@ static void ptc__mdl_transfer(ptc_model *m, uint64_t ip, uint64_t target, int in
     int from = ptc__mdl_packet_en(m, ip), to;
     m->cpl = cpl;
     to = ptc__mdl_packet_en(m, target);
-    if (from && to) {
-        if (inside == PTC__MDL_XFER_FUP_TIP) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
-        if (inside == PTC__MDL_XFER_MODE_TIP) ptc__mdl_mode_exec(m);
-        if (inside != PTC__MDL_XFER_NONE) ptc__mdl_retiring_ip_packet(m, PTC_TIP, target);
-    } else if (from) {
-        if (inside == PTC__MDL_XFER_FUP_TIP) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
-        if (ptc__mdl_context_en(m)) ptc__mdl_retiring_ip_packet(m, PTC_TIP_PGD, target);
-        else ptc__mdl_ip_packet(m, PTC_TIP_PGD, target, 1);
-    } else if (to) {
-        ptc__mdl_mode_exec(m);
-        ptc__mdl_ip_packet(m, PTC_TIP_PGE, target, 0);
+    if (from && inside == PTC__MDL_XFER_FUP_TIP) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
+    if (from && to && inside == PTC__MDL_XFER_MODE_TIP) ptc__mdl_mode_exec(m);
+    if (from && to && inside == PTC__MDL_XFER_NONE) { /* a direct branch: the decoder knows where */
+        m->ip = target;
+        return;
     }
-    m->ip = target;
-    m->packet_en = to;
+    ptc__mdl_flow_to(m, target, from, to, ptc__mdl_context_en(m));
 }
 
 /* One more bit for the pending TNT: a conditional branch, or a compressed
@@ -4849,14 +4915,85 @@ PTCDEF ptc_status ptc_model_cr3(ptc_model *m, uint64_t ip, uint64_t cr3)
     if (cr3 & ~UINT64_C(0x000FFFFFFFFFFFE0)) return PTC_ERR_RANGE;
     before = ptc__mdl_mark_now(m);
     m->cr3 = cr3;
-    if (m->enabled && m->cfg.os && ptc__mdl_context_en(m)) {
-        ptc_packet p;
-        memset(&p, 0, sizeof p);
-        p.type = PTC_PIP;
-        p.u.pip.cr3 = cr3;
-        (void)ptc__mdl_emit(m, &p);
-    }
+    if (m->enabled && ptc__mdl_context_en(m)) ptc__mdl_pip(m);
     ptc__mdl_event(m, PTC_EV_CR3, ip, cr3, 0, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_tsx(ptc_model *m, ptc_tsx_event ev, uint64_t ip, uint64_t target)
+{
+    ptc__mdl_mark before;
+    int traced;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (ev != PTC_TSX_BEGIN && ev != PTC_TSX_COMMIT && ev != PTC_TSX_ABORT) return PTC_ERR_RANGE;
+    if ((ev == PTC_TSX_BEGIN) == (m->in_tx != 0)) return PTC_ERR_BAD_STATE;
+    before = ptc__mdl_mark_now(m);
+    m->in_tx = (uint8_t)(ev == PTC_TSX_BEGIN);
+    /* MODE.TSX needs TriggerEn and ContextEn; its FUP, PacketEn (SDM
+       Table 36-27): outside the filter, only the mode goes out */
+    traced = m->enabled && ptc__mdl_context_en(m);
+    if (traced) ptc__mdl_mode_tsx(m, ev == PTC_TSX_ABORT);
+    if (ev == PTC_TSX_ABORT) {
+        ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_FUP_TIP, m->cpl);
+    } else {
+        if (traced && ptc__mdl_packet_en(m, ip)) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
+        target = ip;
+    }
+    ptc__mdl_event(m, PTC_EV_TSX, ip, target, ev == PTC_TSX_ABORT, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_vmptrld(ptc_model *m, uint64_t ip, uint64_t vmcs)
+{
+    ptc__mdl_mark before;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (vmcs & ~UINT64_C(0x000FFFFFFFFFF000)) return PTC_ERR_RANGE;
+    if (m->non_root) return PTC_ERR_BAD_STATE;
+    before = ptc__mdl_mark_now(m);
+    m->vmcs = vmcs;
+    if (m->enabled && m->cfg.os && ptc__mdl_context_en(m)) ptc__mdl_vmcs(m);
+    ptc__mdl_event(m, PTC_EV_VMX, ip, vmcs, 0, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_vm_entry(ptc_model *m, uint64_t ip, uint64_t target, uint64_t guest_cr3, int trace_guest)
+{
+    ptc__mdl_mark before;
+    int from;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (guest_cr3 & ~UINT64_C(0x000FFFFFFFFFFFE0)) return PTC_ERR_RANGE;
+    if (m->non_root || !m->vmcs) return PTC_ERR_BAD_STATE;
+    before = ptc__mdl_mark_now(m);
+    from = ptc__mdl_packet_en(m, ip);
+    /* the PIP binds to the VMLAUNCH/VMRESUME: it goes out while the host
+       is traced, before the TIP (or the TIP.PGD, which names the guest's
+       first instruction, as libipt's pip-vmcs-tip_pgd vector has it) */
+    m->cr3 = guest_cr3;
+    m->non_root = 1;
+    if (from) ptc__mdl_pip(m);
+    m->guest_traced = (uint8_t)(trace_guest != 0);
+    ptc__mdl_flow_to(m, target, from, ptc__mdl_packet_en(m, target), 1);
+    ptc__mdl_event(m, PTC_EV_VMX, ip, target, 1, before, 0);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_vm_exit(ptc_model *m, uint64_t ip, uint64_t host_ip, uint64_t host_cr3)
+{
+    ptc__mdl_mark before;
+    int from, to;
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    if (host_cr3 & ~UINT64_C(0x000FFFFFFFFFFFE0)) return PTC_ERR_RANGE;
+    if (!m->non_root) return PTC_ERR_BAD_STATE;
+    before = ptc__mdl_mark_now(m);
+    from = ptc__mdl_packet_en(m, ip);
+    if (from) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
+    m->non_root = 0;
+    m->guest_traced = 0;
+    m->cr3 = host_cr3;
+    to = ptc__mdl_packet_en(m, host_ip);
+    if (from || to) ptc__mdl_pip(m);
+    ptc__mdl_flow_to(m, host_ip, from, to, 0);
+    ptc__mdl_event(m, PTC_EV_VMX, ip, host_ip, 0, before, 0);
     return PTC_OK;
 }
 

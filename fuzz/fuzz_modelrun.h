@@ -43,7 +43,7 @@ UT_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t
         uint8_t op = prog[i], arg = prog[i + 1];
         uint64_t target = 0x401000 + ((uint64_t)arg << 4) + (op & 0x80 ? 0x100000 : 0); /* some inside a filter, some not */
         i += 2;
-        switch (op % 13) {
+        switch (op % 15) {
         case 0: case 1: case 2: { /* idle */
             uint64_t c = (uint64_t)arg * (op % 3 == 2 ? 211 : 7) + 1;
             if (c > budget) c = budget;
@@ -90,6 +90,20 @@ UT_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t
             ip = to;
             break;
         }
+        case 13: /* TSX: XBEGIN, XEND, or an abort to the fallback path */
+            if (arg % 3 == 0) ptc_model_tsx(&m, PTC_TSX_BEGIN, ip, 0);
+            else if (arg % 3 == 1) ptc_model_tsx(&m, PTC_TSX_COMMIT, ip, 0);
+            else if (ptc_model_tsx(&m, PTC_TSX_ABORT, ip, target) == PTC_OK) ip = target;
+            break;
+        case 14: /* VMX: VMPTRLD, a VM entry (the guest traced or not), a VM exit */
+            if (arg % 3 == 0) {
+                ptc_model_vmptrld(&m, ip, (uint64_t)(arg + 1) << 12);
+            } else if (arg % 3 == 1) {
+                if (ptc_model_vm_entry(&m, ip, target, (uint64_t)arg << 12, arg & 4) == PTC_OK) ip = target;
+            } else if (ptc_model_vm_exit(&m, ip, 0x401000 + ((uint64_t)arg << 4), 0x5000) == PTC_OK) {
+                ip = 0x401000 + ((uint64_t)arg << 4);
+            }
+            break;
         default: ptc_model_sleep(&m, ip, arg & 1, arg, 1, (uint8_t)(1 + arg % 7), (uint64_t)arg * 37, arg & 2); break;
         }
     }

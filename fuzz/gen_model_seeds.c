@@ -14,10 +14,10 @@
 
 enum { PROGRAM = 480, TAIL = 32 }; /* settings take at most 27 bytes */
 
-/* Events (op % 13, see fz_model_run) each workload is made of, and how
+/* Events (op % 15, see fz_model_run) each workload is made of, and how
    often, as characters from '0': idle 0-2, branch 3, jump 4, indirect jump
    5, interrupt 6, ptwrite 7, cr3 / privilege 8, mode/ratio 9, sleep ':',
-   CALL ';', RET '<'. */
+   CALL ';', RET '<', TSX '=', VMX '>'. */
 static const struct {
     const char *name;
     const char *ops; /* drawn uniformly */
@@ -29,8 +29,9 @@ static const struct {
     { "ptwrite", "0777773", 0, 1, 0, 0 },
     { "idle", "0033:::", 0, 0, 1, 0 },
     { "dvfs", "033339999", 0, 0, 0, 0 },
-    { "mixed", "0123456789:;<", 0, 1, 1, 1 },
+    { "mixed", "0123456789:;<=>", 0, 1, 1, 1 },
     { "calls", "0033;;;<<<<58", 0, 0, 0, 0 },
+    { "tsx-vmx", "0033;<==>>>", 0, 0, 0, 0 },
 };
 
 static const char *const policies[] = { "off", "seed", "resume-value", "resume-count", "long-burst" };
@@ -66,7 +67,7 @@ int main(int argc, char **argv)
     for (w = 0; w < sizeof workloads / sizeof workloads[0]; w++) {
         size_t nops = strlen(workloads[w].ops);
         for (i = 0; i < PROGRAM; i += 2) {
-            buf[i] = (uint8_t)((workloads[w].ops[next_byte() % nops] - '0') + 13 * (next_byte() % 19));
+            buf[i] = (uint8_t)((workloads[w].ops[next_byte() % nops] - '0') + 15 * (next_byte() % 17));
             buf[i + 1] = next_byte();
         }
         for (k = 0; k < sizeof policies / sizeof policies[0]; k++) {

@@ -205,6 +205,153 @@ static void model_streams_decode_in_libipt(void)
         }
 }
 
+/* ---- the model's flow against libipt's instruction flow decoder ------- */
+
+/* A small x86-64 program with one of every kind of control flow the model
+   knows, assembled by hand at fixed addresses (SDM opcode map); the run
+   below drives the model through it as a simulator would, and libipt's
+   pt_insn decoder, reading these bytes, must retrace exactly the
+   instructions that ran. */
+#define CODE_BASE 0x1000u
+#define CODE_SIZE 0x400u
+static uint8_t code[CODE_SIZE];
+
+static void put(uint64_t at, const uint8_t *bytes, size_t n) { memcpy(code + (at - CODE_BASE), bytes, n); }
+static void put_rel32(uint64_t at, const uint8_t *op, size_t n, uint64_t target)
+{
+    uint32_t rel = (uint32_t)(target - (at + n + 4));
+    uint8_t b[16];
+    memcpy(b, op, n);
+    b[n] = (uint8_t)rel;
+    b[n + 1] = (uint8_t)(rel >> 8);
+    b[n + 2] = (uint8_t)(rel >> 16);
+    b[n + 3] = (uint8_t)(rel >> 24);
+    put(at, b, n + 4);
+}
+
+static int read_code(uint8_t *buffer, size_t size, const struct pt_asid *asid, uint64_t ip, void *context)
+{
+    size_t n;
+    (void)asid;
+    (void)context;
+    if (ip < CODE_BASE || ip >= CODE_BASE + CODE_SIZE) return -pte_nomap;
+    n = CODE_BASE + CODE_SIZE - ip < size ? (size_t)(CODE_BASE + CODE_SIZE - ip) : size;
+    memcpy(buffer, code + (ip - CODE_BASE), n);
+    return (int)n;
+}
+
+static void assemble(void)
+{
+    static const uint8_t nop = 0x90, call_rax[] = { 0xFF, 0xD0 }, ret = 0xC3, call = 0xE8, xbegin[] = { 0xC7, 0xF8 },
+                         xend[] = { 0x0F, 0x01, 0xD5 }, syscall[] = { 0x0F, 0x05 }, sysret[] = { 0x48, 0x0F, 0x07 },
+                         vmptrld[] = { 0x0F, 0xC7, 0x34, 0x25, 0x00, 0x30, 0x00, 0x00 }, vmlaunch[] = { 0x0F, 0x01, 0xC2 };
+    memset(code, 0xF4, sizeof code); /* HLT wherever nothing runs */
+    put(0x1000, &nop, 1);
+    put_rel32(0x1001, &call, 1, 0x1100);   /* -> 0x1006 */
+    put_rel32(0x1006, xbegin, 2, 0x1040);  /* -> 0x100c */
+    put(0x100c, &nop, 1);
+    put(0x100d, xend, 3);                  /* -> 0x1010 */
+    put_rel32(0x1010, xbegin, 2, 0x1040);  /* -> 0x1016 */
+    put(0x1016, &nop, 1);                  /* the transaction aborts before 0x1017 */
+    put(0x1017, &nop, 1);
+    put(0x1040, &nop, 1);
+    put(0x1041, syscall, 2);               /* the kernel at 0x1300, back to 0x1043 */
+    put(0x1043, vmptrld, 8);               /* -> 0x104b */
+    put(0x104b, vmlaunch, 3);              /* the guest at 0x1200 */
+    put(0x1080, &nop, 1);                  /* the host after the VM exit */
+    put(0x1081, syscall, 2);               /* out of the traced range for good */
+    put(0x1100, &nop, 1);
+    put(0x1101, call_rax, 2);              /* -> 0x1180 */
+    put(0x1103, &ret, 1);                  /* -> 0x1006 */
+    put(0x1180, &ret, 1);                  /* -> 0x1103 */
+    put(0x1200, &nop, 1);
+    put(0x1201, &nop, 1);                  /* a VM exit before 0x1202 */
+    put(0x1300, &nop, 1);
+    put(0x1301, sysret, 3);
+}
+
+/* The run: each instruction's cycle, then its event. Returns the
+   addresses that ran, in order, in ran[] (their count). */
+static size_t run_program(ptc_model *m, uint64_t *ran)
+{
+    static const uint64_t order[] = { 0x1000, 0x1001, 0x1100, 0x1101, 0x1180, 0x1103, 0x1006, 0x100c, 0x100d,
+                                      0x1010, 0x1016, 0x1040, 0x1041, 0x1300, 0x1301, 0x1043, 0x104b, 0x1200,
+                                      0x1201, 0x1080, 0x1081 };
+    size_t i;
+    ptc_model_start(m, 0x1000);
+    for (i = 0; i < sizeof order / sizeof order[0]; i++) {
+        ptc_model_idle(m, 3);
+        ran[i] = order[i];
+        switch (order[i]) {
+        case 0x1001: ptc_model_call(m, 0x1001, 0x1100, 0x1006, 0); break;
+        case 0x1101: ptc_model_call(m, 0x1101, 0x1180, 0x1103, 1); break;
+        case 0x1180: ptc_model_ret(m, 0x1180, 0x1103); break;
+        case 0x1103: ptc_model_ret(m, 0x1103, 0x1006); break;
+        case 0x1006: case 0x1010: ptc_model_tsx(m, PTC_TSX_BEGIN, order[i], 0); break;
+        case 0x100d: ptc_model_tsx(m, PTC_TSX_COMMIT, 0x100d, 0); break;
+        case 0x1016: ptc_model_tsx(m, PTC_TSX_ABORT, 0x1017, 0x1040); break;
+        case 0x1041: ptc_model_privilege(m, 0x1041, 0x1300, 0); break;
+        case 0x1301: ptc_model_privilege(m, 0x1301, 0x1043, 3); break;
+        case 0x1043: ptc_model_vmptrld(m, 0x1043, 0x3000); break;
+        case 0x104b: ptc_model_vm_entry(m, 0x104b, 0x1200, 0x7000, 1); break;
+        case 0x1201: ptc_model_vm_exit(m, 0x1202, 0x1080, 0x5000); break;
+        case 0x1081: ptc_model_privilege(m, 0x1081, UINT64_C(0xffffffff81000000), 0); break;
+        default: break;
+        }
+    }
+    ptc_model_stop(m);
+    return i;
+}
+
+static void model_flow_is_libipts_instruction_flow(void)
+{
+    int variant;
+    assemble();
+    for (variant = 0; variant < 4; variant++) {
+        ptc_model_config cfg;
+        ptc_model m;
+        mr_trace o;
+        ptc_model_sink sink = mr_start(&o, 1);
+        struct pt_config pc;
+        struct pt_insn_decoder *d;
+        uint64_t ran[64];
+        size_t n, k = 0;
+        int st;
+        ptc_model_config_default(&cfg);
+        cfg.os = cfg.user = 1;
+        cfg.nfilters = 1;
+        cfg.filter_lo[0] = CODE_BASE;
+        cfg.filter_hi[0] = CODE_BASE + CODE_SIZE;
+        cfg.dis_retc = (uint8_t)(variant & 1);
+        cfg.cyc_en = (uint8_t)(variant >> 1);
+        cfg.long_tnt = (uint8_t)(variant >> 1);
+        CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
+        n = run_program(&m, ran);
+        pt_config_init(&pc);
+        pc.begin = o.bytes;
+        pc.end = o.bytes + o.len;
+        d = pt_insn_alloc_decoder(&pc);
+        CHECK(d && pt_image_set_callback(pt_insn_get_image(d), read_code, NULL) == 0);
+        if (!d) { mr_free(&o); continue; }
+        for (st = pt_insn_sync_forward(d); st >= 0;) {
+            struct pt_insn insn;
+            struct pt_event ev;
+            while (st >= 0 && (st & pts_event_pending)) st = pt_insn_event(d, &ev, sizeof ev);
+            if (st < 0) break;
+            st = pt_insn_next(d, &insn, sizeof insn);
+            if (st < 0) break;
+            CHECK(k < n && insn.ip == ran[k], "variant %d, instruction %zu: libipt %llx, ran %llx", variant, k,
+                  (unsigned long long)insn.ip, (unsigned long long)(k < n ? ran[k] : 0));
+            if (k >= n || insn.ip != ran[k]) break;
+            k++;
+        }
+        CHECK(st == -pte_eos && k == n, "variant %d: libipt stopped after %zu of %zu instructions: %s", variant, k, n,
+              pt_errstr(pt_errcode(st)));
+        pt_insn_free_decoder(d);
+        mr_free(&o);
+    }
+}
+
 int main(void)
 {
     RUN(libipt_version);
@@ -213,5 +360,6 @@ int main(void)
     RUN(every_opcode_same_class);
     RUN(arbitrary_bytes_same_packets_or_same_error);
     RUN(model_streams_decode_in_libipt);
+    RUN(model_flow_is_libipts_instruction_flow);
     TL_EXIT();
 }

@@ -480,7 +480,8 @@ static void decode_all(const cap *c, ptc_item **items, size_t *n)
 
 /* The control-flow packets of a scenario after its start, as text: TNT
    bits ("TNT:1101", oldest first), TIPs, FUPs and TIP.PGE/PGD with their
-   IPs ("TIP:401005"; "PGD:-" when suppressed). */
+   IPs ("TIP:401005"; "PGD:-" when suppressed), MODE.TSX ("TSX:in", "out",
+   "abort"), PIP ("PIP:CR3/NR") and VMCS. */
 static void flow_text(const char *scenario, char *out, size_t cap_)
 {
     cap c;
@@ -499,6 +500,18 @@ static void flow_text(const char *scenario, char *out, size_t cap_)
         case PTC_FUP: name = "FUP"; break;
         case PTC_TIP_PGE: name = "PGE"; break;
         case PTC_TIP_PGD: name = "PGD"; break;
+        case PTC_MODE_TSX:
+            len += (size_t)snprintf(out + len, cap_ - len, " TSX:%s",
+                                    it->pkt.u.mode_tsx.abrt ? "abort" : it->pkt.u.mode_tsx.intx ? "in" : "out");
+            continue;
+        case PTC_PIP:
+            if (started)
+                len += (size_t)snprintf(out + len, cap_ - len, " PIP:%llx/%u", (unsigned long long)it->pkt.u.pip.cr3,
+                                        it->pkt.u.pip.nr);
+            continue;
+        case PTC_VMCS:
+            if (started) len += (size_t)snprintf(out + len, cap_ - len, " VMCS:%llx", (unsigned long long)it->pkt.u.vmcs.base);
+            continue;
         case PTC_TNT8: case PTC_TNT64: {
             unsigned b;
             len += (size_t)snprintf(out + len, cap_ - len, " TNT:");
@@ -522,6 +535,48 @@ static void flow_is(const char *name, const char *scenario, const char *want)
     char got[2048];
     flow_text(scenario, got, sizeof got);
     CHECK(strcmp(got, want) == 0, "%s:\n    got  '%s'\n    want '%s'", name, got, want);
+}
+
+/* TSX (SDM 36.2.8.1, Table 36-27): MODE.TSX and a FUP with the XBEGIN's or
+   XEND's IP; an abort's MODE.TSX, FUP where it happened, TIP to the
+   fallback; MODE.TSX in a PSB+ inside a transaction. VMX: VMCS at VMPTRLD,
+   PIP with NR at a VM entry before its TIP (or TIP.PGD when the guest is
+   not traced), FUP, PIP and TIP (or TIP.PGE) at a VM exit. */
+static void tsx_and_vmx_packets(void)
+{
+    ptc_model_config cfg;
+    ptc_model m;
+    cap c;
+    flow_is("a committed transaction", "start 0x1000\ntsx-begin 0x1000\ntsx-commit 0x1010\nstop\n",
+            " PGE:1000 TSX:in FUP:1000 TSX:out FUP:1010 PGD:-");
+    flow_is("an aborted one", "start 0x1000\ntsx-begin 0x1000\ntsx-abort 0x1017 0x1040\nstop\n",
+            " PGE:1000 TSX:in FUP:1000 TSX:abort FUP:1017 TIP:1040 PGD:-");
+    flow_is("an abort out of the filter", "set filter=0x1000-0x1030\nstart 0x1000\ntsx-begin 0x1000\n"
+            "tsx-abort 0x1017 0x1040\nstop\n", " PGE:1000 TSX:in FUP:1000 TSX:abort FUP:1017 PGD:1040");
+    flow_is("a PSB+ inside a transaction restates it",
+            "set psb_freq=0\nstart 0x1000\ntsx-begin 0x1000\nidle-mtc 1100\ntsx-commit 0x1010\nstop\n",
+            " PGE:1000 TSX:in FUP:1000 TSX:in FUP:1000 TSX:out FUP:1010 PGD:-");
+    flow_is("a traced guest", "set os=1\nstart 0x1000\nvmptrld 0x1000 0x3000\nvmentry 0x1008 0x2000 0x7000\n"
+            "vmexit 0x2001 0x1010 0x5000\nstop\n",
+            " PGE:1000 VMCS:3000 PIP:7000/1 TIP:2000 FUP:2001 PIP:5000/0 TIP:1010 PGD:-");
+    flow_is("a guest not traced", "set os=1\nstart 0x1000\nvmptrld 0x1000 0x3000\nvmentry 0x1008 0x2000 0x7000 untraced\n"
+            "idle 100\nvmexit 0x2001 0x1010 0x5000\nstop\n",
+            " PGE:1000 VMCS:3000 PIP:7000/1 PGD:2000 PIP:5000/0 PGE:1010 PGD:-");
+    /* what cannot happen is refused, and nothing is written for it */
+    ptc_model_config_default(&cfg);
+    {
+        ptc_model_sink sink = mr_start(&c, 0);
+        CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
+    }
+    ptc_model_start(&m, 0x1000);
+    CHECK(ptc_model_tsx(&m, PTC_TSX_COMMIT, 0x1000, 0) == PTC_ERR_BAD_STATE);
+    CHECK(ptc_model_tsx(&m, (ptc_tsx_event)9, 0x1000, 0) == PTC_ERR_RANGE);
+    CHECK(ptc_model_vm_entry(&m, 0x1000, 0x2000, 0x7000, 1) == PTC_ERR_BAD_STATE, "no VMCS loaded");
+    CHECK(ptc_model_vm_exit(&m, 0x1000, 0x2000, 0x7000) == PTC_ERR_BAD_STATE, "not in a guest");
+    CHECK(ptc_model_vmptrld(&m, 0x1000, 0x3001) == PTC_ERR_RANGE, "unaligned VMCS");
+    CHECK(ptc_model_tsx(&m, PTC_TSX_BEGIN, 0x1000, 0) == PTC_OK);
+    CHECK(ptc_model_tsx(&m, PTC_TSX_BEGIN, 0x1000, 0) == PTC_ERR_BAD_STATE, "nested");
+    mr_free(&c);
 }
 
 /* RET compression (SDM 36.4.2.2): a RET to the next IP of the newest CALL
@@ -955,5 +1010,6 @@ int main(void)
     RUN(bad_configurations_are_named);
     RUN(sleep_stops_the_core_clock);
     RUN(ret_compression_follows_the_sdm);
+    RUN(tsx_and_vmx_packets);
     TL_EXIT();
 }

@@ -120,7 +120,8 @@ UT_FN int mc_set_list(ptc_model_config *c, const char *list, char *err, size_t e
 
 /* Workload event kinds by name (ptc_event_kind; index 0 unused). */
 static const char *const mc_event_names[] = { "", "branch", "jump", "indirect", "interrupt", "ptwrite", "cr3",
-                                              "mode", "sleep", "ratio", "privilege", "call", "ret" };
+                                              "mode", "sleep", "ratio", "privilege", "call", "ret",
+                                              "tsx", "vmx" };
 
 UT_FN const char *mc_event_name(int kind)
 {

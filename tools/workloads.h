@@ -325,6 +325,16 @@ UT_FN int wl_run_scenario(const char *text, const ptc_model_config *base, const 
             if (!mc_number(c, &z)) goto bad;
             ptc_model_call(m, x, y, z, cmd[0] == 'i');
         } else if (strcmp(cmd, "ret") == 0) ptc_model_ret(m, x, y);
+        else if (strcmp(cmd, "tsx-begin") == 0 || strcmp(cmd, "tsx-commit") == 0 || strcmp(cmd, "tsx-abort") == 0) {
+            ptc_tsx_event ev = cmd[4] == 'b' ? PTC_TSX_BEGIN : cmd[4] == 'c' ? PTC_TSX_COMMIT : PTC_TSX_ABORT;
+            if (ptc_model_tsx(m, ev, x, y) != PTC_OK) goto bad;
+        } else if (strcmp(cmd, "vmptrld") == 0) {
+            if (ptc_model_vmptrld(m, x, y) != PTC_OK) goto bad;
+        } else if (strcmp(cmd, "vmentry") == 0) {
+            if (!mc_number(c, &z) || ptc_model_vm_entry(m, x, y, z, strcmp(d, "untraced") != 0) != PTC_OK) goto bad;
+        } else if (strcmp(cmd, "vmexit") == 0) {
+            if (!mc_number(c, &z) || ptc_model_vm_exit(m, x, y, z) != PTC_OK) goto bad;
+        }
         else if (strcmp(cmd, "ptwrite") == 0) {
             if (c[0] && !mc_number(c, &z)) goto bad;
             if (ptc_model_ptwrite(m, x, y, z ? (int)z : 8) != PTC_OK) goto bad;
