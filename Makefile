@@ -32,14 +32,16 @@ CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model 
 GCC_TESTS    := test_packets test_stream test_model
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt timecmp
-FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/pktgen.h tools/modelrec.h tests/libipt_allowlist.h
+FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/pktgen.h tools/modelrec.h tests/libipt_allowlist.h \
+           tools/qemu/x86class.h
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
 # targets whose input is a workload program, not PT bytes: their own dictionary
 MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker fuzz_nav
-fuzz_dict = $(if $(filter $(MODEL_FUZZ_TARGETS),$(1)),fuzz/modelprog.dict,fuzz/ptcodec.dict)
+fuzz_dict = $(if $(filter $(MODEL_FUZZ_TARGETS),$(1)),fuzz/modelprog.dict,$(if $(filter fuzz_x86class,$(1)),fuzz/x86.dict,fuzz/ptcodec.dict))
 
 HAVE_LIBIPT := $(shell test -f /usr/include/intel-pt.h && echo yes)
-FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_perfdata $(if $(HAVE_LIBIPT),fuzz_diff_libipt)
+FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_perfdata fuzz_x86class \
+                $(if $(HAVE_LIBIPT),fuzz_diff_libipt)
 # MemorySanitizer needs every byte's producer instrumented; libipt is not
 MSAN_TARGETS := $(filter-out fuzz_diff_libipt,$(FUZZ_TARGETS))
 HAVE_AFL    := $(shell command -v afl-clang-fast >/dev/null 2>&1 && echo yes)

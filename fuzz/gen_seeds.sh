@@ -67,3 +67,12 @@ for w in dense sparse ptwrite dvfs; do
 done
 # and the structures ptsim does not write (pipe mode, AUX samples, sideband)
 python3 "$(dirname "$0")/gen_perf_seeds.py" "$corpus/fuzz_perfdata/ptsim-dense-1.data" "$corpus/fuzz_perfdata"
+# fuzz_x86class: lists of (length - 1, instruction bytes), one of every
+# change-of-flow class, with and without prefixes, and cut short
+mkdir -p "$corpus/fuzz_x86class"
+x86=$corpus/fuzz_x86class
+printf '\001\164\005\005\017\205\360\377\377\377\001\343\376\001\353\376\004\351\000\001\000\000' > "$x86/seed-jumps"
+printf '\004\350\373\377\377\377\004\350\000\000\000\000\001\377\320\002\101\377\323\002\076\377\322\000\303\001\362\303\002\302\010\000' > "$x86/seed-calls-rets"
+printf '\000\313\001\110\317\001\017\007\001\017\005\001\017\064\000\314\001\315\200\000\316' > "$x86/seed-far-kernel"
+printf '\001\363\244\002\363\110\245\001\362\256\000\244\000\220\002\110\211\345\003\363\017\036\372\001\377\300' > "$x86/seed-rep-other"
+printf '\001\350\000\000\164\002\017\205\000\000\377\000\017' > "$x86/seed-truncated"
