@@ -1136,8 +1136,8 @@ PTCDEF ptc_status ptc_model_jump(ptc_model *m, uint64_t ip, uint64_t target, int
    is a zero-length CALL (direct, target == next_ip). */
 PTCDEF ptc_status ptc_model_call(ptc_model *m, uint64_t ip, uint64_t target, uint64_t next_ip, int indirect);
 /* A near RET at ip to target: a taken TNT bit when the newest remembered
-   CALL's next IP is target (and dis_retc is clear), which forgets it; else
-   TIP(target), the stack untouched (SPEC 5.2). */
+   CALL's next IP is target (and dis_retc is clear), else TIP(target); a
+   traced RET forgets the newest CALL either way (SPEC 5.2). */
 PTCDEF ptc_status ptc_model_ret(ptc_model *m, uint64_t ip, uint64_t target);
 /* An interrupt or exception before the instruction at ip completes: FUP(ip)
    and TIP(handler), or TIP.PGD / TIP.PGE when one end is not traced. */
@@ -1352,11 +1352,18 @@ PTCDEF uint64_t ptc_perf_tsc_to_ns(const ptc_perf_pt_info *info, uint64_t tsc);
 /* Writing (SPEC 6.4): a file-mode perf.data with one Intel PT event (its
    attr.config, every record with its sample id: sample_id_all), the
    AUXTRACE_INFO `info` (pmu_type, the time conversion, the TSC:CTC ratio,
-   ...), and for each trace t an ITRACE_START and one AUXTRACE record of
-   queue t (cpu t, idx t, per_cpu_mmaps as info says), with its bytes
-   padded to 8 with PADs. family > 0 adds the CPUID feature
+   ...), and for each trace t an ITRACE_START, its thread's COMM and MMAP
+   records (the sideband a decoder of instructions needs) and one AUXTRACE
+   record of queue t (cpu t, idx t, per_cpu_mmaps as info says), with its
+   bytes padded to 8 with PADs. family > 0 adds the CPUID feature
    ("GenuineIntel,family,model,stepping"). *written: the size it takes;
-   PTC_ERR_NO_SPACE (nothing written) when cap is smaller. */
+   PTC_ERR_NO_SPACE (nothing written) when cap is smaller;
+   PTC_ERR_BAD_ARGUMENT for a name longer than PTC_PERF_NAME_MAX. */
+#define PTC_PERF_NAME_MAX 4095
+typedef struct ptc_perf_mmap {
+    uint64_t addr, len, pgoff;   /* where the file's bytes from pgoff are mapped */
+    const char *filename;        /* NUL-terminated */
+} ptc_perf_mmap;
 typedef struct ptc_perf_trace {
     const uint8_t *bytes;
     size_t len;
@@ -1364,6 +1371,9 @@ typedef struct ptc_perf_trace {
     uint64_t start_time;   /* perf time at or before its first packet: the ITRACE_START's
                               time and the AUXTRACE's reference (the TSC, when info says
                               perf time is the TSC) */
+    const char *comm;      /* the thread's name for a COMM record; NULL: none */
+    const ptc_perf_mmap *mmaps; /* the thread's executable mappings, as MMAP records */
+    unsigned nmmaps;
 } ptc_perf_trace;
 /* What perf records for a trace the model wrote with cfg: Intel PT's
    attr.config bits for its settings, and an AUXTRACE_INFO with its clocks
@@ -4837,13 +4847,18 @@ PTCDEF ptc_status ptc_model_ret(ptc_model *m, uint64_t ip, uint64_t target)
     ptc__mdl_mark before;
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     before = ptc__mdl_mark_now(m);
-    if (!m->cfg.dis_retc && m->retc_depth && m->retc[m->retc_top] == target && ptc__mdl_packet_en(m, ip) &&
-        ptc__mdl_packet_en(m, target)) {
+    if (ptc__mdl_packet_en(m, ip) && m->retc_depth) {
+        /* every RET a decoder sees takes the newest CALL off the stack,
+           compressed or not: "matching stack depth" (SDM 36.2.1.2, and the
+           decoder's stack of 36.4.2.2, as Linux perf keeps it) */
+        int compressed = !m->cfg.dis_retc && m->retc[m->retc_top] == target && ptc__mdl_packet_en(m, target);
         m->retc_top = (uint8_t)((m->retc_top + PTC_MODEL_RETC_DEPTH - 1) % PTC_MODEL_RETC_DEPTH);
         m->retc_depth--;
-        ptc__mdl_tnt_bit(m, target, 1);
-        ptc__mdl_event(m, PTC_EV_RET, ip, target, 1, before, 1);
-        return PTC_OK;
+        if (compressed) {
+            ptc__mdl_tnt_bit(m, target, 1);
+            ptc__mdl_event(m, PTC_EV_RET, ip, target, 1, before, 1);
+            return PTC_OK;
+        }
     }
     ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_TIP, m->cpl);
     ptc__mdl_event(m, PTC_EV_RET, ip, target, 1, before, 0);
@@ -5639,7 +5654,62 @@ static void ptc__perf_put_header(ptc__perf_out *o, uint32_t type, uint16_t size)
     ptc__perf_put(o, size, 2);
 }
 
-/* The data section: AUXTRACE_INFO, then ITRACE_START and AUXTRACE per trace. */
+/* A record's sample id (sample_id_all), as sample_type says: pid/tid,
+   time, cpu, identifier. */
+static void ptc__perf_put_sample_id(ptc__perf_out *o, const ptc_perf_trace *t, unsigned cpu)
+{
+    ptc__perf_put(o, t->pid, 4);
+    ptc__perf_put(o, t->tid, 4);
+    ptc__perf_put(o, t->start_time, 8);
+    ptc__perf_put(o, cpu, 4);
+    ptc__perf_put(o, 0, 4);
+    ptc__perf_put(o, 1, 8);
+}
+
+/* A NUL-terminated name padded to 8 bytes, as COMM and MMAP end. */
+static void ptc__perf_put_name(ptc__perf_out *o, const char *name, size_t padded)
+{
+    size_t len = strlen(name);
+    ptc__perf_put_bytes(o, name, len);
+    while (len++ < padded) ptc__perf_put(o, 0, 1);
+}
+
+static size_t ptc__perf_name_padded(const char *name) { return (strlen(name) + 8) & ~(size_t)7; }
+
+/* Trace t's thread: COMM and one MMAP per mapping, in user mode, at its
+   start time. */
+static void ptc__perf_put_sideband(ptc__perf_out *o, const ptc_perf_trace *t, unsigned cpu)
+{
+    enum { MISC_USER = 2, SAMPLE_ID = 32 };
+    unsigned k;
+    if (t->comm) {
+        size_t padded = ptc__perf_name_padded(t->comm);
+        ptc__perf_put(o, PTC_PERF_COMM, 4);
+        ptc__perf_put(o, MISC_USER, 2);
+        ptc__perf_put(o, 8 + 8 + padded + SAMPLE_ID, 2);
+        ptc__perf_put(o, t->pid, 4);
+        ptc__perf_put(o, t->tid, 4);
+        ptc__perf_put_name(o, t->comm, padded);
+        ptc__perf_put_sample_id(o, t, cpu);
+    }
+    for (k = 0; k < t->nmmaps; k++) {
+        const ptc_perf_mmap *mm = &t->mmaps[k];
+        size_t padded = ptc__perf_name_padded(mm->filename);
+        ptc__perf_put(o, PTC_PERF_MMAP, 4);
+        ptc__perf_put(o, MISC_USER, 2);
+        ptc__perf_put(o, 8 + 32 + padded + SAMPLE_ID, 2);
+        ptc__perf_put(o, t->pid, 4);
+        ptc__perf_put(o, t->tid, 4);
+        ptc__perf_put(o, mm->addr, 8);
+        ptc__perf_put(o, mm->len, 8);
+        ptc__perf_put(o, mm->pgoff, 8);
+        ptc__perf_put_name(o, mm->filename, padded);
+        ptc__perf_put_sample_id(o, t, cpu);
+    }
+}
+
+/* The data section: AUXTRACE_INFO, then per trace ITRACE_START, its
+   sideband and AUXTRACE. */
 static void ptc__perf_put_data(ptc__perf_out *o, const ptc_perf_pt_info *in, const ptc_perf_trace *t, unsigned n)
 {
     const uint64_t priv[PTC__PERF_INFO_FIELDS] = { in->pmu_type, in->time_shift, in->time_mult, in->time_zero,
@@ -5654,16 +5724,11 @@ static void ptc__perf_put_data(ptc__perf_out *o, const ptc_perf_pt_info *in, con
     for (k = 0; k < PTC__PERF_INFO_FIELDS; k++) ptc__perf_put(o, priv[k], 8);
     for (i = 0; i < n; i++) {
         size_t padded = (t[i].len + 7) & ~(size_t)7;
-        /* with its sample id, as sample_type says: pid/tid, time, cpu, identifier */
         ptc__perf_put_header(o, PTC_PERF_ITRACE_START, 48);
         ptc__perf_put(o, t[i].pid, 4);
         ptc__perf_put(o, t[i].tid, 4);
-        ptc__perf_put(o, t[i].pid, 4);
-        ptc__perf_put(o, t[i].tid, 4);
-        ptc__perf_put(o, t[i].start_time, 8);
-        ptc__perf_put(o, i, 4);
-        ptc__perf_put(o, 0, 4);
-        ptc__perf_put(o, 1, 8);
+        ptc__perf_put_sample_id(o, &t[i], i);
+        ptc__perf_put_sideband(o, &t[i], i);
         ptc__perf_put_header(o, PTC_PERF_AUXTRACE, 48);
         ptc__perf_put(o, padded, 8);
         ptc__perf_put(o, 0, 8);  /* offset: each queue's AUX stream starts at 0 */
@@ -5687,8 +5752,15 @@ PTCDEF ptc_status ptc_perf_write(uint8_t *out, size_t cap, size_t *written, cons
     ptc__perf_out o;
     unsigned pass, i;
     if (!written || !info || (!traces && ntraces) || (!out && cap)) return PTC_ERR_BAD_ARGUMENT;
-    for (i = 0; i < ntraces; i++)
-        if (!traces[i].bytes && traces[i].len) return PTC_ERR_BAD_ARGUMENT;
+    for (i = 0; i < ntraces; i++) {
+        unsigned k;
+        if ((!traces[i].bytes && traces[i].len) || (!traces[i].mmaps && traces[i].nmmaps)) return PTC_ERR_BAD_ARGUMENT;
+        /* a record's size is 16 bits: names are held to what a path can be */
+        if (traces[i].comm && strlen(traces[i].comm) > PTC_PERF_NAME_MAX) return PTC_ERR_BAD_ARGUMENT;
+        for (k = 0; k < traces[i].nmmaps; k++)
+            if (!traces[i].mmaps[k].filename || strlen(traces[i].mmaps[k].filename) > PTC_PERF_NAME_MAX)
+                return PTC_ERR_BAD_ARGUMENT;
+    }
     if (family) {
         /* (a plain formatter: the header does not use stdio) */
         unsigned v[3], k;
@@ -5734,7 +5806,9 @@ PTCDEF ptc_status ptc_perf_write(uint8_t *out, size_t cap, size_t *written, cons
         ptc__perf_put(&o, PTC__PERF_WRITE_ATTR, 4);
         ptc__perf_put(&o, pt_config, 8);
         ptc__perf_put(&o, 1, 8);                        /* sample_period */
-        ptc__perf_put(&o, PTC__PERF_S_IDENTIFIER | PTC__PERF_S_TID | PTC__PERF_S_TIME | PTC__PERF_S_CPU, 8);
+        /* IP as perf record sets it (no record here has a sample; perf
+           script's ip field asks for it); sample ids as ptc__perf_put_sample_id */
+        ptc__perf_put(&o, PTC__PERF_S_IDENTIFIER | PTC__PERF_S_IP | PTC__PERF_S_TID | PTC__PERF_S_TIME | PTC__PERF_S_CPU, 8);
         ptc__perf_put(&o, 0, 8);                        /* read_format */
         ptc__perf_put(&o, PTC__PERF_SAMPLE_ID_ALL, 8);  /* flags */
         while (o.at < attrs_at + PTC__PERF_WRITE_ATTR) ptc__perf_put(&o, 0, 1);

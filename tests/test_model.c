@@ -592,9 +592,10 @@ static void ret_compression_follows_the_sdm(void)
             " PGE:1000 TIP:1005 PGD:-");
     flow_is("an indirect CALL is a TIP, and its RET compressed",
             "start 0x1000\nicall 0x1000 0x2000 0x1003\nret 0x2000 0x1003\nstop\n", " PGE:1000 TIP:2000 TNT:1 PGD:-");
-    flow_is("a RET elsewhere is a TIP and leaves the CALL for the next RET",
-            "start 0x1000\ncall 0x1000 0x2000 0x1005\nret 0x2000 0x3000\nret 0x3000 0x1005\nstop\n",
-            " PGE:1000 TIP:3000 TNT:1 PGD:-");
+    flow_is("a RET elsewhere is a TIP and takes its CALL off the stack all the same",
+            "start 0x1000\ncall 0x1000 0x2000 0x1005\ncall 0x2000 0x2100 0x2005\nret 0x2100 0x3000\n"
+            "ret 0x3000 0x2005\nret 0x2005 0x1005\nstop\n",
+ " PGE:1000 TIP:3000 TIP:2005 TIP:1005 PGD:-");
     flow_is("a zero-length CALL is not remembered",
             "start 0x1000\ncall 0x1000 0x1005 0x1005\nret 0x1005 0x1005\nstop\n", " PGE:1000 TIP:1005 PGD:-");
     flow_is("RETs and branches share a TNT, oldest first",

@@ -16,6 +16,9 @@
 /* A buffer written by ptc_perf_write: two queues of the model's trace. */
 typedef struct written { uint8_t *bytes; size_t len; mr_trace tr; ptc_model_config cfg; } written;
 
+static const ptc_perf_mmap sideband_maps[2] = { { 0x400000, 0x3000, 0, "/usr/bin/prog" },
+                                                { 0x7f0000001000, 0x1d3000, 0x26000, "/usr/lib/x86_64-linux-gnu/libc.so.6" } };
+
 static int write_model_trace(int wi, const char *settings, written *w)
 {
     ptc_model_sink sink;
@@ -38,6 +41,11 @@ static int write_model_trace(int wi, const char *settings, written *w)
     t[0].start_time = w->cfg.tsc_offset;
     t[1] = t[0];
     t[1].len = w->tr.len / 3;
+    /* the second thread's sideband, as the QEMU plugin writes it */
+    t[1].tid = 4243;
+    t[1].comm = "worker";
+    t[1].mmaps = sideband_maps;
+    t[1].nmmaps = 2;
     CHECK(ptc_perf_write(NULL, 0, &w->len, &in, config, t, 2, 6, 85, 4) == PTC_ERR_NO_SPACE && w->len > w->tr.len);
     w->bytes = (uint8_t *)malloc(w->len);
     CHECK(ptc_perf_write(w->bytes, w->len, &w->len, &in, config, t, 2, 6, 85, 4) == PTC_OK);
@@ -59,7 +67,7 @@ static void round_trip(const void *arg)
     ptc_decoder dec;
     ptc_item it;
     ptc_timed_item t;
-    size_t queues = 0, k = 0, outside = 0, conflicts = 0, timed = 0;
+    size_t queues = 0, k = 0, outside = 0, conflicts = 0, timed = 0, comms = 0, mmaps = 0;
     const uint8_t *q0 = NULL;
     uint64_t q0_len = 0;
     ptc_status st;
@@ -77,8 +85,18 @@ static void round_trip(const void *arg)
             queues++;
         }
         if (r.type == PTC_PERF_ITRACE_START) CHECK(r.u.itrace_start.pid == 4242);
+        if (r.type == PTC_PERF_COMM) {
+            CHECK(r.u.comm.tid == 4243 && strcmp(r.u.comm.comm, "worker") == 0 && queues == 1, "COMM");
+            comms++;
+        }
+        if (r.type == PTC_PERF_MMAP) { /* before the second thread's AUXTRACE */
+            const ptc_perf_mmap *mm = &sideband_maps[mmaps++ % 2];
+            CHECK(r.u.mmap.tid == 4243 && r.u.mmap.addr == mm->addr && r.u.mmap.len == mm->len &&
+                      r.u.mmap.pgoff == mm->pgoff && strcmp(r.u.mmap.filename, mm->filename) == 0 && queues == 1,
+                  "MMAP %zu", mmaps);
+        }
     }
-    CHECK(st == PTC_END && queues == 2);
+    CHECK(st == PTC_END && queues == 2 && comms == 1 && mmaps == 2, "%zu queues, %zu COMM, %zu MMAP", queues, comms, mmaps);
     CHECK(rd.have_info && rd.info.nfields == PTC_PERF_PT_INFO_FIELDS && rd.info.tsc_ctc_n == w.cfg.cpuid_15_ebx && ptc_perf_pt_attr(&rd) != NULL);
     CHECK(ptc_clock_config_from_perf(&cc, &rd) == PTC_OK);
     CHECK(cc.mtc_freq == w.cfg.mtc_freq && cc.cpuid_15_eax == w.cfg.cpuid_15_eax && cc.cpuid_15_ebx == w.cfg.cpuid_15_ebx &&
@@ -300,6 +318,34 @@ static void recording_reads_and_times(const void *arg)
     free(buf);
 }
 
+/* Names that a 16-bit record size cannot carry are refused, and so is a
+   list of mappings that is not there. */
+static void writer_refuses_what_it_cannot_write(void)
+{
+    static char long_name[PTC_PERF_NAME_MAX + 2];
+    ptc_perf_pt_info in;
+    ptc_model_config cfg;
+    ptc_perf_trace t;
+    ptc_perf_mmap mm;
+    uint64_t config;
+    size_t need = 0;
+    ptc_model_config_default(&cfg);
+    ptc_perf_info_from_model(&in, &config, &cfg);
+    memset(long_name, 'x', sizeof long_name - 1);
+    memset(&t, 0, sizeof t);
+    t.comm = long_name;
+    CHECK(ptc_perf_write(NULL, 0, &need, &in, config, &t, 1, 0, 0, 0) == PTC_ERR_BAD_ARGUMENT, "a long COMM");
+    long_name[PTC_PERF_NAME_MAX] = 0; /* the longest that fits */
+    CHECK(ptc_perf_write(NULL, 0, &need, &in, config, &t, 1, 0, 0, 0) == PTC_ERR_NO_SPACE && need > PTC_PERF_NAME_MAX,
+          "measured, %zu bytes", need);
+    t.comm = NULL;
+    t.nmmaps = 1;
+    CHECK(ptc_perf_write(NULL, 0, &need, &in, config, &t, 1, 0, 0, 0) == PTC_ERR_BAD_ARGUMENT, "no mappings");
+    memset(&mm, 0, sizeof mm);
+    t.mmaps = &mm;
+    CHECK(ptc_perf_write(NULL, 0, &need, &in, config, &t, 1, 0, 0, 0) == PTC_ERR_BAD_ARGUMENT, "a mapping without a name");
+}
+
 int main(void)
 {
     static const char *settings[] = { "mtc_freq=3", "cyc_en=1,cyc_thresh=2,mtc_freq=1", "mtc_jitter=4,jitter_seed=3,mtc_lost=1" };
@@ -310,6 +356,7 @@ int main(void)
         tl_run_arg(label, round_trip, settings[i]);
     }
     RUN(malformed_input_is_named);
+    RUN(writer_refuses_what_it_cannot_write);
     RUN(tsc_to_perf_time);
     for (i = 0; i < sizeof recordings / sizeof recordings[0]; i++) {
         char label[128];

@@ -116,6 +116,42 @@ times_inside "progs threads" "$B" "$p" threads
 times_inside "progs signals" "$C" "$p" signals
 times_inside "/bin/ls -l /usr/lib" "$A,cyc=1" /bin/ls -l /usr/lib
 
+# Linux perf as a second decoder (SPEC.md 6.4): the plugin's perf.data
+# (perf=) names the program's own files in MMAP records, and perf script
+# --itrace=i1i, decoding every thread's queue with perf's own instruction
+# decoder from those files, must list exactly the instructions QEMU ran
+perf_agrees() { # label settings program args...
+  label=$1; settings=$2; shift 2
+  rm -f "$tmp"/f.pt* "$tmp"/f.insns* "$tmp"/f.data
+  qemu-x86_64 -plugin "$plugin,out=$tmp/f.pt,insns=$tmp/f.insns,perf=$tmp/f.data,quiet=1,$settings" "$@" > /dev/null 2> "$tmp/stderr" ||
+    { fail "perf_decodes_every_instruction: $label: $(head -3 "$tmp/stderr")"; return; }
+  (cd "$tmp" && perf script -i f.data --itrace=i1i -F cpu,ip > perf.out 2> perf.err) ||
+    { fail "perf_decodes_every_instruction: $label: perf script failed: $(head -3 "$tmp/perf.err")"; return; }
+  k=0; total=0
+  for log in "$tmp"/f.insns "$tmp"/f.insns.t[0-9]*; do
+    [ -f "$log" ] || continue
+    awk -v c="$(printf '[%03d]' $k)" '$1 == c { print $2 }' "$tmp/perf.out" > "$tmp/perf.ips"
+    if ! cmp -s "$tmp/perf.ips" "$log"; then
+      fail "perf_decodes_every_instruction: $label [$settings] thread $k: perf $(wc -l < "$tmp/perf.ips") instructions, QEMU ran $(wc -l < "$log")"
+      cmp "$tmp/perf.ips" "$log" | head -2; grep -m3 -i 'error\|warn' "$tmp/perf.err"; return
+    fi
+    total=$((total + $(wc -l < "$log"))); k=$((k + 1))
+  done
+  echo "ok - perf_decodes_every_instruction: $label [$settings]: $total instructions in $k thread(s), the same as QEMU ran"
+}
+if command -v perf >/dev/null 2>&1 && perf version >/dev/null 2>&1; then
+  for set in "$A" "$B"; do
+    perf_agrees "progs threads" "$set" "$p" threads
+    perf_agrees "progs interp" "$set" "$p" interp
+    perf_agrees "progs signals" "$set" "$p" signals
+    perf_agrees "progs asm" "$set" "$p" asm
+    perf_agrees "throw (C++ exceptions)" "$set" "$b/qemu/throw"
+    perf_agrees "/bin/ls -l /usr/lib" "$set" /bin/ls -l /usr/lib
+  done
+else
+  echo "skip - perf_decodes_every_instruction: perf (Debian's linux-perf) is not installed"
+fi
+
 # RET compression is on by default and changes the trace: the same run
 # with retc=0 has more than twice the TIPs (one per RET) and more bytes
 size_of() { wc -c < "$tmp/p.pt"; }

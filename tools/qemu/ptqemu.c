@@ -15,7 +15,7 @@
    transfer into the kernel (not traced: TIP.PGD) and back (TIP.PGE) after
    `kernel_cycles`; a block that ends somewhere its last instruction cannot
    go is a signal delivered there (FUP, TIP.PGD ... TIP.PGE). */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* syscall(SYS_gettid) */
 #define PTCODEC_IMPLEMENTATION
 #include "../../ptcodec.h"
 #include "../util.h"
@@ -24,6 +24,7 @@
 #include "x86class.h"
 
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -49,6 +50,8 @@ static const char pq_usage[] =
     "  out=FILE            the trace (required)\n"
     "  insns=FILE          every executed instruction's address, one hex a line (FILE.tN per thread)\n"
     "  truth=FILE          the model's truth as JSON lines, as ptsim --truth writes it (FILE.tN per thread)\n"
+    "  perf=FILE           also a perf.data: every thread's trace, with its COMM and the program's mappings\n"
+    "                      (perf script --itrace decodes it from the program's own files)\n"
     "  retc=1|0            RET compression (1, the default: DisRETC clear)\n"
     "  cpi=N               core cycles per instruction (1)\n"
     "  kernel_cycles=N     core cycles in the kernel per system call or signal (2000)\n"
@@ -60,7 +63,7 @@ static const char pq_usage[] =
     "                      filter=LO-HI, ...); user-only tracing: os must stay 0\n";
 
 typedef struct pq_settings {
-    char out[4096], insns[4096], truth[4096];
+    char out[4096], insns[4096], truth[4096], perf[4096];
     uint64_t cpi, kernel_cycles;
     int quiet;
     ptc_model_config cfg;
@@ -85,11 +88,16 @@ typedef struct pq_thread {
     const pq_block *prev;             /* the block that ran last; its outcome is pending */
     int prev_repeated;                /* it was its REP instruction again: not logged again */
     unsigned number;                  /* 0 for the first thread, then in order of start */
+    uint32_t pid, tid;                /* the guest's (QEMU user mode runs each guest thread on one of its own) */
     uint64_t ninsns, nblocks, nkernel, nsignals, bytes, suppressed_bytes;
     int write_error;
 } pq_thread;
 
 static pq_settings pq_set;
+/* The threads that ended, for the perf.data (perf=) */
+typedef struct pq_ended { unsigned number; uint32_t pid, tid; } pq_ended;
+static pq_ended pq_ended_threads[1024];
+static unsigned pq_nended;
 static pq_thread *pq_threads[PQ_MAX_VCPUS];
 static unsigned pq_nthreads;          /* threads started so far */
 static pq_block *pq_blocks;
@@ -239,6 +247,8 @@ static pq_thread *pq_thread_new(void)
     pthread_mutex_lock(&pq_lock);
     t->number = pq_nthreads++;
     pthread_mutex_unlock(&pq_lock);
+    t->pid = (uint32_t)getpid();
+    t->tid = (uint32_t)syscall(SYS_gettid);
     t->trace = pq_open_for(pq_set.out, t->number, "wb", &failed);
     t->insns = pq_open_for(pq_set.insns, t->number, "w", &failed);
     t->truth = pq_open_for(pq_set.truth, t->number, "w", &failed);
@@ -370,6 +380,12 @@ static void pq_thread_finish(pq_thread *t)
     if (t->truth && fclose(t->truth) != 0) t->write_error = 1;
     if (t->write_error) fprintf(pq_err, "ptqemu: writing the trace of thread %u failed\n", t->number);
     pthread_mutex_lock(&pq_lock);
+    if (pq_nended < sizeof pq_ended_threads / sizeof pq_ended_threads[0]) {
+        pq_ended_threads[pq_nended].number = t->number;
+        pq_ended_threads[pq_nended].pid = t->pid;
+        pq_ended_threads[pq_nended].tid = t->tid;
+        pq_nended++;
+    }
     pq_total_insns += t->ninsns;
     pq_total_bytes += t->bytes;
     pq_total_signals += t->nsignals;
@@ -435,6 +451,100 @@ static void pq_on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     qemu_plugin_register_vcpu_tb_exec_cb(tb, pq_on_block, QEMU_PLUGIN_CB_NO_REGS, b);
 }
 
+/* ---- the perf.data (perf=) -------------------------------------------- */
+
+/* Whether any executed code page lies in [lo, hi). */
+static int pq_code_in(uint64_t lo, uint64_t hi)
+{
+    size_t k;
+    for (k = 0; k < pq_cap_pages; k++)
+        if (pq_pages[k] && pq_pages[k]->base < hi && pq_pages[k]->base + PQ_PAGE > lo) return 1;
+    return 0;
+}
+
+/* The file-backed mappings that hold executed code, from QEMU's own
+   /proc/self/maps: in user mode on an x86-64 host a guest address is the
+   host address of its bytes, and the guest's files are mapped there
+   (with its code readable, not executable: QEMU runs translations). A
+   line: "lo-hi perms offset dev inode path". */
+static unsigned pq_code_mappings(ptc_perf_mmap *out, char (*names)[512], unsigned cap)
+{
+    char line[1024];
+    unsigned n = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+    while (f && n < cap && fgets(line, sizeof line, f)) {
+        char *dash = strchr(line, '-'), *sp = strchr(line, ' '), *path = strchr(line, '/');
+        uint64_t lo, hi, off;
+        char *offs;
+        size_t plen;
+        if (!dash || !sp || !path || dash > sp) continue;
+        offs = strchr(sp + 1, ' ');
+        if (!offs || !ut_parse_digits(line, (size_t)(dash - line), 16, UINT64_MAX, &lo) ||
+            !ut_parse_digits(dash + 1, (size_t)(sp - dash - 1), 16, UINT64_MAX, &hi) ||
+            !ut_parse_digits(offs + 1, strcspn(offs + 1, " "), 16, UINT64_MAX, &off) || !pq_code_in(lo, hi))
+            continue;
+        plen = strcspn(path, "\n");
+        if (plen >= sizeof names[0]) continue;
+        memcpy(names[n], path, plen);
+        names[n][plen] = 0;
+        out[n].addr = lo;
+        out[n].len = hi - lo;
+        out[n].pgoff = off;
+        out[n].filename = names[n];
+        n++;
+    }
+    if (f) fclose(f);
+    return n;
+}
+
+/* Every ended thread's trace, read back, with the program's name and its
+   code mappings, as one perf.data whose time is the model's TSC. */
+static int pq_write_perf(void)
+{
+    static ptc_perf_mmap maps[256];
+    static char names[256][512];
+    static ptc_perf_trace tr[1024];
+    ptc_perf_pt_info info;
+    uint64_t config;
+    uint8_t *buf = NULL;
+    size_t need = 0;
+    unsigned k, nmaps = pq_code_mappings(maps, names, 256);
+    int ok = 1;
+    const char *comm = pq_basename(pq_set.out);
+    FILE *f;
+    memset(tr, 0, sizeof tr);
+    /* queue (and cpu) k is thread k: threads can end in any order */
+    for (k = 1; k < pq_nended; k++) {
+        pq_ended e = pq_ended_threads[k];
+        unsigned j = k;
+        for (; j > 0 && pq_ended_threads[j - 1].number > e.number; j--) pq_ended_threads[j] = pq_ended_threads[j - 1];
+        pq_ended_threads[j] = e;
+    }
+    for (k = 0; k < pq_nended && ok; k++) {
+        char path[4200];
+        if (pq_ended_threads[k].number) snprintf(path, sizeof path, "%s.t%u", pq_set.out, pq_ended_threads[k].number);
+        else snprintf(path, sizeof path, "%s", pq_set.out);
+        tr[k].bytes = ut_read_file(path, &tr[k].len);
+        tr[k].pid = pq_ended_threads[k].pid;
+        tr[k].tid = pq_ended_threads[k].tid;
+        tr[k].start_time = pq_set.cfg.tsc_offset + pq_set.cfg.art_start * pq_set.cfg.cpuid_15_ebx / pq_set.cfg.cpuid_15_eax;
+        tr[k].comm = comm;
+        tr[k].mmaps = maps;
+        tr[k].nmmaps = nmaps;
+        if (!tr[k].bytes) ok = 0;
+    }
+    ptc_perf_info_from_model(&info, &config, &pq_set.cfg);
+    if (ok) (void)ptc_perf_write(NULL, 0, &need, &info, config, tr, pq_nended, 0, 0, 0);
+    buf = ok ? (uint8_t *)malloc(need) : NULL;
+    ok = buf && ptc_perf_write(buf, need, &need, &info, config, tr, pq_nended, 0, 0, 0) == PTC_OK;
+    f = ok ? fopen(pq_set.perf, "wb") : NULL;
+    ok = f && fwrite(buf, 1, need, f) == need;
+    if (f && fclose(f) != 0) ok = 0;
+    for (k = 0; k < pq_nended; k++) free((void *)tr[k].bytes);
+    free(buf);
+    return ok;
+}
+
 static void pq_on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
 {
     UT_UNUSED(id);
@@ -458,6 +568,7 @@ static void pq_on_exit(qemu_plugin_id_t id, void *udata)
         fclose(f);
     }
     if (!f || !pq_write_code(pq_set.out)) fprintf(pq_err, "ptqemu: cannot write %s or the code image\n", jpath);
+    if (*pq_set.perf && !pq_write_perf()) fprintf(pq_err, "ptqemu: cannot write the perf.data %s\n", pq_set.perf);
     if (!pq_set.quiet) {
         struct timespec now;
         double secs;
@@ -494,8 +605,8 @@ static int pq_setting(pq_settings *s, const char *key, const char *val, char *er
     if (strcmp(val, "on") == 0) val = "1";
     else if (strcmp(val, "off") == 0 && strcmp(key, "policy") != 0) val = "0";
     num = mc_number(val, &v);
-    if (strcmp(key, "out") == 0 || strcmp(key, "insns") == 0 || strcmp(key, "truth") == 0) {
-        char *dst = key[0] == 'o' ? s->out : key[0] == 'i' ? s->insns : s->truth;
+    if (strcmp(key, "out") == 0 || strcmp(key, "insns") == 0 || strcmp(key, "truth") == 0 || strcmp(key, "perf") == 0) {
+        char *dst = key[0] == 'o' ? s->out : key[0] == 'i' ? s->insns : key[0] == 't' ? s->truth : s->perf;
         if (!*val || strlen(val) >= sizeof s->out) { snprintf(err, errlen, "%s wants a file name", key); return 0; }
         memcpy(dst, val, strlen(val) + 1);
         return 1;
