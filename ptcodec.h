@@ -5676,30 +5676,32 @@ static void ptc__perf_put_name(ptc__perf_out *o, const char *name, size_t padded
 
 static size_t ptc__perf_name_padded(const char *name) { return (strlen(name) + 8) & ~(size_t)7; }
 
-/* Trace t's thread: COMM and one MMAP per mapping, in user mode, at its
-   start time. */
-static void ptc__perf_put_sideband(ptc__perf_out *o, const ptc_perf_trace *t, unsigned cpu)
+/* The start of a user-mode record about trace t's thread: its header
+   (`body` bytes between the pid/tid and the sample id) and pid, tid. */
+static void ptc__perf_put_thread_record(ptc__perf_out *o, uint32_t type, size_t body, const ptc_perf_trace *t)
 {
     enum { MISC_USER = 2, SAMPLE_ID = 32 };
+    ptc__perf_put(o, type, 4);
+    ptc__perf_put(o, MISC_USER, 2);
+    ptc__perf_put(o, 8 + 8 + body + SAMPLE_ID, 2);
+    ptc__perf_put(o, t->pid, 4);
+    ptc__perf_put(o, t->tid, 4);
+}
+
+/* Trace t's thread: COMM and one MMAP per mapping, at its start time. */
+static void ptc__perf_put_sideband(ptc__perf_out *o, const ptc_perf_trace *t, unsigned cpu)
+{
     unsigned k;
     if (t->comm) {
         size_t padded = ptc__perf_name_padded(t->comm);
-        ptc__perf_put(o, PTC_PERF_COMM, 4);
-        ptc__perf_put(o, MISC_USER, 2);
-        ptc__perf_put(o, 8 + 8 + padded + SAMPLE_ID, 2);
-        ptc__perf_put(o, t->pid, 4);
-        ptc__perf_put(o, t->tid, 4);
+        ptc__perf_put_thread_record(o, PTC_PERF_COMM, padded, t);
         ptc__perf_put_name(o, t->comm, padded);
         ptc__perf_put_sample_id(o, t, cpu);
     }
     for (k = 0; k < t->nmmaps; k++) {
         const ptc_perf_mmap *mm = &t->mmaps[k];
         size_t padded = ptc__perf_name_padded(mm->filename);
-        ptc__perf_put(o, PTC_PERF_MMAP, 4);
-        ptc__perf_put(o, MISC_USER, 2);
-        ptc__perf_put(o, 8 + 32 + padded + SAMPLE_ID, 2);
-        ptc__perf_put(o, t->pid, 4);
-        ptc__perf_put(o, t->tid, 4);
+        ptc__perf_put_thread_record(o, PTC_PERF_MMAP, 24 + padded, t);
         ptc__perf_put(o, mm->addr, 8);
         ptc__perf_put(o, mm->len, 8);
         ptc__perf_put(o, mm->pgoff, 8);
