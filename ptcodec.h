@@ -1261,6 +1261,9 @@ typedef struct ptc_perf_pt_info {
 typedef struct ptc_perf_attr {
     uint32_t type;          /* PMU type: Intel PT's is the AUXTRACE_INFO's pmu_type */
     uint64_t config, sample_type, read_format, flags;
+    /* what a sample's variable-size fields depend on (0 when the attribute is
+       too short to hold them) */
+    uint64_t branch_sample_type, sample_regs_user, sample_regs_intr;
     const uint8_t *ids;     /* its sample ids (u64 each), in the caller's buffer */
     uint64_t nids;
 } ptc_perf_attr;
@@ -5189,7 +5192,8 @@ enum {
     PTC__PERF_S_BRANCH_STACK = 1u << 11, PTC__PERF_S_REGS_USER = 1u << 12, PTC__PERF_S_STACK_USER = 1u << 13,
     PTC__PERF_S_WEIGHT = 1u << 14, PTC__PERF_S_DATA_SRC = 1u << 15, PTC__PERF_S_IDENTIFIER = 1u << 16,
     PTC__PERF_S_TRANSACTION = 1u << 17, PTC__PERF_S_REGS_INTR = 1u << 18, PTC__PERF_S_PHYS_ADDR = 1u << 19,
-    PTC__PERF_S_AUX = 1u << 20, PTC__PERF_S_WEIGHT_STRUCT = 1u << 24
+    PTC__PERF_S_AUX = 1u << 20, PTC__PERF_S_CGROUP = 1u << 21, PTC__PERF_S_DATA_PAGE_SIZE = 1u << 22,
+    PTC__PERF_S_CODE_PAGE_SIZE = 1u << 23, PTC__PERF_S_WEIGHT_STRUCT = 1u << 24
 };
 
 PTCDEF const char *ptc_perf_record_name(uint32_t type)
@@ -5233,8 +5237,15 @@ static void ptc__perf_cpuid(ptc_perf_reader *rd, const uint8_t *s, size_t n)
     rd->stepping = v[2];
 }
 
-/* An attribute (perf_event_attr at a, at least PTC__PERF_ATTR_MIN bytes) with nids sample ids at ids. */
-static void ptc__perf_add_attr(ptc_perf_reader *rd, const uint8_t *a, const uint8_t *ids, uint64_t nids)
+/* A u64 field of an attribute of len bytes; 0 past its end (an older,
+   shorter perf_event_attr). */
+static uint64_t ptc__perf_attr_u64(const uint8_t *a, uint64_t len, uint64_t at)
+{
+    return at + 8 <= len ? ptc__byte_load64(a + at) : 0;
+}
+
+/* An attribute (perf_event_attr at a, len >= PTC__PERF_ATTR_MIN bytes) with nids sample ids at ids. */
+static void ptc__perf_add_attr(ptc_perf_reader *rd, const uint8_t *a, uint64_t len, const uint8_t *ids, uint64_t nids)
 {
     ptc_perf_attr *at;
     if (rd->nattrs == PTC_PERF_MAX_ATTRS) return; /* more events than the reader keeps: theirs are unknown */
@@ -5244,6 +5255,9 @@ static void ptc__perf_add_attr(ptc_perf_reader *rd, const uint8_t *a, const uint
     at->sample_type = ptc__byte_load64(a + 24);
     at->read_format = ptc__byte_load64(a + 32);
     at->flags = ptc__byte_load64(a + 40);
+    at->branch_sample_type = ptc__perf_attr_u64(a, len, 72);
+    at->sample_regs_user = ptc__perf_attr_u64(a, len, 80);
+    at->sample_regs_intr = ptc__perf_attr_u64(a, len, 96);
     at->ids = nids ? ids : NULL;
     at->nids = nids;
 }
@@ -5260,7 +5274,7 @@ static ptc_status ptc__perf_file_attrs(ptc_perf_reader *rd, uint64_t attr_size, 
         uint64_t ids_off = ptc__byte_load64(sec), ids_size = ptc__byte_load64(sec + 8);
         if (!ptc__perf_has(rd, ids_off, ids_size) || ids_size % 8)
             return ptc__perf_fail(rd, off + i * attr_size + attr_size - 16, PTC_ERR_BAD_PERF);
-        ptc__perf_add_attr(rd, a, rd->buf + ids_off, ids_size / 8);
+        ptc__perf_add_attr(rd, a, attr_size - 16, rd->buf + ids_off, ids_size / 8);
     }
     return PTC_OK;
 }
@@ -5361,6 +5375,48 @@ static const ptc_perf_attr *ptc__perf_attr_of_id(const ptc_perf_reader *rd, uint
 /* A sample's fields in sample_type order, as far as the reader can place
    them: READ, BRANCH_STACK and the register and stack dumps need more of
    the attribute than it keeps, so the AUX data after them is not placed. */
+static unsigned ptc__perf_popcount(uint64_t v)
+{
+    unsigned c = 0;
+    for (; v; v &= v - 1) c++;
+    return c;
+}
+
+/* The size of a sample's variable-size field `bit` at p (n bytes left),
+   from the attribute and the field's own counts; UINT64_MAX when it runs
+   past the sample. Fixed-size fields are 8 bytes. */
+static uint64_t ptc__perf_field_size(const ptc_perf_attr *attr, uint32_t bit, const uint8_t *p, uint64_t n)
+{
+    enum { RF_ENABLED = 1, RF_RUNNING = 2, RF_ID = 4, RF_GROUP = 8, RF_LOST = 16, BRANCH_HW_INDEX = 1u << 17 };
+    uint64_t rf = attr->read_format, count, each, head;
+    if (n < 8) return UINT64_MAX;
+    count = ptc__byte_load64(p);
+    switch (bit) {
+    case PTC__PERF_S_READ: /* value [enabled] [running] [id] [lost], or nr [enabled] [running] nr x (value [id] [lost]) */
+        if (!(rf & RF_GROUP)) return 8 * (1 + (uint64_t)ptc__perf_popcount(rf & (RF_ENABLED | RF_RUNNING | RF_ID | RF_LOST)));
+        head = 8 * (1 + (uint64_t)ptc__perf_popcount(rf & (RF_ENABLED | RF_RUNNING)));
+        each = 8 * (1 + (uint64_t)ptc__perf_popcount(rf & (RF_ID | RF_LOST)));
+        break;
+    case PTC__PERF_S_CALLCHAIN: head = 8; each = 8; break;                 /* nr, nr ips */
+    case PTC__PERF_S_RAW: /* u32 size, then size bytes: 4 + size is a multiple of 8 */
+        count = ptc__perf_u32(p);
+        return (4 + count) % 8 || count > n - 4 ? UINT64_MAX : 4 + count;
+    case PTC__PERF_S_BRANCH_STACK: /* nr, [hw_idx], nr x (from, to, flags) */
+        head = attr->branch_sample_type & BRANCH_HW_INDEX ? 16 : 8;
+        each = 24;
+        break;
+    case PTC__PERF_S_REGS_USER: case PTC__PERF_S_REGS_INTR: /* abi, and the registers unless abi is 0 */
+        count = ptc__perf_popcount(bit == PTC__PERF_S_REGS_USER ? attr->sample_regs_user : attr->sample_regs_intr);
+        return ptc__byte_load64(p) == 0 ? 8 : count > (n - 8) / 8 ? UINT64_MAX : 8 + 8 * count;
+    case PTC__PERF_S_STACK_USER: /* size, size bytes, and dyn_size unless size is 0 */
+        return count == 0 ? 8 : n < 16 || count > n - 16 ? UINT64_MAX : 16 + count;
+    default:
+        return 8;
+    }
+    if (head > n || count > (n - head) / each) return UINT64_MAX;
+    return head + count * each;
+}
+
 static ptc_status ptc__perf_sample(const ptc_perf_reader *rd, const uint8_t *p, uint64_t n, ptc_perf_record *rec)
 {
     /* the order of the fields in a sample (perf_event.h): the identifier
@@ -5370,10 +5426,9 @@ static ptc_status ptc__perf_sample(const ptc_perf_reader *rd, const uint8_t *p, 
         PTC__PERF_S_STREAM_ID, PTC__PERF_S_CPU, PTC__PERF_S_PERIOD, PTC__PERF_S_READ, PTC__PERF_S_CALLCHAIN,
         PTC__PERF_S_RAW, PTC__PERF_S_BRANCH_STACK, PTC__PERF_S_REGS_USER, PTC__PERF_S_STACK_USER,
         PTC__PERF_S_WEIGHT | PTC__PERF_S_WEIGHT_STRUCT, PTC__PERF_S_DATA_SRC, PTC__PERF_S_TRANSACTION,
-        PTC__PERF_S_REGS_INTR, PTC__PERF_S_PHYS_ADDR, PTC__PERF_S_AUX
+        PTC__PERF_S_REGS_INTR, PTC__PERF_S_PHYS_ADDR, PTC__PERF_S_CGROUP, PTC__PERF_S_DATA_PAGE_SIZE,
+        PTC__PERF_S_CODE_PAGE_SIZE, PTC__PERF_S_AUX
     };
-    const uint32_t unplaceable = PTC__PERF_S_READ | PTC__PERF_S_BRANCH_STACK | PTC__PERF_S_REGS_USER |
-                                 PTC__PERF_S_STACK_USER | PTC__PERF_S_REGS_INTR;
     const ptc_perf_attr *attr = NULL;
     uint64_t at = 0, st;
     size_t k;
@@ -5387,8 +5442,8 @@ static ptc_status ptc__perf_sample(const ptc_perf_reader *rd, const uint8_t *p, 
     st = attr->sample_type;
     for (k = 0; k < sizeof order / sizeof order[0]; k++) {
         uint32_t bit = order[k];
+        uint64_t size;
         if (!(st & bit)) continue;
-        if (bit & unplaceable) return PTC_OK; /* what follows is not placed */
         if (n - at < 8) return PTC_ERR_BAD_PERF;
         if (bit == PTC__PERF_S_TID) {
             rec->u.sample.have_tid = 1;
@@ -5400,23 +5455,16 @@ static ptc_status ptc__perf_sample(const ptc_perf_reader *rd, const uint8_t *p, 
         } else if (bit == PTC__PERF_S_CPU) {
             rec->u.sample.have_cpu = 1;
             rec->u.sample.cpu = ptc__perf_u32(p + at);
-        } else if (bit == PTC__PERF_S_CALLCHAIN) {
-            uint64_t nr = ptc__byte_load64(p + at);
-            if (nr > (n - at - 8) / 8) return PTC_ERR_BAD_PERF;
-            at += 8 * nr;
-        } else if (bit == PTC__PERF_S_RAW) { /* u32 size, then size bytes: 4 + size is a multiple of 8 */
-            uint64_t raw = ptc__perf_u32(p + at);
-            if (raw > n - at - 4 || (4 + raw) % 8) return PTC_ERR_BAD_PERF;
-            at += 4 + raw;
-            continue;
         } else if (bit == PTC__PERF_S_AUX) {
-            uint64_t size = ptc__byte_load64(p + at);
+            size = ptc__byte_load64(p + at);
             if (size > n - at - 8) return PTC_ERR_BAD_PERF;
             rec->u.sample.aux = p + at + 8;
             rec->u.sample.aux_size = size;
             return PTC_OK;
         }
-        at += 8;
+        size = ptc__perf_field_size(attr, bit, p + at, n - at);
+        if (size > n - at) return PTC_ERR_BAD_PERF;
+        at += size;
     }
     return PTC_OK;
 }
@@ -5502,7 +5550,7 @@ static ptc_status ptc__perf_parse(ptc_perf_reader *rd, const uint8_t *p, uint64_
     case PTC_PERF_HEADER_ATTR: { /* pipe mode: the attribute, then its ids */
         uint64_t asz = n >= 8 ? ptc__perf_u32(p + 4) : 0;
         if (asz < PTC__PERF_ATTR_MIN || asz > n || (n - asz) % 8) return PTC_ERR_BAD_PERF;
-        ptc__perf_add_attr(rd, p, p + asz, (n - asz) / 8);
+        ptc__perf_add_attr(rd, p, asz, p + asz, (n - asz) / 8);
         return PTC_OK;
     }
     case PTC_PERF_HEADER_FEATURE:

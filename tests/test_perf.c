@@ -219,6 +219,86 @@ static void malformed_input_is_named(void)
     written_free(&w);
 }
 
+static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
+
+/* A sample with every variable-size field perf can put before its AUX
+   data: the reader finds the AUX data where it is, in a record of each
+   layout; and a record cut anywhere is named, never read past. */
+static void sample_layouts_place_the_aux_data(void)
+{
+    enum { S_IP = 1, S_TID = 2, S_TIME = 4, S_READ = 16, S_CALLCHAIN = 32, S_CPU = 128, S_RAW = 1024,
+           S_BRANCH_STACK = 2048, S_REGS_USER = 4096, S_STACK_USER = 8192, S_WEIGHT = 16384, S_REGS_INTR = 1 << 18,
+           S_AUX = 1 << 20, S_CGROUP = 1 << 21, S_DATA_PAGE_SIZE = 1 << 22 };
+    static const uint64_t layouts[] = {
+        S_TID | S_TIME | S_CPU | S_AUX,
+        S_IP | S_TID | S_TIME | S_READ | S_CPU | S_AUX,
+        S_TID | S_TIME | S_CALLCHAIN | S_RAW | S_BRANCH_STACK | S_CPU | S_AUX,
+        S_TID | S_TIME | S_CPU | S_REGS_USER | S_STACK_USER | S_WEIGHT | S_REGS_INTR | S_AUX,
+        S_TID | S_TIME | S_CPU | S_READ | S_BRANCH_STACK | S_REGS_USER | S_STACK_USER | S_REGS_INTR | S_CGROUP |
+            S_DATA_PAGE_SIZE | S_AUX,
+    };
+    static const uint8_t aux[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
+    size_t li;
+    for (li = 0; li < sizeof layouts / sizeof layouts[0]; li++) {
+        static uint8_t recs[1024], buf[1100];
+        uint64_t st = layouts[li];
+        size_t at = 0, n, body, cut;
+        ptc_perf_reader rd;
+        ptc_perf_record r;
+        uint8_t *c;
+        memset(recs, 0, sizeof recs);
+        /* HEADER_ATTR: a 104-byte attribute (read_format: group, enabled,
+           id; branch stacks with hw_idx; 2 user and 3 interrupt registers) */
+        put32(recs, PTC_PERF_HEADER_ATTR); put16(recs + 6, 8 + 104);
+        put32(recs + 8 + 4, 104);
+        put64(recs + 8 + 24, st);
+        put64(recs + 8 + 32, 8 | 1 | 4);
+        put64(recs + 8 + 72, (uint64_t)1 << 17);
+        put64(recs + 8 + 80, 0x5);
+        put64(recs + 8 + 96, 0x70);
+        at = 8 + 104;
+        body = at + 8;
+        #define F(v) (put64(recs + body, (v)), body += 8)
+        if (st & S_IP) F(0x401000);
+        F(((uint64_t)42 << 32) | 77);                                   /* pid 77, tid 42 */
+        F(123456789);                                                   /* time */
+        if (st & S_CPU) F(3);
+        if (st & S_READ) { F(2); F(1000); F(1); F(11); F(2); F(12); }   /* nr, enabled, 2 x (value, id) */
+        if (st & S_CALLCHAIN) { F(2); F(1); F(2); }
+        if (st & S_RAW) { put32(recs + body, 12); body += 16; }         /* u32 size 12 + 12 bytes */
+        if (st & S_BRANCH_STACK) { F(1); F(9); F(1); F(2); F(3); }      /* nr 1, hw_idx, one entry */
+        if (st & S_REGS_USER) { F(2); F(10); F(11); }                   /* abi, 2 registers */
+        if (st & S_STACK_USER) { F(16); F(0); F(0); F(16); }            /* size 16, bytes, dyn_size */
+        if (st & S_WEIGHT) F(5);
+        if (st & S_REGS_INTR) { F(2); F(1); F(2); F(3); }               /* abi, 3 registers */
+        if (st & S_CGROUP) F(1);
+        if (st & S_DATA_PAGE_SIZE) F(4096);
+        F(sizeof aux);
+        memcpy(recs + body, aux, sizeof aux);
+        body += sizeof aux;
+        #undef F
+        put32(recs + at, PTC_PERF_SAMPLE); put16(recs + at + 6, (uint16_t)(body - at));
+        n = pipe_file(buf, recs, body);
+        CHECK(open_copy(buf, n, &rd, &c) == PTC_OK && ptc_perf_next(&rd, &r) == PTC_OK && r.type == PTC_PERF_HEADER_ATTR);
+        CHECK(ptc_perf_next(&rd, &r) == PTC_OK && r.type == PTC_PERF_SAMPLE && r.error == PTC_OK, "layout %zu", li);
+        CHECK(r.u.sample.aux && r.u.sample.aux_size == sizeof aux && memcmp(r.u.sample.aux, aux, sizeof aux) == 0 &&
+                  r.u.sample.tid == 42 && r.u.sample.time == 123456789 && r.u.sample.cpu == 3,
+              "layout %zu: AUX %llu bytes, tid %u, cpu %u", li, (unsigned long long)r.u.sample.aux_size, r.u.sample.tid,
+              r.u.sample.cpu);
+        free(c);
+        /* the sample's size cut down 8 bytes at a time: named, never a wrong AUX */
+        for (cut = body - 8; cut > at + 8; cut -= 8) {
+            put16(recs + at + 6, (uint16_t)(cut - at));
+            n = pipe_file(buf, recs, cut);
+            CHECK(open_copy(buf, n, &rd, &c) == PTC_OK && ptc_perf_next(&rd, &r) == PTC_OK);
+            CHECK(ptc_perf_next(&rd, &r) == PTC_OK && r.type == PTC_PERF_SAMPLE &&
+                      (r.error == PTC_ERR_BAD_PERF || !r.u.sample.aux),
+                  "layout %zu cut to %zu: %s", li, cut - at, ptc_status_name(r.error));
+            free(c);
+        }
+    }
+}
+
 /* perf's conversion: ns = zero + (tsc >> shift) * mult + ((tsc & mask) * mult >> shift),
    against the exact product in long double */
 static void tsc_to_perf_time(void)
@@ -357,6 +437,7 @@ int main(void)
     }
     RUN(malformed_input_is_named);
     RUN(writer_refuses_what_it_cannot_write);
+    RUN(sample_layouts_place_the_aux_data);
     RUN(tsc_to_perf_time);
     for (i = 0; i < sizeof recordings / sizeof recordings[0]; i++) {
         char label[128];
