@@ -5908,7 +5908,10 @@ REVISION HISTORY
            mtc_jitter, jitter_seed, mtc_lost; errata (PTC_ERRATA_LIST,
            ptc_errata_for_cpu); hidden_stops; part 6, perf.data: ptc_perf_open,
            ptc_perf_next, ptc_clock_config_from_perf, ptc_perf_tsc_to_ns,
-           ptc_perf_write, ptc_perf_info_from_model
+           ptc_perf_write (with COMM and MMAP sideband), ptc_perf_info_from_model,
+           every sample layout; model: ptc_model_call, ptc_model_ret with RET
+           compression (dis_retc), ptc_model_interrupt_cpl, ptc_model_tsx,
+           ptc_model_vmptrld, ptc_model_vm_entry, ptc_model_vm_exit
     0.1.0  first release: every Intel PT packet, encoder, stream decoder,
            hardware model, clock recovery, navigation
 
