@@ -1289,6 +1289,9 @@ typedef struct ptc_perf_record {
     uint32_t type;
     uint16_t misc, size;    /* size: the header's, without an AUXTRACE's payload */
     const uint8_t *bytes;   /* the whole record, size bytes */
+    /* a kernel record's sample id (attr.sample_id_all; SAMPLE records have
+       theirs in u.sample): which of its fields there are, and them */
+    struct { uint8_t have_tid, have_time, have_cpu; uint32_t pid, tid, cpu; uint64_t time; } sid;
     union {
         ptc_perf_pt_info info;                                    /* AUXTRACE_INFO (Intel PT) */
         struct { uint64_t size, offset, reference; uint32_t idx, tid, cpu; const uint8_t *data; } auxtrace;
@@ -5484,6 +5487,42 @@ static const char *ptc__perf_string(const uint8_t *p, uint64_t n) { return memch
 
 /* The body of a record (p, n bytes after its header): its fields, or
    PTC_ERR_BAD_PERF when it is too short for them. */
+/* A kernel record's sample id, at the end of its body p[0, n), when its
+   event sets sample_id_all: { pid, tid } { time } { id } { stream_id }
+   { cpu, res } { identifier }, as the sample type says (perf_event.h). The
+   event is the only one, or the one the identifier names. */
+static void ptc__perf_sample_id(const ptc_perf_reader *rd, const uint8_t *p, uint64_t n, ptc_perf_record *rec)
+{
+    enum { SAMPLE_ID_ALL = 1u << 18 };
+    const uint32_t fields = PTC__PERF_S_TID | PTC__PERF_S_TIME | PTC__PERF_S_ID | PTC__PERF_S_STREAM_ID |
+                            PTC__PERF_S_CPU | PTC__PERF_S_IDENTIFIER;
+    const ptc_perf_attr *attr = rd->nattrs == 1 ? &rd->attrs[0] : NULL;
+    uint64_t len, at;
+    if (rec->type == PTC_PERF_SAMPLE || rec->type >= 64 || rd->nattrs == 0) return; /* 64 on: perf's own records */
+    if (rd->nattrs > 1 && n >= 8 && (rd->attrs[0].sample_type & PTC__PERF_S_IDENTIFIER))
+        attr = ptc__perf_attr_of_id(rd, ptc__byte_load64(p + n - 8));
+    if (!attr || !(attr->flags & SAMPLE_ID_ALL)) return;
+    len = 8 * (uint64_t)ptc__perf_popcount(attr->sample_type & fields);
+    if (len > n) return;
+    at = n - len;
+    if (attr->sample_type & PTC__PERF_S_TID) {
+        rec->sid.have_tid = 1;
+        rec->sid.pid = ptc__perf_u32(p + at);
+        rec->sid.tid = ptc__perf_u32(p + at + 4);
+        at += 8;
+    }
+    if (attr->sample_type & PTC__PERF_S_TIME) {
+        rec->sid.have_time = 1;
+        rec->sid.time = ptc__byte_load64(p + at);
+        at += 8;
+    }
+    at += 8 * (uint64_t)ptc__perf_popcount(attr->sample_type & (PTC__PERF_S_ID | PTC__PERF_S_STREAM_ID));
+    if (attr->sample_type & PTC__PERF_S_CPU) {
+        rec->sid.have_cpu = 1;
+        rec->sid.cpu = ptc__perf_u32(p + at);
+    }
+}
+
 static ptc_status ptc__perf_parse(ptc_perf_reader *rd, const uint8_t *p, uint64_t n, ptc_perf_record *rec)
 {
     switch (rec->type) {
@@ -5608,6 +5647,7 @@ PTCDEF ptc_status ptc_perf_next(ptc_perf_reader *rd, ptc_perf_record *rec)
     }
     rd->pos = next;
     rec->error = ptc__perf_parse(rd, h + 8, rec->size - 8u, rec);
+    if (rec->error == PTC_OK) ptc__perf_sample_id(rd, h + 8, rec->size - 8u, rec);
     if (rec->error != PTC_OK) rd->error_offset = rec->offset;
     return PTC_OK;
 }

@@ -240,6 +240,17 @@ else fail perf_data_round_trip "status $st/$st2, queues $q0/$q1, packets $n_q0 v
 "$b/ptdump" --jsonl --cpu 1 "$tmp/p.data" > "$tmp/p1.jsonl"; st=$?
 if [ $st = 0 ] && ! grep -q '"queue":0' "$tmp/p1.jsonl" && [ "$(grep -vc '^{"queue":1,"cpu":1,"tid":1001,' "$tmp/p1.jsonl")" = 0 ]
 then pass perf_data_select_queue_jsonl; else fail perf_data_select_queue_jsonl "status $st: $(head -2 "$tmp/p1.jsonl")"; fi
+# --sideband: each queue's ITRACE_START and COMM (its thread's, at the
+# trace's start time) before its first timed packet, and only its own
+"$b/ptdump" --time --sideband "$tmp/p.data" > "$tmp/ps.txt"; st=$?
+s0=$(awk '/^\[perf.data queue 1/{exit} /^\[sideband /' "$tmp/ps.txt" | tr '\n' '|')
+first_timed=$(grep -n ' time ' "$tmp/ps.txt" | head -1 | cut -d: -f1); last_side=$(grep -n '^\[sideband .*1000/1000 ptsim' "$tmp/ps.txt" | cut -d: -f1)
+if [ $st = 0 ] && [ "$s0" = "[sideband 16777216: itrace_start 1000/1000]|[sideband 16777216: comm 1000/1000 ptsim]|" ] &&
+   [ "$(grep -c '^\[sideband .*1000/1001' "$tmp/ps.txt")" = 2 ] && [ -n "$last_side" ] && [ "$last_side" -lt "$first_timed" ]
+then pass perf_data_sideband_by_time
+else fail perf_data_sideband_by_time "status $st: '$s0', line $last_side vs first timed $first_timed"; fi
+"$b/ptdump" --jsonl --sideband --cpu 1 "$tmp/p.data" | grep -c '^{"queue":1,"cpu":1,"tid":1001,"sideband_time":16777216,"sideband":"comm 1000/1001 ptsim"}$' > "$tmp/n"
+[ "$(cat "$tmp/n")" = 1 ] && pass perf_data_sideband_jsonl || fail perf_data_sideband_jsonl "$(cat "$tmp/n") lines"
 head -c 3000 "$tmp/p.data" > "$tmp/cut.data"
 "$b/ptdump" "$tmp/cut.data" > "$tmp/cut.txt" 2>&1; st=$?
 if [ $st = 1 ] && grep -q 'cut short\|bad_perf_data' "$tmp/cut.txt"; then pass perf_data_truncated_is_named

@@ -87,6 +87,10 @@ static void round_trip(const void *arg)
         if (r.type == PTC_PERF_ITRACE_START) CHECK(r.u.itrace_start.pid == 4242);
         if (r.type == PTC_PERF_COMM) {
             CHECK(r.u.comm.tid == 4243 && strcmp(r.u.comm.comm, "worker") == 0 && queues == 1, "COMM");
+            /* its sample id: the second trace's thread, start time and cpu */
+            CHECK(r.sid.have_tid && r.sid.tid == 4243 && r.sid.have_time && r.sid.time == w.cfg.tsc_offset &&
+                      r.sid.have_cpu && r.sid.cpu == 1,
+                  "COMM sample id: tid %u time %llu cpu %u", r.sid.tid, (unsigned long long)r.sid.time, r.sid.cpu);
             comms++;
         }
         if (r.type == PTC_PERF_MMAP) { /* before the second thread's AUXTRACE */

@@ -20,9 +20,22 @@ typedef struct perf_chunk {
     size_t order;          /* file order, kept within a queue */
 } perf_chunk;
 
+/* A sideband record a reader of the trace wants beside it (ptdump
+   --sideband): when (perf time), whose (cpu, tid), and what, in words. */
+typedef struct pa_side {
+    uint64_t time;
+    int have_time;
+    uint32_t cpu, tid;     /* UINT32_MAX: not known */
+    size_t order;
+    char text[300];
+} pa_side;
+
 typedef struct pa_file {
     perf_chunk *chunks;    /* sorted by (sample, queue, file order); free() it */
     size_t n;
+    pa_side *side;         /* COMM, MMAP, ITRACE_START, SWITCH records, by time; free() it */
+    size_t nside;
+    ptc_perf_pt_info info; /* the AUXTRACE_INFO (perf time from TSC), when there is one */
     ptc_clock_config cc;   /* what the file says (ptc_clock_config_from_perf), else the defaults */
     int snapshot;          /* snapshot mode: a queue's chunks may overlap */
     int cut_short;         /* the file ends before its data section does */
@@ -72,13 +85,82 @@ static int pa_chunk_of(const ptc_perf_reader *rd, const ptc_perf_record *r, size
     return 0;
 }
 
+/* The words for a sideband record (1), or 0 for another kind. */
+static int pa_side_of(const ptc_perf_record *r, pa_side *e)
+{
+    memset(e, 0, sizeof *e);
+    e->have_time = r->sid.have_time;
+    e->time = r->sid.time;
+    e->cpu = r->sid.have_cpu ? r->sid.cpu : UINT32_MAX;
+    e->tid = r->sid.have_tid ? r->sid.tid : UINT32_MAX;
+    if (r->error != PTC_OK) return 0;
+    switch (r->type) {
+    case PTC_PERF_COMM:
+        snprintf(e->text, sizeof e->text, "comm %u/%u %s", r->u.comm.pid, r->u.comm.tid, r->u.comm.comm);
+        return 1;
+    case PTC_PERF_MMAP: case PTC_PERF_MMAP2:
+        snprintf(e->text, sizeof e->text, "%s %u/%u [%llx, %llx) @%llx %s", ptc_perf_record_name(r->type), r->u.mmap.pid,
+                 r->u.mmap.tid, (unsigned long long)r->u.mmap.addr, (unsigned long long)(r->u.mmap.addr + r->u.mmap.len),
+                 (unsigned long long)r->u.mmap.pgoff, r->u.mmap.filename);
+        return 1;
+    case PTC_PERF_ITRACE_START:
+        snprintf(e->text, sizeof e->text, "itrace_start %u/%u", r->u.itrace_start.pid, r->u.itrace_start.tid);
+        return 1;
+    case PTC_PERF_SWITCH: case PTC_PERF_SWITCH_CPU_WIDE:
+        snprintf(e->text, sizeof e->text, "switch %s%s", r->misc & (1u << 13) ? "out" : "in",
+                 r->type == PTC_PERF_SWITCH ? "" : " (cpu wide)");
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int pa_side_order(const void *a, const void *b)
+{
+    const pa_side *x = (const pa_side *)a, *y = (const pa_side *)b;
+    if (x->time != y->time) return x->time < y->time ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Whether sideband e belongs to the queue of chunk c: its cpu's, or in a
+   per-thread recording its thread's. */
+UT_FN int pa_side_of_queue(const pa_side *e, const perf_chunk *c)
+{
+    return c->cpu != UINT32_MAX ? e->cpu == c->cpu : e->tid == c->tid;
+}
+
+/* Keeps a sideband record; 0 when out of memory. */
+static int pa_keep_side(pa_file *f, size_t *cap, const pa_side *e)
+{
+    if (f->nside == *cap) {
+        pa_side *w = (pa_side *)realloc(f->side, (*cap = *cap ? 2 * *cap : 64) * sizeof *w);
+        if (!w) return 0;
+        f->side = w;
+    }
+    f->side[f->nside] = *e;
+    f->side[f->nside].order = f->nside;
+    f->nside++;
+    return 1;
+}
+
+/* Gives back what was collected; 0, for pa_collect to return. */
+static int pa_out_of_memory(pa_file *f)
+{
+    fprintf(stderr, "%s: out of memory\n", ut_prog);
+    free(f->chunks);
+    free(f->side);
+    f->chunks = NULL;
+    f->side = NULL;
+    return 0;
+}
+
 /* Reads the perf.data in buf. Returns 0, having said why on standard
    error, when it cannot be read at all. */
 static int pa_collect(const uint8_t *buf, size_t len, pa_file *f, pa_record_fn on_record, void *user, const char *path)
 {
     ptc_perf_reader rd;
     ptc_perf_record r;
-    size_t cap = 0, samples = 0;
+    size_t cap = 0, samples = 0, side_cap = 0;
     ptc_status st = ptc_perf_open(&rd, buf, len);
     memset(f, 0, sizeof *f);
     if (st != PTC_OK) {
@@ -89,13 +171,15 @@ static int pa_collect(const uint8_t *buf, size_t len, pa_file *f, pa_record_fn o
     f->cut_short = rd.cut_short;
     while ((st = ptc_perf_next(&rd, &r)) == PTC_OK) {
         perf_chunk c;
+        pa_side e;
         int has = pa_chunk_of(&rd, &r, samples, &c);
         if (on_record && pa_is_loss(&r)) on_record(user, &r, has ? c.size : 0);
+        if (pa_side_of(&r, &e) && !pa_keep_side(f, &side_cap, &e)) return pa_out_of_memory(f);
         if (!has) continue;
         samples += c.sample;
         if (f->n == cap) {
             perf_chunk *w = (perf_chunk *)realloc(f->chunks, (cap = cap ? 2 * cap : 64) * sizeof *w);
-            if (!w) { fprintf(stderr, "%s: out of memory\n", ut_prog); free(f->chunks); f->chunks = NULL; return 0; }
+            if (!w) return pa_out_of_memory(f);
             f->chunks = w;
         }
         c.order = f->n;
@@ -105,7 +189,9 @@ static int pa_collect(const uint8_t *buf, size_t len, pa_file *f, pa_record_fn o
     f->end_offset = rd.error_offset;
     if (ptc_clock_config_from_perf(&f->cc, &rd) != PTC_OK) ptc_clock_config_default(&f->cc);
     f->snapshot = rd.have_info && rd.info.snapshot_mode;
+    if (rd.have_info) f->info = rd.info;
     if (f->n) qsort(f->chunks, f->n, sizeof *f->chunks, pa_chunk_order);
+    if (f->nside) qsort(f->side, f->nside, sizeof *f->side, pa_side_order);
     return 1;
 }
 

@@ -41,6 +41,9 @@ static const char usage[] =
     "              0x hex), as libipt's --cpu: selects the errata the clock allows\n"
     "              for (SPEC 3.12; a perf.data's CPUID is used without it)\n"
     "  --cpu N     a perf.data: only the queue of cpu N (or idx N, per-thread)\n"
+    "  --sideband  a perf.data: each queue's COMM, MMAP, ITRACE_START and SWITCH\n"
+    "              records among its packets, by time with --time (else after its\n"
+    "              header line)\n"
     "  --errata E,...  errata by name, in addition: skl168, skz84\n"
     "  --help      this text\n"
     "\n"
@@ -97,16 +100,44 @@ static int parse_errata(const char *text, uint32_t *errata)
 
 typedef struct printer {
     int jsonl, check, errors;
+    /* --sideband: the file's sideband records, the queue they are shown for,
+       the next one not shown, and perf's time conversion */
+    int sideband;
+    const pa_side *side;
+    size_t nside, next_side;
+    const perf_chunk *queue;
+    ptc_perf_pt_info info;
     ptc_checker checker;
     char tag[96];          /* --jsonl of a perf.data: the queue's fields, on every line */
     char line[640];
 } printer;
+
+/* --sideband: the queue's sideband records up to perf time `until`
+   (UINT64_MAX: all that are left). */
+static void print_sideband(printer *pr, uint64_t until)
+{
+    for (; pr->next_side < pr->nside; pr->next_side++) {
+        const pa_side *e = &pr->side[pr->next_side];
+        if (e->have_time && e->time > until) break;
+        if (!pa_side_of_queue(e, pr->queue)) continue;
+        if (pr->jsonl) {
+            df_buf b;
+            b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
+            df_printf(&b, "{%s,\"sideband_time\":%llu", pr->tag, (unsigned long long)e->time);
+            df_json_string(&b, "sideband", e->text); /* (file names and comms come from the file) */
+            printf("%s}\n", pr->line);
+        } else {
+            printf("[sideband %llu: %s]\n", (unsigned long long)e->time, e->text);
+        }
+    }
+}
 
 /* One item out: its line (with its time, when there is one) and, with
    --check, the rule it breaks. */
 static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
 {
     df_buf b;
+    if (pr->sideband && t && t->have_time) print_sideband(pr, ptc_perf_tsc_to_ns(&pr->info, t->tsc));
     b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
     pr->line[0] = 0;
     if (pr->jsonl) df_json(&b, it); else df_text(&b, it);
@@ -223,6 +254,9 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
     size_t i;
     int open = 0;
     queue_header(pr, c, from, to);
+    pr->queue = &c[from];
+    pr->next_side = 0;
+    if (pr->sideband && !timed) print_sideband(pr, UINT64_MAX);
     for (i = from; i <= to; i++) {
         int gap = i < to && open && !snapshot && c[i].offset != c[i - 1].offset + c[i - 1].size;
         if (open && (i == to || gap || snapshot)) { /* the end of a contiguous run */
@@ -251,6 +285,7 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
         (void)ptc_decoder_feed(&dec, c[i].data, (size_t)c[i].size);
         drain_decoder(pr, &dec, &clk, timed);
     }
+    if (pr->sideband) print_sideband(pr, UINT64_MAX);
     pr->tag[0] = 0;
 }
 
@@ -301,6 +336,9 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
     if (!pa_collect(buf, len, &pf, print_perf_record, pr, path)) { free(buf); return 2; }
     c = pf.chunks;
     n = pf.n;
+    pr->side = pf.side;
+    pr->nside = pf.nside;
+    pr->info = pf.info;
     if (pf.end != PTC_END) {
         pr->errors++;
         printf(pr->jsonl ? "{\"perf_off\":%llu,\"error\":\"%s\",\"what\":\"the rest of the file cannot be read\"}\n"
@@ -320,6 +358,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
         if (ptc_clock_init(&probe, &pf.cc) != PTC_OK) {
             fprintf(stderr, "ptdump: --time: the perf.data's clock settings with the options are not usable\n");
             free(pf.chunks);
+            free(pf.side);
             free(buf);
             return 2;
         }
@@ -332,6 +371,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
     }
     if (!n) printf(pr->jsonl ? "{\"perf_data\":\"no Intel PT data\"}\n" : "[perf.data: no Intel PT data in it]\n");
     free(pf.chunks);
+    free(pf.side);
     free(buf);
     if (fflush(stdout) != 0) return 2;
     return pr->errors ? 1 : 0;
@@ -404,6 +444,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--jsonl") == 0) pr.jsonl = 1;
         else if (strcmp(argv[i], "--check") == 0) pr.check = 1;
         else if (strcmp(argv[i], "--time") == 0) timed = 1;
+        else if (strcmp(argv[i], "--sideband") == 0) pr.sideband = 1;
         else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
             uint64_t q;
             ++i; /* N: a perf.data's queue; F/M[/S]: the recording CPU */

@@ -73,6 +73,7 @@ static uint8_t *perf_queue(const char *path, long want, ptc_clock_config *cc, si
     *cc = pf.cc;
     *len = at;
     free(pf.chunks);
+    free(pf.side);
     free(file);
     return out;
 }

@@ -273,6 +273,7 @@ static int write_perf_data(const char *path, const char *out, unsigned threads, 
         tr[t].bytes = ut_read_file(name, &tr[t].len);
         tr[t].pid = 1000;
         tr[t].tid = 1000 + t;
+        tr[t].comm = "ptsim";
         /* perf's time is the TSC (ptc_perf_info_from_model): the TSC at the start */
         tr[t].start_time = cfg->tsc_offset + cfg->art_start * cfg->cpuid_15_ebx / cfg->cpuid_15_eax;
         if (!tr[t].bytes) { fprintf(stderr, "ptsim: cannot read back %s\n", name); goto done; }
