@@ -103,15 +103,23 @@ static unsigned pq_nthreads;          /* threads started so far */
 static pq_block *pq_blocks;
 static pthread_mutex_t pq_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t pq_total_insns, pq_total_bytes, pq_total_signals, pq_total_kernel, pq_total_suppressed;
-/* A per-thread file: FILE for the first thread, FILE.tN for the N-th
-   after it; NULL when not asked for (empty name) or on failure (*failed). */
+
+/* The name of thread `number`'s file: FILE for the first thread, FILE.tN
+   for the N-th after it (as ptsim names its threads' traces). */
+static void pq_thread_file(char *path, size_t cap, const char *base, unsigned number)
+{
+    if (number) snprintf(path, cap, "%s.t%u", base, number);
+    else snprintf(path, cap, "%s", base);
+}
+
+/* A thread's file; NULL when not asked for (empty name) or on failure
+   (*failed). */
 static FILE *pq_open_for(const char *base, unsigned number, const char *mode, int *failed)
 {
     char path[4200];
     FILE *f;
     if (!*base) return NULL;
-    if (number) snprintf(path, sizeof path, "%s.t%u", base, number);
-    else snprintf(path, sizeof path, "%s", base);
+    pq_thread_file(path, sizeof path, base, number);
     f = fopen(path, mode);
     if (f) setvbuf(f, NULL, _IOFBF, 1 << 20);
     else *failed = 1;
@@ -522,8 +530,7 @@ static int pq_write_perf(void)
     }
     for (k = 0; k < pq_nended && ok; k++) {
         char path[4200];
-        if (pq_ended_threads[k].number) snprintf(path, sizeof path, "%s.t%u", pq_set.out, pq_ended_threads[k].number);
-        else snprintf(path, sizeof path, "%s", pq_set.out);
+        pq_thread_file(path, sizeof path, pq_set.out, pq_ended_threads[k].number);
         tr[k].bytes = ut_read_file(path, &tr[k].len);
         tr[k].pid = pq_ended_threads[k].pid;
         tr[k].tid = pq_ended_threads[k].tid;
