@@ -105,7 +105,7 @@ times_inside() { # label settings program args...
     { fail "qemu_truth_inside_intervals: $label: $(head -3 "$tmp/stderr")"; return; }
   for trace in "$tmp"/t.pt "$tmp"/t.pt.t[0-9]*; do
     [ -f "$trace" ] || continue
-    "$b/ptdump" --time --jsonl --config "$tmp/t.pt.json" "$trace" > "$tmp/t.time"; st=$?
+    "$b/san/ptdump" --time --jsonl --config "$tmp/t.pt.json" "$trace" > "$tmp/t.time"; st=$?
     grep '^{"off"' "$tmp/t.truth${trace#"$tmp/t.pt"}" | paste - "$tmp/t.time" | awk -f "$(dirname "$0")/time_inside.awk" > "$tmp/t.awk"
     if [ $st = 0 ] && grep -q ' timed, 0 outside$' "$tmp/t.awk"; then
       echo "ok - qemu_truth_inside_intervals: $label [$settings] ${trace##*/}: $(cat "$tmp/t.awk")"
@@ -155,7 +155,7 @@ fi
 # RET compression is on by default and changes the trace: the same run
 # with retc=0 has more than twice the TIPs (one per RET) and more bytes
 size_of() { wc -c < "$tmp/p.pt"; }
-tips_of() { "$b/ptdump" "$tmp/p.pt" | grep -c ' tip ' ; }
+tips_of() { "$b/san/ptdump" "$tmp/p.pt" | grep -c ' tip ' ; }
 qemu-x86_64 -plugin "$plugin,out=$tmp/p.pt,quiet=1" "$p" recursion > /dev/null && s1=$(size_of) && t1=$(tips_of)
 qemu-x86_64 -plugin "$plugin,out=$tmp/p.pt,quiet=1,retc=0" "$p" recursion > /dev/null && s0=$(size_of) && t0=$(tips_of)
 if [ -n "$t1" ] && [ -n "$t0" ] && [ "$t0" -gt $((t1 * 2)) ] && [ "$s0" -gt "$s1" ]; then
