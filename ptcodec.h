@@ -4871,25 +4871,32 @@ PTCDEF ptc_status ptc_model_ret(ptc_model *m, uint64_t ip, uint64_t target)
     return PTC_OK;
 }
 
-PTCDEF ptc_status ptc_model_jump(ptc_model *m, uint64_t ip, uint64_t target, int indirect)
-{
-    ptc__mdl_mark before;
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    before = ptc__mdl_mark_now(m);
-    ptc__mdl_transfer(m, ip, target, indirect ? PTC__MDL_XFER_TIP : PTC__MDL_XFER_NONE, m->cpl);
-    ptc__mdl_event(m, indirect ? PTC_EV_INDIRECT : PTC_EV_JUMP, ip, target, 1, before, 0);
-    return PTC_OK;
-}
 
-PTCDEF ptc_status ptc_model_interrupt_cpl(ptc_model *m, uint64_t ip, uint64_t handler, uint8_t cpl)
+
+/* A transfer to target at CPL cpl that is workload event `kind`: the
+   packets ptc__mdl_transfer writes for `inside`, then the event. */
+static ptc_status ptc__mdl_transfer_event(ptc_model *m, ptc_event_kind kind, int inside, uint64_t ip, uint64_t target,
+                                          uint8_t cpl)
 {
     ptc__mdl_mark before;
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     if (cpl > 3) return PTC_ERR_RANGE;
     before = ptc__mdl_mark_now(m);
-    ptc__mdl_transfer(m, ip, handler, PTC__MDL_XFER_FUP_TIP, cpl);
-    ptc__mdl_event(m, PTC_EV_INTERRUPT, ip, handler, 1, before, 0);
+    ptc__mdl_transfer(m, ip, target, inside, cpl);
+    ptc__mdl_event(m, kind, ip, target, 1, before, 0);
     return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_model_jump(ptc_model *m, uint64_t ip, uint64_t target, int indirect)
+{
+    if (!m) return PTC_ERR_BAD_ARGUMENT;
+    return ptc__mdl_transfer_event(m, indirect ? PTC_EV_INDIRECT : PTC_EV_JUMP,
+                                   indirect ? PTC__MDL_XFER_TIP : PTC__MDL_XFER_NONE, ip, target, m->cpl);
+}
+
+PTCDEF ptc_status ptc_model_interrupt_cpl(ptc_model *m, uint64_t ip, uint64_t handler, uint8_t cpl)
+{
+    return ptc__mdl_transfer_event(m, PTC_EV_INTERRUPT, PTC__MDL_XFER_FUP_TIP, ip, handler, cpl);
 }
 
 PTCDEF ptc_status ptc_model_interrupt(ptc_model *m, uint64_t ip, uint64_t handler)
@@ -5020,13 +5027,7 @@ PTCDEF ptc_status ptc_model_vm_exit(ptc_model *m, uint64_t ip, uint64_t host_ip,
 
 PTCDEF ptc_status ptc_model_privilege(ptc_model *m, uint64_t ip, uint64_t target, uint8_t cpl)
 {
-    ptc__mdl_mark before;
-    if (!m) return PTC_ERR_BAD_ARGUMENT;
-    if (cpl > 3) return PTC_ERR_RANGE;
-    before = ptc__mdl_mark_now(m);
-    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_TIP, cpl);
-    ptc__mdl_event(m, PTC_EV_PRIVILEGE, ip, target, 1, before, 0);
-    return PTC_OK;
+    return ptc__mdl_transfer_event(m, PTC_EV_PRIVILEGE, PTC__MDL_XFER_TIP, ip, target, cpl);
 }
 
 PTCDEF ptc_status ptc_model_attach_counters(ptc_model *m, ptc_counters *c, uint8_t thread)
