@@ -69,7 +69,7 @@ qemu: $(QEMU_BIN)
 $(BUILD)/libptcodec-qemu.so: tools/qemu/ptqemu.c $(HDR) $(TOOLHDR) $(QEMUHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $< -lpthread
 
-$(BUILD)/insncheck: tools/qemu/insncheck.c tools/util.h | $(BUILD)
+$(BUILD)/insncheck: tools/qemu/insncheck.c tools/util.h tools/qemu/x86class.h | $(BUILD)
 	$(CC) -std=c99 -O2 $(WARN) -o $@ $< -lipt
 
 $(BUILD)/qemu:

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "../util.h"
+#include "x86class.h"
 
 /* The decimal number after "key": in text at or after p, or 0 if none. */
 static int json_u64(const char *p, const char *key, uint64_t *v)
@@ -104,13 +105,10 @@ static void retirement_of_last(retirements *r, uint64_t next_ip)
     if (in->iclass == ptic_cond_jump) fprintf(r->f, "tnt %d\n", next_ip != in->ip + in->size);
     else if (in->iclass == ptic_return) fprintf(r->f, "ret %" PRIx64 "\n", next_ip);
     else if (in->iclass == ptic_jump || in->iclass == ptic_call) {
-        /* direct ones make no packet: their bytes say where they go */
-        uint8_t op = in->raw[0];
-        size_t k = 0;
-        while (k + 1 < in->size && (op == 0x66 || op == 0x67 || op == 0xF2 || op == 0xF3 || op == 0x2E || op == 0x3E ||
-                                    (op & 0xF0) == 0x40))
-            op = in->raw[++k];
-        if (op == 0xFF) fprintf(r->f, "tip %" PRIx64 "\n", next_ip);
+        /* only indirect ones make a packet (libipt keeps is_direct to
+           itself): the plugin's classifier reads the bytes */
+        x86_cofi c = x86_classify(in->raw, in->size, in->ip).cofi;
+        if (c == X86_JMP_IND || c == X86_CALL_IND) fprintf(r->f, "tip %" PRIx64 "\n", next_ip);
     }
 }
 

@@ -89,7 +89,7 @@ typedef struct pq_thread {
     int prev_repeated;                /* it was its REP instruction again: not logged again */
     unsigned number;                  /* 0 for the first thread, then in order of start */
     uint32_t pid, tid;                /* the guest's (QEMU user mode runs each guest thread on one of its own) */
-    uint64_t ninsns, nblocks, nkernel, nsignals, bytes, suppressed_bytes;
+    uint64_t ninsns, nkernel, nsignals, bytes, suppressed_bytes;
     int write_error;
 } pq_thread;
 
@@ -419,7 +419,6 @@ static void pq_on_block(unsigned int vcpu, void *udata)
     } else {
         repeated = pq_follow(t, t->prev, b->vaddr);
     }
-    t->nblocks++;
     t->prev = b;
     t->prev_repeated = repeated;
 }
