@@ -691,6 +691,7 @@ typedef struct ptc__clk_entry {
 
 typedef struct ptc__clk_anchor {
     uint64_t lo, hi, pos_lo, pos_hi, point;
+    uint64_t pos_guess; /* where in [pos_lo, pos_hi] the points take it to be */
     uint32_t epoch;
     int valid, mtc;
 } ptc__clk_anchor;
@@ -702,8 +703,10 @@ typedef struct ptc_clock {
     size_t open_from;                 /* entries from here on wait for the next CYC point */
     int finished, have_tsc;
     uint64_t tsc_full;                /* last TSC, extended to 64 bits */
-    uint64_t out_lo, out_point;       /* of the last final entry */
-    uint64_t ntp_lo;                  /* the last final non-timing packet went out after this */
+    uint64_t out_lo, out_point;       /* the latest lower bound and point given so far */
+    uint64_t ntp_lo, ntp_point;       /* the last final non-timing packet went out after
+                                         ntp_lo, and at or after ntp_point */
+    uint64_t first_cyc_point;         /* the point of the first CYC since that packet (0: none) */
     uint64_t cyc_point, fb_point;     /* the points of the last final CYC, and of the first
                                          lone CYC since that packet (0: none) */
     /* CTC: edges relative to the last TMA */
@@ -733,6 +736,8 @@ typedef struct ptc_clock {
     uint64_t pos, cycles_since_tsc;
     uint64_t tsc_pos_lo, tsc_pos_hi;  /* the last TSC's position */
     ptc__clk_anchor positioned;     /* the last anchor with a cycle position */
+    ptc__clk_anchor guess_ref;      /* the points count cycles from it: the last anchor at
+                                       an exact cycle position, else `positioned` */
     ptc__clk_anchor last_anchor;    /* the last anchor, positioned or not */
     size_t psb_at;                    /* ring index + 1 of the first entry of an open PSB+
                                          still in the window, 0: none */
@@ -754,6 +759,17 @@ PTCDEF void ptc_clock_finish(ptc_clock *c);
 /* The next item whose time is final: PTC_OK, or PTC_NEED_INPUT (push more or
    finish), or PTC_END (finished and empty). Items come out in order. */
 PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out);
+
+/* Guarantee G2 (SPEC 3.8) as a check over the items popped, in order: time
+   does not go back, except that a TNT's (its first branch's) need only be
+   at or after the last non-timing packet's. Items without a time pass. */
+typedef struct ptc_clock_order {
+    uint64_t point, lo;         /* the latest point and lower bound so far */
+    uint64_t ntp_point, ntp_lo; /* those at the last non-timing packet */
+} ptc_clock_order;
+PTCDEF void ptc_clock_order_init(ptc_clock_order *o);
+/* 1 when t keeps G2 after the items given before, else 0. */
+PTCDEF int ptc_clock_order_next(ptc_clock_order *o, const ptc_timed_item *t);
 
 /* ===================================================================== */
 /* 4. Snapshot rings and navigation (SPEC.md part 4)                     */
@@ -2865,15 +2881,15 @@ static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, c
    out (SPEC 3.7). 0: no such anchor in the entry's epoch. */
 static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e)
 {
-    const ptc__clk_anchor *a = &c->positioned;
+    const ptc__clk_anchor *a = &c->guess_ref;
     uint8_t cbr = (uint8_t)(e->flags >> 16);
     uint64_t at, n;
-    if (!a->valid || a->epoch != e->epoch || !a->point || a->pos_hi == PTC__CLK_NOPOS || e->pos_lo == PTC__CLK_NOPOS ||
+    if (!a->valid || a->epoch != e->epoch || !a->point || a->pos_guess == PTC__CLK_NOPOS || e->pos_lo == PTC__CLK_NOPOS ||
         e->pos_hi == PTC__CLK_NOPOS || !cbr)
         return 0;
     at = e->pos_lo + (e->pos_hi - e->pos_lo) / 2;
-    if (at < a->pos_hi) return 0;
-    n = at - a->pos_hi;
+    if (at < a->pos_guess) return 0;
+    n = at - a->pos_guess;
     /* at the configured nom while what the trace shows allows it (the MSR's
        rounded value is what perf assumes), else the middle of the range */
     if (c->nom_cfg_inside) {
@@ -2919,22 +2935,30 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
     }
     /* forwards: lower bounds never decrease (time never goes back), and
        neither do point estimates; an upper bound below the last point is
-       raised to it, the least loosening that keeps the point inside */
+       raised to it, the least loosening that keeps the point inside. A
+       TNT's first branch may be older than the timing packets between it
+       and the non-timing packet before it: only that packet bounds it, and
+       when the CYCs say where the branch was its point goes there */
     for (i = c->ready; i < upto; i++) {
         ptc__clk_entry *e = ptc__clk_at(c, i);
-        uint64_t mid, after = e->flags & PTC__CLK_FIRST_BRANCH ? c->ntp_lo : c->out_lo;
+        int first_branch = (e->flags & PTC__CLK_FIRST_BRANCH) != 0;
+        int branch_cyc = first_branch && c->cfg.cyc_en && (c->fb_point || c->cyc_point);
+        uint64_t mid, after = first_branch ? c->ntp_lo : c->out_lo, floor = branch_cyc ? c->ntp_point : c->out_point;
         if (after > e->lo) e->lo = after;
         if (e->hi < e->lo) { /* only if the trace broke the rules */
             e->hi = e->lo;
             e->flags |= PTC__CLK_CONFLICT;
         }
-        if (e->hi < c->out_point) e->hi = c->out_point;
-        /* an MTC is sent within a cycle of its edge, or half its jitter
-           on average: the best guess; a packet with a cycle position is
-           where the cycles since the anchor before it put it at the
-           nominal rate; anything else sits in the middle of what is
-           possible */
-        if (e->flags & PTC__CLK_MTC)
+        if (e->hi < floor) e->hi = floor;
+        /* (SPEC 3.7) an MTC with a CYC right before it is where the cycles
+           put it inside its lag, any other half its jitter past its edge;
+           a packet with a cycle position is where the cycles since the
+           reference anchor put it at the nominal rate; anything else sits
+           in the middle of what is possible */
+        if ((e->flags & (PTC__CLK_MTC | PTC__CLK_EXACT)) == (PTC__CLK_MTC | PTC__CLK_EXACT) &&
+            (mid = ptc__clk_cycle_guess(c, e)) != 0) { /* the cycles say where in its lag it went out */
+            if (mid < e->lo) mid = e->lo;
+        } else if (e->flags & PTC__CLK_MTC)
             mid = ptc__math_sat_add(e->lo, ptc__clk_cyc_ticks(c, c->cfg.mtc_jitter / 2, (uint8_t)(e->flags >> 16), 0));
         else if (e->flags & PTC__CLK_SAMPLED) /* its value: the guess that holds up later points least */
             mid = e->lo;
@@ -2952,35 +2976,39 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
             mid = e->lo + c->half_period;
         /* A TNT whose first branch had no CYC right before it: at the first
            lone CYC since the non-timing packet before it (its own CYC,
-           followed by another packet's), else at the last CYC point (with
-           threshold 0 it had to share that one's cycle) */
-        if ((e->flags & PTC__CLK_FIRST_BRANCH) && c->cfg.cyc_en && (c->fb_point || c->cyc_point)) {
-            mid = c->fb_point ? c->fb_point : c->cyc_point;
+           followed by another packet's), else at the first CYC since that
+           packet (the branch is the first event after it, so the earliest
+           candidate), else at the last CYC point */
+        if (branch_cyc) {
+            mid = c->fb_point ? c->fb_point : c->first_cyc_point ? c->first_cyc_point : c->cyc_point;
             if (mid < e->lo) mid = e->lo;
             if (mid > e->hi) mid = e->hi;
         }
         /* In cycle-accurate mode, an eligible packet with no CYC since the
            anchor before it came before the counter reached the threshold:
-           most likely right after the anchor (a guess, not a bound: the
-           counter may have restarted since) */
+           at most half that window past the anchor (a guess, not a bound:
+           the counter may have restarted since) */
         if ((e->flags & PTC__CLK_NEAR) && mid > e->lo) {
-            uint64_t d = ptc__clk_cyc_ticks(c, c->cfg.cyc_thresh ? UINT64_C(1) << (c->cfg.cyc_thresh - 1) : 1,
-                                        (uint8_t)(e->flags >> 16), 1);
+            uint64_t d = ptc__clk_cyc_ticks(c, c->cfg.cyc_thresh > 1 ? UINT64_C(1) << (c->cfg.cyc_thresh - 2) : 0,
+                                        (uint8_t)(e->flags >> 16), 0);
             if (mid - e->lo > d) mid = e->lo + d;
         }
         /* and not past the anchor's own guess, so that it need not wait */
         if (b && i + 1 < upto && mid > b->lo) mid = b->lo > e->lo ? b->lo : e->lo;
-        e->point = mid < c->out_point ? c->out_point : mid;
+        e->point = mid < floor ? floor : mid;
         if (e->lo > c->out_lo) c->out_lo = e->lo;
+        if (e->point > c->out_point) c->out_point = e->point;
         if (e->flags & PTC__CLK_NTP) { /* (for a TNT: when it went out) */
             c->ntp_lo = c->out_lo;
+            c->ntp_point = c->out_point;
             c->fb_point = 0;
+            c->first_cyc_point = 0;
         }
         if (e->it.error == PTC_OK && e->it.pkt.type == PTC_CYC) {
             c->cyc_point = e->point;
             if ((e->flags & PTC__CLK_LONE_CYC) && !c->fb_point) c->fb_point = e->point;
+            if (!c->first_cyc_point) c->first_cyc_point = e->point;
         }
-        c->out_point = e->point;
         e->flags |= PTC__CLK_FINAL;
     }
     c->ready = upto;
@@ -2993,6 +3021,7 @@ static void ptc__clk_anchor_of(const ptc__clk_entry *e, ptc__clk_anchor *a)
     a->point = e->point;
     a->pos_lo = e->pos_lo;
     a->pos_hi = e->pos_hi;
+    a->pos_guess = e->pos_hi;
     a->epoch = e->epoch;
     a->valid = 1;
     a->mtc = !!(e->flags & PTC__CLK_MTC);
@@ -3087,14 +3116,20 @@ static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
     c->cycles_since_tsc += v;
     if (c->psb_at) c->psb_cycles += v;
     if (c->pos_active) c->pos += v;
-    else { /* an epoch starts at its first CYC; an anchor before it in the
-              epoch is at or before it, position unknown */
+    else { /* the epoch's first CYC counted from the counter's last reset,
+              position 0 (SDM 36.3.6.1: a CYC or TriggerEn resets it). An
+              anchor before it in the epoch came after that reset - no CYC
+              between them - and at or before this CYC. The points take it
+              to be at the reset: tracing started, or the clocks restarted,
+              with the anchor (as perf and libipt count cycles from it). */
         c->pos_active = 1;
-        c->pos = 0;
+        c->pos = v;
         if (c->last_anchor.valid && c->last_anchor.epoch == c->epoch) {
             c->positioned = c->last_anchor;
-            c->positioned.pos_lo = PTC__CLK_NOPOS;
-            c->positioned.pos_hi = 0;
+            c->positioned.pos_lo = 0;
+            c->positioned.pos_hi = v;
+            c->positioned.pos_guess = 0;
+            c->guess_ref = c->positioned;
         }
     }
     for (i = c->open_from; i < c->count; i++) { /* no later than this CYC point */
@@ -3103,6 +3138,8 @@ static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
     }
     if (c->positioned.valid && c->positioned.epoch == c->epoch && c->positioned.pos_hi > c->pos)
         c->positioned.pos_hi = c->pos;
+    if (c->guess_ref.valid && c->guess_ref.epoch == c->epoch && c->guess_ref.pos_guess > c->pos)
+        c->guess_ref.pos_guess = c->pos;
     c->open_from = c->count;
     e->cycles = c->cycles_since_tsc;
     if (next == PTC_CYC) e->flags |= PTC__CLK_LONE_CYC;
@@ -3511,6 +3548,11 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         ptc__clk_finalize(c, c->count, &b, s.gap_floor);
         ptc__clk_anchor_of(e, &c->last_anchor); /* with its final interval */
         if (e->pos_lo != PTC__CLK_NOPOS) c->positioned = c->last_anchor;
+        /* an anchor whose cycle position is a range (a PSB+'s TSC with no
+           CYC in it) would carry that uncertainty into every point after
+           it: the cycles from the last exact one are better */
+        if (e->pos_lo != PTC__CLK_NOPOS && (e->pos_lo == e->pos_hi || !c->guess_ref.valid || c->guess_ref.epoch != e->epoch))
+            c->guess_ref = c->last_anchor;
     } else if (c->count == PTC_CLOCK_WINDOW && c->ready + 1 < c->count) {
         /* the window is full: the oldest goes with what is known - never
            the newest (a CYC waiting for the next packet, the start of a
@@ -3527,6 +3569,23 @@ PTCDEF void ptc_clock_finish(ptc_clock *c)
     ptc__clk_unpin_trailing_cycs(c);
     c->finished = 1;
     if (c->ready < c->count) ptc__clk_finalize(c, c->count, NULL, 0);
+}
+
+PTCDEF void ptc_clock_order_init(ptc_clock_order *o) { memset(o, 0, sizeof *o); }
+
+PTCDEF int ptc_clock_order_next(ptc_clock_order *o, const ptc_timed_item *t)
+{
+    ptc_packet_type type = t->item.error == PTC_OK ? t->item.pkt.type : PTC_NONE;
+    int tnt = ptc_packet_is_tnt(type), ok;
+    if (!t->have_time) return 1;
+    ok = tnt ? t->tsc >= o->ntp_point && t->tsc_lo >= o->ntp_lo : t->tsc >= o->point && t->tsc_lo >= o->lo;
+    if (t->tsc > o->point) o->point = t->tsc;
+    if (t->tsc_lo > o->lo) o->lo = t->tsc_lo;
+    if (ptc_packet_is_ntp(type)) {
+        o->ntp_point = o->point;
+        o->ntp_lo = o->lo;
+    }
+    return ok;
 }
 
 PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out)

@@ -24,9 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_item it;
     ptc_timed_item out;
     size_t k = 0, pushed = 0;
-    uint64_t last_point = 0, last_lo = 0, last_ntp_lo = 0;
+    ptc_clock_order order;
     unsigned how, drain_every;
-    int tnt;
     if (size > 4096) return 0;
     in.data = data;
     in.size = size;
@@ -53,6 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cc.hidden_stops = hw.hidden_stops;
     }
     FZ_ASSERT(ptc_clock_init(&clk, &cc) == PTC_OK, "clock config rejected");
+    ptc_clock_order_init(&order);
     ptc_decoder_init_buffer(&dec, 0, r.bytes, r.len);
     for (;;) {
         ptc_status st = ptc_decoder_next(&dec, &it);
@@ -80,15 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       (unsigned long long)out.tsc_hi, how);
             FZ_ASSERT(out.tsc_lo <= out.tsc && out.tsc <= out.tsc_hi, "point outside its interval at %llu",
                       (unsigned long long)t->offset);
-            /* (a TNT's lower bound is its first branch's: it only has to be
-               the last non-timing packet's, SPEC 3.1) */
-            tnt = ptc_packet_is_tnt(t->pkt.type);
-            FZ_ASSERT(out.tsc >= last_point && out.tsc_lo >= (tnt ? last_ntp_lo : last_lo), "time goes back at %llu",
-                      (unsigned long long)t->offset);
+            FZ_ASSERT(ptc_clock_order_next(&order, &out), "time goes back at %llu", (unsigned long long)t->offset);
             FZ_ASSERT(!out.conflict, "conflict reported at %llu in a trace that has none", (unsigned long long)t->offset);
-            last_point = out.tsc;
-            if (!tnt) last_lo = out.tsc_lo;
-            if (ptc_packet_is_ntp(t->pkt.type)) last_ntp_lo = out.tsc_lo;
         }
         if (st != PTC_OK) break;
     }

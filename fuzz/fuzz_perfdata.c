@@ -29,8 +29,9 @@ static void time_trace(const ptc_clock_config *cc, const uint8_t *data, uint64_t
     ptc_decoder dec;
     ptc_item it;
     ptc_timed_item t;
-    uint64_t last = 0;
+    ptc_clock_order order;
     if (ptc_clock_init(&clk, cc) != PTC_OK) return;
+    ptc_clock_order_init(&order);
     ptc_decoder_init_buffer(&dec, 0, data, (size_t)size);
     for (;;) {
         int more = ptc_decoder_next(&dec, &it) == PTC_OK;
@@ -40,8 +41,7 @@ static void time_trace(const ptc_clock_config *cc, const uint8_t *data, uint64_t
             if (!t.have_time) continue;
             FZ_ASSERT(t.tsc_lo <= t.tsc && t.tsc <= t.tsc_hi, "point outside its interval at %llu",
                       (unsigned long long)t.item.offset);
-            FZ_ASSERT(t.tsc >= last, "point went back at %llu", (unsigned long long)t.item.offset);
-            last = t.tsc;
+            FZ_ASSERT(ptc_clock_order_next(&order, &t), "time went back at %llu", (unsigned long long)t.item.offset);
         }
         if (!more) break;
     }

@@ -132,9 +132,10 @@ static void time_buffer(const unsigned char *pt, size_t len, const ptc_clock_con
     ptc_decoder dec;
     ptc_item it;
     ptc_timed_item t;
-    uint64_t last = 0, last_lo = 0, last_ntp_lo = 0;
-    int more = 1, tnt;
+    ptc_clock_order order;
+    int more = 1;
     memset(s, 0, sizeof *s);
+    ptc_clock_order_init(&order);
     CHECK(ptc_clock_init(&clk, cc) == PTC_OK);
     ptc_decoder_init_buffer(&dec, 0, pt, len);
     while (more) {
@@ -146,13 +147,7 @@ static void time_buffer(const unsigned char *pt, size_t len, const ptc_clock_con
             if (!t.have_time) continue;
             s->timed++;
             s->conflicts += t.conflict;
-            /* (a TNT's lower bound is its first branch's: only as far back
-               as the last non-timing packet's, SPEC 3.1) */
-            tnt = t.item.error == PTC_OK && ptc_packet_is_tnt(t.item.pkt.type);
-            s->back += t.tsc < last || t.tsc_lo < (tnt ? last_ntp_lo : last_lo);
-            last = t.tsc;
-            if (!tnt) last_lo = t.tsc_lo;
-            if (t.item.error == PTC_OK && ptc_packet_is_ntp(t.item.pkt.type)) last_ntp_lo = t.tsc_lo;
+            s->back += !ptc_clock_order_next(&order, &t);
             if (t.tsc_hi != UINT64_MAX) {
                 s->bounded++;
                 s->width += t.tsc_hi - t.tsc_lo;
