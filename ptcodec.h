@@ -1396,6 +1396,14 @@ typedef struct ptc_perf_trace {
     const char *comm;      /* the thread's name for a COMM record; NULL: none */
     const ptc_perf_mmap *mmaps; /* the thread's executable mappings, as MMAP records */
     unsigned nmmaps;
+    /* Snapshot mode (set info->snapshot_mode too): perf's AUX ring holds the
+       last `ring` bytes, and perf copied it out when the trace had reached
+       each of snap_at[0..nsnaps-1] bytes (increasing, at most len): one
+       AUXTRACE each, of bytes [max(0, at - ring), at), which may overlap.
+       nsnaps 0: one AUXTRACE of the whole trace. */
+    uint64_t ring;
+    const uint64_t *snap_at;
+    unsigned nsnaps;
 } ptc_perf_trace;
 /* What perf records for a trace the model wrote with cfg: Intel PT's
    attr.config bits for its settings, and an AUXTRACE_INFO with its clocks
@@ -5860,6 +5868,23 @@ static void ptc__perf_put_sideband(ptc__perf_out *o, const ptc_perf_trace *t, un
 
 /* The data section: AUXTRACE_INFO, then per trace ITRACE_START, its
    sideband and AUXTRACE. */
+/* One AUXTRACE of queue i (its cpu and idx): the trace's bytes [from, to),
+   at AUX offset `from`, padded with PADs to a multiple of 8. */
+static void ptc__perf_put_auxtrace(ptc__perf_out *o, const ptc_perf_trace *t, unsigned i, size_t from, size_t to)
+{
+    size_t padded = (to - from + 7) & ~(size_t)7, k;
+    ptc__perf_put_header(o, PTC_PERF_AUXTRACE, 48);
+    ptc__perf_put(o, padded, 8);
+    ptc__perf_put(o, from, 8);
+    ptc__perf_put(o, t->start_time, 8); /* reference: perf's TSC when it read the data */
+    ptc__perf_put(o, i, 4);             /* idx */
+    ptc__perf_put(o, t->tid, 4);
+    ptc__perf_put(o, i, 4);             /* cpu */
+    ptc__perf_put(o, 0, 4);
+    if (to > from) ptc__perf_put_bytes(o, t->bytes + from, to - from);
+    for (k = to - from; k < padded; k++) ptc__perf_put(o, 0, 1); /* PAD */
+}
+
 static void ptc__perf_put_data(ptc__perf_out *o, const ptc_perf_pt_info *in, const ptc_perf_trace *t, unsigned n)
 {
     const uint64_t priv[PTC__PERF_INFO_FIELDS] = { in->pmu_type, in->time_shift, in->time_mult, in->time_zero,
@@ -5873,22 +5898,16 @@ static void ptc__perf_put_data(ptc__perf_out *o, const ptc_perf_pt_info *in, con
     ptc__perf_put(o, 0, 4);
     for (k = 0; k < PTC__PERF_INFO_FIELDS; k++) ptc__perf_put(o, priv[k], 8);
     for (i = 0; i < n; i++) {
-        size_t padded = (t[i].len + 7) & ~(size_t)7;
         ptc__perf_put_header(o, PTC_PERF_ITRACE_START, 48);
         ptc__perf_put(o, t[i].pid, 4);
         ptc__perf_put(o, t[i].tid, 4);
         ptc__perf_put_sample_id(o, &t[i], i);
         ptc__perf_put_sideband(o, &t[i], i);
-        ptc__perf_put_header(o, PTC_PERF_AUXTRACE, 48);
-        ptc__perf_put(o, padded, 8);
-        ptc__perf_put(o, 0, 8);  /* offset: each queue's AUX stream starts at 0 */
-        ptc__perf_put(o, t[i].start_time, 8); /* reference: perf's TSC when it read the data */
-        ptc__perf_put(o, i, 4);  /* idx */
-        ptc__perf_put(o, t[i].tid, 4);
-        ptc__perf_put(o, i, 4);  /* cpu */
-        ptc__perf_put(o, 0, 4);
-        ptc__perf_put_bytes(o, t[i].bytes, t[i].len);
-        for (k = 0; k < padded - t[i].len; k++) ptc__perf_put(o, 0, 1); /* PAD */
+        if (!t[i].nsnaps) ptc__perf_put_auxtrace(o, &t[i], i, 0, t[i].len);
+        for (k = 0; k < t[i].nsnaps; k++) {
+            uint64_t at = t[i].snap_at[k];
+            ptc__perf_put_auxtrace(o, &t[i], i, at > t[i].ring ? (size_t)(at - t[i].ring) : 0, (size_t)at);
+        }
     }
 }
 
@@ -5904,7 +5923,12 @@ PTCDEF ptc_status ptc_perf_write(uint8_t *out, size_t cap, size_t *written, cons
     if (!written || !info || (!traces && ntraces) || (!out && cap)) return PTC_ERR_BAD_ARGUMENT;
     for (i = 0; i < ntraces; i++) {
         unsigned k;
-        if ((!traces[i].bytes && traces[i].len) || (!traces[i].mmaps && traces[i].nmmaps)) return PTC_ERR_BAD_ARGUMENT;
+        if ((!traces[i].bytes && traces[i].len) || (!traces[i].mmaps && traces[i].nmmaps) ||
+            (traces[i].nsnaps && (!traces[i].snap_at || !traces[i].ring)))
+            return PTC_ERR_BAD_ARGUMENT;
+        for (k = 0; k < traces[i].nsnaps; k++) /* each a prefix of the trace, each longer */
+            if (traces[i].snap_at[k] > traces[i].len || (k && traces[i].snap_at[k] <= traces[i].snap_at[k - 1]))
+                return PTC_ERR_BAD_ARGUMENT;
         /* a record's size is 16 bits: names are held to what a path can be */
         if (traces[i].comm && strlen(traces[i].comm) > PTC_PERF_NAME_MAX) return PTC_ERR_BAD_ARGUMENT;
         for (k = 0; k < traces[i].nmmaps; k++)

@@ -65,6 +65,9 @@ for w in dense sparse ptwrite dvfs; do
       -o "$tmp/sim.pt" --perf-data "$corpus/fuzz_perfdata/ptsim-$w-$th.data"
   done
 done
+# snapshot mode: a queue's AUX ring copied out several times, overlapping
+"$ptsim" --quiet --workload dense --policy off --set cyc_en=1,psb_freq=0 --cycles 12000 \
+  -o "$tmp/sim.pt" --perf-data "$corpus/fuzz_perfdata/ptsim-dense-snapshot.data" --perf-snapshot 500,300
 # and the structures ptsim does not write (pipe mode, AUX samples, sideband)
 python3 "$(dirname "$0")/gen_perf_seeds.py" "$corpus/fuzz_perfdata/ptsim-dense-1.data" "$corpus/fuzz_perfdata"
 # fuzz_x86class: lists of (length - 1, instruction bytes), one of every

@@ -255,6 +255,24 @@ head -c 3000 "$tmp/p.data" > "$tmp/cut.data"
 "$b/ptdump" "$tmp/cut.data" > "$tmp/cut.txt" 2>&1; st=$?
 if [ $st = 1 ] && grep -q 'cut short\|bad_perf_data' "$tmp/cut.txt"; then pass perf_data_truncated_is_named
 else fail perf_data_truncated_is_named "status $st: $(tail -2 "$tmp/cut.txt")"; fi
+# snapshot mode (SPEC.md 6.3, 6.4): overlapping copies of each queue's AUX
+# ring, each decoded on its own from its first PSB, none taken for a gap or a
+# loss; the last copy of queue 0 holds OUT.pt's packets at their offsets
+"$b/ptsim" --quiet --workload dense --cycles 300000 --set cyc_en=1 --threads 2 -o "$tmp/sn.pt" \
+  --perf-data "$tmp/sn.data" --perf-snapshot 4096,1500; st=$?
+"$b/ptdump" --time "$tmp/sn.data" > "$tmp/sn.txt"; st2=$?
+more=$(sed -n 's/^\[perf.data queue .* in \([0-9]*\) chunks\]$/\1/p' "$tmp/sn.txt" | awk '{ s += $1 - 1 } END { print s + 0 }')
+snaps=$(grep -c '^\[snapshot at AUX offset' "$tmp/sn.txt")
+bad=$(grep -c 'gap\|error\|conflict\|lost' "$tmp/sn.txt")
+awk '/^\[perf.data queue 1/{exit} /^\[snapshot at/{last = ""; next} !/^\[/{last = last $1 " " $2 "\n"}
+     END {printf "%s", last}' "$tmp/sn.txt" > "$tmp/sn_last.txt"
+first=$(head -1 "$tmp/sn_last.txt" | cut -d' ' -f1)
+"$b/ptdump" "$tmp/sn.pt" | awk -v from="$first" '!/^\[/ && ($1 "") >= (from "") { print $1, $2 }' > "$tmp/sn_raw.txt"
+if [ $st = 0 ] && [ $st2 = 0 ] && [ "$more" -gt 4 ] && [ "$snaps" = "$more" ] && [ "$bad" = 0 ] &&
+   [ -s "$tmp/sn_last.txt" ] && cmp -s "$tmp/sn_last.txt" "$tmp/sn_raw.txt"
+then pass "perf_data_snapshot_mode: $snaps overlapping copies, the last one as in OUT.pt"
+else fail perf_data_snapshot_mode "status $st/$st2, $snaps snapshot lines for $more later chunks, $bad errors, last copy from $first: $(wc -l < "$tmp/sn_last.txt") vs $(wc -l < "$tmp/sn_raw.txt") packets"; fi
+expect_status perf_snapshot_needs_perf_data 2 "$b/ptsim" --perf-snapshot 4096 -o "$tmp/x.pt"
 # ptnav on the perf.data lands where it lands on the raw trace (its times are
 # wider: nom is the file's rounded ratio)
 "$b/ptsim" --quiet --workload dense --cycles 300000 --set cyc_en=1 -o "$tmp/n.pt" --perf-data "$tmp/n.data"

@@ -428,6 +428,60 @@ static void writer_refuses_what_it_cannot_write(void)
     memset(&mm, 0, sizeof mm);
     t.mmaps = &mm;
     CHECK(ptc_perf_write(NULL, 0, &need, &in, config, &t, 1, 0, 0, 0) == PTC_ERR_BAD_ARGUMENT, "a mapping without a name");
+    t.nmmaps = 0;
+    t.nsnaps = 1;
+    CHECK(ptc_perf_write(NULL, 0, &need, &in, config, &t, 1, 0, 0, 0) == PTC_ERR_BAD_ARGUMENT, "no snapshot list");
+}
+
+/* Snapshot mode (SPEC 6.4): one AUXTRACE per snapshot, each the ring's
+   bytes before its point, at their AUX offset - they overlap; points
+   must grow and stay inside the trace, and the ring must have a size. */
+static void writer_takes_snapshots(void)
+{
+    static const uint8_t trace[100] = { 0x02, 0x82 };
+    const uint64_t at[3] = { 30, 70, 100 }, bad_order[2] = { 70, 30 }, past[1] = { 101 };
+    ptc_perf_pt_info in;
+    ptc_model_config cfg;
+    ptc_perf_trace t;
+    ptc_perf_reader rd;
+    ptc_perf_record r;
+    uint64_t config;
+    uint8_t *buf;
+    size_t need = 0, k = 0;
+    ptc_model_config_default(&cfg);
+    ptc_perf_info_from_model(&in, &config, &cfg);
+    in.snapshot_mode = 1;
+    memset(&t, 0, sizeof t);
+    t.bytes = trace;
+    t.len = sizeof trace;
+    t.ring = 48;
+    t.snap_at = bad_order;
+    t.nsnaps = 2;
+    CHECK(ptc_perf_write(NULL, 0, &need, &in, config, &t, 1, 0, 0, 0) == PTC_ERR_BAD_ARGUMENT, "points going back");
+    t.snap_at = past;
+    t.nsnaps = 1;
+    CHECK(ptc_perf_write(NULL, 0, &need, &in, config, &t, 1, 0, 0, 0) == PTC_ERR_BAD_ARGUMENT, "a point past the end");
+    t.snap_at = at;
+    t.nsnaps = 3;
+    t.ring = 0;
+    CHECK(ptc_perf_write(NULL, 0, &need, &in, config, &t, 1, 0, 0, 0) == PTC_ERR_BAD_ARGUMENT, "a ring of no size");
+    t.ring = 48;
+    CHECK(ptc_perf_write(NULL, 0, &need, &in, config, &t, 1, 0, 0, 0) == PTC_ERR_NO_SPACE);
+    buf = (uint8_t *)malloc(need);
+    CHECK(ptc_perf_write(buf, need, &need, &in, config, &t, 1, 0, 0, 0) == PTC_OK);
+    CHECK(ptc_perf_open(&rd, buf, need) == PTC_OK);
+    while (ptc_perf_next(&rd, &r) == PTC_OK) {
+        uint64_t from;
+        if (r.type != PTC_PERF_AUXTRACE || k == 3) continue;
+        from = at[k] > 48 ? at[k] - 48 : 0;
+        CHECK(r.u.auxtrace.offset == from && r.u.auxtrace.size == ((at[k] - from + 7) & ~(uint64_t)7) &&
+                  r.u.auxtrace.cpu == 0 && memcmp(r.u.auxtrace.data, trace + from, (size_t)(at[k] - from)) == 0,
+              "snapshot %zu: offset %llu size %llu", k, (unsigned long long)r.u.auxtrace.offset,
+              (unsigned long long)r.u.auxtrace.size);
+        k++;
+    }
+    CHECK(k == 3 && rd.have_info && rd.info.snapshot_mode == 1, "%zu snapshots", k);
+    free(buf);
 }
 
 int main(void)
@@ -441,6 +495,7 @@ int main(void)
     }
     RUN(malformed_input_is_named);
     RUN(writer_refuses_what_it_cannot_write);
+    RUN(writer_takes_snapshots);
     RUN(sample_layouts_place_the_aux_data);
     RUN(tsc_to_perf_time);
     for (i = 0; i < sizeof recordings / sizeof recordings[0]; i++) {

@@ -48,7 +48,10 @@ static const char usage[] =
     "              an event counter (up to 4; SPEC 5.8); pebs=1 writes a PEBS\n"
     "              record into the trace at each overflow\n"
     "  --perf-data OUT.data  also write the trace as a perf.data that Linux perf\n"
-    "              reads (SPEC.md 6.5): one AUX queue per hardware thread\n"
+    "              reads (SPEC.md 6.4): one AUX queue per hardware thread\n"
+    "  --perf-snapshot SIZE[,EVERY]  ... as perf records in snapshot mode: an AUX\n"
+    "              ring of SIZE bytes copied out each time EVERY more bytes\n"
+    "              (default SIZE/2: the copies overlap) were written, and at the end\n"
     "  --threads N the core's hardware threads (1..8): thread T runs the workload\n"
     "              with seed S+T into OUT.pt.tT; the counters are shared\n";
 
@@ -254,8 +257,37 @@ static int write_svg(const char *path, const sim_out *o)
 
 static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **keep);
 
-/* The traces ptsim wrote (OUT.pt and OUT.pt.tT), as one perf.data. */
-static int write_perf_data(const char *path, const char *out, unsigned threads, const ptc_model_config *cfg)
+/* Where perf's snapshots of a queue's ring would end: at the end of the
+   first packet that reaches each multiple of `every` - perf stops tracing
+   to copy the ring, so the copy ends with a whole packet, and not inside a
+   PSB+, which hardware writes whole - and at the end of the trace. NULL
+   when out of memory. */
+static uint64_t *snapshot_points(const uint8_t *bytes, size_t len, uint64_t every, unsigned *n)
+{
+    uint64_t *at = (uint64_t *)malloc((size_t)(len / every + 1) * sizeof *at), target = every;
+    ptc_decoder d;
+    ptc_item it;
+    int in_psb = 0;
+    *n = 0;
+    if (!at) return NULL;
+    ptc_decoder_init_buffer(&d, 0, bytes, len);
+    while (ptc_decoder_next(&d, &it) == PTC_OK) {
+        uint64_t end = it.offset + (it.error == PTC_OK ? it.pkt.size : 1);
+        if (it.error == PTC_OK && it.pkt.type == PTC_PSB) in_psb = 1;
+        if (it.error != PTC_OK || it.pkt.type == PTC_PSBEND) in_psb = 0;
+        if (in_psb || end < target || end >= len) continue;
+        at[(*n)++] = end;
+        while (target <= end) target += every;
+    }
+    if (len) at[(*n)++] = len;
+    return at;
+}
+
+/* The traces ptsim wrote (OUT.pt and OUT.pt.tT), as one perf.data; with
+   ring (snapshot mode) each queue as the snapshots perf would take of an
+   AUX ring of that size, one every `every` bytes. */
+static int write_perf_data(const char *path, const char *out, unsigned threads, const ptc_model_config *cfg, uint64_t ring,
+                           uint64_t every)
 {
     ptc_perf_trace tr[8];
     ptc_perf_pt_info info;
@@ -277,8 +309,14 @@ static int write_perf_data(const char *path, const char *out, unsigned threads, 
         /* perf's time is the TSC (ptc_perf_info_from_model): the TSC at the start */
         tr[t].start_time = cfg->tsc_offset + cfg->art_start * cfg->cpuid_15_ebx / cfg->cpuid_15_eax;
         if (!tr[t].bytes) { fprintf(stderr, "ptsim: cannot read back %s\n", name); goto done; }
+        if (ring) {
+            tr[t].ring = ring;
+            tr[t].snap_at = snapshot_points(tr[t].bytes, tr[t].len, every, &tr[t].nsnaps);
+            if (!tr[t].snap_at) { fprintf(stderr, "ptsim: out of memory\n"); goto done; }
+        }
     }
     ptc_perf_info_from_model(&info, &config, cfg);
+    info.snapshot_mode = ring != 0;
     (void)ptc_perf_write(NULL, 0, &need, &info, config, tr, threads, 0, 0, 0);
     buf = (uint8_t *)malloc(need);
     if (!buf || ptc_perf_write(buf, need, &need, &info, config, tr, threads, 0, 0, 0) != PTC_OK) {
@@ -290,7 +328,10 @@ static int write_perf_data(const char *path, const char *out, unsigned threads, 
     if (f && fclose(f) != 0) ok = 0;
     if (!ok) fprintf(stderr, "ptsim: cannot write %s\n", path);
 done:
-    for (t = 0; t < threads; t++) free((void *)(uintptr_t)tr[t].bytes);
+    for (t = 0; t < threads; t++) {
+        free((void *)(uintptr_t)tr[t].bytes);
+        free((void *)(uintptr_t)tr[t].snap_at);
+    }
     free(buf);
     return ok;
 }
@@ -312,7 +353,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     ptc_model m, m2;
     const char *out = NULL, *truth = NULL, *svg = NULL, *compare = NULL, *setlist = NULL, *scenario = NULL;
     const char *policy = "seed", *snapshot = NULL, *perf_data = NULL;
-    uint64_t history = 4096, after = 1024, ring_size = 0, threads = 1, t;
+    uint64_t history = 4096, after = 1024, ring_size = 0, threads = 1, t, perf_ring = 0, perf_every = 0;
     ptc_counters counters;
     uint8_t *ring_buf = NULL;
     ptc_ring ring;
@@ -348,6 +389,15 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         else if (strcmp(k, "--compare-policy") == 0) compare = v;
         else if (strcmp(k, "--snapshot") == 0) snapshot = v;
         else if (strcmp(k, "--perf-data") == 0) perf_data = v;
+        else if (strcmp(k, "--perf-snapshot") == 0) {
+            const char *comma = strchr(v, ',');
+            if (!ut_parse_u64_n(v, comma ? (size_t)(comma - v) : strlen(v), UINT64_C(1) << 40, &perf_ring) || perf_ring < 16 ||
+                (comma && !ut_parse_u64(k, comma + 1, UINT64_C(1) << 40, &perf_every))) {
+                fprintf(stderr, "ptsim: --perf-snapshot SIZE[,EVERY]: SIZE from 16 bytes, EVERY from 1\n");
+                return 2;
+            }
+            if (!perf_every) perf_every = perf_ring / 2;
+        }
         else if (strcmp(k, "--counter") == 0) {
             if (a.ncounters == PTC_COUNTERS_MAX) { fprintf(stderr, "ptsim: at most %d counters\n", PTC_COUNTERS_MAX); return 2; }
             if (!mc_counter(&a.counter[a.ncounters], v, err, sizeof err)) { fprintf(stderr, "ptsim: --counter: %s\n", err); return 2; }
@@ -361,6 +411,10 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     }
     if (!out) { fprintf(stderr, "ptsim: no -o OUT.pt\n%s", usage); return 2; }
     if (a.ncounters) (void)ptc_counters_init(&counters, a.counter, a.ncounters); /* mc_counter checked them */
+    if (perf_ring && !perf_data) {
+        fprintf(stderr, "ptsim: --perf-snapshot shapes the --perf-data file: give both\n");
+        return 2;
+    }
     if (perf_data && (snapshot || strcmp(out, "-") == 0)) {
         fprintf(stderr, "ptsim: --perf-data reads the trace back from OUT.pt: not with -o - or --snapshot\n");
         return 2;
@@ -444,7 +498,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         if (!quiet) printf("thread %llu: wrote %s (%llu bytes)\n", (unsigned long long)t, path, (unsigned long long)ot.st.total);
     }
 
-    if (perf_data && !write_perf_data(perf_data, out, (unsigned)threads, &m.cfg)) return 2;
+    if (perf_data && !write_perf_data(perf_data, out, (unsigned)threads, &m.cfg, perf_ring, perf_every)) return 2;
 
     if (compare) {
         static ptc_counters counters2; /* the same counters, counting afresh */
