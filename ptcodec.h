@@ -913,6 +913,11 @@ PTCDEF ptc_status ptc_nav_step(const ptc_nav *nav, uint64_t from, int64_t delta,
 /* 5. Hardware model (SPEC.md part 5)                                    */
 /* ===================================================================== */
 
+/* The core clock's wobble (rate_ppm below): its rate steps through a
+   triangle every PTC_MODEL_WOBBLE_PERIOD cycles, in 256 steps. */
+#define PTC_MODEL_WOBBLE_PERIOD 65536
+#define PTC_MODEL_RATE_PPM_MAX 100000
+
 typedef struct ptc_model_config {
     /* clocks (SPEC 5.1): ART (= CTC) runs at art_hz; TSC = K + ART * ebx / eax;
        the core runs at core_ratio * 100 MHz */
@@ -961,6 +966,11 @@ typedef struct ptc_model_config {
        generator; they are not counted by the policy, and the MTC that
        ends a suppressed run is never lost (SPEC 5.1) */
     uint8_t mtc_lost;
+    /* the core clock wanders around its rate against the ART by up to
+       rate_ppm parts per million (spread-spectrum clocking), a triangle
+       over PTC_MODEL_WOBBLE_PERIOD cycles, even on average; at most
+       PTC_MODEL_RATE_PPM_MAX; 0: locked, as the SDM's clocks (SPEC 5.1) */
+    uint32_t rate_ppm;
     /* step one cycle at a time instead of jumping from event to event (the
        reference the fast path is tested against; same output, slower) */
     uint8_t reference_stepping;
@@ -1084,6 +1094,9 @@ typedef struct ptc_model {
     ptc_model_sink sink;
     const char *error_field;          /* which config field init rejected */
     uint64_t cycle, art, art_num, art_den, art_inc;
+    uint64_t art_inc_avg;             /* art_inc at the average rate (cfg.rate_ppm) */
+    uint32_t wobble_step;             /* where the rate is in its triangle, and */
+    uint32_t wobble_left;             /*   cycles until it next changes */
     uint64_t art_per_cycle_num;       /* art_hz / gcd(art_hz, 1e8)       */
     uint64_t bclk_den;                /* 1e8 / gcd(art_hz, 1e8)          */
     uint8_t ratio;
@@ -2765,9 +2778,17 @@ PTCDEF void ptc_clock_config_sdm(ptc_clock_config *cfg)
 
 
 
-/* TSC ticks in `cycles` core cycles: at least (the slowest rate nom
-   allows, rounded down) or at most (the fastest, rounded up). Rate =
-   nom / CBR; without a CBR yet, any ratio 1..255. */
+/* The rate's wobble (rate_ppm) around nom, the average: x scaled by
+   (10^6 -+ rate_ppm) / 10^6, rounded outwards. */
+static uint64_t ptc__clk_wobble(const ptc_clock *c, uint64_t x, int up)
+{
+    if (!c->cfg.rate_ppm || x == UINT64_MAX) return x;
+    return ptc__math_muldiv(x, up ? 1000000 + (uint64_t)c->cfg.rate_ppm : 1000000 - (uint64_t)c->cfg.rate_ppm, 1000000, up);
+}
+
+/* TSC ticks in `cycles` core cycles: at least (the slowest rate nom and
+   its wobble allow, rounded down) or at most (the fastest, rounded up).
+   Rate = nom / CBR; without a CBR yet, any ratio 1..255. */
 static uint64_t ptc__clk_cyc_ticks(const ptc_clock *c, uint64_t cycles, uint8_t cbr, int fastest)
 {
     uint64_t n = fastest ? c->nom_hi_n : c->nom_lo_n, d = fastest ? c->nom_hi_d : c->nom_lo_d, t;
@@ -2775,10 +2796,10 @@ static uint64_t ptc__clk_cyc_ticks(const ptc_clock *c, uint64_t cycles, uint8_t 
     if (!cycles || !n) return 0;
     /* cycles * n / (d * ratio), rounded: one division where d * ratio
        fits (rounding twice, by d then by the ratio, gives the same) */
-    if (d <= UINT64_MAX / 256) return ptc__math_muldiv(cycles, n, d * ratio, fastest);
+    if (d <= UINT64_MAX / 256) return ptc__clk_wobble(c, ptc__math_muldiv(cycles, n, d * ratio, fastest), fastest);
     t = ptc__math_muldiv(cycles, n, d, fastest);
     if (t == UINT64_MAX) return t;
-    return fastest ? (t + ratio - 1) / ratio : t / ratio;
+    return ptc__clk_wobble(c, fastest ? (t + ratio - 1) / ratio : t / ratio, fastest);
 }
 
 /* Bounds of the TSC at the ART edge art_rel ticks after the TMA's edge. */
@@ -2829,12 +2850,7 @@ PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
         c->nom_lo_d = 1;
         c->nom_hi_n = 511;
         c->nom_hi_d = 2;
-    } else if (c->cfg.nom_exact && c->cfg.rate_ppm) { /* exact on average; the rate wobbles around it */
-        if (c->cfg.nom_num > UINT64_MAX / 2000000 || c->cfg.nom_den > UINT64_MAX / 1000000) return PTC_ERR_BAD_CONFIG;
-        c->nom_lo_n = c->cfg.nom_num * (1000000 - c->cfg.rate_ppm);
-        c->nom_hi_n = c->cfg.nom_num * (1000000 + c->cfg.rate_ppm);
-        c->nom_lo_d = c->nom_hi_d = c->cfg.nom_den * 1000000;
-    } else if (c->cfg.nom_exact) {
+    } else if (c->cfg.nom_exact) { /* (the average rate: ptc__clk_wobble bounds the rest) */
         c->nom_lo_n = c->nom_hi_n = c->cfg.nom_num;
         c->nom_lo_d = c->nom_hi_d = c->cfg.nom_den;
     } else { /* the MSR holds it rounded: nom -+ 1/2 */
@@ -3042,6 +3058,8 @@ static uint64_t ptc__clk_ticks_cycles(const ptc_clock *c, uint64_t ticks, uint8_
     uint64_t n = most ? c->nom_lo_n : c->nom_hi_n, d = most ? c->nom_lo_d : c->nom_hi_d, x;
     if (!cbr || !n) return most ? UINT64_MAX : 0;
     x = ptc__math_muldiv(ticks, d, n, most); /* cycles at ratio 1, then times the ratio */
+    if (c->cfg.rate_ppm && x != UINT64_MAX) /* and at the wobble's slowest or fastest */
+        x = ptc__math_muldiv(x, 1000000, most ? 1000000 - (uint64_t)c->cfg.rate_ppm : 1000000 + (uint64_t)c->cfg.rate_ppm, most);
     return x > UINT64_MAX / cbr ? (most ? UINT64_MAX : 0) : x * cbr;
 }
 
@@ -3065,9 +3083,12 @@ static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
     if (e->hi - a->lo > (UINT64_C(1) << 48)) return; /* keeps the fractions' products in range */
     lo = e->lo > a->hi ? (e->lo - a->hi) * cbr : 0;
     hi = (e->hi - a->lo) * cbr;
-    if (c->cfg.rate_ppm) { /* the rate between them is an average: around it, the clock wobbles */
-        lo -= ptc__math_muldiv(lo, c->cfg.rate_ppm, 1000000, 1);
-        hi = ptc__math_sat_add(hi, ptc__math_muldiv(hi, c->cfg.rate_ppm, 1000000, 1));
+    if (c->cfg.rate_ppm) {
+        /* the rate between them is an average of a wobbling one, within
+           rate_ppm of nom: nom is within [lo / (1 + ppm), hi / (1 - ppm)] */
+        lo = ptc__math_muldiv(lo, 1000000, 1000000 + (uint64_t)c->cfg.rate_ppm, 0);
+        hi = ptc__math_muldiv(hi, 1000000, 1000000 - (uint64_t)c->cfg.rate_ppm, 1);
+        if (hi == UINT64_MAX) return;
     }
     /* only if consistent with what is known: else the trace broke a rule */
     if (ptc__math_frac_less(c->nom_hi_n, c->nom_hi_d, lo, n) || ptc__math_frac_less(hi, n, c->nom_lo_n, c->nom_lo_d)) return;
@@ -4015,13 +4036,43 @@ PTCDEF void ptc_model_config_default(ptc_model_config *c)
 
 PTCDEF const char *ptc_model_error_field(const ptc_model *m) { return m->error_field ? m->error_field : ""; }
 
+/* The ART increment of a cycle at step s of the wobble's triangle (SPEC
+   5.1): the average one, off by up to rate_ppm parts per million, rounded
+   towards it so the bound holds; the steps are symmetric, so the average
+   over a period is the average rate. */
+static uint64_t ptc__mdl_wobble_inc(const ptc_model *m, uint32_t s)
+{
+    int64_t tri = s < 64 ? (int64_t)s : s < 192 ? 128 - (int64_t)s : (int64_t)s - 256; /* -64..64 */
+    uint64_t off;
+    if (!m->cfg.rate_ppm || !tri) return m->art_inc_avg;
+    off = ptc__math_muldiv(m->art_inc_avg, (uint64_t)m->cfg.rate_ppm * (uint64_t)(tri < 0 ? -tri : tri), UINT64_C(64000000), 0);
+    return tri < 0 ? m->art_inc_avg - off : m->art_inc_avg + off;
+}
+
+/* A cycle has passed: the wobble moves on to its next step every
+   PTC_MODEL_WOBBLE_PERIOD / 256 cycles. */
+static void ptc__mdl_wobble_cycles(ptc_model *m, uint64_t d)
+{
+    while (m->cfg.rate_ppm && d) {
+        uint64_t take = d < m->wobble_left ? d : m->wobble_left;
+        d -= take;
+        m->wobble_left -= (uint32_t)take;
+        if (!m->wobble_left) {
+            m->wobble_step = (m->wobble_step + 1) & 255;
+            m->wobble_left = PTC_MODEL_WOBBLE_PERIOD / 256;
+            m->art_inc = ptc__mdl_wobble_inc(m, m->wobble_step);
+        }
+    }
+}
+
 /* The denominator of the ART phase after a change to `ratio`: one core
    cycle is art_hz / (ratio * 1e8) ART ticks, so the phase needs a common
    multiple of every ratio * bclk_den used so far. 0 when that, times eax,
    would not fit 63 bits (exact TSC fractions must fit). */
 static uint64_t ptc__mdl_phase_den(const ptc_model *m, uint64_t den, uint8_t ratio)
 {
-    uint64_t unit = (uint64_t)ratio * m->bclk_den, g = ptc__math_gcd(den, unit), q, r;
+    /* (a wobbling rate needs finer steps: 2^20 more, about a ppm) */
+    uint64_t unit = (uint64_t)ratio * m->bclk_den << (m->cfg.rate_ppm ? 20 : 0), g = ptc__math_gcd(den, unit), q, r;
     if (!ptc__math_mad_div(den / g, unit, 0, 0, 1, &q, &r)) return 0;
     if (q >= (UINT64_C(1) << 63) / m->cfg.cpuid_15_eax) return 0;
     return q;
@@ -4035,7 +4086,8 @@ static int ptc__mdl_set_phase_den(ptc_model *m, uint8_t ratio)
     m->art_den = den;
     /* ART ticks per core cycle = art / (ratio * bclk) = inc / den */
     (void)ptc__math_mad_div(m->art_per_cycle_num, den / ((uint64_t)ratio * m->bclk_den), 0, 0, 1, &q, &r);
-    m->art_inc = q;
+    m->art_inc_avg = q;
+    m->art_inc = ptc__mdl_wobble_inc(m, m->wobble_step);
     m->ratio = ratio;
     return 1;
 }
@@ -4070,6 +4122,8 @@ PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, cons
     /* a bound on every gap, so the 8-bit payload can always count it */
     PTC__MDL_REQUIRE(!pol->threshold || pol->resume_after || pol->resume_on_value, "policy.resume");
     PTC__MDL_REQUIRE(cfg->trigger_counter <= PTC_COUNTERS_MAX, "trigger_counter");
+    PTC__MDL_REQUIRE(cfg->rate_ppm <= PTC_MODEL_RATE_PPM_MAX, "rate_ppm");
+    m->wobble_left = PTC_MODEL_WOBBLE_PERIOD / 256;
     g = ptc__math_gcd(cfg->art_hz, 100000000u);
     m->art_per_cycle_num = cfg->art_hz / g;
     m->bclk_den = 100000000u / g;
@@ -4442,25 +4496,48 @@ PTCDEF uint64_t ptc_model_cycles_to_mtc(const ptc_model *m)
 {
     /* the next ART value that is a multiple of 2^mtc_freq is k ticks away;
        the k-th tick happens in the j-th cycle from now, j minimal with
-       num + j*inc >= k*den */
-    uint64_t k, j, r;
+       num + j*inc >= k*den - at each rate the wobble steps through */
+    uint64_t k, j, r, num = m->art_num, inc = m->art_inc, left = m->wobble_left, done = 0;
+    uint32_t step = m->wobble_step;
     if (!m->enabled || !m->cfg.mtc_en) return UINT64_MAX;
     k = ((((m->art >> m->cfg.mtc_freq) + 1) << m->cfg.mtc_freq)) - m->art;
-    if (!ptc__math_mad_div(k, m->art_den, m->art_inc - 1, m->art_num, m->art_inc, &j, &r)) return UINT64_MAX;
-    return j;
+    for (;;) {
+        uint64_t ticks;
+        if (!ptc__math_mad_div(k, m->art_den, inc - 1, num, inc, &j, &r)) return UINT64_MAX;
+        if (!m->cfg.rate_ppm || j <= left) return done + j;
+        /* the rest of this step passes first: its ticks, then the next rate */
+        (void)ptc__math_mad_div(left, inc, num, 0, m->art_den, &ticks, &num);
+        k -= ticks;
+        done += left;
+        step = (step + 1) & 255;
+        left = PTC_MODEL_WOBBLE_PERIOD / 256;
+        inc = ptc__mdl_wobble_inc(m, step);
+    }
 }
 
-/* d cycles pass with nothing else happening. */
-static void ptc__mdl_advance(ptc_model *m, uint64_t d)
+/* d cycles pass at one rate: the ART moves on. */
+static void ptc__mdl_advance_art(ptc_model *m, uint64_t d)
 {
     uint64_t ticks, rem;
     if (!ptc__math_mad_div(d, m->art_inc, m->art_num, 0, m->art_den, &ticks, &rem)) {
         ticks = UINT64_MAX; /* 2^64 ART ticks: centuries; not reachable */
         rem = 0;
     }
-    m->cycle += d;
     m->art += ticks;
     m->art_num = rem;
+}
+
+/* d cycles pass with nothing else happening. */
+static void ptc__mdl_advance(ptc_model *m, uint64_t d)
+{
+    uint64_t left = d;
+    while (left) { /* a piece at each rate the wobble steps through */
+        uint64_t take = m->cfg.rate_ppm && m->wobble_left < left ? m->wobble_left : left;
+        ptc__mdl_advance_art(m, take);
+        ptc__mdl_wobble_cycles(m, take);
+        left -= take;
+    }
+    m->cycle += d;
     if (ptc__mdl_cyc_counting(m)) {
         m->cyc_count += d;
         if (m->overflow) m->cyc_count &= ptc__mdl_cyc_max(m); /* it wraps, unseen */
@@ -4478,6 +4555,7 @@ static int ptc__mdl_step_one(ptc_model *m)
 {
     m->cycle++;
     m->art_num += m->art_inc;
+    ptc__mdl_wobble_cycles(m, 1);
     if (ptc__mdl_cyc_counting(m)) {
         m->cyc_count++;
         if (m->overflow) m->cyc_count &= ptc__mdl_cyc_max(m);
@@ -5223,6 +5301,7 @@ PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_c
     cfg->policy = m->policy;
     cfg->mtc_jitter = m->mtc_jitter;
     cfg->mtc_lost = m->mtc_lost;
+    cfg->rate_ppm = m->rate_ppm;
 }
 
 PTCDEF unsigned ptc_model_nom_freq(const ptc_model_config *m)

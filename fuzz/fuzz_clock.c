@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (cc.mtc_jitter < hw.mtc_jitter) cc.mtc_jitter = hw.mtc_jitter;
         if (cc.mtc_lost < hw.mtc_lost) cc.mtc_lost = hw.mtc_lost;
         cc.psb_early_tsc = hw.psb_early_tsc;
-        cc.rate_ppm = hw.rate_ppm;
+        if (cc.rate_ppm < hw.rate_ppm) cc.rate_ppm = hw.rate_ppm;
         cc.hidden_stops = hw.hidden_stops;
     }
     FZ_ASSERT(ptc_clock_init(&clk, &cc) == PTC_OK, "clock config rejected");

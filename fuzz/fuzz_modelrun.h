@@ -166,6 +166,8 @@ UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
     /* and MTCs lost (erratum SKL168), up to 3 in a row */
     if (fz_take(in, 0, 3) == 3) cfg->mtc_lost = (uint8_t)fz_take(in, 1, 3);
     cfg->dis_retc = (uint8_t)fz_take(in, 0, 1);
+    /* and a core clock that wobbles against the ART */
+    if (fz_take(in, 0, 3) == 3) cfg->rate_ppm = (uint32_t)fz_take(in, 1, PTC_MODEL_RATE_PPM_MAX);
 }
 
 #endif

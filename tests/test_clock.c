@@ -223,7 +223,11 @@ static void time_round_trip_every_workload_policy_and_configuration(void)
         "cyc_en=1,cyc_thresh=3,mtc_freq=0,mtc_jitter=30,jitter_seed=5",
         /* and MTCs lost, as erratum SKL168 loses them */
         "mtc_lost=2,mtc_freq=0,jitter_seed=4",
-        "cyc_en=1,cyc_thresh=2,mtc_lost=1,mtc_jitter=5,jitter_seed=8"
+        "cyc_en=1,cyc_thresh=2,mtc_lost=1,mtc_jitter=5,jitter_seed=8",
+        /* and a core clock that wobbles against the ART (SPEC 5.1) */
+        "rate_ppm=5000",
+        "cyc_en=1,cyc_thresh=0,rate_ppm=20000",
+        "cyc_en=1,cyc_thresh=2,rate_ppm=100000,mtc_jitter=4,jitter_seed=3"
     };
     int wi;
     size_t p, s, bounded = 0;

@@ -42,6 +42,7 @@
     X("mtc_jitter", mtc_jitter, 255) \
     X("jitter_seed", jitter_seed, 0xFFFFFFFFu) \
     X("mtc_lost", mtc_lost, 255) \
+    X("rate_ppm", rate_ppm, PTC_MODEL_RATE_PPM_MAX) \
     X("reference_stepping", reference_stepping, 1) \
     X("trigger_ip", trigger_ip, UINT64_MAX) \
     X("trigger_nth", trigger_nth, 0xFFFFFFFFu) \
