@@ -5945,8 +5945,6 @@ static void ptc__perf_put_sideband(ptc__perf_out *o, const ptc_perf_trace *t, un
     }
 }
 
-/* The data section: AUXTRACE_INFO, then per trace ITRACE_START, its
-   sideband and AUXTRACE. */
 /* One AUXTRACE of queue i (its cpu and idx): the trace's bytes [from, to),
    at AUX offset `from`, padded with PADs to a multiple of 8. */
 static void ptc__perf_put_auxtrace(ptc__perf_out *o, const ptc_perf_trace *t, unsigned i, size_t from, size_t to)
@@ -5964,6 +5962,8 @@ static void ptc__perf_put_auxtrace(ptc__perf_out *o, const ptc_perf_trace *t, un
     for (k = to - from; k < padded; k++) ptc__perf_put(o, 0, 1); /* PAD */
 }
 
+/* The data section: AUXTRACE_INFO, then per trace ITRACE_START, its
+   sideband and its AUXTRACE (or one per snapshot). */
 static void ptc__perf_put_data(ptc__perf_out *o, const ptc_perf_pt_info *in, const ptc_perf_trace *t, unsigned n)
 {
     const uint64_t priv[PTC__PERF_INFO_FIELDS] = { in->pmu_type, in->time_shift, in->time_mult, in->time_zero,

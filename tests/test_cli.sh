@@ -273,6 +273,8 @@ if [ $st = 0 ] && [ $st2 = 0 ] && [ "$more" -gt 4 ] && [ "$snaps" = "$more" ] &&
 then pass "perf_data_snapshot_mode: $snaps overlapping copies, the last one as in OUT.pt"
 else fail perf_data_snapshot_mode "status $st/$st2, $snaps snapshot lines for $more later chunks, $bad errors, last copy from $first: $(wc -l < "$tmp/sn_last.txt") vs $(wc -l < "$tmp/sn_raw.txt") packets"; fi
 expect_status perf_snapshot_needs_perf_data 2 "$b/ptsim" --perf-snapshot 4096 -o "$tmp/x.pt"
+expect_status perf_snapshot_bad_size 2 "$b/ptsim" --perf-snapshot 8 --perf-data "$tmp/x.data" -o "$tmp/x.pt"
+expect_status perf_snapshot_bad_every 2 "$b/ptsim" --perf-snapshot 4096,0 --perf-data "$tmp/x.data" -o "$tmp/x.pt"
 # ptnav on the perf.data lands where it lands on the raw trace (its times are
 # wider: nom is the file's rounded ratio)
 "$b/ptsim" --quiet --workload dense --cycles 300000 --set cyc_en=1 -o "$tmp/n.pt" --perf-data "$tmp/n.data"

@@ -732,9 +732,49 @@ static void shared_data_present(void)
     SKIP("golden_time_*: no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
 }
 
+/* ptc_clock_order_next (SPEC 3.8 G2): time may not go back, except a
+   TNT's, back to the last non-timing packet's and no further; the items
+   after a TNT are held to everything before it again. */
+static ptc_timed_item timed(ptc_packet_type type, uint64_t lo, uint64_t point)
+{
+    ptc_timed_item t;
+    memset(&t, 0, sizeof t);
+    t.item.pkt.type = type;
+    t.have_time = 1;
+    t.tsc_lo = lo;
+    t.tsc = point;
+    t.tsc_hi = point + 10;
+    return t;
+}
+
+static void order_check_is_g2(void)
+{
+    ptc_clock_order o;
+    ptc_timed_item t;
+    ptc_clock_order_init(&o);
+    t = timed(PTC_TIP, 100, 105);
+    CHECK(ptc_clock_order_next(&o, &t), "first");
+    t = timed(PTC_MTC, 150, 160);
+    CHECK(ptc_clock_order_next(&o, &t), "an MTC later");
+    t = timed(PTC_TNT8, 101, 106);
+    CHECK(ptc_clock_order_next(&o, &t), "a TNT's first branch before the MTC, after the TIP");
+    t = timed(PTC_TIP, 150, 158);
+    CHECK(!ptc_clock_order_next(&o, &t), "a TIP after the TNT, before the MTC's point");
+    t = timed(PTC_TNT8, 150, 160);
+    CHECK(ptc_clock_order_next(&o, &t), "a TNT at the latest time is in order");
+    t = timed(PTC_TNT8, 150, 159);
+    CHECK(!ptc_clock_order_next(&o, &t), "a TNT before the last non-timing packet (the TNT before it)");
+    t = timed(PTC_TIP, 140, 170);
+    CHECK(!ptc_clock_order_next(&o, &t), "a lower bound going back");
+    t.have_time = 0;
+    t.tsc = t.tsc_lo = 0;
+    CHECK(ptc_clock_order_next(&o, &t), "no time: nothing to check");
+}
+
 int main(void)
 {
     RUN(api_contract);
+    RUN(order_check_is_g2);
     RUN(cyc_wider_than_the_counter_is_not_counted);
     RUN(time_round_trip_every_workload_policy_and_configuration);
     RUN(width_bounds);

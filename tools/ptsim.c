@@ -392,11 +392,11 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         else if (strcmp(k, "--perf-snapshot") == 0) {
             const char *comma = strchr(v, ',');
             if (!ut_parse_u64_n(v, comma ? (size_t)(comma - v) : strlen(v), UINT64_C(1) << 40, &perf_ring) || perf_ring < 16 ||
-                (comma && !ut_parse_u64(k, comma + 1, UINT64_C(1) << 40, &perf_every))) {
-                fprintf(stderr, "ptsim: --perf-snapshot SIZE[,EVERY]: SIZE from 16 bytes, EVERY from 1\n");
+                (comma && (!ut_parse_u64_n(comma + 1, strlen(comma + 1), UINT64_C(1) << 40, &perf_every) || !perf_every))) {
+                fprintf(stderr, "ptsim: --perf-snapshot SIZE[,EVERY]: SIZE from 16 bytes, EVERY from 1, up to 2^40\n");
                 return 2;
             }
-            if (!perf_every) perf_every = perf_ring / 2;
+            if (!comma) perf_every = perf_ring / 2;
         }
         else if (strcmp(k, "--counter") == 0) {
             if (a.ncounters == PTC_COUNTERS_MAX) { fprintf(stderr, "ptsim: at most %d counters\n", PTC_COUNTERS_MAX); return 2; }
