@@ -691,7 +691,6 @@ typedef struct ptc__clk_entry {
 
 typedef struct ptc__clk_anchor {
     uint64_t lo, hi, pos_lo, pos_hi, point;
-    uint64_t pos_guess; /* where in [pos_lo, pos_hi] the points take it to be */
     uint32_t epoch;
     int valid, mtc;
 } ptc__clk_anchor;
@@ -2907,13 +2906,15 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
 {
     const ptc__clk_anchor *a = &c->guess_ref;
     uint8_t cbr = (uint8_t)(e->flags >> 16);
-    uint64_t at, n;
-    if (!a->valid || a->epoch != e->epoch || !a->point || a->pos_guess == PTC__CLK_NOPOS || e->pos_lo == PTC__CLK_NOPOS ||
+    /* the anchor at the start of its range: the counter's reset at an
+       epoch's start, the last CYC point for a PSB+'s TSC (SPEC 3.7) */
+    uint64_t from = a->pos_lo != PTC__CLK_NOPOS ? a->pos_lo : a->pos_hi, at, n;
+    if (!a->valid || a->epoch != e->epoch || !a->point || from == PTC__CLK_NOPOS || e->pos_lo == PTC__CLK_NOPOS ||
         e->pos_hi == PTC__CLK_NOPOS || !cbr)
         return 0;
     at = e->pos_lo + (e->pos_hi - e->pos_lo) / 2;
-    if (at < a->pos_guess) return 0;
-    n = at - a->pos_guess;
+    if (at < from) return 0;
+    n = at - from;
     /* at the configured nom while what the trace shows allows it (the MSR's
        rounded value is what perf assumes), else the middle of the range */
     if (c->nom_cfg_inside) {
@@ -3045,7 +3046,6 @@ static void ptc__clk_anchor_of(const ptc__clk_entry *e, ptc__clk_anchor *a)
     a->point = e->point;
     a->pos_lo = e->pos_lo;
     a->pos_hi = e->pos_hi;
-    a->pos_guess = e->pos_hi;
     a->epoch = e->epoch;
     a->valid = 1;
     a->mtc = !!(e->flags & PTC__CLK_MTC);
@@ -3157,7 +3157,6 @@ static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
             c->positioned = c->last_anchor;
             c->positioned.pos_lo = 0;
             c->positioned.pos_hi = v;
-            c->positioned.pos_guess = 0;
             c->guess_ref = c->positioned;
         }
     }
@@ -3167,8 +3166,6 @@ static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
     }
     if (c->positioned.valid && c->positioned.epoch == c->epoch && c->positioned.pos_hi > c->pos)
         c->positioned.pos_hi = c->pos;
-    if (c->guess_ref.valid && c->guess_ref.epoch == c->epoch && c->guess_ref.pos_guess > c->pos)
-        c->guess_ref.pos_guess = c->pos;
     c->open_from = c->count;
     e->cycles = c->cycles_since_tsc;
     if (next == PTC_CYC) e->flags |= PTC__CLK_LONE_CYC;
