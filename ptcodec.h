@@ -2778,11 +2778,20 @@ PTCDEF void ptc_clock_config_sdm(ptc_clock_config *cfg)
 
 
 /* The rate's wobble (rate_ppm) around nom, the average: x scaled by
-   (10^6 -+ rate_ppm) / 10^6, rounded outwards. */
+   (10^6 -+ rate_ppm) / 10^6 (a stretch at the wobble's extreme, from one
+   at nom), rounded outwards. */
 static uint64_t ptc__clk_wobble(const ptc_clock *c, uint64_t x, int up)
 {
     if (!c->cfg.rate_ppm || x == UINT64_MAX) return x;
     return ptc__math_muldiv(x, up ? 1000000 + (uint64_t)c->cfg.rate_ppm : 1000000 - (uint64_t)c->cfg.rate_ppm, 1000000, up);
+}
+
+/* The other way: x scaled by 10^6 / (10^6 -+ rate_ppm) (what at nom takes
+   as long as x at the wobble's extreme), rounded outwards. */
+static uint64_t ptc__clk_unwobble(const ptc_clock *c, uint64_t x, int up)
+{
+    if (!c->cfg.rate_ppm || x == UINT64_MAX) return x;
+    return ptc__math_muldiv(x, 1000000, up ? 1000000 - (uint64_t)c->cfg.rate_ppm : 1000000 + (uint64_t)c->cfg.rate_ppm, up);
 }
 
 /* TSC ticks in `cycles` core cycles: at least (the slowest rate nom and
@@ -3057,9 +3066,8 @@ static uint64_t ptc__clk_ticks_cycles(const ptc_clock *c, uint64_t ticks, uint8_
 {
     uint64_t n = most ? c->nom_lo_n : c->nom_hi_n, d = most ? c->nom_lo_d : c->nom_hi_d, x;
     if (!cbr || !n) return most ? UINT64_MAX : 0;
-    x = ptc__math_muldiv(ticks, d, n, most); /* cycles at ratio 1, then times the ratio */
-    if (c->cfg.rate_ppm && x != UINT64_MAX) /* and at the wobble's slowest or fastest */
-        x = ptc__math_muldiv(x, 1000000, most ? 1000000 - (uint64_t)c->cfg.rate_ppm : 1000000 + (uint64_t)c->cfg.rate_ppm, most);
+    /* cycles at ratio 1, at the wobble's slowest or fastest; then times the ratio */
+    x = ptc__clk_unwobble(c, ptc__math_muldiv(ticks, d, n, most), most);
     return x > UINT64_MAX / cbr ? (most ? UINT64_MAX : 0) : x * cbr;
 }
 
@@ -3086,8 +3094,8 @@ static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
     if (c->cfg.rate_ppm) {
         /* the rate between them is an average of a wobbling one, within
            rate_ppm of nom: nom is within [lo / (1 + ppm), hi / (1 - ppm)] */
-        lo = ptc__math_muldiv(lo, 1000000, 1000000 + (uint64_t)c->cfg.rate_ppm, 0);
-        hi = ptc__math_muldiv(hi, 1000000, 1000000 - (uint64_t)c->cfg.rate_ppm, 1);
+        lo = ptc__clk_unwobble(c, lo, 0);
+        hi = ptc__clk_unwobble(c, hi, 1);
         if (hi == UINT64_MAX) return;
     }
     /* only if consistent with what is known: else the trace broke a rule */
@@ -4033,6 +4041,9 @@ PTCDEF void ptc_model_config_default(ptc_model_config *c)
 
 PTCDEF const char *ptc_model_error_field(const ptc_model *m) { return m->error_field ? m->error_field : ""; }
 
+#define PTC__MDL_WOBBLE_STEPS 256 /* steps of the triangle, a quarter of them up to its peak */
+#define PTC__MDL_WOBBLE_STEP_CYCLES (PTC_MODEL_WOBBLE_PERIOD / PTC__MDL_WOBBLE_STEPS)
+
 /* The ART increment of a cycle at step s of the wobble's triangle (SPEC
    5.1): the average one, off by up to rate_ppm parts per million, rounded
    towards it so the bound holds; the steps are symmetric, so the average
@@ -4046,8 +4057,8 @@ static uint64_t ptc__mdl_wobble_inc(const ptc_model *m, uint32_t s)
     return tri < 0 ? m->art_inc_avg - off : m->art_inc_avg + off;
 }
 
-/* A cycle has passed: the wobble moves on to its next step every
-   PTC_MODEL_WOBBLE_PERIOD / 256 cycles. */
+/* d cycles have passed: the wobble moves on to its next step every
+   PTC__MDL_WOBBLE_STEP_CYCLES cycles. */
 static void ptc__mdl_wobble_cycles(ptc_model *m, uint64_t d)
 {
     while (m->cfg.rate_ppm && d) {
@@ -4055,8 +4066,8 @@ static void ptc__mdl_wobble_cycles(ptc_model *m, uint64_t d)
         d -= take;
         m->wobble_left -= (uint32_t)take;
         if (!m->wobble_left) {
-            m->wobble_step = (m->wobble_step + 1) & 255;
-            m->wobble_left = PTC_MODEL_WOBBLE_PERIOD / 256;
+            m->wobble_step = (m->wobble_step + 1) % PTC__MDL_WOBBLE_STEPS;
+            m->wobble_left = PTC__MDL_WOBBLE_STEP_CYCLES;
             m->art_inc = ptc__mdl_wobble_inc(m, m->wobble_step);
         }
     }
@@ -4120,7 +4131,7 @@ PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, cons
     PTC__MDL_REQUIRE(!pol->threshold || pol->resume_after || pol->resume_on_value, "policy.resume");
     PTC__MDL_REQUIRE(cfg->trigger_counter <= PTC_COUNTERS_MAX, "trigger_counter");
     PTC__MDL_REQUIRE(cfg->rate_ppm <= PTC_MODEL_RATE_PPM_MAX, "rate_ppm");
-    m->wobble_left = PTC_MODEL_WOBBLE_PERIOD / 256;
+    m->wobble_left = PTC__MDL_WOBBLE_STEP_CYCLES;
     g = ptc__math_gcd(cfg->art_hz, 100000000u);
     m->art_per_cycle_num = cfg->art_hz / g;
     m->bclk_den = 100000000u / g;
@@ -4506,8 +4517,8 @@ PTCDEF uint64_t ptc_model_cycles_to_mtc(const ptc_model *m)
         (void)ptc__math_mad_div(left, inc, num, 0, m->art_den, &ticks, &num);
         k -= ticks;
         done += left;
-        step = (step + 1) & 255;
-        left = PTC_MODEL_WOBBLE_PERIOD / 256;
+        step = (step + 1) % PTC__MDL_WOBBLE_STEPS;
+        left = PTC__MDL_WOBBLE_STEP_CYCLES;
         inc = ptc__mdl_wobble_inc(m, step);
     }
 }
