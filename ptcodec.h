@@ -970,6 +970,12 @@ typedef struct ptc_model_config {
        over PTC_MODEL_WOBBLE_PERIOD cycles, even on average; at most
        PTC_MODEL_RATE_PPM_MAX; 0: locked, as the SDM's clocks (SPEC 5.1) */
     uint32_t rate_ppm;
+    /* a due PSB+ whose next MTC edge is at most psb_early_tsc cycles away
+       waits for that edge and carries its MTC ahead of the TSC and TMA,
+       which were sampled in the cycle before the edge (the TMA's CTC one
+       short of the MTC's), as on Skylake; 0: a PSB+ is one instant, as the
+       SDM's clocks (SPEC 5.1) */
+    uint8_t psb_early_tsc;
     /* step one cycle at a time instead of jumping from event to event (the
        reference the fast path is tested against; same output, slower) */
     uint8_t reference_stepping;
@@ -1136,6 +1142,15 @@ typedef struct ptc_model {
     uint8_t in_tx;                    /* inside a TSX transaction */
     uint8_t non_root, guest_traced;   /* in a VMX guest, and whether it is traced */
     uint64_t vmcs;                    /* the VMCS pointer VMPTRLD loaded; 0: none */
+    /* cfg.psb_early_tsc: a due PSB+ waiting for the next MTC edge takes
+       the TSC, ART and FastCounter of every cycle it waits (the last one
+       is the cycle before the edge) */
+    uint64_t mtc_edge_cycle;          /* the cycle of the last MTC edge */
+    int have_sample;
+    uint64_t sample_cycle, sample_art;
+    ptc_exact_tsc sample_time;
+    uint16_t sample_fc;
+    int sample_out;                   /* the TSC and TMA going out carry the sample */
 } ptc_model;
 
 /* Checks cfg and prepares the model; PTC_ERR_BAD_CONFIG names the field in
@@ -4433,19 +4448,20 @@ static void ptc__mdl_vmcs(ptc_model *m)
     (void)ptc__mdl_emit(m, &p);
 }
 
+/* TSC and TMA of now, or of the sample with m->sample_out. */
 static void ptc__mdl_tsc_tma(ptc_model *m)
 {
     ptc_packet p;
     if (!m->cfg.tsc_en) return;
     memset(&p, 0, sizeof p);
     p.type = PTC_TSC;
-    p.u.tsc.tsc = ptc_model_now(m).tsc & ((UINT64_C(1) << 56) - 1);
+    p.u.tsc.tsc = (m->sample_out ? m->sample_time : ptc_model_now(m)).tsc & ((UINT64_C(1) << 56) - 1);
     (void)ptc__mdl_emit(m, &p);
     if (!m->cfg.mtc_en) return;
     memset(&p, 0, sizeof p);
     p.type = PTC_TMA;
-    p.u.tma.ctc = (uint16_t)m->art;
-    p.u.tma.fc = ptc__mdl_fast_counter(m);
+    p.u.tma.ctc = (uint16_t)(m->sample_out ? m->sample_art : m->art);
+    p.u.tma.fc = m->sample_out ? m->sample_fc : ptc__mdl_fast_counter(m);
     (void)ptc__mdl_emit(m, &p);
 }
 
@@ -4456,8 +4472,12 @@ static void ptc__mdl_cbr(ptc_model *m)
     (void)ptc__mdl_emit(m, &p);
 }
 
-/* PSB+: the stream's periodic restatement of state (SPEC 5.2). */
-static void ptc__mdl_psb_plus(ptc_model *m)
+static void ptc__mdl_mtc_flush(ptc_model *m);
+
+/* PSB+: the stream's periodic restatement of state (SPEC 5.2). at_edge
+   (cfg.psb_early_tsc): at an MTC edge, whose MTC goes ahead of the TSC
+   and TMA sampled in the cycle before. */
+static void ptc__mdl_psb_plus(ptc_model *m, int at_edge)
 {
     m->in_psb = 1;
     m->retc_depth = 0; /* a decoder may start here: no RET compressed against older CALLs */
@@ -4474,7 +4494,11 @@ static void ptc__mdl_psb_plus(ptc_model *m)
         ptc__mdl_pip(m);
         if (m->vmcs && m->cfg.os) ptc__mdl_vmcs(m);
     }
+    if (at_edge) ptc__mdl_mtc_flush(m);
+    m->sample_out = at_edge;
     ptc__mdl_tsc_tma(m);
+    m->sample_out = 0;
+    m->have_sample = 0;
     ptc__mdl_cbr(m);
     (void)ptc__mdl_emit_simple(m, PTC_PSBEND);
     m->in_psb = 0;
@@ -4487,11 +4511,34 @@ static int ptc__mdl_psb_due(const ptc_model *m)
     return m->psb_pending && m->enabled && !m->overflow && !m->in_psb;
 }
 
+/* cfg.psb_early_tsc: a due PSB+ is at the MTC edge it waited for; the
+   edge's MTC is still held, and the sample is of the cycle before, one
+   ART tick short of the edge (no sleep in between). */
+static int ptc__mdl_psb_at_edge(const ptc_model *m)
+{
+    return m->cfg.psb_early_tsc && ptc__mdl_psb_due(m) && m->mtc_pending && m->mtc_edge_cycle == m->cycle &&
+           m->have_sample && m->sample_cycle + 1 == m->cycle && m->sample_art + 1 == m->art;
+}
+
 /* After each event and at each cycle boundary: a due PSB+ goes out as
-   soon as nothing else is in flight. */
+   soon as nothing else is in flight - or, with cfg.psb_early_tsc, waits
+   for an MTC edge at most that many cycles away, sampling each cycle. */
 static void ptc__mdl_settle(ptc_model *m)
 {
-    if (ptc__mdl_psb_due(m)) ptc__mdl_psb_plus(m);
+    if (!ptc__mdl_psb_due(m)) return;
+    if (ptc__mdl_psb_at_edge(m)) {
+        ptc__mdl_psb_plus(m, 1);
+        return;
+    }
+    if (m->cfg.psb_early_tsc && ptc_model_cycles_to_mtc(m) <= m->cfg.psb_early_tsc) {
+        m->have_sample = 1;
+        m->sample_cycle = m->cycle;
+        m->sample_art = m->art;
+        m->sample_time = ptc_model_now(m);
+        m->sample_fc = ptc__mdl_fast_counter(m);
+        return;
+    }
+    ptc__mdl_psb_plus(m, 0);
 }
 
 /* -- time passing -- */
@@ -4595,8 +4642,9 @@ static int ptc__mdl_mtc_lost(ptc_model *m, const ptc_packet *p)
     uint8_t bytes[2];
     /* (nor one that would leave more than 256 periods between two MTCs
        written - the payload could not count them: after a suppressed run
-       a non-timing packet lets the next MTC through) */
-    if (!m->cfg.mtc_lost || m->mtc_lost_run >= m->cfg.mtc_lost || m->mtc_edges_since + m->cfg.mtc_lost >= 256 ||
+       a non-timing packet lets the next MTC through; nor one inside a
+       PSB+, which cfg.psb_early_tsc puts there to show time passed) */
+    if (!m->cfg.mtc_lost || m->in_psb || m->mtc_lost_run >= m->cfg.mtc_lost || m->mtc_edges_since + m->cfg.mtc_lost >= 256 ||
         ptc__mdl_random(m) % 4 != 0) {
         m->mtc_lost_run = 0;
         return 0;
@@ -4668,16 +4716,13 @@ static void ptc__mdl_mtc_flush(ptc_model *m)
 static void ptc__mdl_mtc_edge(ptc_model *m)
 {
     uint8_t payload = (uint8_t)(m->art >> m->cfg.mtc_freq);
-    uint64_t x;
     ptc__mdl_mtc_flush(m);
-    if (!m->cfg.mtc_jitter) {
-        ptc__mdl_mtc_packet(m, payload);
-        return;
-    }
-    x = ptc__mdl_random(m);
+    m->mtc_edge_cycle = m->cycle;
     m->mtc_pending = 1;
     m->mtc_pending_ctc = payload;
-    m->mtc_due = m->cycle + x % ((uint64_t)m->cfg.mtc_jitter + 1);
+    m->mtc_due = m->cycle;
+    if (m->cfg.mtc_jitter) m->mtc_due += ptc__mdl_random(m) % ((uint64_t)m->cfg.mtc_jitter + 1);
+    else if (!m->cfg.psb_early_tsc || !ptc__mdl_psb_due(m)) ptc__mdl_mtc_flush(m); /* (else a PSB+ may take it) */
 }
 
 static void ptc__mdl_overflow_end(ptc_model *m)
@@ -4718,7 +4763,7 @@ static void ptc__mdl_boundary(ptc_model *m, int mtc_edge)
 {
     if (m->overflow && m->fifo_fill == 0) ptc__mdl_overflow_end(m);
     if (mtc_edge) ptc__mdl_mtc_edge(m);
-    if (m->mtc_pending && m->cycle >= m->mtc_due) ptc__mdl_mtc_flush(m);
+    if (m->mtc_pending && m->cycle >= m->mtc_due && !ptc__mdl_psb_at_edge(m)) ptc__mdl_mtc_flush(m);
     if (ptc__mdl_cyc_counting(m) && !m->overflow && m->cyc_count >= ptc__mdl_cyc_max(m)) {
         /* a standalone CYC before the counter wraps; a pending TNT goes
            first, or it would follow a CYC later than its first branch
@@ -4892,7 +4937,7 @@ PTCDEF ptc_status ptc_model_start(ptc_model *m, uint64_t ip)
     m->suppressing = 0;
     m->mtc_run = 0;
     m->mtc_need = m->cfg.policy.threshold;
-    ptc__mdl_psb_plus(m);
+    ptc__mdl_psb_plus(m, 0);
     m->packet_en = ptc__mdl_packet_en(m, ip);
     if (m->packet_en) {
         ptc__mdl_mode_exec(m);
@@ -5221,6 +5266,7 @@ PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio)
     if (!ptc__mdl_phase_den(m, m->art_den, ratio)) return PTC_ERR_INEXACT;
     before = ptc__mdl_mark_now(m);
     ptc__mdl_mtc_flush(m);
+    m->have_sample = 0; /* (a PSB+ waiting for an edge samples again) */
     if (m->enabled) {
         /* EIST in C0 stops the clocks briefly: EXSTOP and FUP with power
            events, then the cycle count so far, TSC, TMA and the new CBR */
@@ -5252,6 +5298,7 @@ PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t
     if (cstate < 1 || cstate > 15) return PTC_ERR_RANGE;
     before = ptc__mdl_mark_now(m);
     ptc__mdl_mtc_flush(m); /* the clocks stop: an edge already seen goes out first */
+    m->have_sample = 0;    /* (a PSB+ waiting for an edge samples again) */
     if (m->enabled && m->cfg.pwr_evt_en) {
         int ce = ptc__mdl_context_en(m);
         if (mwait && ce) {
@@ -5310,6 +5357,7 @@ PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_c
     cfg->mtc_jitter = m->mtc_jitter;
     cfg->mtc_lost = m->mtc_lost;
     cfg->rate_ppm = m->rate_ppm;
+    cfg->psb_early_tsc = m->psb_early_tsc != 0;
 }
 
 PTCDEF unsigned ptc_model_nom_freq(const ptc_model_config *m)
@@ -6116,7 +6164,8 @@ REVISION HISTORY
            can be overridden; a packet's carry is at most 31 bytes; clock:
            real clocks (MTC jitter, a PSB+'s TSC sampled early, rate wobble,
            lost MTCs) with hardware defaults, ptc_clock_config_sdm(); model:
-           mtc_jitter, jitter_seed, mtc_lost; errata (PTC_ERRATA_LIST,
+           mtc_jitter, jitter_seed, mtc_lost, rate_ppm, psb_early_tsc;
+           errata (PTC_ERRATA_LIST,
            ptc_errata_for_cpu); hidden_stops; part 6, perf.data: ptc_perf_open,
            ptc_perf_next, ptc_clock_config_from_perf, ptc_perf_tsc_to_ns,
            ptc_perf_write (with COMM and MMAP sideband), ptc_perf_info_from_model,

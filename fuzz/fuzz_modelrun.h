@@ -168,6 +168,8 @@ UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
     cfg->dis_retc = (uint8_t)fz_take(in, 0, 1);
     /* and a core clock that wobbles against the ART */
     if (fz_take(in, 0, 3) == 3) cfg->rate_ppm = (uint32_t)fz_take(in, 1, PTC_MODEL_RATE_PPM_MAX);
+    /* and PSB+s that wait for an MTC edge and carry its MTC ahead of their TSC */
+    if (fz_take(in, 0, 3) == 3) cfg->psb_early_tsc = (uint8_t)fz_take(in, 1, 255);
 }
 
 #endif

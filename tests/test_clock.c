@@ -227,7 +227,11 @@ static void time_round_trip_every_workload_policy_and_configuration(void)
         /* and a core clock that wobbles against the ART (SPEC 5.1) */
         "rate_ppm=5000",
         "cyc_en=1,cyc_thresh=0,rate_ppm=20000",
-        "cyc_en=1,cyc_thresh=2,rate_ppm=100000,mtc_jitter=4,jitter_seed=3"
+        "cyc_en=1,cyc_thresh=2,rate_ppm=100000,mtc_jitter=4,jitter_seed=3",
+        /* and PSB+s whose TSC and TMA were sampled before the MTC inside them (SPEC 5.1) */
+        "psb_early_tsc=255,mtc_freq=0",
+        "cyc_en=1,cyc_thresh=0,psb_early_tsc=200,mtc_freq=1",
+        "cyc_en=1,cyc_thresh=3,psb_early_tsc=120,mtc_jitter=6,jitter_seed=2,rate_ppm=20000,mtc_freq=0"
     };
     int wi;
     size_t p, s, bounded = 0;

@@ -244,6 +244,50 @@ static void mtc_lost_drops_at_most_n_in_a_row(void)
     mr_free(&c);
 }
 
+/* With psb_early_tsc every PSB+ whose MTC edge was near carries that MTC
+   ahead of its TSC and TMA, sampled in the cycle before the edge: the
+   TMA's CTC is one short of the MTC's edge, the TSC below the MTC's true
+   time; and the TSC still goes out at the edge (its truth). Without the
+   setting no PSB+ holds an MTC. */
+static void psb_early_tsc_writes_the_skylake_order(void)
+{
+    static const char *settings[] = { "mtc_freq=0,psb_early_tsc=255", "mtc_freq=0" };
+    size_t k;
+    for (k = 0; k < 2; k++) {
+        ptc_model_config cfg;
+        ptc_model m;
+        cap c;
+        char err[200];
+        size_t i, psbs = 0, early = 0;
+        int in_psb = 0;
+        const ptc_truth *mtc = NULL;
+        ptc_model_config_default(&cfg);
+        CHECK(mc_set_list(&cfg, settings[k], err, sizeof err), "%s", err);
+        CHECK(run_workload(&cfg, 0, 2000000, 3, &c, &m));
+        for (i = 0; i < c.nt; i++) {
+            const ptc_truth *t = &c.t[i];
+            if (t->fate != PTC_FATE_EMITTED) continue;
+            if (t->pkt.type == PTC_PSB) { in_psb = 1; psbs++; mtc = NULL; }
+            if (t->pkt.type == PTC_PSBEND) in_psb = 0;
+            if (!in_psb) continue;
+            if (t->pkt.type == PTC_MTC) mtc = t;
+            if (t->pkt.type == PTC_TSC && mtc) {
+                early++;
+                CHECK(t->pkt.u.tsc.tsc < mtc->time.tsc || (t->pkt.u.tsc.tsc == mtc->time.tsc && mtc->time.num),
+                      "TSC %llx not before its MTC's edge %llx", (unsigned long long)t->pkt.u.tsc.tsc,
+                      (unsigned long long)mtc->time.tsc);
+                CHECK(same_time(&t->time, &mtc->time), "the TSC went out with its MTC");
+            }
+            if (t->pkt.type == PTC_TMA && mtc)
+                CHECK((uint16_t)(t->pkt.u.tma.ctc + 1) == (uint16_t)(mtc->art & 0xFFFF), "TMA CTC %x, MTC edge %llx",
+                      t->pkt.u.tma.ctc, (unsigned long long)mtc->art);
+        }
+        if (k == 0) CHECK(psbs > 20 && early > psbs / 2, "%zu of %zu PSB+ with an MTC ahead of the TSC", early, psbs);
+        else CHECK(early == 0, "%zu PSB+ with an MTC without the setting", early);
+        mr_free(&c);
+    }
+}
+
 /* ---- 5.2 fast-forward equals stepping every cycle ----------------------------- */
 
 static int captures_equal(const cap *a, const cap *b, char *why, size_t wlen)
@@ -281,7 +325,8 @@ static void fast_forward_equals_single_step(void)
         "long_tnt=1,cyc_en=1,cyc_thresh=5,core_ratio=13,cpuid_0x15_eax=3,cpuid_0x15_ebx=250",
         "mtc_jitter=9,jitter_seed=3,cyc_en=1,cyc_thresh=0", "mtc_jitter=40,jitter_seed=11,mtc_freq=0",
         "mtc_lost=3,mtc_jitter=6,jitter_seed=21,mtc_freq=0,cyc_en=1,cyc_thresh=2",
-        "rate_ppm=100000,mtc_freq=0,cyc_en=1,cyc_thresh=0", "rate_ppm=3000,core_ratio=13,cpuid_0x15_eax=3,cpuid_0x15_ebx=250"
+        "rate_ppm=100000,mtc_freq=0,cyc_en=1,cyc_thresh=0", "rate_ppm=3000,core_ratio=13,cpuid_0x15_eax=3,cpuid_0x15_ebx=250",
+        "psb_early_tsc=255,mtc_freq=0,cyc_en=1,cyc_thresh=0,mtc_jitter=3,jitter_seed=5", "psb_early_tsc=60,rate_ppm=20000,mtc_lost=1"
     };
     static const char *policies[] = { "off", "seed", "threshold=3,resume_value=0", "threshold=1,resume_after=7,min_burst=3" };
     int wi;
@@ -997,6 +1042,7 @@ int main(void)
     RUN(fast_forward_equals_single_step);
     RUN(mtc_jitter_delays_mtcs_within_its_bound);
     RUN(mtc_lost_drops_at_most_n_in_a_row);
+    RUN(psb_early_tsc_writes_the_skylake_order);
     RUN(seed_fig5_timelines);
     RUN(cyc_values_sum_to_true_cycles);
     RUN(cyc_precedes_eligible_packets);
