@@ -635,6 +635,7 @@ static void api_contract(void)
     ptc_item it;
     ptc_timed_item out;
     size_t i, popped = 0;
+    memset(&it, 0, sizeof it);
     ptc_clock_config_default(&cc);
     cc.cpuid_15_eax = 1;
     CHECK(ptc_clock_init(&c, &cc) == PTC_ERR_BAD_CONFIG, "eax without ebx");

@@ -164,6 +164,7 @@ static void malformed_input_is_named(void)
     ptc_perf_record r;
     uint8_t *c, buf[512], rec[256];
     size_t n, i;
+    memset(buf, 0, sizeof buf);
     CHECK(ptc_perf_open(NULL, buf, 1) == PTC_ERR_BAD_ARGUMENT && ptc_perf_next(NULL, &r) == PTC_ERR_BAD_ARGUMENT);
     CHECK(open_copy((const uint8_t *)"", 0, &rd, &c) == PTC_ERR_BAD_PERF); free(c);
     CHECK(open_copy((const uint8_t *)"PERFILE3xxxxxxxxxxxx", 20, &rd, &c) == PTC_ERR_BAD_PERF && rd.error_offset == 0); free(c);
@@ -357,7 +358,7 @@ static void recording_reads_and_times(const void *arg)
     if (!tl_shared_dir()) SKIP("shared/ is not there");
     snprintf(path, sizeof path, "%s/pt-traces-timed/%s", tl_shared_dir(), rc->file);
     buf = ut_read_file(path, &len);
-    if (!buf) SKIP("%s is not there", path);
+    if (!buf) SKIP("pt-traces-timed/%s is not there", rc->file);
     CHECK(ptc_perf_open(&rd, buf, len) == PTC_OK);
     /* the settings come with the first records: a first pass finds them */
     while ((st = ptc_perf_next(&rd, &r)) == PTC_OK && !rd.have_info) {}

@@ -52,7 +52,7 @@ static void check_trace(const void *arg)
     FILE *perf;
     size_t errors = 0;
 
-    snprintf(path, sizeof path, "%s/%s.pt", traces, name);
+    snprintf(path, sizeof path, "%.500s/%.400s.pt", traces, name);
     pt = ut_read_file(path, &len);
     CHECK(pt != NULL, "cannot read %s", path);
     if (!pt) return;
@@ -68,7 +68,12 @@ static void check_trace(const void *arg)
     }
     CHECK(errors == 0, "%s: %zu decode errors", name, errors);
 
-    snprintf(cmd, sizeof cmd, "zcat '%s/expected_perf_dump/%s.perf61_dump.tsv.gz'", traces, name);
+    if ((size_t)snprintf(cmd, sizeof cmd, "zcat '%s/expected_perf_dump/%s.perf61_dump.tsv.gz'", traces, name) >= sizeof cmd) {
+        CHECK(0, "%s: the path to perf's dump is too long", name);
+        free(pt);
+        free(items);
+        return;
+    }
     perf = popen(cmd, "r");
     CHECK(perf != NULL);
     if (!perf) { free(pt); free(items); return; }
@@ -232,7 +237,7 @@ int main(void)
     qsort(names, (size_t)n, sizeof names[0], by_name);
     for (i = 0; i < n; i++) {
         char label[300];
-        snprintf(label, sizeof label, "real_trace_%s", names[i]);
+        snprintf(label, sizeof label, "real_trace_%.200s", names[i]);
         tl_run_arg(label, check_trace, names[i]);
     }
     for (i = 0; i < (int)(sizeof timed_traces / sizeof timed_traces[0]); i++) {

@@ -35,13 +35,24 @@ UT_FN void tl_fail(const char *file, int line, const char *expr, const char *fmt
     fputc('\n', stdout);
 }
 
+UT_FN void tl_skip(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tl_skip_reason, sizeof tl_skip_reason, fmt, ap);
+    va_end(ap);
+    tl_skipped = 1;
+}
+
 /* CHECK(condition) or CHECK(condition, "printf format", args...) */
 #define CHECK(...) TL_CHECK_(__VA_ARGS__, "")
 #define TL_CHECK_(cond, ...) \
     do { if (!(cond)) tl_fail(__FILE__, __LINE__, #cond, __VA_ARGS__); } while (0)
 
+/* SKIP("printf format", args...): the test ends here, skipped, saying why
+   (cut to the reason's size: a long path still tells enough). */
 #define SKIP(...) \
-    do { snprintf(tl_skip_reason, sizeof tl_skip_reason, __VA_ARGS__); tl_skipped = 1; return; } while (0)
+    do { tl_skip(__VA_ARGS__); return; } while (0)
 
 /* Runs fn(arg) as the test called name. */
 UT_FN void tl_run_arg(const char *name, void (*fn)(const void *), const void *arg)
@@ -49,7 +60,7 @@ UT_FN void tl_run_arg(const char *name, void (*fn)(const void *), const void *ar
     static char tagged[300];
     const char *tag = getenv("TL_TAG"); /* e.g. the compiler, when a suite runs twice */
     if (tag && *tag) {
-        snprintf(tagged, sizeof tagged, "[%s] %s", tag, name);
+        snprintf(tagged, sizeof tagged, "[%.40s] %.250s", tag, name);
         name = tagged;
     }
     tl_check_failures = 0;

@@ -172,7 +172,8 @@ UT_FN int mc_counter(ptc_counter_config *c, const char *spec, char *err, size_t 
     size_t k;
     memset(c, 0, sizeof *c);
     c->usr = c->os = 1;
-    snprintf(buf, sizeof buf, "%s", spec);
+    if (strlen(spec) >= sizeof buf) { snprintf(err, errlen, "counter: longer than %zu characters", sizeof buf - 1); return 0; }
+    memcpy(buf, spec, strlen(spec) + 1);
     t = mc_token(&cur, ",");
     for (k = 1; t && k < sizeof mc_event_names / sizeof mc_event_names[0]; k++)
         if (strcmp(t, mc_event_names[k]) == 0) c->event = (uint8_t)k;
