@@ -3300,6 +3300,16 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
         e->hi = ptc__math_sat_add(e->hi, ptc__clk_cyc_ticks(c, cycles, c->cbr, 1));
         e->flags |= PTC__CLK_SAMPLED;
     }
+    if (c->psb_at && c->cfg.psb_early_tsc && c->psb_mtc && c->cfg.cpuid_15_eax) {
+        /* an MTC ahead of it in the PSB+, whose edge may be after the
+           sample (the TMA's CTC one short of the MTC's): the packet went out
+           within an ART tick and the MTC's lag of its value, whether or not
+           that MTC's time is known (with SKZ84 it is not) */
+        uint64_t art_tick = ptc__math_muldiv(1, c->cfg.cpuid_15_ebx, c->cfg.cpuid_15_eax, 1);
+        uint64_t by = ptc__math_sat_add(full + 1, ptc__math_sat_add(art_tick, ptc__clk_mtc_lag(c)));
+        if (by > e->hi) e->hi = by;
+        e->flags |= PTC__CLK_SAMPLED;
+    }
     if (c->cfg.psb_early_tsc && c->last_anchor.valid && c->last_anchor.mtc && c->last_anchor.lo > full) {
         /* sampled before the edge of an MTC that went out ahead of it (a
            PSB+'s or a wake's, on Skylake): the packet is after that MTC's */
