@@ -4458,10 +4458,13 @@ static void ptc__mdl_vmcs(ptc_model *m)
     (void)ptc__mdl_emit(m, &p);
 }
 
-/* TSC and TMA of now, or of the sample with m->sample_out. */
+/* TSC and TMA of now, or of the sample with m->sample_out. The sample is
+   used up; any other TSC (an overflow's, a wake's, a new ratio's) makes
+   it stale, as a PSB+'s TSC must not go back before that one. */
 static void ptc__mdl_tsc_tma(ptc_model *m)
 {
     ptc_packet p;
+    m->have_sample = 0;
     if (!m->cfg.tsc_en) return;
     memset(&p, 0, sizeof p);
     p.type = PTC_TSC;
@@ -4508,7 +4511,6 @@ static void ptc__mdl_psb_plus(ptc_model *m, int at_edge)
     m->sample_out = at_edge;
     ptc__mdl_tsc_tma(m);
     m->sample_out = 0;
-    m->have_sample = 0;
     ptc__mdl_cbr(m);
     (void)ptc__mdl_emit_simple(m, PTC_PSBEND);
     m->in_psb = 0;
@@ -5276,7 +5278,6 @@ PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio)
     if (!ptc__mdl_phase_den(m, m->art_den, ratio)) return PTC_ERR_INEXACT;
     before = ptc__mdl_mark_now(m);
     ptc__mdl_mtc_flush(m);
-    m->have_sample = 0; /* (a PSB+ waiting for an edge samples again) */
     if (m->enabled) {
         /* EIST in C0 stops the clocks briefly: EXSTOP and FUP with power
            events, then the cycle count so far, TSC, TMA and the new CBR */
@@ -5308,7 +5309,6 @@ PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t
     if (cstate < 1 || cstate > 15) return PTC_ERR_RANGE;
     before = ptc__mdl_mark_now(m);
     ptc__mdl_mtc_flush(m); /* the clocks stop: an edge already seen goes out first */
-    m->have_sample = 0;    /* (a PSB+ waiting for an edge samples again) */
     if (m->enabled && m->cfg.pwr_evt_en) {
         int ce = ptc__mdl_context_en(m);
         if (mwait && ce) {
