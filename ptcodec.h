@@ -4534,15 +4534,18 @@ static int ptc__mdl_psb_at_edge(const ptc_model *m)
 
 /* After each event and at each cycle boundary: a due PSB+ goes out as
    soon as nothing else is in flight - or, with cfg.psb_early_tsc, waits
-   for an MTC edge at most that many cycles away, sampling each cycle. */
+   for an MTC edge at most that many cycles away, sampling each cycle,
+   while the stream is less than half a step's bytes past the PSB period
+   (so that ptc_model_psb_gap_max still holds). */
 static void ptc__mdl_settle(ptc_model *m)
 {
+    uint64_t wait_bytes = (UINT64_C(2048) << m->cfg.psb_freq) + PTC_MODEL_STEP_BYTES / 2;
     if (!ptc__mdl_psb_due(m)) return;
     if (ptc__mdl_psb_at_edge(m)) {
         ptc__mdl_psb_plus(m, 1);
         return;
     }
-    if (m->cfg.psb_early_tsc && ptc_model_cycles_to_mtc(m) <= m->cfg.psb_early_tsc) {
+    if (m->cfg.psb_early_tsc && m->psb_bytes < wait_bytes && ptc_model_cycles_to_mtc(m) <= m->cfg.psb_early_tsc) {
         m->have_sample = 1;
         m->sample_cycle = m->cycle;
         m->sample_art = m->art;

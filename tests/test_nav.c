@@ -323,7 +323,8 @@ static void damaged_input(void)
 /* The bound on the distance between PSBs holds on every workload. */
 static void psb_gap_is_bounded(void)
 {
-    static const char *const settings[] = { "", "cyc_en=1", "cyc_en=1,psb_freq=1,long_tnt=1" };
+    static const char *const settings[] = { "", "cyc_en=1", "cyc_en=1,psb_freq=1,long_tnt=1",
+                                            "cyc_en=1,psb_early_tsc=255,mtc_freq=6" };
     int wi;
     size_t k;
     uint64_t worst_over = 0;
