@@ -5,7 +5,7 @@
 #   make demo-qemu a real program traced under QEMU, and decoded by libipt
 #   make check     every test (installs missing Debian packages as root)
 #   make bench     decoder throughput against libipt, the model's speed, and
-#                  time accuracy against libipt (bench/timecmp)
+#                  time accuracy against libipt and perf (bench/timecmp, with real clocks too)
 #   make fuzz      every fuzz target for libFuzzer, AFL++ (+ cmplog) and replay
 #   make fuzz-run TARGET=fuzz_stream SECONDS=60
 #   make corpus    regenerate the seed corpora
@@ -237,7 +237,7 @@ bench: deps
 	@echo
 	@$(BUILD)/bench_model
 	@echo
-	@$(BUILD)/timecmp
+	@$(BUILD)/timecmp --real-clocks
 
 # ---- install ----------------------------------------------------------------
 # ptcodec is one header: the pkg-config file and the CMake package
