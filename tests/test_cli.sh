@@ -194,6 +194,10 @@ if [ $st = 0 ] && grep -q "\"type\":\"fup\",\"ip\":\"$pip\"" "$tmp/c.nav" && gre
    && grep -q "^{\"event\":\"indirect\".*\"ip\":\"$pip\"" "$tmp/c.truth"; then pass nav_pebs_to_instruction
 else fail nav_pebs_to_instruction "status $st: $(cat "$tmp/c.nav")"; fi
 expect_status sim_bad_counter 2 "$b/ptsim" --counter nope -o "$tmp/x.pt"
+# a counter spec too long to hold is refused, not cut short and read as another: its
+# first 255 characters are a good spec, the bad value after them must not go unread
+long_counter="branch$(printf ',usr=1%.0s' $(seq 4))$(printf ',os=1%.0s' $(seq 45)),usr=7"
+expect_status sim_counter_too_long 2 "$b/ptsim" --cycles 1000 --counter "$long_counter" -o "$tmp/x.pt"
 expect_status sim_threads_scenario 2 "$b/ptsim" --threads 2 --scenario "$tmp/none" -o "$tmp/x.pt"
 printf 'counter privilege,os=0\ncounter branch,os=1,usr=0\nset os=1\nstart 0x401000\nprivilege 0x401000 0xffffffff81000000 0\nbranch 0xffffffff81000000 0xffffffff81000040 taken\nprivilege 0xffffffff81000040 0x401010 3\nstop\n' \
   | "$b/ptsim" --scenario - -o "$tmp/k.pt" > "$tmp/k.out"; st=$?
