@@ -2825,10 +2825,16 @@ static uint64_t ptc__clk_cyc_ticks(const ptc_clock *c, uint64_t cycles, uint8_t 
     return ptc__clk_wobble(c, fastest ? (t + ratio - 1) / ratio : t / ratio, fastest);
 }
 
+/* TSC ticks in `art` ART ticks (ebx/eax each), rounded down or up. */
+static uint64_t ptc__clk_art_ticks(const ptc_clock *c, uint64_t art, int up)
+{
+    return ptc__math_muldiv(art, c->cfg.cpuid_15_ebx, c->cfg.cpuid_15_eax, up);
+}
+
 /* Bounds of the TSC at the ART edge art_rel ticks after the TMA's edge. */
 static uint64_t ptc__clk_edge(const ptc_clock *c, uint64_t art_rel, int hi)
 {
-    uint64_t q = ptc__math_muldiv(art_rel, c->cfg.cpuid_15_ebx, c->cfg.cpuid_15_eax, hi);
+    uint64_t q = ptc__clk_art_ticks(c, art_rel, hi);
     return ptc__math_sat_add(c->ctc_base_tsc, hi ? ptc__math_sat_add(q, 1) : q);
 }
 
@@ -3305,8 +3311,7 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
            sample (the TMA's CTC one short of the MTC's): the packet went out
            within an ART tick and the MTC's lag of its value, whether or not
            that MTC's time is known (with SKZ84 it is not) */
-        uint64_t art_tick = ptc__math_muldiv(1, c->cfg.cpuid_15_ebx, c->cfg.cpuid_15_eax, 1);
-        uint64_t by = ptc__math_sat_add(full + 1, ptc__math_sat_add(art_tick, ptc__clk_mtc_lag(c)));
+        uint64_t by = ptc__math_sat_add(full + 1, ptc__math_sat_add(ptc__clk_art_ticks(c, 1, 1), ptc__clk_mtc_lag(c)));
         if (by > e->hi) e->hi = by;
         e->flags |= PTC__CLK_SAMPLED;
     }
