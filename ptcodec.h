@@ -4730,7 +4730,8 @@ static void ptc__mdl_mtc_flush(ptc_model *m)
     ptc__mdl_mtc_packet(m, m->mtc_pending_ctc);
 }
 
-/* An ART edge that MTCs mark: its packet goes out now, or - with
+/* An ART edge that MTCs mark: its packet is due now (the boundary sends
+   it, unless a PSB+ waiting for this edge takes it), or - with
    mtc_jitter - after the delay the core takes to see it (SPEC 5.1). An
    earlier edge still waiting goes out first. */
 static void ptc__mdl_mtc_edge(ptc_model *m)
@@ -4742,7 +4743,6 @@ static void ptc__mdl_mtc_edge(ptc_model *m)
     m->mtc_pending_ctc = payload;
     m->mtc_due = m->cycle;
     if (m->cfg.mtc_jitter) m->mtc_due += ptc__mdl_random(m) % ((uint64_t)m->cfg.mtc_jitter + 1);
-    else if (!m->cfg.psb_early_tsc || !ptc__mdl_psb_due(m)) ptc__mdl_mtc_flush(m); /* (else a PSB+ may take it) */
 }
 
 static void ptc__mdl_overflow_end(ptc_model *m)
