@@ -689,6 +689,14 @@ typedef struct ptc__clk_entry {
     uint32_t flags;        /* PTC__CLK_*, and the CBR in bits 16..23 */
 } ptc__clk_entry;
 
+/* With a wobbling core clock (rate_ppm), the points count cycles at the
+   rate measured since the newest exactly positioned anchor at least
+   PTC__CLK_RATE_SPAN cycles back, of the last PTC__CLK_RATE_ANCHORS
+   (SPEC 3.7): the span keeps the MTCs' few cycles of lag small against
+   it, and short enough to follow the wobble. */
+#define PTC__CLK_RATE_ANCHORS 16
+#define PTC__CLK_RATE_SPAN 2048
+
 typedef struct ptc__clk_anchor {
     uint64_t lo, hi, pos_lo, pos_hi, point;
     uint32_t epoch;
@@ -727,6 +735,11 @@ typedef struct ptc_clock {
                                          the points ask at every positioned item) */
     ptc__clk_anchor rate_ref;       /* the first exactly positioned anchor of the epoch */
     uint8_t rate_ref_cbr;
+    /* the exactly positioned anchors since rate_ref, the newest at
+       (seen_n - 1) % PTC__CLK_RATE_ANCHORS: their cycle positions and the
+       middles of their intervals */
+    uint64_t seen_pos[PTC__CLK_RATE_ANCHORS], seen_mid[PTC__CLK_RATE_ANCHORS];
+    size_t seen_n;
     /* rate and cycle positions */
     uint8_t cbr;
     uint32_t epoch;
@@ -2928,6 +2941,22 @@ static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, c
     }
 }
 
+/* The TSC ticks n cycles take at the rate the anchors since rate_ref
+   measured (PTC__CLK_RATE_SPAN): 0 when they span too few cycles. */
+static int ptc__clk_measured_ticks(const ptc_clock *c, uint64_t n, uint64_t *ticks)
+{
+    size_t newest = (c->seen_n - 1) % PTC__CLK_RATE_ANCHORS, back, older;
+    uint64_t cycles, r;
+    for (back = 1; back < c->seen_n && back < PTC__CLK_RATE_ANCHORS; back++) {
+        older = (c->seen_n - 1 - back) % PTC__CLK_RATE_ANCHORS;
+        cycles = c->seen_pos[newest] - c->seen_pos[older];
+        if (cycles < PTC__CLK_RATE_SPAN) continue;
+        return c->seen_mid[newest] > c->seen_mid[older] &&
+               ptc__math_mad_div(n, c->seen_mid[newest] - c->seen_mid[older], 0, 0, cycles, ticks, &r);
+    }
+    return 0;
+}
+
 /* The point the cycles give an entry with a cycle position: the last
    positioned anchor's point plus the cycles since it at the configured
    nom, or at the middle of the rates nom allows when the trace ruled that
@@ -2945,8 +2974,12 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
     at = e->pos_lo + (e->pos_hi - e->pos_lo) / 2;
     if (at < from) return 0;
     n = at - from;
-    /* at the configured nom while what the trace shows allows it (the MSR's
-       rounded value is what perf assumes), else the middle of the range */
+    /* with a wobbling clock, at the rate measured over the last few MTC
+       periods (as libipt and perf do); else at the configured nom while
+       what the trace shows allows it (the MSR's rounded value is what perf
+       assumes), else the middle of the range */
+    if (c->cfg.rate_ppm && c->rate_ref.valid && c->rate_ref.epoch == e->epoch && c->rate_ref_cbr == cbr && ptc__clk_measured_ticks(c, n, &at))
+        return ptc__math_sat_add(a->point, at);
     if (c->nom_cfg_inside) {
         uint64_t d = c->cfg.nom_den * cbr, q, r; /* n * nom / cbr, rounded down as the truth (a TSC) is */
         if (ptc__math_mad_div(n, c->cfg.nom_num, 0, 0, d, &q, &r)) return ptc__math_sat_add(a->point, q);
@@ -3106,8 +3139,13 @@ static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
     if (!a->valid || a->epoch != e->epoch || c->rate_ref_cbr != cbr || a->pos_hi >= e->pos_lo) {
         ptc__clk_anchor_of(e, &c->rate_ref);
         c->rate_ref_cbr = cbr;
-        return;
+        c->seen_n = 0;
     }
+    if (c->seen_n && c->seen_pos[(c->seen_n - 1) % PTC__CLK_RATE_ANCHORS] >= e->pos_lo) return;
+    c->seen_pos[c->seen_n % PTC__CLK_RATE_ANCHORS] = e->pos_lo;
+    c->seen_mid[c->seen_n % PTC__CLK_RATE_ANCHORS] = e->lo + (e->hi - e->lo) / 2;
+    c->seen_n++;
+    if (c->seen_n == 1) return;
     n = e->pos_lo - a->pos_hi;
     if (e->hi - a->lo > (UINT64_C(1) << 48)) return; /* keeps the fractions' products in range */
     lo = e->lo > a->hi ? (e->lo - a->hi) * cbr : 0;
