@@ -989,6 +989,11 @@ typedef struct ptc_model_config {
        short of the MTC's), as on Skylake; 0: a PSB+ is one instant, as the
        SDM's clocks (SPEC 5.1) */
     uint8_t psb_early_tsc;
+    /* erratum SKL168 (SPEC 3.12): a PSB drops the CYC that would go out
+       right before it, with the cycles it counted, with chance 1/2 from
+       the jitter generator (a CYC dropped is in the truth as dropped; the
+       next CYC counts from the PSB); 0: never */
+    uint8_t skl168;
     /* step one cycle at a time instead of jumping from event to event (the
        reference the fast path is tested against; same output, slower) */
     uint8_t reference_stepping;
@@ -1147,7 +1152,7 @@ typedef struct ptc_model {
     int mtc_pending;                  /* an MTC edge was seen; its packet goes out at mtc_due */
     uint8_t mtc_pending_ctc;          /*   with this payload */
     uint64_t mtc_due;
-    uint64_t jitter_state;            /* the generator of MTC delays and losses */
+    uint64_t jitter_state;            /* the generator of MTC delays and losses, and SKL168's drops */
     uint8_t mtc_lost_run;             /* MTCs lost in a row (cfg.mtc_lost) */
     uint32_t mtc_edges_since;         /* MTC edges since the last MTC written */
     uint64_t retc[PTC_MODEL_RETC_DEPTH]; /* next IPs of the traced CALLs since the last PSB, */
@@ -2921,9 +2926,10 @@ static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, c
                               const ptc__clk_anchor *b, uint8_t cbr, uint64_t *lo, uint64_t *hi)
 {
     if (a && a->valid && a->epoch == e->epoch) {
-        if (e->pos_lo != PTC__CLK_NOPOS && a->pos_hi != PTC__CLK_NOPOS && a->lo)
-            *lo = *lo > ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(e->pos_lo, a->pos_hi), cbr, 0))
-                      ? *lo : ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(e->pos_lo, a->pos_hi), cbr, 0));
+        if (e->pos_lo != PTC__CLK_NOPOS && a->pos_hi != PTC__CLK_NOPOS && a->lo) {
+            uint64_t l = ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(e->pos_lo, a->pos_hi), cbr, 0));
+            if (l > *lo) *lo = l;
+        }
         if (e->pos_hi != PTC__CLK_NOPOS && a->pos_lo != PTC__CLK_NOPOS && a->hi != UINT64_MAX) {
             uint64_t h = ptc__math_sat_add(a->hi, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(e->pos_hi, a->pos_lo), cbr, 1));
             if (h < *hi) *hi = h;
@@ -4199,6 +4205,7 @@ PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, cons
     PTC__MDL_REQUIRE(!pol->threshold || pol->resume_after || pol->resume_on_value, "policy.resume");
     PTC__MDL_REQUIRE(cfg->trigger_counter <= PTC_COUNTERS_MAX, "trigger_counter");
     PTC__MDL_REQUIRE(cfg->rate_ppm <= PTC_MODEL_RATE_PPM_MAX, "rate_ppm");
+    PTC__MDL_REQUIRE(cfg->skl168 <= 1, "skl168");
     m->wobble_left = PTC__MDL_WOBBLE_STEP_CYCLES;
     g = ptc__math_gcd(cfg->art_hz, 100000000u);
     m->art_per_cycle_num = cfg->art_hz / g;
@@ -4530,11 +4537,40 @@ static void ptc__mdl_cbr(ptc_model *m)
 
 static void ptc__mdl_mtc_flush(ptc_model *m);
 
+/* The real-clock settings' generator (xorshift64). */
+static uint64_t ptc__mdl_random(ptc_model *m)
+{
+    uint64_t x = m->jitter_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    m->jitter_state = x;
+    return x;
+}
+
+/* Erratum SKL168 (cfg.skl168): the CYC that would go out right before a
+   PSB, with the cycles counted since the last one, may be lost. */
+static void ptc__mdl_skl168_drop_cyc(ptc_model *m)
+{
+    ptc_packet p;
+    uint8_t bytes[PTC_MAX_PACKET_SIZE];
+    if (!m->cfg.skl168) return;
+    ptc__mdl_flush_tnt(m); /* (the PSB would send it first, with its CYC) */
+    if (!m->cfg.cyc_en || !m->enabled || m->overflow || !m->cyc_count || ptc__mdl_random(m) % 2) return;
+    memset(&p, 0, sizeof p);
+    p.type = PTC_CYC;
+    p.u.cyc.cycles = m->cyc_count;
+    p.size = (uint8_t)ptc__enc_packet(&p, bytes);
+    m->cyc_count = 0;
+    ptc__mdl_record(m, &p, bytes, p.size, PTC_FATE_DROPPED);
+}
+
 /* PSB+: the stream's periodic restatement of state (SPEC 5.2). at_edge
    (cfg.psb_early_tsc): at an MTC edge, whose MTC goes ahead of the TSC
    and TMA sampled in the cycle before. */
 static void ptc__mdl_psb_plus(ptc_model *m, int at_edge)
 {
+    ptc__mdl_skl168_drop_cyc(m);
     m->in_psb = 1;
     m->retc_depth = 0; /* a decoder may start here: no RET compressed against older CALLs */
     if (ptc__mdl_emit_simple(m, PTC_PSB)) {
@@ -4680,17 +4716,6 @@ static int ptc__mdl_step_one(ptc_model *m)
         return m->enabled && m->cfg.mtc_en && (m->art & ((UINT64_C(1) << m->cfg.mtc_freq) - 1)) == 0;
     }
     return 0;
-}
-
-/* The real-clock settings' generator (xorshift64). */
-static uint64_t ptc__mdl_random(ptc_model *m)
-{
-    uint64_t x = m->jitter_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    m->jitter_state = x;
-    return x;
 }
 
 /* An MTC the policy lets out may still be lost (cfg.mtc_lost): recorded
@@ -5414,6 +5439,7 @@ PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_c
     cfg->mtc_lost = m->mtc_lost;
     cfg->rate_ppm = m->rate_ppm;
     cfg->psb_early_tsc = m->psb_early_tsc != 0;
+    if (m->skl168) cfg->errata |= PTC_ERRATUM_SKL168;
 }
 
 PTCDEF unsigned ptc_model_nom_freq(const ptc_model_config *m)

@@ -29,12 +29,8 @@
                   [--workload NAME | --model-only | --encoder-only]
                   [--real-clocks] [--check] [--no-perf] [--trace LABEL]
    --real-clocks: the model's workloads again with real clocks (SPEC 5.1),
-   without suppression as hardware writes them; --check holds these rows
-   to G1 and G2 only, and prints where ptcodec's errors are above libipt's
-   or perf's without failing (ptcodec's points count cycles at the
-   configured nom; libipt and perf measure the cycle rate over each MTC
-   period, which follows a wobbling core clock: with CYC their mean error
-   is lower on some of these rows).
+   without suppression as hardware writes them; --check judges them as
+   every other row.
    --check: exit status 1 unless, in every row, ptcodec's times keep G2
    (SPEC 3.8), every true time is inside its interval, and ptcodec's
    maximum and mean errors (with either configuration) are no worse than
@@ -318,11 +314,9 @@ static double mean(const score *s) { return s->n ? s->sum_err / (double)s->n : 0
 /* One stream: libipt, then ptcodec with each configuration given (NULL
    ends the list), scored over the packets all of them time. Returns 2 when
    the comparison could not be made, 1 when ptcodec lost (a time outside
-   its interval, a time going back, or - when accuracy is judged - a
-   maximum or mean error above libipt's, or above perf's over perf's
-   packets), else 0. */
-static int compare(const char *label, const stream *sm, const ptc_clock_config *const *cfgs, const char *const *names,
-                   int judged)
+   its interval, a time going back, a maximum or mean error above
+   libipt's, or above perf's over perf's packets), else 0. */
+static int compare(const char *label, const stream *sm, const ptc_clock_config *const *cfgs, const char *const *names)
 {
     ptc_decoder d;
     ptc_item *items = (ptc_item *)malloc((sm->n + 1) * sizeof *items);
@@ -332,7 +326,6 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
     score s_lib, s[2], s_perf, s_ours; /* the last two over the packets perf times too */
     size_t n = 0, k;
     int failed = 0, j, nc = 0, lost = 0, worse = 0, have_perf;
-    const char *verdict = judged ? "" : " (reported, not judged: real clocks)";
     if (!items || !est || !est_perf) { fprintf(stderr, "timecmp: out of memory\n"); exit(2); }
     ptc_decoder_init_buffer(&d, 0, sm->bytes, sm->len);
     while (n < sm->n && ptc_decoder_next(&d, &items[n]) == PTC_OK) n++;
@@ -384,8 +377,8 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
             if (s_lib.n && (s[j].max_err > s_lib.max_err || mean(&s[j]) > mean(&s_lib))) worse = 1;
         }
         if (lost) printf("  ^ ptcodec's times break G1 or G2 in this row\n");
-        if (worse) printf("  ^ ptcodec does worse than libipt in this row%s\n", verdict);
-        if (worse && judged) lost = 1;
+        if (worse) printf("  ^ ptcodec does worse than libipt in this row\n");
+        if (worse) lost = 1;
         if (have_perf && s_perf.n) {
             perf_rows++;
             s_ours.back = s[0].back; /* (the same times, over the whole trace) */
@@ -393,9 +386,9 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
             row(label, "ptcodec, perf's packets", &s_ours);
             if (s_ours.outside) lost = 1;
             if (s_ours.outside || s_ours.max_err > s_perf.max_err || mean(&s_ours) > mean(&s_perf)) {
-                printf("  ^ ptcodec does worse than perf in this row%s\n", verdict);
+                printf("  ^ ptcodec does worse than perf in this row\n");
                 perf_rows_lost++;
-                if (judged) lost = 1;
+                lost = 1;
             }
         }
     }
@@ -472,7 +465,7 @@ static int model_row(int wi, const char *policy, int cyc, int real, uint64_t cyc
     cfgs[2] = NULL;
     snprintf(label, sizeof label, "%s, MTC %s, CYC %s%s", wl_names[wi], policy, cyc ? "on" : "off",
              real ? ", real clocks" : "");
-    r = compare(label, &sm, cfgs, names, !real);
+    r = compare(label, &sm, cfgs, names);
     free(truth);
     free(offset);
     mr_free(&tr);
@@ -552,7 +545,7 @@ static int encoder_rows(uint64_t events, uint64_t seed)
                 sm.cyc_thresh = ec.cyc_thresh;
                 snprintf(label, sizeof label, "%s, CYC %s, MTC %d", sparse ? "sparse" : "dense",
                          cyc == 0 ? "off" : cyc == 1 ? "T=0" : "T=3", f);
-                r = compare(label, &sm, cfgs, names, 1);
+                r = compare(label, &sm, cfgs, names);
                 if (r > worst) worst = r;
                 eg_free(&tr);
             }

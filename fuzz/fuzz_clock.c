@@ -6,7 +6,7 @@
    - no conflict is reported (the configuration the clock gets is true).
    The clock gets the model's configuration in one of 32 ways, chosen by
    the input: exact nom or nom rounded as the MSR holds it, the policy or
-   no policy at all, the errata (SPEC 3.12) or not, and the tolerances of
+   no policy at all, the model's errata (SPEC 3.12) or more, and the tolerances of
    real hardware (SPEC 3.11) or the SDM's clocks; and its window is
    drained now and then or only when full. */
 #define PTCODEC_IMPLEMENTATION
@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cc.nom_exact = 0;
     }
     if (how & 2) cc.have_policy = 0;
-    cc.errata = (how >> 2) & PTC_ERRATA_ALL_; /* each only loosens what the clock assumes */
+    cc.errata |= (how >> 2) & PTC_ERRATA_ALL_; /* the model's, and more: each only loosens what the clock assumes */
     if (how & 16) { /* and so do the tolerances for real hardware (SPEC 3.11) */
         ptc_clock_config hw;
         ptc_clock_config_default(&hw);

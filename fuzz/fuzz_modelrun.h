@@ -170,6 +170,8 @@ UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
     if (fz_take(in, 0, 3) == 3) cfg->rate_ppm = (uint32_t)fz_take(in, 1, PTC_MODEL_RATE_PPM_MAX);
     /* and PSB+s that wait for an MTC edge and carry its MTC ahead of their TSC */
     if (fz_take(in, 0, 3) == 3) cfg->psb_early_tsc = (uint8_t)fz_take(in, 1, 255);
+    /* and erratum SKL168's CYC dropped before a PSB */
+    cfg->skl168 = (uint8_t)(fz_take(in, 0, 3) == 3);
 }
 
 #endif

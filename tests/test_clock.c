@@ -231,7 +231,10 @@ static void time_round_trip_every_workload_policy_and_configuration(void)
         /* and PSB+s whose TSC and TMA were sampled before the MTC inside them (SPEC 5.1) */
         "psb_early_tsc=255,mtc_freq=0",
         "cyc_en=1,cyc_thresh=0,psb_early_tsc=200,mtc_freq=1",
-        "cyc_en=1,cyc_thresh=3,psb_early_tsc=120,mtc_jitter=6,jitter_seed=2,rate_ppm=20000,mtc_freq=0"
+        "cyc_en=1,cyc_thresh=3,psb_early_tsc=120,mtc_jitter=6,jitter_seed=2,rate_ppm=20000,mtc_freq=0",
+        /* and erratum SKL168's CYC lost before a PSB (SPEC 5.1, 3.12) */
+        "cyc_en=1,cyc_thresh=0,skl168=1,mtc_freq=1",
+        "cyc_en=1,cyc_thresh=2,skl168=1,mtc_lost=1,jitter_seed=6,psb_early_tsc=100"
     };
     int wi;
     size_t p, s, bounded = 0;
@@ -296,6 +299,44 @@ static void without_the_policy(void)
         if (do_run(wi, "seed", "cyc_en=1,cyc_thresh=6", 2000000, 5, 0, 0, &r)) check_validity(&r, &st, what);
         run_free(&r);
     }
+}
+
+/* The model's SKL168 (SPEC 5.1): a CYC lost right before a PSB, with its
+   cycles. The clock keeps the truth inside with the erratum (the settings
+   of time_round_trip_every_workload_policy_and_configuration) and without
+   it too: the items of a PSB+ up to its TSC take no cycle position from
+   the CYCs before it, and its TSC starts a new epoch (SPEC 3.12). */
+static void skl168_drops_the_cyc_before_a_psb(void)
+{
+    static const char *settings = "cyc_en=1,cyc_thresh=0,skl168=1,psb_freq=0,psb_early_tsc=255,mtc_freq=0";
+    int wi;
+    size_t dropped = 0, before_psb = 0;
+    for (wi = 0; wi < WL_COUNT; wi++) {
+        run r;
+        mr_trace all; /* the same run with what was lost too */
+        ptc_model_sink sink = mr_start(&all, 0);
+        ptc_model_config mc;
+        ptc_clock_config cc;
+        stats st;
+        char err[200], what[96];
+        size_t i;
+        if (wl_run_configured(wi, "off", settings, 1500000, 4, &sink, &mc, err, sizeof err))
+            for (i = 0; i + 1 < all.nt; i++) {
+                if (all.t[i].fate != PTC_FATE_DROPPED || all.t[i].pkt.type != PTC_CYC) continue;
+                dropped++;
+                before_psb += all.t[i + 1].pkt.type == PTC_PSB && all.t[i + 1].offset == all.t[i].offset;
+            }
+        mr_free(&all);
+        if (!record_run(wi, "off", settings, 1500000, 4, &r)) { run_free(&r); continue; }
+        clock_config_for(&r.cfg, 1, 1, &cc);
+        CHECK(cc.errata & PTC_ERRATUM_SKL168, "ptc_clock_config_from_model passes skl168 on");
+        cc.errata = 0;
+        snprintf(what, sizeof what, "%s, skl168 in the model, not in the clock", wl_names[wi]);
+        memset(&st, 0, sizeof st);
+        if (time_run(&r, &cc)) check_validity(&r, &st, what);
+        run_free(&r);
+    }
+    CHECK(dropped > 20 && before_psb == dropped, "%zu CYCs dropped, %zu of them right before a PSB", dropped, before_psb);
 }
 
 /* Errata (SPEC 3.12): each one only loosens what the clock assumes, so
@@ -785,6 +826,7 @@ int main(void)
     RUN(width_bounds);
     RUN(without_the_policy);
     RUN(errata_keep_the_truth_inside);
+    RUN(skl168_drops_the_cyc_before_a_psb);
     RUN(wrong_policy_is_reported);
     RUN(suppressed_is_no_wider);
     RUN(clock_after_resync);

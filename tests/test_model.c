@@ -326,7 +326,8 @@ static void fast_forward_equals_single_step(void)
         "mtc_jitter=9,jitter_seed=3,cyc_en=1,cyc_thresh=0", "mtc_jitter=40,jitter_seed=11,mtc_freq=0",
         "mtc_lost=3,mtc_jitter=6,jitter_seed=21,mtc_freq=0,cyc_en=1,cyc_thresh=2",
         "rate_ppm=100000,mtc_freq=0,cyc_en=1,cyc_thresh=0", "rate_ppm=3000,core_ratio=13,cpuid_0x15_eax=3,cpuid_0x15_ebx=250",
-        "psb_early_tsc=255,mtc_freq=0,cyc_en=1,cyc_thresh=0,mtc_jitter=3,jitter_seed=5", "psb_early_tsc=60,rate_ppm=20000,mtc_lost=1"
+        "psb_early_tsc=255,mtc_freq=0,cyc_en=1,cyc_thresh=0,mtc_jitter=3,jitter_seed=5", "psb_early_tsc=60,rate_ppm=20000,mtc_lost=1",
+        "skl168=1,cyc_en=1,cyc_thresh=1,psb_freq=0,mtc_jitter=2"
     };
     static const char *policies[] = { "off", "seed", "threshold=3,resume_value=0", "threshold=1,resume_after=7,min_burst=3" };
     int wi;

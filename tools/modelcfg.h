@@ -44,6 +44,7 @@
     X("mtc_lost", mtc_lost, 255) \
     X("rate_ppm", rate_ppm, PTC_MODEL_RATE_PPM_MAX) \
     X("psb_early_tsc", psb_early_tsc, 255) \
+    X("skl168", skl168, 1) \
     X("reference_stepping", reference_stepping, 1) \
     X("trigger_ip", trigger_ip, UINT64_MAX) \
     X("trigger_nth", trigger_nth, 0xFFFFFFFFu) \
