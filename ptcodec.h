@@ -6246,7 +6246,8 @@ REVISION HISTORY
            can be overridden; a packet's carry is at most 31 bytes; clock:
            real clocks (MTC jitter, a PSB+'s TSC sampled early, rate wobble,
            lost MTCs) with hardware defaults, ptc_clock_config_sdm(); model:
-           mtc_jitter, jitter_seed, mtc_lost, rate_ppm, psb_early_tsc;
+           mtc_jitter, jitter_seed, mtc_lost, rate_ppm, psb_early_tsc, skl168;
+           points follow a wobbling clock's measured rate;
            errata (PTC_ERRATA_LIST,
            ptc_errata_for_cpu); hidden_stops; part 6, perf.data: ptc_perf_open,
            ptc_perf_next, ptc_clock_config_from_perf, ptc_perf_tsc_to_ns,
