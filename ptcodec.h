@@ -2948,7 +2948,8 @@ static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, c
 }
 
 /* The TSC ticks n cycles take at the rate the anchors since rate_ref
-   measured (PTC__CLK_RATE_SPAN): 0 when they span too few cycles. */
+   measured (PTC__CLK_RATE_SPAN): 0 when they span too few cycles, or show
+   no time passing. */
 static int ptc__clk_measured_ticks(const ptc_clock *c, uint64_t n, uint64_t *ticks)
 {
     size_t newest = (c->seen_n - 1) % PTC__CLK_RATE_ANCHORS, back, older;
@@ -3132,6 +3133,18 @@ static uint64_t ptc__clk_ticks_cycles(const ptc_clock *c, uint64_t ticks, uint8_
 }
 
 
+/* An exactly positioned anchor since rate_ref, for the rate the points
+   count cycles at with a wobbling clock (ptc__clk_measured_ticks); one
+   at the same cycle position as the last adds nothing. */
+static void ptc__clk_note_rate_anchor(ptc_clock *c, const ptc__clk_entry *e)
+{
+    size_t at = c->seen_n % PTC__CLK_RATE_ANCHORS;
+    if (!c->cfg.rate_ppm || (c->seen_n && c->seen_pos[(c->seen_n - 1) % PTC__CLK_RATE_ANCHORS] >= e->pos_lo)) return;
+    c->seen_pos[at] = e->pos_lo;
+    c->seen_mid[at] = e->lo + (e->hi - e->lo) / 2;
+    c->seen_n++;
+}
+
 /* Two exactly positioned anchors of one epoch at one ratio: N cycles took
    between lo(b) - hi(a) and hi(b) - lo(a) ticks, so nom lies between
    those times CBR / N. nom is a constant of the platform, so every such
@@ -3146,12 +3159,10 @@ static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
         ptc__clk_anchor_of(e, &c->rate_ref);
         c->rate_ref_cbr = cbr;
         c->seen_n = 0;
+        ptc__clk_note_rate_anchor(c, e);
+        return;
     }
-    if (c->seen_n && c->seen_pos[(c->seen_n - 1) % PTC__CLK_RATE_ANCHORS] >= e->pos_lo) return;
-    c->seen_pos[c->seen_n % PTC__CLK_RATE_ANCHORS] = e->pos_lo;
-    c->seen_mid[c->seen_n % PTC__CLK_RATE_ANCHORS] = e->lo + (e->hi - e->lo) / 2;
-    c->seen_n++;
-    if (c->seen_n == 1) return;
+    ptc__clk_note_rate_anchor(c, e);
     n = e->pos_lo - a->pos_hi;
     if (e->hi - a->lo > (UINT64_C(1) << 48)) return; /* keeps the fractions' products in range */
     lo = e->lo > a->hi ? (e->lo - a->hi) * cbr : 0;
