@@ -1018,7 +1018,7 @@ typedef struct ptc_truth {
                                generated, or for a TNT its first branch (SPEC 3.1) */
     uint64_t art;         /* the ART (CTC) count when it was generated */
     uint8_t fate;         /* PTC_FATE_*: emitted, suppressed by the policy, lost (to an
-                             overflow, or an MTC to cfg.mtc_lost) */
+                             overflow, an MTC to cfg.mtc_lost, a CYC to cfg.skl168) */
 } ptc_truth;
 
 /* Workload events (SPEC 5.3). */

@@ -310,7 +310,7 @@ static void skl168_drops_the_cyc_before_a_psb(void)
 {
     static const char *settings = "cyc_en=1,cyc_thresh=0,skl168=1,psb_freq=0,psb_early_tsc=255,mtc_freq=0";
     int wi;
-    size_t dropped = 0, before_psb = 0;
+    size_t dropped = 0, before_psb = 0, counted_from_psb = 0;
     for (wi = 0; wi < WL_COUNT; wi++) {
         run r;
         mr_trace all; /* the same run with what was lost too */
@@ -322,9 +322,13 @@ static void skl168_drops_the_cyc_before_a_psb(void)
         size_t i;
         if (wl_run_configured(wi, "off", settings, 1500000, 4, &sink, &mc, err, sizeof err))
             for (i = 0; i + 1 < all.nt; i++) {
+                size_t k = i + 1;
                 if (all.t[i].fate != PTC_FATE_DROPPED || all.t[i].pkt.type != PTC_CYC) continue;
                 dropped++;
-                before_psb += all.t[i + 1].pkt.type == PTC_PSB && all.t[i + 1].offset == all.t[i].offset;
+                before_psb += all.t[k].pkt.type == PTC_PSB && all.t[k].offset == all.t[i].offset;
+                /* the next CYC written counts the cycles since the drop, not since the CYC before it */
+                while (k < all.nt && !(all.t[k].pkt.type == PTC_CYC && all.t[k].fate == PTC_FATE_EMITTED)) k++;
+                counted_from_psb += k < all.nt && all.t[k].pkt.u.cyc.cycles == all.t[k].cycle - all.t[i].cycle;
             }
         mr_free(&all);
         if (!record_run(wi, "off", settings, 1500000, 4, &r)) { run_free(&r); continue; }
@@ -336,7 +340,9 @@ static void skl168_drops_the_cyc_before_a_psb(void)
         if (time_run(&r, &cc)) check_validity(&r, &st, what);
         run_free(&r);
     }
-    CHECK(dropped > 20 && before_psb == dropped, "%zu CYCs dropped, %zu of them right before a PSB", dropped, before_psb);
+    CHECK(dropped > 20 && before_psb == dropped && counted_from_psb == dropped,
+          "%zu CYCs dropped, %zu of them right before a PSB, %zu followed by a CYC counting from it", dropped, before_psb,
+          counted_from_psb);
 }
 
 /* Errata (SPEC 3.12): each one only loosens what the clock assumes, so
