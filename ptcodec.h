@@ -855,7 +855,8 @@ typedef struct ptc_nav {
     size_t pending;           /* entries from here on wait for a cycle upper bound */
     uint64_t retirements;     /* retirements so far */
     uint8_t cyc_en, cyc_thresh, cyc_bits;
-    int finished;
+    uint8_t skl168;           /* erratum SKL168: a CYC before a PSB may be missing */
+    int finished, started;
     int cycles_broken;        /* cycles may have passed uncounted: no upper bounds since */
     int last_was_cyc, last_cyc_wrap, in_psb, after_ovf;
     int cyc_bound_pending;    /* the last CYC bounds what came before it, */
@@ -884,7 +885,8 @@ typedef struct ptc_nav_hit {
 typedef enum ptc_nav_basis { PTC_NAV_CYCLE = 0, PTC_NAV_TSC = 1 } ptc_nav_basis;
 
 /* Prepares an empty index in the caller's storage of `capacity` entries.
-   cfg supplies the cycle-counter settings (cyc_en, cyc_thresh, cyc_bits). */
+   cfg supplies the cycle-counter settings (cyc_en, cyc_thresh, cyc_bits)
+   and the errata (SKL168 cuts the cycle upper bounds at a PSB, SPEC 4.2). */
 PTCDEF ptc_status ptc_nav_init(ptc_nav *nav, const ptc_clock_config *cfg, ptc_nav_entry *storage, size_t capacity);
 /* Gives the index the next timed item, in stream order (ptc_clock_pop's
    output). PTC_ERR_NO_SPACE when an entry does not fit: nothing changed;
@@ -3817,6 +3819,7 @@ PTCDEF ptc_status ptc_nav_init(ptc_nav *nav, const ptc_clock_config *cfg, ptc_na
     nav->cyc_en = cfg->cyc_en;
     nav->cyc_thresh = cfg->cyc_thresh;
     nav->cyc_bits = cfg->cyc_bits;
+    nav->skl168 = (cfg->errata & PTC_ERRATUM_SKL168) != 0;
     return PTC_OK;
 }
 
@@ -3865,6 +3868,16 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
     }
     type = it->pkt.type;
     if (type == PTC_PAD) return PTC_OK;
+    if (type == PTC_PSB && nav->skl168 && nav->started) {
+        /* (SKL168) the CYC before this PSB, and the cycles it counted, may
+           be missing: the next CYC's sum no longer bounds what came before,
+           and cycles from here on may be short */
+        if (nav->cyc_bound_pending) ptc__nav_bound(nav, nav->cyc_bound);
+        nav->cyc_bound_pending = 0;
+        nav->pending = nav->count;
+        nav->cycles_broken = 1;
+    }
+    nav->started = 1;
     /* a CYC's sum bounds what came before it unless an OVF follows: then
        it carries the count wrapped during the overflow (SPEC 5.2) */
     if (nav->cyc_bound_pending && type != PTC_OVF) ptc__nav_bound(nav, nav->cyc_bound);

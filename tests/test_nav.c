@@ -69,6 +69,7 @@ static const nav_case nav_cases[] = {
     { 4, "seed", "cyc_en=1,cyc_thresh=2" },          /* idle: sleeps, EXSTOP FUPs */
     { 5, "off", "cyc_en=1" },                        /* dvfs: ratio changes */
     { 6, "seed", "cyc_en=1" },                       /* mixed: overflows too */
+    { 0, "off", "cyc_en=1,skl168=1,psb_freq=0" },    /* erratum SKL168: a CYC lost before a PSB */
 };
 
 typedef struct nav_stats { uint64_t queries, exact, one_packet, width; } nav_stats;
