@@ -67,7 +67,7 @@ replay() { # build-dir target
 # A short libFuzzer run from the corpus, so a regression shows up quickly.
 smoke() { # target dictionary
   mkdir -p "$b/smoke-$1"
-  if "$b/libfuzzer/$1" -max_total_time="${SMOKE_SECONDS:-15}" -max_len=4096 -dict="$2" \
+  if "$b/libfuzzer/$1" -max_total_time="${SMOKE_SECONDS:-12}" -max_len=4096 -dict="$2" \
        -artifact_prefix="$b/" "$b/smoke-$1" "corpus/$1" > "$log.f" 2>&1; then
     echo "ok - fuzz_smoke_$1: $(grep -o '#[0-9]*[[:space:]]*DONE.*' "$log.f" | head -1)"
   else
