@@ -3868,20 +3868,18 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
     }
     type = it->pkt.type;
     if (type == PTC_PAD) return PTC_OK;
-    if (type == PTC_PSB && nav->skl168 && nav->started) {
-        /* (SKL168) the CYC before this PSB, and the cycles it counted, may
-           be missing: the next CYC's sum no longer bounds what came before,
-           and cycles from here on may be short */
-        if (nav->cyc_bound_pending) ptc__nav_bound(nav, nav->cyc_bound);
-        nav->cyc_bound_pending = 0;
-        nav->pending = nav->count;
-        nav->cycles_broken = 1;
-    }
-    nav->started = 1;
     /* a CYC's sum bounds what came before it unless an OVF follows: then
        it carries the count wrapped during the overflow (SPEC 5.2) */
     if (nav->cyc_bound_pending && type != PTC_OVF) ptc__nav_bound(nav, nav->cyc_bound);
     nav->cyc_bound_pending = 0;
+    if (type == PTC_PSB && nav->skl168 && nav->started) {
+        /* (SKL168) the CYC before this PSB, and the cycles it counted, may
+           be missing: the next CYC's sum bounds nothing before it, and
+           sums from here on may be short */
+        nav->pending = nav->count;
+        nav->cycles_broken = 1;
+    }
+    nav->started = 1;
     tsc_lo = t->have_time ? t->tsc_lo : 0;
     tsc_hi = t->have_time ? t->tsc_hi : UINT64_MAX;
     /* a TNT's time is its first branch's; its last went out before the
@@ -4581,8 +4579,7 @@ static void ptc__mdl_skl168_drop_cyc(ptc_model *m)
     if (!m->cfg.skl168) return;
     ptc__mdl_flush_tnt(m); /* (the PSB would send it first, with its CYC) */
     if (!m->cfg.cyc_en || !m->enabled || m->overflow || !m->cyc_count || ptc__mdl_random(m) % 2) return;
-    memset(&p, 0, sizeof p);
-    p.type = PTC_CYC;
+    p = ptc__mdl_blank(PTC_CYC);
     p.u.cyc.cycles = m->cyc_count;
     p.size = (uint8_t)ptc__enc_packet(&p, bytes);
     m->cyc_count = 0;
