@@ -740,6 +740,7 @@ typedef struct ptc_clock {
        middles of their intervals */
     uint64_t seen_pos[PTC__CLK_RATE_ANCHORS], seen_mid[PTC__CLK_RATE_ANCHORS];
     size_t seen_n;
+    uint64_t rate_ticks, rate_cycles; /* the rate they measure (PTC__CLK_RATE_SPAN); 0: none */
     /* rate and cycle positions */
     uint8_t cbr;
     uint32_t epoch;
@@ -2949,23 +2950,6 @@ static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, c
     }
 }
 
-/* The TSC ticks n cycles take at the rate the anchors since rate_ref
-   measured (PTC__CLK_RATE_SPAN): 0 when they span too few cycles, or show
-   no time passing. */
-static int ptc__clk_measured_ticks(const ptc_clock *c, uint64_t n, uint64_t *ticks)
-{
-    size_t newest = (c->seen_n - 1) % PTC__CLK_RATE_ANCHORS, back, older;
-    uint64_t cycles, r;
-    for (back = 1; back < c->seen_n && back < PTC__CLK_RATE_ANCHORS; back++) {
-        older = (c->seen_n - 1 - back) % PTC__CLK_RATE_ANCHORS;
-        cycles = c->seen_pos[newest] - c->seen_pos[older];
-        if (cycles < PTC__CLK_RATE_SPAN) continue;
-        return c->seen_mid[newest] > c->seen_mid[older] &&
-               ptc__math_mad_div(n, c->seen_mid[newest] - c->seen_mid[older], 0, 0, cycles, ticks, &r);
-    }
-    return 0;
-}
-
 /* The point the cycles give an entry with a cycle position: the last
    positioned anchor's point plus the cycles since it at the configured
    nom, or at the middle of the rates nom allows when the trace ruled that
@@ -2987,8 +2971,10 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
        periods (as libipt and perf do); else at the configured nom while
        what the trace shows allows it (the MSR's rounded value is what perf
        assumes), else the middle of the range */
-    if (c->cfg.rate_ppm && c->rate_ref.valid && c->rate_ref.epoch == e->epoch && c->rate_ref_cbr == cbr && ptc__clk_measured_ticks(c, n, &at))
-        return ptc__math_sat_add(a->point, at);
+    if (c->cfg.rate_ppm && c->rate_cycles && c->rate_ref.valid && c->rate_ref.epoch == e->epoch && c->rate_ref_cbr == cbr) {
+        uint64_t q, r; /* n * ticks / cycles */
+        if (ptc__math_mad_div(n, c->rate_ticks, 0, 0, c->rate_cycles, &q, &r)) return ptc__math_sat_add(a->point, q);
+    }
     if (c->nom_cfg_inside) {
         uint64_t d = c->cfg.nom_den * cbr, q, r; /* n * nom / cbr, rounded down as the truth (a TSC) is */
         if (ptc__math_mad_div(n, c->cfg.nom_num, 0, 0, d, &q, &r)) return ptc__math_sat_add(a->point, q);
@@ -3136,15 +3122,30 @@ static uint64_t ptc__clk_ticks_cycles(const ptc_clock *c, uint64_t ticks, uint8_
 
 
 /* An exactly positioned anchor since rate_ref, for the rate the points
-   count cycles at with a wobbling clock (ptc__clk_measured_ticks); one
-   at the same cycle position as the last adds nothing. */
+   count cycles at with a wobbling clock (one at the same cycle position as
+   the last adds nothing): measured from it back to the newest anchor at
+   least PTC__CLK_RATE_SPAN cycles older, as the ticks between the middles
+   of their intervals over the cycles between them; none when no anchor is
+   that far back or no time passed. */
 static void ptc__clk_note_rate_anchor(ptc_clock *c, const ptc__clk_entry *e)
 {
-    size_t at = c->seen_n % PTC__CLK_RATE_ANCHORS;
+    size_t newest = c->seen_n % PTC__CLK_RATE_ANCHORS, back;
+    if (!c->seen_n) c->rate_ticks = c->rate_cycles = 0;
     if (!c->cfg.rate_ppm || (c->seen_n && c->seen_pos[(c->seen_n - 1) % PTC__CLK_RATE_ANCHORS] >= e->pos_lo)) return;
-    c->seen_pos[at] = e->pos_lo;
-    c->seen_mid[at] = e->lo + (e->hi - e->lo) / 2;
+    c->seen_pos[newest] = e->pos_lo;
+    c->seen_mid[newest] = e->lo + (e->hi - e->lo) / 2;
     c->seen_n++;
+    c->rate_ticks = c->rate_cycles = 0;
+    for (back = 1; back < c->seen_n && back < PTC__CLK_RATE_ANCHORS; back++) {
+        size_t older = (c->seen_n - 1 - back) % PTC__CLK_RATE_ANCHORS;
+        uint64_t cycles = c->seen_pos[newest] - c->seen_pos[older];
+        if (cycles < PTC__CLK_RATE_SPAN) continue;
+        if (c->seen_mid[newest] > c->seen_mid[older]) {
+            c->rate_ticks = c->seen_mid[newest] - c->seen_mid[older];
+            c->rate_cycles = cycles;
+        }
+        break;
+    }
 }
 
 /* Two exactly positioned anchors of one epoch at one ratio: N cycles took
