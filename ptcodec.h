@@ -3130,7 +3130,6 @@ static uint64_t ptc__clk_ticks_cycles(const ptc_clock *c, uint64_t ticks, uint8_
 static void ptc__clk_note_rate_anchor(ptc_clock *c, const ptc__clk_entry *e)
 {
     size_t newest = c->seen_n % PTC__CLK_RATE_ANCHORS, back;
-    if (!c->seen_n) c->rate_ticks = c->rate_cycles = 0;
     if (!c->cfg.rate_ppm || (c->seen_n && c->seen_pos[(c->seen_n - 1) % PTC__CLK_RATE_ANCHORS] >= e->pos_lo)) return;
     c->seen_pos[newest] = e->pos_lo;
     c->seen_mid[newest] = e->lo + (e->hi - e->lo) / 2;
