@@ -108,7 +108,8 @@ extern "C" {
     X(PTC_ERR_PSB_OVERLAP,-16, "psb_overlap",  "these bytes would make a packet that runs into the PSB after them: they are damaged") \
     X(PTC_ERR_NOT_FOUND,  -17, "not_found",    "no retirement in the trace answers the query, or the input holds no such thing") \
     X(PTC_ERR_BAD_PERF,   -18, "bad_perf_data", "the perf.data is malformed at the reader's error_offset") \
-    X(PTC_ERR_UNSUPPORTED,-19, "unsupported",  "valid input this version cannot read (a big-endian or compressed perf.data)")
+    X(PTC_ERR_UNSUPPORTED,-19, "unsupported",  "valid input this version cannot read (a big-endian or compressed perf.data)") \
+    X(PTC_ERR_CUT_CYC,    -20, "cut_cyc",      "a CYC cut after its first byte by the OVF that follows (erratum SKD007): its count is lost")
 
 typedef enum ptc_status {
 #define PTC__X(e, v, n, m) e = v,
@@ -460,6 +461,7 @@ PTCDEF int ptc_packet_equal(const ptc_packet *a, const ptc_packet *b);
 
 /* Decoder flags */
 #define PTC_DECODE_NO_SYNC 1u /* decode from the first byte; no PSB search */
+#define PTC_DECODE_SKD007  2u /* the CPU has erratum SKD007: an OVF may cut a CYC (SPEC 1.9 rule 5) */
 
 /* One thing the stream decoder reports: a packet or an error. */
 typedef struct ptc_item {
@@ -521,7 +523,9 @@ PTCDEF void ptc_decoder_init_buffer(ptc_decoder *dec, unsigned flags,
    offset and decoding resumes at the next PSB after it; the input ending
    inside a packet is a truncated error at that packet's offset; with no
    PSB anywhere (sync mode, non-empty input) one no_psb error at the first
-   offset. Results never depend on how the input was split into chunks. */
+   offset; with PTC_DECODE_SKD007, a CYC cut by an OVF is a cut_cyc error
+   and the OVF follows it (no resync). Results never depend on how the
+   input was split into chunks. */
 PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item);
 
 
@@ -592,7 +596,9 @@ PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt);
     X(PTC_ERRATUM_SKL168, 0x1u, "skl168", \
       "a PSB can drop the CYC right before it and an MTC: cycle counts do not span a PSB, one more MTC may be missing") \
     X(PTC_ERRATUM_SKZ84, 0x2u, "skz84", \
-      "a TMA's CTC and FastCounter can be wrong (a VMX guest with TSC offsetting or scaling): TMAs are not used")
+      "a TMA's CTC and FastCounter can be wrong (a VMX guest with TSC offsetting or scaling): TMAs are not used") \
+    X(PTC_ERRATUM_SKD007, 0x4u, "skd007", \
+      "an OVF can cut a multi-byte CYC after its first byte: decoded as a cut_cyc error (PTC_DECODE_SKD007), its cycles lost")
 
 enum {
 #define PTC__X(e, bit, name, what) e = bit,
@@ -611,6 +617,9 @@ PTCDEF uint32_t ptc_errata_for_cpu(unsigned family, unsigned model, unsigned ste
 PTCDEF uint32_t ptc_erratum_from_name(const char *name);
 PTCDEF const char *ptc_erratum_name(uint32_t erratum);
 PTCDEF const char *ptc_erratum_effect(uint32_t erratum);
+/* The stream decoder's flags for a trace with these errata
+   (PTC_DECODE_SKD007 for SKD007), to OR with the others. */
+PTCDEF unsigned ptc_errata_decode_flags(uint32_t errata);
 
 /* What the clock needs to know about the trace's configuration. */
 typedef struct ptc_clock_config {
@@ -821,6 +830,10 @@ typedef struct ptc_ring_reader {
 } ptc_ring_reader;
 
 PTCDEF ptc_status ptc_ring_reader_init(ptc_ring_reader *rd, const uint8_t *buf, size_t cap, uint64_t written);
+/* The same with the stream decoder's flags (PTC_DECODE_*; NO_SYNC makes
+   no sense here, as the oldest byte kept may be inside a packet). */
+PTCDEF ptc_status ptc_ring_reader_init_flags(ptc_ring_reader *rd, const uint8_t *buf, size_t cap, uint64_t written,
+                                             unsigned flags);
 /* The next packet or error (PTC_OK) or PTC_END, as ptc_decoder_next. */
 PTCDEF ptc_status ptc_ring_reader_next(ptc_ring_reader *rd, ptc_item *item);
 /* What the history lost: bytes [0, *overwritten) were overwritten, bytes
@@ -897,7 +910,8 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t);
 PTCDEF ptc_status ptc_nav_set_storage(ptc_nav *nav, ptc_nav_entry *storage, size_t capacity);
 /* No more items: settles every interval. Queries need it. */
 PTCDEF void ptc_nav_finish(ptc_nav *nav);
-/* Convenience: decode buf (synchronizing at its first PSB), time it with
+/* Convenience: decode buf (synchronizing at its first PSB, with the
+   decoder flags of the clock's errata), time it with
    *clk (prepared by the caller with ptc_clock_init) and index it into nav
    (prepared with ptc_nav_init; `len` entries always suffice), then finish. */
 PTCDEF ptc_status ptc_nav_build(ptc_nav *nav, ptc_clock *clk, const uint8_t *buf, size_t len);
@@ -997,6 +1011,11 @@ typedef struct ptc_model_config {
        the jitter generator (a CYC dropped is in the truth as dropped; the
        next CYC counts from the PSB); 0: never */
     uint8_t skl168;
+    /* erratum SKD007 (SPEC 3.12): the OVF at an overflow's end cuts a
+       multi-byte CYC right before it after its first byte, with chance 1/2
+       from the jitter generator (in the truth as PTC_FATE_CUT; its bytes
+       decode with PTC_DECODE_SKD007); 0: never */
+    uint8_t skd007;
     /* step one cycle at a time instead of jumping from event to event (the
        reference the fast path is tested against; same output, slower) */
     uint8_t reference_stepping;
@@ -1010,7 +1029,9 @@ PTCDEF void ptc_model_config_default(ptc_model_config *cfg);
 /* A time the model knows exactly: TSC = tsc + num/den (0 <= num < den). */
 typedef struct ptc_exact_tsc { uint64_t tsc, num, den; } ptc_exact_tsc;
 
-enum { PTC_FATE_EMITTED = 0, PTC_FATE_SUPPRESSED = 1, PTC_FATE_DROPPED = 2 };
+/* A packet's fate: emitted whole; suppressed by the policy; lost; or cut
+   (only its first byte reached the stream: a CYC cut by an OVF, cfg.skd007) */
+enum { PTC_FATE_EMITTED = 0, PTC_FATE_SUPPRESSED = 1, PTC_FATE_DROPPED = 2, PTC_FATE_CUT = 3 };
 
 /* What the model reports for every packet it generates. */
 typedef struct ptc_truth {
@@ -1021,7 +1042,8 @@ typedef struct ptc_truth {
                                generated, or for a TNT its first branch (SPEC 3.1) */
     uint64_t art;         /* the ART (CTC) count when it was generated */
     uint8_t fate;         /* PTC_FATE_*: emitted, suppressed by the policy, lost (to an
-                             overflow, an MTC to cfg.mtc_lost, a CYC to cfg.skl168) */
+                             overflow, an MTC to cfg.mtc_lost, a CYC to cfg.skl168),
+                             cut (a CYC to cfg.skd007) */
 } ptc_truth;
 
 /* Workload events (SPEC 5.3). */
@@ -2520,6 +2542,21 @@ static void ptc__str_report_error(ptc_item *item, uint64_t offset, ptc_status er
     item->error = error;
 }
 
+/* Erratum SKD007 (PTC_DECODE_SKD007): an OVF can take the place of a
+   multi-byte CYC's bytes after its first. That first byte and the OVF's
+   02 then read as a 2-byte CYC (of 32 to 63 cycles), and the OVF's F3 as
+   a CYC of 30. A whole pair of such CYCs reads the same (one timing a
+   TNT's first branch, one before the next packet); told of the erratum,
+   the decoder takes the bytes to be the erratum, as libipt's does (SPEC
+   1.9 rule 5). 1: the CYC of n bytes at p is cut; 0: it is not; -1: the
+   byte after it is needed. */
+static int ptc__str_cyc_cut(const ptc_decoder *dec, const uint8_t *p, size_t avail, size_t n, ptc_packet_type t)
+{
+    if (!(dec->flags & PTC_DECODE_SKD007) || t != PTC_CYC || n != 2 || p[1] != PTC_OP_EXT) return 0;
+    if (avail == n) return dec->finished ? 0 : -1;
+    return p[n] == PTC_EXT_OVF;
+}
+
 /* Everything but the common case: chunk edges, sync search, errors. */
 static ptc_status ptc__str_next_general(ptc_decoder *dec, ptc_item *item)
 {
@@ -2577,6 +2614,13 @@ static ptc_status ptc__str_next_general(ptc_decoder *dec, ptc_item *item)
         } else {
             int n = ptc__dec_packet(p, avail, dec->block, &item->pkt);
             ptc_status st = n > 0 ? PTC_OK : (ptc_status)n;
+            int cut = st == PTC_OK ? ptc__str_cyc_cut(dec, p, avail, (size_t)n, item->pkt.type) : 0;
+            if (cut < 0) return ptc__str_wait_for_input(dec, p, avail);
+            if (cut) { /* the OVF is next, at the byte after the CYC's first */
+                ptc__str_report_error(item, dec->pos, PTC_ERR_CUT_CYC);
+                ptc__str_advance(dec, 1);
+                return PTC_OK;
+            }
             if (st == PTC_OK && item->pkt.type != PTC_PSB) {
                 int inside = ptc__str_psb_inside(p, avail, (size_t)n, dec->finished);
                 if (inside == PTC__STR_PSB_PARTIAL) return ptc__str_wait_for_input(dec, p, avail);
@@ -2616,7 +2660,8 @@ PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
             int n = ptc__dec_packet(dec->chunk + at, dec->chunk_len - at, dec->block, &item->pkt);
             /* (only a PSB fills all 16 bytes, so after any other packet
                the next byte is in the chunk) */
-            if (PTC__LIKELY(n > 0) && PTC__LIKELY(n == 16 || !ptc__str_psb_hint(dec->chunk + at, (size_t)n))) {
+            if (PTC__LIKELY(n > 0) && PTC__LIKELY(n == 16 || !ptc__str_psb_hint(dec->chunk + at, (size_t)n)) &&
+                PTC__LIKELY(!ptc__str_cyc_cut(dec, dec->chunk + at, dec->chunk_len - at, (size_t)n, item->pkt.type))) {
                 item->offset = dec->pos;
                 item->error = PTC_OK;
                 ptc__str_account(dec, item);
@@ -2745,7 +2790,7 @@ PTCDEF uint32_t ptc_errata_for_cpu(unsigned family, unsigned model, unsigned ste
 {
     /* family 6 models by erratum (shared/reference/timing-rules.md §8);
        no erratum here depends on the stepping */
-    static const uint8_t skl168[] = { 78, 94, 142, 158, 165, 166 };
+    static const uint8_t skl168[] = { 78, 94, 142, 158, 165, 166 }; /* and SKD007 */
     static const uint8_t skz84[] = { 85, 106, 108, 143, 173, 174, 207 };
     uint32_t errata = 0;
     size_t i;
@@ -2753,10 +2798,15 @@ PTCDEF uint32_t ptc_errata_for_cpu(unsigned family, unsigned model, unsigned ste
     if (family == 19 && model == 1) errata |= PTC_ERRATUM_SKZ84;
     if (family != 6) return errata;
     for (i = 0; i < sizeof skl168; i++)
-        if (model == skl168[i]) errata |= PTC_ERRATUM_SKL168;
+        if (model == skl168[i]) errata |= PTC_ERRATUM_SKL168 | PTC_ERRATUM_SKD007;
     for (i = 0; i < sizeof skz84; i++)
         if (model == skz84[i]) errata |= PTC_ERRATUM_SKZ84;
     return errata;
+}
+
+PTCDEF unsigned ptc_errata_decode_flags(uint32_t errata)
+{
+    return (errata & PTC_ERRATUM_SKD007) ? PTC_DECODE_SKD007 : 0u;
 }
 
 PTCDEF uint32_t ptc_erratum_from_name(const char *name)
@@ -3767,14 +3817,15 @@ PTCDEF void ptc_ring_stop_after(ptc_ring *r, uint64_t after)
 
 PTCDEF uint64_t ptc_ring_written(const ptc_ring *r) { return r ? r->written : 0; }
 
-PTCDEF ptc_status ptc_ring_reader_init(ptc_ring_reader *rd, const uint8_t *buf, size_t cap, uint64_t written)
+PTCDEF ptc_status ptc_ring_reader_init_flags(ptc_ring_reader *rd, const uint8_t *buf, size_t cap, uint64_t written,
+                                             unsigned flags)
 {
     size_t wrap;
     if (!rd || (!buf && cap) || (!cap && written)) return PTC_ERR_BAD_ARGUMENT;
     memset(rd, 0, sizeof *rd);
     rd->written = rd->decoded_from = written;
     if (written <= cap) { /* never wrapped: the bytes are buf[0, written) */
-        ptc_decoder_init_buffer(&rd->dec, 0, buf, (size_t)written);
+        ptc_decoder_init_buffer(&rd->dec, flags, buf, (size_t)written);
         return PTC_OK;
     }
     /* the oldest byte is where the next would have gone */
@@ -3782,10 +3833,15 @@ PTCDEF ptc_status ptc_ring_reader_init(ptc_ring_reader *rd, const uint8_t *buf, 
     rd->kept_from = written - cap;
     rd->rest = buf;
     rd->rest_len = wrap;
-    ptc_decoder_init(&rd->dec, 0, rd->kept_from);
+    ptc_decoder_init(&rd->dec, flags, rd->kept_from);
     (void)ptc_decoder_feed(&rd->dec, buf + wrap, cap - wrap);
     if (!wrap) ptc_decoder_finish(&rd->dec);
     return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_ring_reader_init(ptc_ring_reader *rd, const uint8_t *buf, size_t cap, uint64_t written)
+{
+    return ptc_ring_reader_init_flags(rd, buf, cap, written, 0);
 }
 
 PTCDEF ptc_status ptc_ring_reader_next(ptc_ring_reader *rd, ptc_item *item)
@@ -3998,7 +4054,7 @@ PTCDEF ptc_status ptc_nav_build_ring(ptc_nav *nav, ptc_clock *clk, const uint8_t
     ptc_timed_item t;
     ptc_status st;
     if (!nav || !clk) return PTC_ERR_BAD_ARGUMENT;
-    st = ptc_ring_reader_init(&rd, buf, cap, written);
+    st = ptc_ring_reader_init_flags(&rd, buf, cap, written, ptc_errata_decode_flags(clk->cfg.errata));
     while (st == PTC_OK && ptc_ring_reader_next(&rd, &it) == PTC_OK) {
         st = ptc_clock_push(clk, &it);
         while (st == PTC_OK && ptc_clock_pop(clk, &t) == PTC_OK) st = ptc_nav_add(nav, &t);
@@ -4228,6 +4284,7 @@ PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, cons
     PTC__MDL_REQUIRE(cfg->trigger_counter <= PTC_COUNTERS_MAX, "trigger_counter");
     PTC__MDL_REQUIRE(cfg->rate_ppm <= PTC_MODEL_RATE_PPM_MAX, "rate_ppm");
     PTC__MDL_REQUIRE(cfg->skl168 <= 1, "skl168");
+    PTC__MDL_REQUIRE(cfg->skd007 <= 1, "skd007");
     m->wobble_left = PTC__MDL_WOBBLE_STEP_CYCLES;
     g = ptc__math_gcd(cfg->art_hz, 100000000u);
     m->art_per_cycle_num = cfg->art_hz / g;
@@ -4316,7 +4373,7 @@ static void ptc__mdl_record(ptc_model *m, const ptc_packet *p, const uint8_t *by
         t.time = m->tnt_time[0];
     }
     t.fate = fate;
-    m->sink.packet(m->sink.user, bytes, fate == PTC_FATE_EMITTED ? n : 0, &t);
+    m->sink.packet(m->sink.user, bytes, fate == PTC_FATE_EMITTED ? n : fate == PTC_FATE_CUT ? 1 : 0, &t);
 }
 
 /* The retirements a packet that reached the stream carries (SPEC 4.1): the
@@ -4829,12 +4886,36 @@ static void ptc__mdl_mtc_edge(ptc_model *m)
     if (m->cfg.mtc_jitter) m->mtc_due += ptc__mdl_random(m) % ((uint64_t)m->cfg.mtc_jitter + 1);
 }
 
+/* Erratum SKD007 (cfg.skd007): the CYC that goes out with the OVF, when
+   it has more than one byte, may keep only its first; the OVF's bytes
+   take the place of the rest. */
+static void ptc__mdl_skd007_cut_cyc(ptc_model *m)
+{
+    ptc_packet p;
+    uint8_t bytes[PTC_MAX_PACKET_SIZE];
+    uint64_t thresh = m->cfg.cyc_thresh ? UINT64_C(1) << (m->cfg.cyc_thresh - 1) : 0;
+    /* (a count of 32 or more does not fit the first byte's five bits) */
+    if (!m->cfg.skd007 || !m->cfg.cyc_en || !m->enabled || m->cyc_count < 32) return;
+    if (m->cyc_count < thresh && !m->last_was_cyc) return; /* no CYC goes out with this OVF */
+    if (ptc__mdl_random(m) % 2) return;
+    p = ptc__mdl_blank(PTC_CYC);
+    p.u.cyc.cycles = m->cyc_count;
+    p.size = (uint8_t)ptc__enc_packet(&p, bytes);
+    m->cyc_count = 0;
+    ptc__mdl_record(m, &p, bytes, p.size, PTC_FATE_CUT);
+    m->generated++;
+    if (m->cfg.fifo_bytes) m->fifo_fill += m->cfg.drain_cycles; /* its one byte (the buffer is empty) */
+    m->offset++;
+    m->psb_bytes++;
+}
+
 static void ptc__mdl_overflow_end(ptc_model *m)
 {
     m->overflow = 0;
     m->tnt_count = 0; /* branches retired during the overflow are lost */
     m->tnt_bits = 0;
     m->retc_depth = 0; /* and so may be CALLs: their RETs must not be compressed */
+    ptc__mdl_skd007_cut_cyc(m);
     (void)ptc__mdl_emit_simple(m, PTC_OVF);
     /* time again after the gap (as Linux perf expects and libipt's
        ovf-timing vectors show): MTCs lost in the overflow may be more than
@@ -5461,6 +5542,7 @@ PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_c
     cfg->rate_ppm = m->rate_ppm;
     cfg->psb_early_tsc = m->psb_early_tsc != 0;
     if (m->skl168) cfg->errata |= PTC_ERRATUM_SKL168;
+    if (m->skd007) cfg->errata |= PTC_ERRATUM_SKD007;
 }
 
 PTCDEF unsigned ptc_model_nom_freq(const ptc_model_config *m)
@@ -6267,10 +6349,11 @@ REVISION HISTORY
            can be overridden; a packet's carry is at most 31 bytes; clock:
            real clocks (MTC jitter, a PSB+'s TSC sampled early, rate wobble,
            lost MTCs) with hardware defaults, ptc_clock_config_sdm(); model:
-           mtc_jitter, jitter_seed, mtc_lost, rate_ppm, psb_early_tsc, skl168;
-           points follow a wobbling clock's measured rate;
-           errata (PTC_ERRATA_LIST,
-           ptc_errata_for_cpu); hidden_stops; part 6, perf.data: ptc_perf_open,
+           mtc_jitter, jitter_seed, mtc_lost, rate_ppm, psb_early_tsc, skl168,
+           skd007 (PTC_FATE_CUT); points follow a wobbling clock's measured rate;
+           errata (PTC_ERRATA_LIST, ptc_errata_for_cpu, ptc_errata_decode_flags);
+           erratum SKD007 in the stream decoder (PTC_DECODE_SKD007, cut_cyc),
+           ptc_ring_reader_init_flags; hidden_stops; part 6, perf.data: ptc_perf_open,
            ptc_perf_next, ptc_clock_config_from_perf, ptc_perf_tsc_to_ns,
            ptc_perf_write (with COMM and MMAP sideband), ptc_perf_info_from_model,
            every sample layout; model: ptc_model_call, ptc_model_ret with RET

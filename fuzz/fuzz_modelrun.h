@@ -172,6 +172,8 @@ UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
     if (fz_take(in, 0, 3) == 3) cfg->psb_early_tsc = (uint8_t)fz_take(in, 1, 255);
     /* and erratum SKL168's CYC dropped before a PSB */
     cfg->skl168 = (uint8_t)(fz_take(in, 0, 3) == 3);
+    /* and erratum SKD007's CYC cut by the OVF after an overflow */
+    cfg->skd007 = (uint8_t)(fz_take(in, 0, 3) == 3);
 }
 
 #endif

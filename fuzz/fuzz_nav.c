@@ -40,7 +40,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cut = fz_take(&in, 0, 255);
     after = fz_take(&in, 0, 2000);
     fz_model_run(&cfg, in.data, in.size, &r);
-    if (r.len > sizeof entries / sizeof entries[0] || r.len == 0) { mr_free(&r); return 0; }
+    if (r.len > sizeof entries / sizeof entries[0] || r.len == 0 || mr_skd007_ambiguous(&cfg, &r)) {
+        mr_free(&r);
+        return 0;
+    }
     /* a snapshot ring: cut 0..127 one that holds everything; else one of
        cut/256 of the trace, which stops at the first packet boundary
        `after` bytes past a TRIG */
@@ -49,15 +52,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     written = 0;
     for (k = 0; k < r.nt; k++) {
         const ptc_truth *t = &r.t[k];
-        if (t->fate != PTC_FATE_EMITTED) continue;
-        FZ_ASSERT(ptc_ring_write(&ring, r.bytes + t->offset, t->pkt.size) == t->pkt.size, "ring stopped early");
-        written = (size_t)(t->offset + t->pkt.size);
+        size_t bytes = mr_stream_size(t);
+        if (!bytes) continue;
+        FZ_ASSERT(ptc_ring_write(&ring, r.bytes + t->offset, bytes) == bytes, "ring stopped early");
+        written = (size_t)(t->offset + bytes);
         if (cut >= 128 && t->pkt.type == PTC_TRIG) {
             size_t stop = written + after;
             while (written < stop && ++k < r.nt) {
-                if (r.t[k].fate != PTC_FATE_EMITTED) continue;
-                FZ_ASSERT(ptc_ring_write(&ring, r.bytes + r.t[k].offset, r.t[k].pkt.size) == r.t[k].pkt.size, "ring");
-                written = (size_t)(r.t[k].offset + r.t[k].pkt.size);
+                size_t more = mr_stream_size(&r.t[k]);
+                if (!more) continue;
+                FZ_ASSERT(ptc_ring_write(&ring, r.bytes + r.t[k].offset, more) == more, "ring");
+                written = (size_t)(r.t[k].offset + more);
             }
             break;
         }

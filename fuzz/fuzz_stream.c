@@ -6,8 +6,11 @@
      a read past a chunk's end is caught by the sanitizer);
    - every packet re-encodes to exactly the input bytes at its offset;
    - offsets never go back; a packet follows the previous one directly
-     unless an error came in between, and then it is a PSB.
-   Parameters (from the input's end): sync or not, up to 8 chunk sizes. */
+     unless an error came in between, and then it is a PSB;
+   - a cut_cyc error (erratum SKD007) comes only with its flag, where the
+     bytes are a CYC's first byte and an OVF, and the OVF follows it.
+   Parameters (from the input's end): sync or not, SKD007 or not, up to 8
+   chunk sizes. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_helpers.h"
@@ -36,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size > FZ_MAX_INPUT) return 0;
     in.data = data;
     in.size = size;
-    flags = fz_take(&in, 0, 1) ? PTC_DECODE_NO_SYNC : 0;
+    flags = (unsigned)fz_take(&in, 0, 3); /* PTC_DECODE_NO_SYNC, PTC_DECODE_SKD007 */
     nsizes = fz_take(&in, 1, 8);
     for (i = 0; i < nsizes; i++) sizes[i] = fz_take(&in, 0, 255);
 
@@ -62,6 +65,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       (unsigned long long)it.offset);
             next = it.offset + w;
             after_error = 0;
+        } else if (it.error == PTC_ERR_CUT_CYC) {
+            FZ_ASSERT((flags & PTC_DECODE_SKD007) && !after_error && it.offset == next && it.offset + 3 <= in.size &&
+                          (in.data[it.offset] & 7) == 7 && in.data[it.offset + 1] == PTC_OP_EXT &&
+                          in.data[it.offset + 2] == PTC_EXT_OVF,
+                      "cut_cyc at %llu", (unsigned long long)it.offset);
+            next = it.offset + 1; /* the OVF, not a resync */
         } else {
             FZ_ASSERT(it.offset <= in.size, "error offset past the end");
             FZ_ASSERT(it.error == PTC_ERR_NO_PSB || (!after_error && it.offset == next),

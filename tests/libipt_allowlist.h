@@ -247,17 +247,21 @@ UT_FN int lx_to_libipt(const ptc_packet *o, struct pt_packet *t)
 
 /* A libipt packet decoder over [b, b+n), set at offset 0 (no sync), or
    NULL. */
-UT_FN struct pt_packet_decoder *lx_decoder_at_0(const uint8_t *b, size_t n)
+/* libipt's packet decoder at offset 0, told of erratum SKD007 or not. */
+UT_FN struct pt_packet_decoder *lx_decoder_at_0_errata(const uint8_t *b, size_t n, int skd007)
 {
     struct pt_config cfg;
     struct pt_packet_decoder *d;
     pt_config_init(&cfg);
+    cfg.errata.skd007 = skd007 ? 1 : 0;
     cfg.begin = (uint8_t *)b;
     cfg.end = (uint8_t *)b + n;
     d = pt_pkt_alloc_decoder(&cfg);
     if (d && pt_pkt_sync_set(d, 0) < 0) { pt_pkt_free_decoder(d); d = NULL; }
     return d;
 }
+
+UT_FN struct pt_packet_decoder *lx_decoder_at_0(const uint8_t *b, size_t n) { return lx_decoder_at_0_errata(b, n, 0); }
 
 /* The outcome of walking the same bytes through both decoders. */
 typedef struct lx_walk {
@@ -316,6 +320,42 @@ UT_FN lx_walk lx_compare_walk(const uint8_t *b, size_t n)
     }
     pt_pkt_free_decoder(d);
     return w;
+}
+
+/* The overflows libipt's query decoder reports in a stream (told of
+   erratum SKD007 or not), walked from its first PSB by answering each
+   query it allows (as bench/timecmp.c does). *to_end: it reached the end
+   without an error. */
+UT_FN size_t lx_query_overflows(const uint8_t *b, size_t n, int skd007, int *to_end)
+{
+    struct pt_config cfg;
+    struct pt_query_decoder *q;
+    size_t overflows = 0;
+    uint64_t ip;
+    int st;
+    pt_config_init(&cfg);
+    cfg.errata.skd007 = skd007 ? 1 : 0;
+    cfg.begin = (uint8_t *)b;
+    cfg.end = (uint8_t *)b + n;
+    *to_end = 0;
+    q = pt_qry_alloc_decoder(&cfg);
+    if (!q) return 0;
+    st = pt_qry_sync_forward(q, &ip);
+    while (st >= 0) {
+        int taken;
+        while (st >= 0 && (st & pts_event_pending)) {
+            struct pt_event ev;
+            st = pt_qry_event(q, &ev, sizeof ev);
+            if (st >= 0 && ev.type == ptev_overflow) overflows++;
+        }
+        if (st < 0 || (st & pts_eos)) break;
+        st = pt_qry_cond_branch(q, &taken);
+        if (st == -pte_bad_query) st = pt_qry_indirect_branch(q, &ip);
+        if (st == -pte_bad_query) st = pts_event_pending; /* an event it did not flag */
+    }
+    *to_end = st >= 0 || st == -pte_eos;
+    pt_qry_free_decoder(q);
+    return overflows;
 }
 
 #endif

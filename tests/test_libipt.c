@@ -205,6 +205,58 @@ static void model_streams_decode_in_libipt(void)
         }
 }
 
+/* SPEC 1.9 rule 5: the model's CYCs cut by erratum SKD007 (skd007). Told of
+   the erratum, ptcodec's decoder and libipt's query decoder find the same
+   OVFs; libipt not told misses those after the cut CYCs (so the check can
+   fail). (libipt 2.0's packet decoder does not know the erratum.) With a
+   CYC threshold of 64 cycles the model writes no whole CYC pair that reads
+   as a cut one, which would stop libipt's query decoder (an OVF followed
+   by no FUP) as it would mislead ptcodec's. */
+static void skd007_cuts_read_alike_in_libipt(void)
+{
+    int wi;
+    size_t total = 0;
+    for (wi = 0; wi < WL_COUNT; wi++) {
+        ptc_model_config cfg;
+        ptc_model m;
+        mr_trace o;
+        ptc_model_sink sink = mr_start(&o, 1);
+        ptc_decoder dec;
+        ptc_item it;
+        size_t i, cut_truths = 0, cuts = 0, ovfs = 0, theirs, theirs_untold;
+        int to_end, untold_to_end;
+        ptc_model_config_default(&cfg);
+        wl_configure(wi, &cfg);
+        cfg.cyc_en = 1;
+        cfg.cyc_thresh = 7;
+        cfg.fifo_bytes = 128;
+        cfg.drain_bytes = 1;
+        cfg.drain_cycles = 16;
+        cfg.skd007 = 1;
+        CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
+        wl_run_workload(wi, &m, 2000000, 7);
+        CHECK(!mr_skd007_ambiguous(&cfg, &o), "%s: a whole CYC pair reads as a cut one", wl_names[wi]);
+        for (i = 0; i < o.nt; i++) cut_truths += o.t[i].fate == PTC_FATE_CUT;
+        ptc_decoder_init_buffer(&dec, PTC_DECODE_SKD007, o.bytes, o.len);
+        while (ptc_decoder_next(&dec, &it) == PTC_OK) {
+            cuts += it.error == PTC_ERR_CUT_CYC;
+            ovfs += it.error == PTC_OK && it.pkt.type == PTC_OVF;
+        }
+        theirs = lx_query_overflows(o.bytes, o.len, 1, &to_end);
+        theirs_untold = lx_query_overflows(o.bytes, o.len, 0, &untold_to_end);
+        CHECK(to_end, "%s: libipt's query decoder stopped early", wl_names[wi]);
+        CHECK(cuts == cut_truths, "%s: %zu cut_cyc items for %zu cut CYCs", wl_names[wi], cuts, cut_truths);
+        CHECK(ovfs == theirs, "%s: ptcodec found %zu OVFs, libipt %zu", wl_names[wi], ovfs, theirs);
+        CHECK(!cut_truths || theirs_untold < theirs || !untold_to_end, "%s: libipt untold found %zu OVFs of %zu",
+              wl_names[wi], theirs_untold, theirs);
+        total += cut_truths;
+        mr_free(&o);
+    }
+    CHECK(total > 20, "the model cut %zu CYCs in all", total);
+    printf("# erratum SKD007: %zu cut CYCs in %d workloads, every OVF after them found by libipt told of it\n", total,
+           WL_COUNT);
+}
+
 /* ---- the model's flow against libipt's instruction flow decoder ------- */
 
 /* A small x86-64 program with one of every kind of control flow the model
@@ -360,6 +412,7 @@ int main(void)
     RUN(every_opcode_same_class);
     RUN(arbitrary_bytes_same_packets_or_same_error);
     RUN(model_streams_decode_in_libipt);
+    RUN(skd007_cuts_read_alike_in_libipt);
     RUN(model_flow_is_libipts_instruction_flow);
     TL_EXIT();
 }

@@ -327,7 +327,8 @@ static void fast_forward_equals_single_step(void)
         "mtc_lost=3,mtc_jitter=6,jitter_seed=21,mtc_freq=0,cyc_en=1,cyc_thresh=2",
         "rate_ppm=100000,mtc_freq=0,cyc_en=1,cyc_thresh=0", "rate_ppm=3000,core_ratio=13,cpuid_0x15_eax=3,cpuid_0x15_ebx=250",
         "psb_early_tsc=255,mtc_freq=0,cyc_en=1,cyc_thresh=0,mtc_jitter=3,jitter_seed=5", "psb_early_tsc=60,rate_ppm=20000,mtc_lost=1",
-        "skl168=1,cyc_en=1,cyc_thresh=1,psb_freq=0,mtc_jitter=2"
+        "skl168=1,cyc_en=1,cyc_thresh=1,psb_freq=0,mtc_jitter=2",
+        "skd007=1,fifo_bytes=128,drain_bytes=1,drain_cycles=8,cyc_en=1,cyc_thresh=0,jitter_seed=4"
     };
     static const char *policies[] = { "off", "seed", "threshold=3,resume_value=0", "threshold=1,resume_after=7,min_burst=3" };
     int wi;
@@ -418,11 +419,15 @@ static void seed_fig5_timelines(void)
 /* ---- 5.2 CYC ------------------------------------------------------------ */
 
 /* Every CYC carries the cycles since the previous one (or since TraceEn);
-   the counter wraps only during an overflow. */
+   the counter wraps only during an overflow. A CYC cut by erratum SKD007
+   counted them too (the truth has its whole count), and its first byte is
+   in the stream. */
 static void cyc_values_sum_to_true_cycles(void)
 {
     static const char *settings[] = { "cyc_en=1,cyc_thresh=0", "cyc_en=1,cyc_thresh=4", "cyc_en=1,cyc_thresh=9,cyc_bits=8",
-                                      "cyc_en=1,cyc_thresh=2,fifo_bytes=200,drain_bytes=1,drain_cycles=6,cyc_bits=10" };
+                                      "cyc_en=1,cyc_thresh=2,fifo_bytes=200,drain_bytes=1,drain_cycles=6,cyc_bits=10",
+                                      "cyc_en=1,cyc_thresh=0,fifo_bytes=128,drain_bytes=1,drain_cycles=8,skd007=1" };
+    size_t cut = 0;
     int wi;
     size_t s;
     for (wi = 0; wi < WL_COUNT; wi++)
@@ -441,11 +446,22 @@ static void cyc_values_sum_to_true_cycles(void)
             for (i = 0; i < c.nt; i++) {
                 const ptc_truth *t = &c.t[i];
                 if (t->fate == PTC_FATE_DROPPED) overflowed = 1;
-                if (t->fate != PTC_FATE_EMITTED || t->pkt.type != PTC_CYC) continue;
+                if (t->fate == PTC_FATE_DROPPED && t->pkt.type == PTC_CYC) last = t->cycle; /* it counted them, then was lost */
+                if (!mr_in_stream(t) || t->pkt.type != PTC_CYC) continue;
                 n++;
+                if (t->fate == PTC_FATE_CUT) {
+                    uint8_t whole[PTC_MAX_PACKET_SIZE];
+                    size_t w = 0;
+                    cut++;
+                    CHECK(ptc_encode_packet(&t->pkt, whole, sizeof whole, &w) == PTC_OK && w > 1 &&
+                              c.bytes[t->offset] == whole[0] && c.bytes[t->offset + 1] == PTC_OP_EXT &&
+                              c.bytes[t->offset + 2] == PTC_EXT_OVF,
+                          "%s: the cut CYC at %llu is not its first byte and an OVF", wl_names[wi],
+                          (unsigned long long)t->offset);
+                }
                 if (overflowed)
                     CHECK(t->pkt.u.cyc.cycles == ((t->cycle - last) & ((UINT64_C(1) << cfg.cyc_bits) - 1)),
-                          "%s [%s]: CYC after overflow", wl_names[wi], settings[s]);
+                          "%s [%s]: CYC after overflow at %llu", wl_names[wi], settings[s], (unsigned long long)t->offset);
                 else
                     CHECK(t->pkt.u.cyc.cycles == t->cycle - last, "%s [%s]: CYC %llu at cycle %llu, last at %llu",
                           wl_names[wi], settings[s], (unsigned long long)t->pkt.u.cyc.cycles,
@@ -457,6 +473,7 @@ static void cyc_values_sum_to_true_cycles(void)
             CHECK(n > 10, "%s [%s]: %zu CYCs", wl_names[wi], settings[s], n);
             mr_free(&c);
         }
+    CHECK(cut > 20, "skd007 cut %zu CYCs", cut);
 }
 
 /* With threshold 0 every eligible packet is preceded by a CYC unless a CYC

@@ -48,6 +48,15 @@ static int decode(const uint8_t *buf, size_t len, unsigned flags, const size_t *
     }
 }
 
+/* Decodes buf cut at `split` (0: not cut), then in chunks of 1 to 5 bytes. */
+static int decode_split(const uint8_t *buf, size_t len, unsigned flags, size_t split, item_list *out)
+{
+    size_t sizes[2];
+    sizes[0] = split ? split : len;
+    sizes[1] = 1 + split % 5;
+    return decode(buf, len, flags, sizes, 2, out);
+}
+
 static int items_equal(const ptc_item *a, const ptc_item *b)
 {
     if (a->offset != b->offset || a->error != b->error) return 0;
@@ -206,10 +215,7 @@ static void packet_running_into_a_psb_is_an_error(void)
     n = put(buf, psb_at, PTC_PSB, 0);
     n = put(buf, n, PTC_MTC, 9);
     for (split = 0; split <= n; split++) {
-        size_t sizes[2];
-        sizes[0] = split ? split : n;
-        sizes[1] = 1 + split % 5;
-        CHECK(decode(buf, n, 0, sizes, 2, &A));
+        CHECK(decode_split(buf, n, 0, split, &A));
         CHECK(A.n == 5 && A.it[2].error == PTC_ERR_PSB_OVERLAP && A.it[2].offset == 18 &&
                   A.it[3].offset == psb_at && A.it[3].pkt.type == PTC_PSB && A.it[4].pkt.type == PTC_MTC,
               "chunk %zu: %zu items", split, A.n);
@@ -236,6 +242,44 @@ static void resync_can_start_right_after_the_error_byte(void)
     CHECK(decode(buf, n, PTC_DECODE_NO_SYNC, NULL, 0, &A));
     CHECK(A.n == 2 && A.it[0].error == PTC_ERR_BAD_OPCODE && A.it[1].offset == 1 &&
           A.it[1].pkt.type == PTC_PSB);
+}
+
+/* ---- 1.9 rule 5: erratum SKD007 -------------------------------------------- */
+
+/* A CYC of 100 cycles cut after its first byte by an OVF: with the flag, a
+   cut_cyc error and the OVF at the next byte, at any chunking; without it,
+   two CYCs and no OVF. A 2-byte CYC ending in 02 that is not followed by
+   F3, or by nothing, is a CYC either way. */
+static void skd007_cut_cyc_is_an_error_then_the_ovf(void)
+{
+    uint8_t buf[64], cyc[8];
+    size_t n = put(buf, 0, PTC_PSB, 0), cut_at, split;
+    (void)put(cyc, 0, PTC_CYC, 100);
+    n = put(buf, n, PTC_PSBEND, 0);
+    cut_at = n;
+    buf[n++] = cyc[0];
+    n = put(buf, n, PTC_OVF, 0);
+    n = put(buf, n, PTC_MTC, 9);
+    for (split = 0; split <= n; split++) {
+        CHECK(decode_split(buf, n, PTC_DECODE_SKD007, split, &A));
+        CHECK(A.n == 5 && A.it[2].error == PTC_ERR_CUT_CYC && A.it[2].offset == cut_at && A.it[3].error == PTC_OK &&
+                  A.it[3].pkt.type == PTC_OVF && A.it[3].offset == cut_at + 1 && A.it[4].pkt.type == PTC_MTC,
+              "chunk %zu: %zu items", split, A.n);
+    }
+    CHECK(decode(buf, n, 0, NULL, 0, &A));
+    CHECK(A.n == 5 && A.it[2].pkt.type == PTC_CYC && A.it[2].pkt.u.cyc.cycles == (100 & 31) + 32 &&
+              A.it[3].pkt.type == PTC_CYC && A.it[3].pkt.u.cyc.cycles == 30 && A.it[4].pkt.type == PTC_MTC,
+          "without the flag: %zu items", A.n);
+    CHECK(ptc_errata_decode_flags(PTC_ERRATUM_SKD007 | PTC_ERRATUM_SKL168) == PTC_DECODE_SKD007 &&
+          ptc_errata_decode_flags(PTC_ERRATUM_SKL168 | PTC_ERRATUM_SKZ84) == 0);
+    /* the CYC's 02 at the very end: a CYC */
+    CHECK(decode(buf, cut_at + 2, PTC_DECODE_SKD007, NULL, 0, &A));
+    CHECK(A.n == 3 && A.it[2].error == PTC_OK && A.it[2].pkt.type == PTC_CYC && A.it[2].pkt.size == 2, "%zu items",
+          A.n);
+    /* followed by something else than F3: a CYC */
+    buf[cut_at + 2] = 0x00; /* PAD */
+    CHECK(decode(buf, cut_at + 3, PTC_DECODE_SKD007, NULL, 0, &A));
+    CHECK(A.n == 4 && A.it[2].pkt.type == PTC_CYC && A.it[3].pkt.type == PTC_PAD, "%zu items", A.n);
 }
 
 /* ---- 1.9 rule 3: end of input --------------------------------------------- */
@@ -352,7 +396,7 @@ static void chunked_equals_one_shot(void)
     int s, trial;
     for (trial = 0; trial < 60; trial++) {
         size_t n = damaged_stream(&r, buf, sizeof buf), where;
-        unsigned flags = (trial & 1) ? PTC_DECODE_NO_SYNC : 0;
+        unsigned flags = ((trial & 1) ? PTC_DECODE_NO_SYNC : 0) | ((trial & 2) ? PTC_DECODE_SKD007 : 0);
         CHECK(decode(buf, n, flags, NULL, 0, &A) && !A.overflow);
         for (s = 1; s <= 40; s++) {
             size_t sz = (size_t)s;
@@ -467,6 +511,7 @@ int main(void)
     RUN(malformed_packet_resyncs_at_next_psb);
     RUN(packet_running_into_a_psb_is_an_error);
     RUN(resync_can_start_right_after_the_error_byte);
+    RUN(skd007_cut_cyc_is_an_error_then_the_ovf);
     RUN(input_ending_inside_a_packet_is_truncated);
     RUN(no_psb_is_reported_once);
     RUN(last_ip_decompression);

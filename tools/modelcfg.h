@@ -45,6 +45,7 @@
     X("rate_ppm", rate_ppm, PTC_MODEL_RATE_PPM_MAX) \
     X("psb_early_tsc", psb_early_tsc, 255) \
     X("skl168", skl168, 1) \
+    X("skd007", skd007, 1) \
     X("reference_stepping", reference_stepping, 1) \
     X("trigger_ip", trigger_ip, UINT64_MAX) \
     X("trigger_nth", trigger_nth, 0xFFFFFFFFu) \
@@ -131,13 +132,14 @@ UT_FN const char *mc_event_name(int kind)
     return kind > 0 && (size_t)kind < sizeof mc_event_names / sizeof mc_event_names[0] ? mc_event_names[kind] : "event";
 }
 
-/* The truth as JSON lines (SPEC 5.6, ptsim --truth): a packet written, or
-   suppressed or lost; */
+/* The truth as JSON lines (SPEC 5.6, ptsim --truth): a packet written (or
+   cut to its first byte: "cut":true), or suppressed or lost; */
 UT_FN void mc_truth_packet(FILE *f, const ptc_truth *t)
 {
-    if (t->fate == PTC_FATE_EMITTED)
-        fprintf(f, "{\"off\":%llu,\"type\":\"%s\",\"cycle\":%llu,\"tsc\":%llu,\"tsc_frac\":\"%llu/%llu\",\"art\":%llu}\n",
-                (unsigned long long)t->offset, ptc_packet_type_name(t->pkt.type), (unsigned long long)t->cycle,
+    if (t->fate == PTC_FATE_EMITTED || t->fate == PTC_FATE_CUT)
+        fprintf(f, "{\"off\":%llu,\"type\":\"%s\",%s\"cycle\":%llu,\"tsc\":%llu,\"tsc_frac\":\"%llu/%llu\",\"art\":%llu}\n",
+                (unsigned long long)t->offset, ptc_packet_type_name(t->pkt.type),
+                t->fate == PTC_FATE_CUT ? "\"cut\":true," : "", (unsigned long long)t->cycle,
                 (unsigned long long)t->time.tsc, (unsigned long long)t->time.num, (unsigned long long)t->time.den,
                 (unsigned long long)t->art);
     else

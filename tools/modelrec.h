@@ -3,7 +3,9 @@
    needed. For tools, tests, fuzzers and benchmarks (the library itself
    never allocates). With emitted_only set, packets the model generated but
    did not write (suppressed, lost to an overflow) are left out of the
-   truth, so t[i] is the i-th packet of the stream. Retirements are kept
+   truth, so t[i] is the i-th item of the stream decoded with the model's
+   errata (mr_decode_flags): a CYC cut by erratum SKD007 is there, as the
+   cut_cyc error it decodes to (mr_item_is). Retirements are kept
    in rt (rt[i].index == i), workload events in ev. Running out of memory
    aborts. */
 #ifndef PTCODEC_MODELREC_H
@@ -26,6 +28,31 @@ typedef struct mr_trace {
     int emitted_only;
 } mr_trace;
 
+/* Whether a packet reached the stream: whole, or its first byte (a CYC
+   cut by erratum SKD007, the model's skd007). */
+UT_FN int mr_in_stream(const ptc_truth *t) { return t->fate == PTC_FATE_EMITTED || t->fate == PTC_FATE_CUT; }
+
+/* The bytes a packet has in the stream. */
+UT_FN size_t mr_stream_size(const ptc_truth *t)
+{
+    return t->fate == PTC_FATE_EMITTED ? t->pkt.size : t->fate == PTC_FATE_CUT ? 1 : 0;
+}
+
+/* Whether an item decoded from the model's stream is the packet t records:
+   the packet, or for a cut CYC the cut_cyc error, at its offset. */
+UT_FN int mr_item_is(const ptc_truth *t, const ptc_item *it)
+{
+    if (it->offset != t->offset) return 0;
+    if (t->fate == PTC_FATE_CUT) return it->error == PTC_ERR_CUT_CYC;
+    return t->fate == PTC_FATE_EMITTED && it->error == PTC_OK && ptc_packet_equal(&t->pkt, &it->pkt);
+}
+
+/* The stream decoder's flags for a model's stream (PTC_DECODE_SKD007 with skd007). */
+UT_FN unsigned mr_decode_flags(const ptc_model_config *cfg)
+{
+    return cfg->skd007 ? PTC_DECODE_SKD007 : 0u;
+}
+
 /* Appends one item of `size` bytes to a growing array. */
 UT_FN void mr_push(void **arr, size_t *n, size_t *cap, const void *item, size_t size)
 {
@@ -41,7 +68,7 @@ UT_FN void mr_push(void **arr, size_t *n, size_t *cap, const void *item, size_t 
 UT_FN void mr_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
 {
     mr_trace *r = (mr_trace *)user;
-    if (r->emitted_only && t->fate != PTC_FATE_EMITTED) return;
+    if (r->emitted_only && !mr_in_stream(t)) return;
     if (r->len + len > r->cap) {
         r->cap = (r->len + len) * 2 + 4096;
         r->bytes = (uint8_t *)realloc(r->bytes, r->cap);
@@ -75,6 +102,25 @@ UT_FN ptc_model_sink mr_start(mr_trace *r, int emitted_only)
     s.event = mr_event;
     s.retire = mr_retire;
     return s;
+}
+
+/* Erratum SKD007's bytes are ambiguous: a whole 2-byte CYC of 32 to 63
+   cycles followed by a CYC of 30 reads as a cut CYC and an OVF. Whether
+   the model's stream holds such a pair, which a decoder told of the
+   erratum misreads, so that the truth cannot be held to its items (the
+   stream's offsets are r's: the model started at offset 0). */
+UT_FN int mr_skd007_ambiguous(const ptc_model_config *cfg, const mr_trace *r)
+{
+    size_t i;
+    if (!cfg->skd007) return 0;
+    for (i = 0; i < r->nt; i++) {
+        const ptc_truth *t = &r->t[i];
+        uint64_t o = t->offset;
+        if (t->fate == PTC_FATE_EMITTED && t->pkt.type == PTC_CYC && t->pkt.size == 2 && o + 2 < r->len &&
+            r->bytes[o + 1] == PTC_OP_EXT && r->bytes[o + 2] == PTC_EXT_OVF)
+            return 1;
+    }
+    return 0;
 }
 
 UT_FN void mr_free(mr_trace *r)

@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* " skl168 skz84 ...": every erratum's name */
+#define ERRATA_NAME_(e, bit, name, what) " " name
+#define ERRATA_NAMES PTC_ERRATA_LIST(ERRATA_NAME_)
+
 static const char usage[] =
     "usage: ptdump [options] FILE\n"
     "Print every packet of the raw Intel PT trace FILE (- for standard input),\n"
@@ -44,7 +48,7 @@ static const char usage[] =
     "  --sideband  a perf.data: each queue's COMM, MMAP, ITRACE_START and SWITCH\n"
     "              records among its packets, by time with --time (else after its\n"
     "              header line)\n"
-    "  --errata E,...  errata by name, in addition: skl168, skz84\n"
+    "  --errata E,...  errata by name, in addition:" ERRATA_NAMES "\n"
     "  --help      this text\n"
     "\n"
     "Exit status: 0 decoded without errors (or violations), 1 the input had\n"
@@ -89,7 +93,7 @@ static int parse_errata(const char *text, uint32_t *errata)
             e = ptc_erratum_from_name(name);
         }
         if (!e) {
-            fprintf(stderr, "ptdump: --errata: unknown erratum '%.*s' (known: skl168, skz84)\n", (int)n, text);
+            fprintf(stderr, "ptdump: --errata: unknown erratum '%.*s' (known:" ERRATA_NAMES ")\n", (int)n, text);
             return 0;
         }
         *errata |= e;
@@ -278,7 +282,7 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
             printf(pr->jsonl ? "{%s,\"snapshot_at\":%llu}\n" : "%s[snapshot at AUX offset %llx]\n", pr->jsonl ? pr->tag : "",
                    (unsigned long long)c[i].offset);
         if (!open) {
-            ptc_decoder_init(&dec, flags, c[i].offset);
+            ptc_decoder_init(&dec, flags | ptc_errata_decode_flags(cc->errata), c[i].offset);
             if (timed) (void)ptc_clock_init(&clk, cc);
             open = 1;
         }
@@ -379,7 +383,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
 
 /* A snapshot ring (SPEC 4.5): the whole buffer, read as a ring that
    `written` bytes went into; then what the history lost. */
-static int dump_ring(printer *pr, ptc_clock *clk, int timed, FILE *in, uint64_t written)
+static int dump_ring(printer *pr, ptc_clock *clk, int timed, unsigned flags, FILE *in, uint64_t written)
 {
     size_t len = 0;
     uint8_t *buf = ut_read_stream(in, &len);
@@ -396,7 +400,7 @@ static int dump_ring(printer *pr, ptc_clock *clk, int timed, FILE *in, uint64_t 
         free(buf);
         return 0;
     }
-    (void)ptc_ring_reader_init(&rd, buf, len, written);
+    (void)ptc_ring_reader_init_flags(&rd, buf, len, written, flags);
     while (ptc_ring_reader_next(&rd, &it) == PTC_OK) take_item(pr, clk, timed, &it);
     if (timed) {
         ptc_clock_finish(clk);
@@ -515,13 +519,13 @@ int main(int argc, char **argv)
         return 2;
     }
     if (ring_written != UINT64_MAX) {
-        int ok = dump_ring(&pr, &clk, timed, in, ring_written);
+        int ok = dump_ring(&pr, &clk, timed, ptc_errata_decode_flags(cc.errata), in, ring_written);
         if (in != stdin) fclose(in);
         if (!ok) return 2;
         if (fflush(stdout) != 0) return 2;
         return pr.errors ? 1 : 0;
     }
-    ptc_decoder_init(&dec, flags, 0);
+    ptc_decoder_init(&dec, flags | ptc_errata_decode_flags(cc.errata), 0);
     for (;;) {
         ptc_item it;
         ptc_status st = ptc_decoder_next(&dec, &it);
