@@ -231,6 +231,18 @@ expect_status dump_bad_cpu 2 "$b/ptdump" --time --cpu 6/x "$tmp/x.pt"
 expect_status dump_cpu_queue_on_a_raw_trace 2 "$b/ptdump" --cpu 6 "$tmp/raw.pt"
 expect_status dump_unknown_erratum 2 "$b/ptdump" --time --errata skl168,nope "$tmp/x.pt"
 
+# erratum SKD007 (SPEC.md 1.9 rule 5): the model cuts CYCs at OVFs; ptdump reads each as
+# cut_cyc when told of the erratum (by the model's configuration, --errata or --cpu), else not
+"$b/ptsim" --quiet --workload dense --cycles 1000000 --set cyc_en=1,cyc_thresh=7,fifo_bytes=128,drain_bytes=1,drain_cycles=16,skd007=1 \
+  -o "$tmp/skd.pt" --truth "$tmp/skd.jsonl"
+cuts=$(grep -c '"cut":true' "$tmp/skd.jsonl")
+by_config=$("$b/ptdump" --config "$tmp/skd.pt.json" "$tmp/skd.pt" | grep -c 'cut_cyc')
+by_name=$("$b/ptdump" --errata skd007 "$tmp/skd.pt" | grep -c 'cut_cyc')
+by_cpu=$("$b/ptdump" --time --cpu 6/94 "$tmp/skd.pt" | grep -c 'cut_cyc')
+untold=$("$b/ptdump" "$tmp/skd.pt" | grep -c 'cut_cyc')
+if [ "$cuts" -gt 0 ] && [ "$by_config" = "$cuts" ] && [ "$by_name" = "$cuts" ] && [ "$by_cpu" = "$cuts" ] && [ "$untold" = 0 ]
+then pass dump_skd007_cut_cyc; else fail dump_skd007_cut_cyc "$cuts cut, read $by_config/$by_name/$by_cpu, untold $untold"; fi
+
 # ---- perf.data (SPEC.md part 6): ptsim writes one, ptdump reads it back ----
 "$b/ptsim" --quiet --workload dense --cycles 300000 --threads 2 -o "$tmp/p.pt" --perf-data "$tmp/p.data"; st=$?
 "$b/ptdump" --time "$tmp/p.data" > "$tmp/p.txt"; st2=$?
