@@ -109,7 +109,8 @@ extern "C" {
     X(PTC_ERR_NOT_FOUND,  -17, "not_found",    "no retirement in the trace answers the query, or the input holds no such thing") \
     X(PTC_ERR_BAD_PERF,   -18, "bad_perf_data", "the perf.data is malformed at the reader's error_offset") \
     X(PTC_ERR_UNSUPPORTED,-19, "unsupported",  "valid input this version cannot read (a big-endian or compressed perf.data)") \
-    X(PTC_ERR_CUT_CYC,    -20, "cut_cyc",      "a CYC cut after its first byte by the OVF that follows (erratum SKD007): its count is lost")
+    X(PTC_ERR_CUT_CYC,    -20, "cut_cyc",      "a CYC cut after its first byte by the OVF that follows (erratum SKD007): its count is lost") \
+    X(PTC_ERR_CORRUPT_TMA,-21, "corrupt_tma",  "a TMA with reserved bits set and the bogus byte after it (erratum SKZ84): both skipped")
 
 typedef enum ptc_status {
 #define PTC__X(e, v, n, m) e = v,
@@ -462,6 +463,7 @@ PTCDEF int ptc_packet_equal(const ptc_packet *a, const ptc_packet *b);
 /* Decoder flags */
 #define PTC_DECODE_NO_SYNC 1u /* decode from the first byte; no PSB search */
 #define PTC_DECODE_SKD007  2u /* the CPU has erratum SKD007: an OVF may cut a CYC (SPEC 1.9 rule 5) */
+#define PTC_DECODE_SKZ84   4u /* the CPU has erratum SKZ84: a corrupt TMA has a bogus byte after it (rule 6) */
 
 /* One thing the stream decoder reports: a packet or an error. */
 typedef struct ptc_item {
@@ -524,8 +526,10 @@ PTCDEF void ptc_decoder_init_buffer(ptc_decoder *dec, unsigned flags,
    inside a packet is a truncated error at that packet's offset; with no
    PSB anywhere (sync mode, non-empty input) one no_psb error at the first
    offset; with PTC_DECODE_SKD007, a CYC cut by an OVF is a cut_cyc error
-   and the OVF follows it (no resync). Results never depend on how the
-   input was split into chunks. */
+   and the OVF follows it (no resync); with PTC_DECODE_SKZ84, a TMA with
+   reserved bits set and the byte after it are one corrupt_tma error, and
+   decoding goes on after them. Results never depend on how the input was
+   split into chunks. */
 PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item);
 
 
@@ -596,7 +600,8 @@ PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt);
     X(PTC_ERRATUM_SKL168, 0x1u, "skl168", \
       "a PSB can drop the CYC right before it and an MTC: cycle counts do not span a PSB, one more MTC may be missing") \
     X(PTC_ERRATUM_SKZ84, 0x2u, "skz84", \
-      "a TMA's CTC and FastCounter can be wrong (a VMX guest with TSC offsetting or scaling): TMAs are not used") \
+      "a TMA's CTC and FastCounter can be wrong (a VMX guest with TSC offsetting or scaling): TMAs are not used; " \
+      "one with reserved bits set is decoded with the bogus byte after it as a corrupt_tma error (PTC_DECODE_SKZ84)") \
     X(PTC_ERRATUM_SKD007, 0x4u, "skd007", \
       "an OVF can cut a multi-byte CYC after its first byte: decoded as a cut_cyc error (PTC_DECODE_SKD007), its cycles lost")
 
@@ -2557,6 +2562,21 @@ static int ptc__str_cyc_cut(const ptc_decoder *dec, const uint8_t *p, size_t ava
     return p[n] == PTC_EXT_OVF;
 }
 
+/* Erratum SKZ84 (PTC_DECODE_SKZ84): in a VMX guest with TSC offsetting
+   or scaling a TMA's CTC and FastCounter can be corrupt, and a bogus byte
+   follows it. Only a corruption that sets the TMA's reserved bits can be
+   seen; told of the erratum, the decoder (as libipt's) takes such a TMA
+   and the byte after it for one corrupt packet of 8 bytes. The size of
+   the corrupt TMA at p (whose decoding found reserved bits set), 0 when
+   it is not one, -1 when the bogus byte is still to come. */
+static int ptc__str_corrupt_tma(const ptc_decoder *dec, const uint8_t *p, size_t avail, ptc_status st)
+{
+    if (!(dec->flags & PTC_DECODE_SKZ84) || st != PTC_ERR_RESERVED || p[0] != PTC_OP_EXT || p[1] != PTC_EXT_TMA)
+        return 0;
+    if (avail < 8) return dec->finished ? (int)avail : -1; /* (the input's end takes the byte's place) */
+    return 8;
+}
+
 /* Everything but the common case: chunk edges, sync search, errors. */
 static ptc_status ptc__str_next_general(ptc_decoder *dec, ptc_item *item)
 {
@@ -2614,7 +2634,7 @@ static ptc_status ptc__str_next_general(ptc_decoder *dec, ptc_item *item)
         } else {
             int n = ptc__dec_packet(p, avail, dec->block, &item->pkt);
             ptc_status st = n > 0 ? PTC_OK : (ptc_status)n;
-            int cut = st == PTC_OK ? ptc__str_cyc_cut(dec, p, avail, (size_t)n, item->pkt.type) : 0;
+            int cut = st == PTC_OK ? ptc__str_cyc_cut(dec, p, avail, (size_t)n, item->pkt.type) : 0, corrupt;
             if (cut < 0) return ptc__str_wait_for_input(dec, p, avail);
             if (cut) { /* the OVF is next, at the byte after the CYC's first */
                 ptc__str_report_error(item, dec->pos, PTC_ERR_CUT_CYC);
@@ -2632,6 +2652,16 @@ static ptc_status ptc__str_next_general(ptc_decoder *dec, ptc_item *item)
                 ptc__str_account(dec, item);
                 ptc__str_advance(dec, (size_t)n);
                 return PTC_OK;
+            }
+            if ((corrupt = ptc__str_corrupt_tma(dec, p, avail, st)) != 0) {
+                int inside = corrupt > 0 ? ptc__str_psb_inside(p, avail, (size_t)corrupt, dec->finished) : 0;
+                if (corrupt < 0 || inside == PTC__STR_PSB_PARTIAL) return ptc__str_wait_for_input(dec, p, avail);
+                if (inside == PTC__STR_PSB_NO) {
+                    ptc__str_report_error(item, dec->pos, PTC_ERR_CORRUPT_TMA);
+                    ptc__str_advance(dec, (size_t)corrupt);
+                    return PTC_OK;
+                }
+                st = PTC_ERR_PSB_OVERLAP; /* the 8 bytes run into a PSB: resync there (rule 2) */
             }
             if (st == PTC_ERR_TRUNCATED) {
                 if (!dec->finished) return ptc__str_wait_for_input(dec, p, avail);
@@ -2806,7 +2836,7 @@ PTCDEF uint32_t ptc_errata_for_cpu(unsigned family, unsigned model, unsigned ste
 
 PTCDEF unsigned ptc_errata_decode_flags(uint32_t errata)
 {
-    return (errata & PTC_ERRATUM_SKD007) ? PTC_DECODE_SKD007 : 0u;
+    return ((errata & PTC_ERRATUM_SKD007) ? PTC_DECODE_SKD007 : 0u) | ((errata & PTC_ERRATUM_SKZ84) ? PTC_DECODE_SKZ84 : 0u);
 }
 
 PTCDEF uint32_t ptc_erratum_from_name(const char *name)

@@ -6,6 +6,9 @@
      the same packets (every field libipt has) or the same error class at
      the same offset, up to the one written allowlist in
      tests/libipt_allowlist.h, which names the reason that ended the walk;
+   - told of erratum SKZ84 (SPEC 1.9 rule 6), both read the same packets,
+     and ptcodec's corrupt_tma errors are libipt's invalid packets, at the
+     same offsets (tests/libipt_allowlist.h, lx_compare_skz84_walk);
    - syncing forward from offset 0, both find the first PSB at the same
      offset, or both find none.
    libipt gets its own copy with LIBIPT_SLACK bytes after the end (cfg.end
@@ -30,6 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct pt_config cfg;
     struct pt_packet_decoder *d;
     uint64_t ours = UINT64_MAX, theirs = UINT64_MAX;
+    size_t corrupt;
+    char why[200];
     if (size == 0 || size > 65536) return 0; /* libipt refuses an empty buffer */
 
     copy = (uint8_t *)calloc(size + LIBIPT_SLACK, 1);
@@ -37,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(copy, data, size);
     w = lx_compare_walk(copy, size);
     FZ_ASSERT(!w.mismatch, "ptcodec and libipt differ at %zu after %zu packets: %s", w.at, w.packets, w.why);
+    FZ_ASSERT(lx_compare_skz84_walk(copy, size, &corrupt, why, sizeof why), "told of erratum SKZ84: %s", why);
 
     /* the first PSB: ours is the first item the syncing decoder returns
        (a PSB, or an error inside the PSB+ that starts there), unless that

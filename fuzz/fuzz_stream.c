@@ -8,9 +8,11 @@
    - offsets never go back; a packet follows the previous one directly
      unless an error came in between, and then it is a PSB;
    - a cut_cyc error (erratum SKD007) comes only with its flag, where the
-     bytes are a CYC's first byte and an OVF, and the OVF follows it.
-   Parameters (from the input's end): sync or not, SKD007 or not, up to 8
-   chunk sizes. */
+     bytes are a CYC's first byte and an OVF, and the OVF follows it; a
+     corrupt_tma (SKZ84) only with its flag, where a TMA has reserved bits
+     set, and decoding goes on 8 bytes after it.
+   Parameters (from the input's end): sync or not, SKD007 or not, SKZ84 or
+   not, up to 8 chunk sizes. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_helpers.h"
@@ -39,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size > FZ_MAX_INPUT) return 0;
     in.data = data;
     in.size = size;
-    flags = (unsigned)fz_take(&in, 0, 3); /* PTC_DECODE_NO_SYNC, PTC_DECODE_SKD007 */
+    flags = (unsigned)fz_take(&in, 0, 7); /* PTC_DECODE_NO_SYNC, PTC_DECODE_SKD007, PTC_DECODE_SKZ84 */
     nsizes = fz_take(&in, 1, 8);
     for (i = 0; i < nsizes; i++) sizes[i] = fz_take(&in, 0, 255);
 
@@ -71,6 +73,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                           in.data[it.offset + 2] == PTC_EXT_OVF,
                       "cut_cyc at %llu", (unsigned long long)it.offset);
             next = it.offset + 1; /* the OVF, not a resync */
+        } else if (it.error == PTC_ERR_CORRUPT_TMA) {
+            FZ_ASSERT((flags & PTC_DECODE_SKZ84) && !after_error && it.offset == next && it.offset + 7 <= in.size &&
+                          in.data[it.offset] == PTC_OP_EXT && in.data[it.offset + 1] == PTC_EXT_TMA &&
+                          (in.data[it.offset + 4] != 0 || (in.data[it.offset + 6] & 0xFE) != 0),
+                      "corrupt_tma at %llu", (unsigned long long)it.offset);
+            next = it.offset + 8; /* and its bogus byte (or the end), not a resync */
         } else {
             FZ_ASSERT(it.offset <= in.size, "error offset past the end");
             FZ_ASSERT(it.error == PTC_ERR_NO_PSB || (!after_error && it.offset == next),

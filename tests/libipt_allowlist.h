@@ -247,13 +247,13 @@ UT_FN int lx_to_libipt(const ptc_packet *o, struct pt_packet *t)
 
 /* A libipt packet decoder over [b, b+n), set at offset 0 (no sync), or
    NULL. */
-/* libipt's packet decoder at offset 0, told of erratum SKD007 or not. */
-UT_FN struct pt_packet_decoder *lx_decoder_at_0_errata(const uint8_t *b, size_t n, int skd007)
+/* libipt's packet decoder at offset 0, told of erratum SKZ84 or not. */
+UT_FN struct pt_packet_decoder *lx_decoder_at_0_errata(const uint8_t *b, size_t n, int skz84)
 {
     struct pt_config cfg;
     struct pt_packet_decoder *d;
     pt_config_init(&cfg);
-    cfg.errata.skd007 = skd007 ? 1 : 0;
+    cfg.errata.skz84 = skz84 ? 1 : 0;
     cfg.begin = (uint8_t *)b;
     cfg.end = (uint8_t *)b + n;
     d = pt_pkt_alloc_decoder(&cfg);
@@ -320,6 +320,52 @@ UT_FN lx_walk lx_compare_walk(const uint8_t *b, size_t n)
     }
     pt_pkt_free_decoder(d);
     return w;
+}
+
+/* The same bytes through ptcodec's stream decoder with PTC_DECODE_SKZ84
+   (from offset 0) and libipt's packet decoder told of erratum SKZ84, as
+   lx_compare_walk compares them: each corrupt_tma item is libipt's invalid
+   packet at the same offset (*corrupt counts them). A stream decoder's
+   psb_overlap (SPEC 1.9 rule 2, which libipt does not have) ends the walk.
+   0 and why: they differ. */
+UT_FN int lx_compare_skz84_walk(const uint8_t *b, size_t n, size_t *corrupt, char *why, size_t cap)
+{
+    struct pt_packet_decoder *d = lx_decoder_at_0_errata(b, n, 1);
+    ptc_decoder dec;
+    ptc_item it;
+    ptc_block_ctx blk = PTC_BLOCK_NONE;
+    int ok = 1;
+    *corrupt = 0;
+    if (!d) {
+        snprintf(why, cap, "libipt would not decode %zu bytes", n);
+        return 0;
+    }
+    ptc_decoder_init_buffer(&dec, PTC_DECODE_NO_SYNC | PTC_DECODE_SKZ84, b, n);
+    while (ok && ptc_decoder_next(&dec, &it) == PTC_OK && it.error != PTC_ERR_PSB_OVERLAP) {
+        struct pt_packet t;
+        uint64_t at = 0;
+        int rc = pt_pkt_get_offset(d, &at) < 0 ? -pte_internal : pt_pkt_next(d, &t, sizeof t);
+        enum lx_class co = lx_class_of_ptc(it.error), ct = lx_class_of_libipt(rc);
+        if (it.error == PTC_ERR_CORRUPT_TMA) {
+            (*corrupt)++;
+            ok = rc >= 0 && t.type == ppt_invalid && at == it.offset;
+            if (!ok) snprintf(why, cap, "ptcodec's corrupt TMA at %llu, libipt's %s at %llu",
+                              (unsigned long long)it.offset, rc < 0 ? pt_errstr(pt_errcode(rc)) : "packet",
+                              (unsigned long long)at);
+            continue;
+        }
+        if (co != ct || at != it.offset || (co == LX_OK && !lx_same(&it.pkt, &t, why, cap))) {
+            if (lx_explain(b + it.offset, n - it.offset, blk, it.error, &it.pkt, rc) != LX_NONE) break;
+            if (co != ct || at != it.offset)
+                snprintf(why, cap, "at %llu ptcodec %s, libipt %s at %llu", (unsigned long long)it.offset,
+                         ptc_status_name(it.error), rc < 0 ? pt_errstr(pt_errcode(rc)) : "ok", (unsigned long long)at);
+            ok = 0;
+        }
+        if (co != LX_OK) break; /* the same error class at the same offset */
+        blk = ptc_block_ctx_after(blk, &it.pkt);
+    }
+    pt_pkt_free_decoder(d);
+    return ok;
 }
 
 /* The overflows libipt's query decoder reports in a stream (told of

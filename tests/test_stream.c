@@ -271,7 +271,7 @@ static void skd007_cut_cyc_is_an_error_then_the_ovf(void)
               A.it[3].pkt.type == PTC_CYC && A.it[3].pkt.u.cyc.cycles == 30 && A.it[4].pkt.type == PTC_MTC,
           "without the flag: %zu items", A.n);
     CHECK(ptc_errata_decode_flags(PTC_ERRATUM_SKD007 | PTC_ERRATUM_SKL168) == PTC_DECODE_SKD007 &&
-          ptc_errata_decode_flags(PTC_ERRATUM_SKL168 | PTC_ERRATUM_SKZ84) == 0);
+          ptc_errata_decode_flags(PTC_ERRATUM_SKL168) == 0);
     /* the CYC's 02 at the very end: a CYC */
     CHECK(decode(buf, cut_at + 2, PTC_DECODE_SKD007, NULL, 0, &A));
     CHECK(A.n == 3 && A.it[2].error == PTC_OK && A.it[2].pkt.type == PTC_CYC && A.it[2].pkt.size == 2, "%zu items",
@@ -280,6 +280,46 @@ static void skd007_cut_cyc_is_an_error_then_the_ovf(void)
     buf[cut_at + 2] = 0x00; /* PAD */
     CHECK(decode(buf, cut_at + 3, PTC_DECODE_SKD007, NULL, 0, &A));
     CHECK(A.n == 4 && A.it[2].pkt.type == PTC_CYC && A.it[3].pkt.type == PTC_PAD, "%zu items", A.n);
+}
+
+/* ---- 1.9 rule 6: erratum SKZ84 --------------------------------------------- */
+
+/* A TMA with its reserved byte set and a bogus byte after it: with the
+   flag, one corrupt_tma error for the 8 bytes and the MTC after them, at
+   any chunking; without it, a reserved_value error and a resync. At the
+   input's end the error takes what there is; a PSB that begins inside the
+   8 bytes makes them a psb_overlap, and is resynced at. */
+static void skz84_corrupt_tma_and_its_bogus_byte_are_skipped(void)
+{
+    uint8_t buf[96];
+    size_t n = put(buf, 0, PTC_PSB, 0), tma_at, split;
+    n = put(buf, n, PTC_PSBEND, 0);
+    n = put(buf, n, PTC_TSC, 0x1234);
+    tma_at = n;
+    n = put(buf, n, PTC_TMA, 0);
+    buf[tma_at + 4] = 0x55; /* reserved */
+    buf[n++] = 0x99;        /* the bogus byte */
+    n = put(buf, n, PTC_MTC, 9);
+    for (split = 0; split <= n; split++) {
+        CHECK(decode_split(buf, n, PTC_DECODE_SKZ84, split, &A));
+        CHECK(A.n == 5 && A.it[3].error == PTC_ERR_CORRUPT_TMA && A.it[3].offset == tma_at &&
+                  A.it[4].error == PTC_OK && A.it[4].pkt.type == PTC_MTC && A.it[4].offset == tma_at + 8,
+              "chunk %zu: %zu items", split, A.n);
+    }
+    CHECK(ptc_errata_decode_flags(PTC_ERRATUM_SKZ84) == PTC_DECODE_SKZ84);
+    CHECK(decode(buf, n, 0, NULL, 0, &A));
+    CHECK(A.n == 4 && A.it[3].error == PTC_ERR_RESERVED, "without the flag: %zu items", A.n);
+    /* the input ends before the bogus byte */
+    CHECK(decode(buf, tma_at + 7, PTC_DECODE_SKZ84, NULL, 0, &A));
+    CHECK(A.n == 4 && A.it[3].error == PTC_ERR_CORRUPT_TMA, "cut: %zu items", A.n);
+    /* a PSB right after the TMA: the bogus byte would be its first */
+    n = put(buf, tma_at + 7, PTC_PSB, 0);
+    n = put(buf, n, PTC_PSBEND, 0);
+    for (split = 0; split <= n; split++) {
+        CHECK(decode_split(buf, n, PTC_DECODE_SKZ84, split, &A));
+        CHECK(A.n == 6 && A.it[3].error == PTC_ERR_PSB_OVERLAP && A.it[4].pkt.type == PTC_PSB &&
+                  A.it[4].offset == tma_at + 7, "PSB after, chunk %zu: %zu items", split, A.n);
+    }
 }
 
 /* ---- 1.9 rule 3: end of input --------------------------------------------- */
@@ -396,7 +436,7 @@ static void chunked_equals_one_shot(void)
     int s, trial;
     for (trial = 0; trial < 60; trial++) {
         size_t n = damaged_stream(&r, buf, sizeof buf), where;
-        unsigned flags = ((trial & 1) ? PTC_DECODE_NO_SYNC : 0) | ((trial & 2) ? PTC_DECODE_SKD007 : 0);
+        unsigned flags = ((trial & 1) ? PTC_DECODE_NO_SYNC : 0) | ((trial & 2) ? PTC_DECODE_SKD007 | PTC_DECODE_SKZ84 : 0);
         CHECK(decode(buf, n, flags, NULL, 0, &A) && !A.overflow);
         for (s = 1; s <= 40; s++) {
             size_t sz = (size_t)s;
@@ -512,6 +552,7 @@ int main(void)
     RUN(packet_running_into_a_psb_is_an_error);
     RUN(resync_can_start_right_after_the_error_byte);
     RUN(skd007_cut_cyc_is_an_error_then_the_ovf);
+    RUN(skz84_corrupt_tma_and_its_bogus_byte_are_skipped);
     RUN(input_ending_inside_a_packet_is_truncated);
     RUN(no_psb_is_reported_once);
     RUN(last_ip_decompression);
