@@ -26,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_checker chk;
     ptc_item it;
     size_t k = 0, c;
+    int readable;
     if (size > 4096) return 0;
     in.data = data;
     in.size = size;
@@ -40,9 +41,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       a.t[c].time.tsc == b.t[c].time.tsc && a.t[c].offset == b.t[c].offset,
                   "truth record %zu (%s) differs", c, ptc_packet_type_name(a.t[c].pkt.type));
 
+    /* A stream whose whole CYC pair reads like one cut by SKD007 does not say which it is; such
+       streams are only held to the fast-forward check above. */
+    readable = !mr_skd007_ambiguous(&cfg, &a);
     ptc_checker_init(&chk, &cfg.policy);
     ptc_decoder_init_buffer(&dec, mr_decode_flags(&cfg), a.bytes, a.len);
-    while (!mr_skd007_ambiguous(&cfg, &a) && ptc_decoder_next(&dec, &it) == PTC_OK) {
+    while (readable && ptc_decoder_next(&dec, &it) == PTC_OK) {
         ptc_violation v;
         FZ_ASSERT(it.error == PTC_OK || it.error == PTC_ERR_CUT_CYC, "model output does not decode: %s at %llu",
                   ptc_status_name(it.error), (unsigned long long)it.offset);
