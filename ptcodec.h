@@ -1021,6 +1021,13 @@ typedef struct ptc_model_config {
        from the jitter generator (in the truth as PTC_FATE_CUT; its bytes
        decode with PTC_DECODE_SKD007); 0: never */
     uint8_t skd007;
+    /* erratum SKZ84 (SPEC 3.12): a TMA written in a VMX guest goes out
+       corrupt with chance 1/2 from the jitter generator: CTC and
+       FastCounter random, its reserved byte set, and a bogus byte after it
+       (in the truth as PTC_FATE_CORRUPT, with the TMA it should have been;
+       its bytes decode with PTC_DECODE_SKZ84). The model's guests all use
+       TSC offsetting, but their TSC packets keep the host's TSC; 0: never */
+    uint8_t skz84;
     /* step one cycle at a time instead of jumping from event to event (the
        reference the fast path is tested against; same output, slower) */
     uint8_t reference_stepping;
@@ -1034,9 +1041,11 @@ PTCDEF void ptc_model_config_default(ptc_model_config *cfg);
 /* A time the model knows exactly: TSC = tsc + num/den (0 <= num < den). */
 typedef struct ptc_exact_tsc { uint64_t tsc, num, den; } ptc_exact_tsc;
 
-/* A packet's fate: emitted whole; suppressed by the policy; lost; or cut
-   (only its first byte reached the stream: a CYC cut by an OVF, cfg.skd007) */
-enum { PTC_FATE_EMITTED = 0, PTC_FATE_SUPPRESSED = 1, PTC_FATE_DROPPED = 2, PTC_FATE_CUT = 3 };
+/* A packet's fate: emitted whole; suppressed by the policy; lost; cut
+   (only its first byte reached the stream: a CYC cut by an OVF,
+   cfg.skd007); or corrupt (its size in bytes went out, wrong, with one
+   bogus byte after them: a TMA in a VMX guest, cfg.skz84) */
+enum { PTC_FATE_EMITTED = 0, PTC_FATE_SUPPRESSED = 1, PTC_FATE_DROPPED = 2, PTC_FATE_CUT = 3, PTC_FATE_CORRUPT = 4 };
 
 /* What the model reports for every packet it generates. */
 typedef struct ptc_truth {
@@ -1048,7 +1057,7 @@ typedef struct ptc_truth {
     uint64_t art;         /* the ART (CTC) count when it was generated */
     uint8_t fate;         /* PTC_FATE_*: emitted, suppressed by the policy, lost (to an
                              overflow, an MTC to cfg.mtc_lost, a CYC to cfg.skl168),
-                             cut (a CYC to cfg.skd007) */
+                             cut (a CYC to cfg.skd007), corrupt (a TMA to cfg.skz84) */
 } ptc_truth;
 
 /* Workload events (SPEC 5.3). */
@@ -3474,16 +3483,17 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
 }
 
 /* A TMA right after its TSC: the CTC base that MTCs count from - unless
-   the CPU has erratum SKZ84, whose TMAs may be wrong: then it is only
-   sent with the TSC. */
+   the CPU has erratum SKZ84, whose TMAs may be wrong, or this one is a
+   corrupt_tma error (SKZ84 seen): then it is only sent with the TSC. */
 static void ptc__clk_on_tma(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
 {
     const ptc_packet *p = &e->it.pkt;
-    if (!c->tsc_run || !c->cfg.cpuid_15_eax || p->u.tma.fc > c->tsc_full) return;
+    int corrupt = e->it.error == PTC_ERR_CORRUPT_TMA;
+    if (!c->tsc_run || !c->cfg.cpuid_15_eax || (!corrupt && p->u.tma.fc > c->tsc_full)) return;
     e->lo = c->tsc_full; /* sent with the TSC */
     e->hi = c->tsc_hi;
     s->same_instant = 1;
-    if (c->cfg.errata & PTC_ERRATUM_SKZ84) return;
+    if (corrupt || (c->cfg.errata & PTC_ERRATUM_SKZ84)) return;
     c->ctc_valid = 1;
     c->ctc_base_tsc = c->tsc_full - p->u.tma.fc; /* TSC at the CTC edge (SDM) */
     c->ctc_base_low = p->u.tma.ctc;
@@ -3716,10 +3726,12 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
     e->pos_lo = e->pos_hi = PTC__CLK_NOPOS;
     e->flags = 0;
     memset(&s, 0, sizeof s);
-    s.type = item->error == PTC_OK ? item->pkt.type : PTC_NONE;
+    /* an error is a loss, but for a corrupt TMA (SKZ84): only its payload
+       and the bogus byte after it are wrong, nothing is missing */
+    s.type = item->error == PTC_OK ? item->pkt.type : item->error == PTC_ERR_CORRUPT_TMA ? PTC_TMA : PTC_NONE;
     /* the policy's run of MTCs, as a checker sees it (its verdicts are not
        the clock's business) */
-    if (s.type != PTC_NONE) (void)ptc_checker_packet(&c->chk, &item->pkt);
+    if (item->error == PTC_OK) (void)ptc_checker_packet(&c->chk, &item->pkt);
     s.cyc_before = s.type == PTC_TSC ? c->cyc_pending : 0;
     if (c->cyc_pending && s.type != PTC_PAD) ptc__clk_apply_cyc(c, s.type);
     switch (s.type) {
@@ -3946,6 +3958,7 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
     if (!nav || !t) return PTC_ERR_BAD_ARGUMENT;
     if (nav->finished) return PTC_ERR_BAD_STATE;
     it = &t->item;
+    if (it->error == PTC_ERR_CORRUPT_TMA) return PTC_OK; /* (SKZ84: no packet but a TMA is lost) */
     if (it->error != PTC_OK) {
         /* bytes were skipped: cycles and retirements may be missing */
         nav->cycles_broken = 1;
@@ -4315,6 +4328,7 @@ PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, cons
     PTC__MDL_REQUIRE(cfg->rate_ppm <= PTC_MODEL_RATE_PPM_MAX, "rate_ppm");
     PTC__MDL_REQUIRE(cfg->skl168 <= 1, "skl168");
     PTC__MDL_REQUIRE(cfg->skd007 <= 1, "skd007");
+    PTC__MDL_REQUIRE(cfg->skz84 <= 1, "skz84");
     m->wobble_left = PTC__MDL_WOBBLE_STEP_CYCLES;
     g = ptc__math_gcd(cfg->art_hz, 100000000u);
     m->art_per_cycle_num = cfg->art_hz / g;
@@ -4403,7 +4417,8 @@ static void ptc__mdl_record(ptc_model *m, const ptc_packet *p, const uint8_t *by
         t.time = m->tnt_time[0];
     }
     t.fate = fate;
-    m->sink.packet(m->sink.user, bytes, fate == PTC_FATE_EMITTED ? n : fate == PTC_FATE_CUT ? 1 : 0, &t);
+    m->sink.packet(m->sink.user, bytes, fate == PTC_FATE_EMITTED || fate == PTC_FATE_CORRUPT ? n : fate == PTC_FATE_CUT ? 1 : 0,
+                   &t);
 }
 
 /* The retirements a packet that reached the stream carries (SPEC 4.1): the
@@ -4437,12 +4452,38 @@ static void ptc__mdl_report_retirements(ptc_model *m, const ptc_packet *p)
 
 /* Writes a packet through the internal buffer. Returns 1 if it reached the
    stream, 0 if the buffer overflowed and it was lost. */
+static uint64_t ptc__mdl_random(ptc_model *m);
+
+/* Erratum SKZ84 (cfg.skz84): whether the TMA whose bytes are in b (7 of
+   them) goes out corrupt, and if so corrupts them and adds the bogus byte.
+   Its reserved byte is set, so that a decoder can see it; the bogus
+   byte is never a PSB pattern byte, so that no PSB can start inside. */
+static int ptc__mdl_skz84_corrupt_tma(ptc_model *m, uint8_t *b)
+{
+    uint64_t r;
+    if (!m->cfg.skz84 || !m->non_root || ptc__mdl_random(m) % 2) return 0;
+    r = ptc__mdl_random(m);
+    b[2] = (uint8_t)r;         /* CTC */
+    b[3] = (uint8_t)(r >> 8);
+    b[4] = (uint8_t)((r >> 16) | 1); /* reserved */
+    b[5] = (uint8_t)(r >> 24); /* FastCounter */
+    b[6] = (uint8_t)((r >> 32) & 1);
+    b[7] = (uint8_t)(r >> 40);
+    if (b[7] == PTC_OP_EXT || b[7] == PTC_EXT_PSB) b[7] = 0;
+    return 1;
+}
+
 static int ptc__mdl_output(ptc_model *m, ptc_packet *p)
 {
-    uint8_t bytes[PTC_MAX_PACKET_SIZE];
+    uint8_t bytes[PTC_MAX_PACKET_SIZE + 1];
     int n = ptc__enc_packet(p, bytes);
+    uint8_t fate = PTC_FATE_EMITTED;
     PTC_ASSERT(n > 0);
     p->size = (uint8_t)n;
+    if (p->type == PTC_TMA && ptc__mdl_skz84_corrupt_tma(m, bytes)) {
+        fate = PTC_FATE_CORRUPT;
+        n++;
+    }
     m->generated++;
     if (!m->overflow && m->cfg.fifo_bytes) {
         uint64_t add = (uint64_t)n * m->cfg.drain_cycles;
@@ -4460,7 +4501,7 @@ static int ptc__mdl_output(ptc_model *m, ptc_packet *p)
         ptc__mdl_record(m, p, bytes, (size_t)n, PTC_FATE_DROPPED);
         return 0;
     }
-    ptc__mdl_record(m, p, bytes, (size_t)n, PTC_FATE_EMITTED);
+    ptc__mdl_record(m, p, bytes, (size_t)n, fate);
     ptc__mdl_report_retirements(m, p);
     if (p->type != PTC_PAD) m->last_was_cyc = p->type == PTC_CYC;
     m->offset += (uint64_t)n;
@@ -5573,6 +5614,7 @@ PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_c
     cfg->psb_early_tsc = m->psb_early_tsc != 0;
     if (m->skl168) cfg->errata |= PTC_ERRATUM_SKL168;
     if (m->skd007) cfg->errata |= PTC_ERRATUM_SKD007;
+    if (m->skz84) cfg->errata |= PTC_ERRATUM_SKZ84;
 }
 
 PTCDEF unsigned ptc_model_nom_freq(const ptc_model_config *m)
@@ -6380,9 +6422,11 @@ REVISION HISTORY
            real clocks (MTC jitter, a PSB+'s TSC sampled early, rate wobble,
            lost MTCs) with hardware defaults, ptc_clock_config_sdm(); model:
            mtc_jitter, jitter_seed, mtc_lost, rate_ppm, psb_early_tsc, skl168,
-           skd007 (PTC_FATE_CUT); points follow a wobbling clock's measured rate;
-           errata (PTC_ERRATA_LIST, ptc_errata_for_cpu, ptc_errata_decode_flags);
-           erratum SKD007 in the stream decoder (PTC_DECODE_SKD007, cut_cyc),
+           skd007 (PTC_FATE_CUT), skz84 (PTC_FATE_CORRUPT); points follow a
+           wobbling clock's measured rate; errata (PTC_ERRATA_LIST,
+           ptc_errata_for_cpu, ptc_errata_decode_flags); errata SKD007 and
+           SKZ84 in the stream decoder (PTC_DECODE_SKD007, cut_cyc;
+           PTC_DECODE_SKZ84, corrupt_tma, timed with its TSC, no epoch ended),
            ptc_ring_reader_init_flags; hidden_stops; part 6, perf.data: ptc_perf_open,
            ptc_perf_next, ptc_clock_config_from_perf, ptc_perf_tsc_to_ns,
            ptc_perf_write (with COMM and MMAP sideband), ptc_perf_info_from_model,

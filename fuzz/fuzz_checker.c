@@ -74,7 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in.size = size;
     fz_model_config(&in, &cfg);
     cfg.mtc_lost = 0; /* lost MTCs (an erratum) break the policy on purpose: not here */
-    cfg.skd007 = 0;   /* and a cut CYC decodes as two CYCs without the erratum's decoder flag */
+    cfg.skd007 = 0;   /* and a cut CYC decodes as two CYCs without the erratum's decoder flag, */
+    cfg.skz84 = 0;    /* a corrupt TMA as a reserved error and a bogus packet */
     what = fz_take(&in, 0, MUT_COUNT - 1);
     pick = fz_take(&in, 0, 0xFFFF);
     fz_model_run(&cfg, in.data, in.size, &rec);

@@ -174,6 +174,8 @@ UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
     cfg->skl168 = (uint8_t)(fz_take(in, 0, 3) == 3);
     /* and erratum SKD007's CYC cut by the OVF after an overflow */
     cfg->skd007 = (uint8_t)(fz_take(in, 0, 3) == 3);
+    /* and erratum SKZ84's corrupt TMAs in VMX guests */
+    cfg->skz84 = (uint8_t)(fz_take(in, 0, 3) == 3);
 }
 
 #endif

@@ -306,6 +306,56 @@ static void without_the_policy(void)
     }
 }
 
+/* The model's SKZ84 (SPEC 5.1, 3.12): corrupt TMAs in a VMX guest. A
+   corrupt_tma item is its TSC's instant, and nothing is lost: the clock
+   keeps the truth inside and times every item with or without being told
+   of the erratum (untold, it uses the guest's whole TMAs). */
+static void skz84_corrupt_tmas_are_timed_with_their_tsc(void)
+{
+    static const char *settings[] = { "skz84=1,psb_freq=0,jitter_seed=5",
+                                      "skz84=1,psb_freq=0,cyc_en=1,cyc_thresh=0,mtc_freq=1",
+                                      "skz84=1,cyc_en=1,cyc_thresh=2,mtc_freq=0,rate_ppm=20000,mtc_jitter=4,psb_early_tsc=120" };
+    size_t s, corrupt = 0;
+    for (s = 0; s < sizeof settings / sizeof settings[0]; s++) {
+        int told;
+        for (told = 0; told < 2; told++) {
+            run r;
+            ptc_model_sink sink;
+            ptc_model m;
+            ptc_clock_config cc;
+            stats st;
+            char err[200], what[160];
+            size_t i;
+            memset(&r, 0, sizeof r);
+            memset(&st, 0, sizeof st);
+            snprintf(what, sizeof what, "guest [%s]%s", settings[s], told ? "" : ", clock not told");
+            sink = mr_start(&r.tr, 1);
+            ptc_model_config_default(&r.cfg);
+            CHECK(mc_set_list(&r.cfg, settings[s], err, sizeof err), "%s", err);
+            CHECK(ptc_model_init(&m, &r.cfg, &sink) == PTC_OK);
+            wl_run_in_guest(&m, 4000000, s + 3);
+            clock_config_for(&r.cfg, 1, 1, &cc);
+            if (!told) cc.errata &= ~(uint32_t)PTC_ERRATUM_SKZ84;
+            if (time_run(&r, &cc)) {
+                check_validity(&r, &st, what);
+                for (i = 1; i < r.tr.nt; i++) {
+                    const ptc_timed_item *tma = &r.ti[i], *tsc = &r.ti[i - 1];
+                    if (r.tr.t[i].fate != PTC_FATE_CORRUPT) continue;
+                    corrupt += told;
+                    CHECK(tma->item.error == PTC_ERR_CORRUPT_TMA && tsc->item.error == PTC_OK &&
+                              tsc->item.pkt.type == PTC_TSC && tma->have_time && tma->tsc_lo == tsc->tsc_lo &&
+                              tma->tsc_hi == tsc->tsc_hi,
+                          "%s: the corrupt TMA at %llu is not timed with its TSC", what,
+                          (unsigned long long)r.tr.t[i].offset);
+                }
+            }
+            CHECK(st.n + 5 > r.tr.nt, "%s: %zu of %zu items timed", what, st.n, r.tr.nt);
+            run_free(&r);
+        }
+    }
+    CHECK(corrupt > 10, "%zu corrupt TMAs", corrupt);
+}
+
 /* The model's SKL168 (SPEC 5.1): a CYC lost right before a PSB, with its
    cycles. The clock keeps the truth inside with the erratum (the settings
    of time_round_trip_every_workload_policy_and_configuration) and without
@@ -838,6 +888,7 @@ int main(void)
     RUN(without_the_policy);
     RUN(errata_keep_the_truth_inside);
     RUN(skl168_drops_the_cyc_before_a_psb);
+    RUN(skz84_corrupt_tmas_are_timed_with_their_tsc);
     RUN(wrong_policy_is_reported);
     RUN(suppressed_is_no_wider);
     RUN(clock_after_resync);

@@ -272,6 +272,30 @@ static void skd007_cuts_read_alike_in_libipt(void)
            WL_COUNT);
 }
 
+/* SPEC 1.9 rule 6: the model's TMAs corrupted by erratum SKZ84 (skz84) in
+   a VMX guest. libipt's packet decoder told of the erratum reads the whole
+   stream as ptcodec's does: each corrupt TMA is its invalid packet at the
+   same offset, then the same packets. */
+static void skz84_corrupt_tmas_read_alike_in_libipt(void)
+{
+    ptc_model_config cfg;
+    ptc_model m;
+    mr_trace o;
+    ptc_model_sink sink = mr_start(&o, 1);
+    size_t i, truths = 0, corrupt = 0;
+    char why[200];
+    ptc_model_config_default(&cfg);
+    cfg.cyc_en = 1;
+    cfg.skz84 = 1;
+    CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
+    wl_run_in_guest(&m, 6000000, 2);
+    for (i = 0; i < o.nt; i++) truths += o.t[i].fate == PTC_FATE_CORRUPT;
+    CHECK(lx_compare_skz84_walk(o.bytes, o.len, &corrupt, why, sizeof why), "%s", why);
+    CHECK(corrupt == truths && truths > 5, "%zu corrupt_tma items for %zu corrupt TMAs", corrupt, truths);
+    printf("# erratum SKZ84: %zu corrupt TMAs in a guest, each libipt's invalid packet\n", truths);
+    mr_free(&o);
+}
+
 /* ---- the model's flow against libipt's instruction flow decoder ------- */
 
 /* A small x86-64 program with one of every kind of control flow the model
@@ -428,6 +452,7 @@ int main(void)
     RUN(arbitrary_bytes_same_packets_or_same_error);
     RUN(model_streams_decode_in_libipt);
     RUN(skd007_cuts_read_alike_in_libipt);
+    RUN(skz84_corrupt_tmas_read_alike_in_libipt);
     RUN(model_flow_is_libipts_instruction_flow);
     TL_EXIT();
 }

@@ -355,6 +355,65 @@ static void fast_forward_equals_single_step(void)
             }
 }
 
+/* Erratum SKZ84 (skz84, SPEC 5.1): only TMAs written in a VMX guest go out
+   corrupt, about half of them; each has its reserved byte set and one
+   bogus byte after it, and decodes with PTC_DECODE_SKZ84 as a corrupt_tma
+   error that the next packet follows. Fast-forward writes the same. */
+static void skz84_corrupts_tmas_in_a_guest(void)
+{
+    static const char *settings[] = { "skz84=1,psb_freq=0,jitter_seed=5",
+                                      "skz84=1,psb_freq=0,cyc_en=1,cyc_thresh=0,fifo_bytes=512,drain_bytes=1,drain_cycles=5" };
+    size_t s, corrupt = 0, whole = 0;
+    for (s = 0; s < sizeof settings / sizeof settings[0]; s++) {
+        ptc_model_config cfg;
+        ptc_model m1, m2;
+        ptc_model_sink k1, k2;
+        cap c1, c2;
+        char err[200], why[200];
+        ptc_decoder dec;
+        ptc_item it;
+        size_t i = 0;
+        ptc_model_config_default(&cfg);
+        CHECK(mc_set_list(&cfg, settings[s], err, sizeof err), "%s", err);
+        k1 = mr_start(&c1, 1);
+        k2 = mr_start(&c2, 1);
+        CHECK(ptc_model_init(&m1, &cfg, &k1) == PTC_OK);
+        wl_run_in_guest(&m1, 6000000, s + 1);
+        cfg.reference_stepping = 1;
+        CHECK(ptc_model_init(&m2, &cfg, &k2) == PTC_OK);
+        wl_run_in_guest(&m2, 6000000, s + 1);
+        CHECK(captures_equal(&c1, &c2, why, sizeof why), "[%s]: %s", settings[s], why);
+        ptc_decoder_init_buffer(&dec, mr_decode_flags(&cfg), c1.bytes, c1.len);
+        while (ptc_decoder_next(&dec, &it) == PTC_OK && i < c1.nt) {
+            const ptc_truth *t = &c1.t[i++];
+            CHECK(mr_item_is(t, &it), "[%s]: item at %llu (%s) is not the model's %s", settings[s],
+                  (unsigned long long)it.offset, ptc_status_name(it.error), ptc_packet_type_name(t->pkt.type));
+            if (t->pkt.type == PTC_TMA) whole += t->fate == PTC_FATE_EMITTED;
+            if (t->fate != PTC_FATE_CORRUPT) continue;
+            corrupt++;
+            CHECK(t->pkt.type == PTC_TMA && c1.bytes[t->offset] == PTC_OP_EXT && c1.bytes[t->offset + 1] == PTC_EXT_TMA &&
+                      c1.bytes[t->offset + 4] != 0,
+                  "[%s]: the corrupt packet at %llu is no TMA with its reserved byte set", settings[s],
+                  (unsigned long long)t->offset);
+            CHECK(i == c1.nt || c1.t[i].offset == t->offset + 8, "[%s]: no bogus byte after the TMA at %llu",
+                  settings[s], (unsigned long long)t->offset);
+        }
+        CHECK(i == c1.nt && ptc_decoder_next(&dec, &it) == PTC_END, "[%s]: %zu of %zu packets decoded", settings[s], i,
+              c1.nt);
+        mr_free(&c1);
+        mr_free(&c2);
+        /* out of a guest, no TMA is touched */
+        k1 = mr_start(&c1, 1);
+        CHECK(ptc_model_init(&m1, &cfg, &k1) == PTC_OK);
+        wl_run_workload(0, &m1, 3000000, 1);
+        for (i = 0; i < c1.nt; i++)
+            CHECK(c1.t[i].fate != PTC_FATE_CORRUPT, "[%s]: a corrupt TMA outside a guest", settings[s]);
+        mr_free(&c1);
+    }
+    CHECK(corrupt > 10 && whole > 10, "%zu corrupt and %zu whole TMAs", corrupt, whole);
+    printf("# erratum SKZ84: %zu TMAs corrupt, %zu whole, in runs mostly in a guest\n", corrupt, whole);
+}
+
 /* ---- 2.1 the seed's FIG. 5A-5F as scenarios ------------------------------------- */
 
 /* The packets of a run as a compact string: M emitted MTC, s suppressed
@@ -1061,6 +1120,7 @@ int main(void)
     RUN(mtc_jitter_delays_mtcs_within_its_bound);
     RUN(mtc_lost_drops_at_most_n_in_a_row);
     RUN(psb_early_tsc_writes_the_skylake_order);
+    RUN(skz84_corrupts_tmas_in_a_guest);
     RUN(seed_fig5_timelines);
     RUN(cyc_values_sum_to_true_cycles);
     RUN(cyc_precedes_eligible_packets);

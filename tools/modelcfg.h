@@ -46,6 +46,7 @@
     X("psb_early_tsc", psb_early_tsc, 255) \
     X("skl168", skl168, 1) \
     X("skd007", skd007, 1) \
+    X("skz84", skz84, 1) \
     X("reference_stepping", reference_stepping, 1) \
     X("trigger_ip", trigger_ip, UINT64_MAX) \
     X("trigger_nth", trigger_nth, 0xFFFFFFFFu) \
@@ -133,13 +134,15 @@ UT_FN const char *mc_event_name(int kind)
 }
 
 /* The truth as JSON lines (SPEC 5.6, ptsim --truth): a packet written (or
-   cut to its first byte: "cut":true), or suppressed or lost; */
+   cut to its first byte: "cut":true; or written corrupt with a bogus byte
+   after it: "corrupt":true), or suppressed or lost; */
 UT_FN void mc_truth_packet(FILE *f, const ptc_truth *t)
 {
-    if (t->fate == PTC_FATE_EMITTED || t->fate == PTC_FATE_CUT)
+    if (t->fate == PTC_FATE_EMITTED || t->fate == PTC_FATE_CUT || t->fate == PTC_FATE_CORRUPT)
         fprintf(f, "{\"off\":%llu,\"type\":\"%s\",%s\"cycle\":%llu,\"tsc\":%llu,\"tsc_frac\":\"%llu/%llu\",\"art\":%llu}\n",
                 (unsigned long long)t->offset, ptc_packet_type_name(t->pkt.type),
-                t->fate == PTC_FATE_CUT ? "\"cut\":true," : "", (unsigned long long)t->cycle,
+                t->fate == PTC_FATE_CUT ? "\"cut\":true," : t->fate == PTC_FATE_CORRUPT ? "\"corrupt\":true," : "",
+                (unsigned long long)t->cycle,
                 (unsigned long long)t->time.tsc, (unsigned long long)t->time.num, (unsigned long long)t->time.den,
                 (unsigned long long)t->art);
     else

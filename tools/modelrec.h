@@ -4,8 +4,9 @@
    never allocates). With emitted_only set, packets the model generated but
    did not write (suppressed, lost to an overflow) are left out of the
    truth, so t[i] is the i-th item of the stream decoded with the model's
-   errata (mr_decode_flags): a CYC cut by erratum SKD007 is there, as the
-   cut_cyc error it decodes to (mr_item_is). Retirements are kept
+   errata (mr_decode_flags): a CYC cut by erratum SKD007 and a TMA
+   corrupted by SKZ84 are there, as the cut_cyc and corrupt_tma errors they
+   decode to (mr_item_is). Retirements are kept
    in rt (rt[i].index == i), workload events in ev. Running out of memory
    aborts. */
 #ifndef PTCODEC_MODELREC_H
@@ -29,28 +30,43 @@ typedef struct mr_trace {
 } mr_trace;
 
 /* Whether a packet reached the stream: whole, or its first byte (a CYC
-   cut by erratum SKD007, the model's skd007). */
-UT_FN int mr_in_stream(const ptc_truth *t) { return t->fate == PTC_FATE_EMITTED || t->fate == PTC_FATE_CUT; }
+   cut by erratum SKD007, the model's skd007), or corrupt (a TMA to SKZ84,
+   skz84). */
+UT_FN int mr_in_stream(const ptc_truth *t)
+{
+    return t->fate == PTC_FATE_EMITTED || t->fate == PTC_FATE_CUT || t->fate == PTC_FATE_CORRUPT;
+}
 
-/* The bytes a packet has in the stream. */
+/* The bytes a packet has in the stream (a corrupt TMA: its own and the bogus one). */
 UT_FN size_t mr_stream_size(const ptc_truth *t)
 {
-    return t->fate == PTC_FATE_EMITTED ? t->pkt.size : t->fate == PTC_FATE_CUT ? 1 : 0;
+    switch (t->fate) {
+    case PTC_FATE_EMITTED: return t->pkt.size;
+    case PTC_FATE_CUT: return 1;
+    case PTC_FATE_CORRUPT: return t->pkt.size + 1u;
+    default: return 0;
+    }
 }
 
 /* Whether an item decoded from the model's stream is the packet t records:
-   the packet, or for a cut CYC the cut_cyc error, at its offset. */
+   the packet, or for a cut CYC the cut_cyc error, for a corrupt TMA the
+   corrupt_tma error, at its offset. */
 UT_FN int mr_item_is(const ptc_truth *t, const ptc_item *it)
 {
     if (it->offset != t->offset) return 0;
     if (t->fate == PTC_FATE_CUT) return it->error == PTC_ERR_CUT_CYC;
+    if (t->fate == PTC_FATE_CORRUPT) return it->error == PTC_ERR_CORRUPT_TMA;
     return t->fate == PTC_FATE_EMITTED && it->error == PTC_OK && ptc_packet_equal(&t->pkt, &it->pkt);
 }
 
-/* The stream decoder's flags for a model's stream (PTC_DECODE_SKD007 with skd007). */
+/* Whether an item's error is one the model's errata write (SKD007's
+   cut CYC, SKZ84's corrupt TMA): the stream decodes, nothing is lost. */
+UT_FN int mr_erratum_error(ptc_status error) { return error == PTC_ERR_CUT_CYC || error == PTC_ERR_CORRUPT_TMA; }
+
+/* The stream decoder's flags for a model's stream: its errata's. */
 UT_FN unsigned mr_decode_flags(const ptc_model_config *cfg)
 {
-    return cfg->skd007 ? PTC_DECODE_SKD007 : 0u;
+    return (cfg->skd007 ? PTC_DECODE_SKD007 : 0u) | (cfg->skz84 ? PTC_DECODE_SKZ84 : 0u);
 }
 
 /* Appends one item of `size` bytes to a growing array. */

@@ -76,7 +76,7 @@ typedef struct sim_out {
 static void on_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
 {
     sim_out *o = (sim_out *)user;
-    if (len) { /* emitted, or a CYC cut to its first byte (skd007) */
+    if (len) { /* emitted, or a CYC cut to its first byte (skd007), or a corrupt TMA (skz84) */
         if (o->ring) {
             /* whole packets: the ring stops at the first packet boundary
                at least `after` bytes past the TRIG */
@@ -243,7 +243,7 @@ static int write_svg(const char *path, const sim_out *o)
         fprintf(f, "<g><title>%s at TSC %llu, cycle %llu%s</title>", ptc_packet_type_name(ty),
                 (unsigned long long)t->time.tsc, (unsigned long long)t->cycle,
                 t->fate == PTC_FATE_SUPPRESSED ? " (suppressed)" : t->fate == PTC_FATE_DROPPED ? " (lost)"
-                : t->fate == PTC_FATE_CUT ? " (cut)" : "");
+                : t->fate == PTC_FATE_CUT ? " (cut)" : t->fate == PTC_FATE_CORRUPT ? " (corrupt)" : "");
         if (row == 1 || row == 2)
             fprintf(f, "<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"%s\" stroke=\"#1565c0\"/></g>\n", x,
                     top + row * rowh + rowh / 2, row == 1 ? "#1565c0" : "none");

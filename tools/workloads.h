@@ -176,6 +176,31 @@ UT_FN void wl_run_workload(int wi, ptc_model *m, uint64_t cycles, uint64_t seed)
     ptc_model_stop(m);
 }
 
+/* Not one of the numbered workloads (their loops stay as they are): the
+   dense loop run in a traced VMX guest for `cycles`, with a VM exit to
+   the host and an entry back every 0.2 to 2 million cycles, so that many
+   PSB+s fall in the guest (erratum SKZ84's TMAs, the model's skz84). */
+UT_FN void wl_run_in_guest(ptc_model *m, uint64_t cycles, uint64_t seed)
+{
+    wl_run w;
+    w.m = m;
+    w.r = pg_seed(seed * 2654435761u + WL_COUNT + 1);
+    w.end = m->cycle + cycles;
+    w.ip = WL_MAIN;
+    ptc_model_start(m, w.ip);
+    (void)ptc_model_vmptrld(m, w.ip, 0x3000);
+    w.ip += 8;
+    while (wl_more(&w)) {
+        (void)ptc_model_vm_entry(m, w.ip, WL_MAIN + 0x800, 0x7000, 1);
+        w.ip = WL_MAIN + 0x800;
+        wl_dense_burst(&w, pg_range(&w.r, 200000, 2000000));
+        (void)ptc_model_vm_exit(m, w.ip, WL_MAIN + 0x10, 0x5000);
+        w.ip = WL_MAIN + 0x10;
+        wl_idle(&w, 1000, 20000);
+    }
+    ptc_model_stop(m);
+}
+
 /* Workload wi for `cycles` on a model configured as wi needs, then by
    policy and settings (the text of mc_policy and mc_set_list), writing to
    sink; *cfg gets the configuration. Returns 1, or 0 with err set. */
