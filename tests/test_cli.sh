@@ -243,6 +243,23 @@ untold=$("$b/ptdump" "$tmp/skd.pt" | grep -c 'cut_cyc')
 if [ "$cuts" -gt 0 ] && [ "$by_config" = "$cuts" ] && [ "$by_name" = "$cuts" ] && [ "$by_cpu" = "$cuts" ] && [ "$untold" = 0 ]
 then pass dump_skd007_cut_cyc; else fail dump_skd007_cut_cyc "$cuts cut, read $by_config/$by_name/$by_cpu, untold $untold"; fi
 
+# erratum SKZ84 (SPEC.md 1.9 rule 6, 5.1): the model corrupts TMAs in a VMX guest (README's
+# command); ptdump reads each as corrupt_tma when told (configuration, name, CPU), else not,
+# and times each at its TSC's instant with no conflict
+printf 'set skz84=1,psb_freq=0\nstart 0x401000\nvmptrld 0x401000 0x3000\nvmentry 0x401008 0x401800 0x7000\nidle 20000000\nstop\n' |
+  "$b/ptsim" --quiet --policy off --scenario - -o "$tmp/skz.pt" --truth "$tmp/skz.jsonl"
+corrupt=$(grep -c '"corrupt":true' "$tmp/skz.jsonl")
+by_config=$("$b/ptdump" --config "$tmp/skz.pt.json" "$tmp/skz.pt" | grep -c 'corrupt_tma')
+by_name=$("$b/ptdump" --errata skz84 "$tmp/skz.pt" | grep -c 'corrupt_tma')
+by_cpu=$("$b/ptdump" --cpu 6/85 "$tmp/skz.pt" | grep -c 'corrupt_tma')
+untold=$("$b/ptdump" "$tmp/skz.pt" | grep -c 'corrupt_tma')
+timed=$("$b/ptdump" --time --config "$tmp/skz.pt.json" "$tmp/skz.pt" | grep -c '(corrupt_tma)\]  time ')
+conflicts=$("$b/ptdump" --time --config "$tmp/skz.pt.json" "$tmp/skz.pt" | grep -c 'conflict')
+if [ "$corrupt" -gt 0 ] && [ "$by_config" = "$corrupt" ] && [ "$by_name" = "$corrupt" ] && [ "$by_cpu" = "$corrupt" ] &&
+   [ "$untold" = 0 ] && [ "$timed" = "$corrupt" ] && [ "$conflicts" = 0 ]
+then pass dump_skz84_corrupt_tma; else
+  fail dump_skz84_corrupt_tma "$corrupt corrupt, read $by_config/$by_name/$by_cpu, untold $untold, timed $timed, $conflicts conflicts"; fi
+
 # ---- perf.data (SPEC.md part 6): ptsim writes one, ptdump reads it back ----
 "$b/ptsim" --quiet --workload dense --cycles 300000 --threads 2 -o "$tmp/p.pt" --perf-data "$tmp/p.data"; st=$?
 "$b/ptdump" --time "$tmp/p.data" > "$tmp/p.txt"; st2=$?
