@@ -3958,7 +3958,7 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
     if (!nav || !t) return PTC_ERR_BAD_ARGUMENT;
     if (nav->finished) return PTC_ERR_BAD_STATE;
     it = &t->item;
-    if (it->error == PTC_ERR_CORRUPT_TMA) return PTC_OK; /* (SKZ84: no packet but a TMA is lost) */
+    if (it->error == PTC_ERR_CORRUPT_TMA) return PTC_OK; /* (SKZ84: only a TMA's payload is lost, nothing counted here) */
     if (it->error != PTC_OK) {
         /* bytes were skipped: cycles and retirements may be missing */
         nav->cycles_broken = 1;
@@ -4450,8 +4450,6 @@ static void ptc__mdl_report_retirements(ptc_model *m, const ptc_packet *p)
     }
 }
 
-/* Writes a packet through the internal buffer. Returns 1 if it reached the
-   stream, 0 if the buffer overflowed and it was lost. */
 static uint64_t ptc__mdl_random(ptc_model *m);
 
 /* Erratum SKZ84 (cfg.skz84): whether the TMA whose bytes are in b (7 of
@@ -4473,6 +4471,8 @@ static int ptc__mdl_skz84_corrupt_tma(ptc_model *m, uint8_t *b)
     return 1;
 }
 
+/* Writes a packet through the internal buffer. Returns 1 if it reached the
+   stream, 0 if the buffer overflowed and it was lost. */
 static int ptc__mdl_output(ptc_model *m, ptc_packet *p)
 {
     uint8_t bytes[PTC_MAX_PACKET_SIZE + 1];
