@@ -29,14 +29,6 @@ typedef struct mr_trace {
     int emitted_only;
 } mr_trace;
 
-/* Whether a packet reached the stream: whole, or its first byte (a CYC
-   cut by erratum SKD007, the model's skd007), or corrupt (a TMA to SKZ84,
-   skz84). */
-UT_FN int mr_in_stream(const ptc_truth *t)
-{
-    return t->fate == PTC_FATE_EMITTED || t->fate == PTC_FATE_CUT || t->fate == PTC_FATE_CORRUPT;
-}
-
 /* The bytes a packet has in the stream (a corrupt TMA: its own and the bogus one). */
 UT_FN size_t mr_stream_size(const ptc_truth *t)
 {
@@ -47,6 +39,11 @@ UT_FN size_t mr_stream_size(const ptc_truth *t)
     default: return 0;
     }
 }
+
+/* Whether a packet reached the stream: whole, or its first byte (a CYC
+   cut by erratum SKD007, the model's skd007), or corrupt (a TMA to SKZ84,
+   skz84). */
+UT_FN int mr_in_stream(const ptc_truth *t) { return mr_stream_size(t) != 0; }
 
 /* Whether an item decoded from the model's stream is the packet t records:
    the packet, or for a cut CYC the cut_cyc error, for a corrupt TMA the
