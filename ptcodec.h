@@ -623,7 +623,8 @@ PTCDEF uint32_t ptc_erratum_from_name(const char *name);
 PTCDEF const char *ptc_erratum_name(uint32_t erratum);
 PTCDEF const char *ptc_erratum_effect(uint32_t erratum);
 /* The stream decoder's flags for a trace with these errata
-   (PTC_DECODE_SKD007 for SKD007), to OR with the others. */
+   (PTC_DECODE_SKD007 for SKD007, PTC_DECODE_SKZ84 for SKZ84), to OR with
+   the others. */
 PTCDEF unsigned ptc_errata_decode_flags(uint32_t errata);
 
 /* What the clock needs to know about the trace's configuration. */
