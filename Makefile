@@ -3,7 +3,8 @@
 #   make           the tools: build/ptdump, build/ptsim, build/ptgen
 #   make demo      ptsim on the filtered workload, with and without MTC suppression
 #   make demo-qemu a real program traced under QEMU, and decoded by libipt
-#   make check     every test (installs missing Debian packages as root)
+#   make check     every test (installs missing Debian packages as root;
+#                  builds on JOBS cores, all by default)
 #   make bench     decoder throughput against libipt, the model's speed, and
 #                  time accuracy against libipt and perf (bench/timecmp, with real clocks too)
 #   make fuzz      every fuzz target for libFuzzer, AFL++ (+ cmplog) and replay
