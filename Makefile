@@ -4,7 +4,7 @@
 #   make demo      ptsim on the filtered workload, with and without MTC suppression
 #   make demo-qemu a real program traced under QEMU, and decoded by libipt
 #   make check     every test (installs missing Debian packages as root;
-#                  builds on JOBS cores, all by default)
+#                  builds on JOBS cores, all up to 8 by default)
 #   make bench     decoder throughput against libipt, the model's speed, and
 #                  time accuracy against libipt and perf (bench/timecmp, with real clocks too)
 #   make fuzz      every fuzz target for libFuzzer, AFL++ (+ cmplog) and replay
@@ -134,8 +134,9 @@ deps:
 	@sh tools/ensure-deps.sh
 
 # the binaries check-build makes do not depend on one another: one job per core
-# (on the 2-core development machine the build takes 1m47s instead of 3m46s)
-JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+# (on the 2-core development machine the build takes 1m47s instead of 3m46s),
+# at most 8, as a sanitized fuzz build takes about 270 MB
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 8 ] && n=8; echo $$n)
 
 check: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) check-build
