@@ -275,11 +275,10 @@ static int run_perf(const stream *sm, const ptc_item *items, size_t n, uint64_t 
     if (!log) return 0;
     for (line = (const char *)log; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         uint64_t off;
-
-        size_t digits = strspn(line + 21, "0123456789abcdefx");
-        if (strncmp(line, "Setting timestamp to 0x", 23) == 0 && ut_parse_u64_n(line + 21, digits, UINT64_MAX, &now)) {
+        if (strncmp(line, "Setting timestamp to 0x", 23) == 0 &&
+            ut_parse_u64_n(line + 21, strspn(line + 21, "0123456789abcdefx"), UINT64_MAX, &now)) {
             if (last != SIZE_MAX) est[last] = now; /* the packet that set it is at its new time */
-        } else if (line[0] == ' ' && line[1] == ' ' && strlen(line) > 11 && line[10] == ':' &&
+        } else if (line[0] == ' ' && line[1] == ' ' && strnlen(line, 12) > 11 && line[10] == ':' && /* not strlen: the log is megabytes */
                    ut_parse_digits(line + 2, 8, 16, UINT64_MAX, &off)) { /* "  0000002c:  1b   CYC 0x3" */
             while (k < n && items[k].offset < off) k++;
             last = k < n && items[k].offset == off ? k : SIZE_MAX;
