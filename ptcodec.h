@@ -3072,6 +3072,17 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
     return ptc__math_sat_add(a->point, ptc__clk_cyc_ticks(c, n, cbr, 0) / 2 + ptc__clk_cyc_ticks(c, n, cbr, 1) / 2);
 }
 
+/* A CYC whose value is all ones over the counter's width (cyc_bits), or
+   over 12 bits or more (the SKL family's counter is 12 bits wide, and perf
+   does not record the width), was most likely sent alone before the counter
+   wrapped: nothing reset the counter for that long, so a TNT's first branch
+   came after it, not at it (SPEC 3.7). */
+static int ptc__clk_cyc_is_wrap(const ptc_clock *c, uint64_t cycles)
+{
+    int all_ones = (cycles & (cycles + 1)) == 0;
+    return all_ones && (cycles >= 4095 || (c->cfg.cyc_bits < 64 && cycles == (UINT64_C(1) << c->cfg.cyc_bits) - 1));
+}
+
 /* The entries pushed so far that are not final get their intervals. b:
    the anchor just pushed (the last entry), or NULL at the end of the
    window or stream (then only what is known before them counts). */
@@ -3116,7 +3127,14 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
         ptc__clk_entry *e = ptc__clk_at(c, i);
         int first_branch = (e->flags & PTC__CLK_FIRST_BRANCH) != 0;
         int branch_cyc = first_branch && c->cfg.cyc_en && (c->fb_point || c->cyc_point);
-        uint64_t mid, after = first_branch ? c->ntp_lo : c->out_lo, floor = branch_cyc ? c->ntp_point : c->out_point;
+        uint64_t mid, after = first_branch ? c->ntp_lo : c->out_lo, floor = c->out_point;
+        /* a first branch the CYCs place may go back to the non-timing
+           packet's point; one they do not, only to the last lower bound
+           (where the branch of a TNT that went out soon after it lies, and
+           where libipt and perf put it), not to the last point, which may
+           sit past an MTC's edge the branch came before */
+        if (branch_cyc) floor = c->ntp_point;
+        else if (first_branch) floor = c->out_lo > c->ntp_point ? c->out_lo : c->ntp_point;
         if (after > e->lo) e->lo = after;
         if (e->hi < e->lo) { /* only if the trace broke the rules */
             e->hi = e->lo;
@@ -3179,8 +3197,10 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
         }
         if (e->it.error == PTC_OK && e->it.pkt.type == PTC_CYC) {
             c->cyc_point = e->point;
-            if ((e->flags & PTC__CLK_LONE_CYC) && !c->fb_point) c->fb_point = e->point;
-            if (!c->first_cyc_point) c->first_cyc_point = e->point;
+            if (!ptc__clk_cyc_is_wrap(c, e->it.pkt.u.cyc.cycles)) {
+                if ((e->flags & PTC__CLK_LONE_CYC) && !c->fb_point) c->fb_point = e->point;
+                if (!c->first_cyc_point) c->first_cyc_point = e->point;
+            }
         }
         e->flags |= PTC__CLK_FINAL;
     }
