@@ -3043,8 +3043,9 @@ static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, c
 /* The point the cycles give an entry with a cycle position: the last
    positioned anchor's point plus the cycles since it at the configured
    nom, or at the middle of the rates nom allows when the trace ruled that
-   out (SPEC 3.7). 0: no such anchor in the entry's epoch. */
-static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e)
+   out (SPEC 3.7). b: the anchor that finalizes the entry, if any. 0: no
+   such anchor in the entry's epoch. */
+static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b)
 {
     const ptc__clk_anchor *a = &c->guess_ref;
     uint8_t cbr = (uint8_t)(e->flags >> 16);
@@ -3057,10 +3058,18 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
     at = e->pos_lo + (e->pos_hi - e->pos_lo) / 2;
     if (at < from) return 0;
     n = at - from;
-    /* with a wobbling clock, at the rate measured over the last few MTC
+    /* with a wobbling clock, on the line from the reference to the MTC
+       after it when that MTC has a CYC right before it (the rate of this
+       very stretch), else at the rate measured over the last few MTC
        periods (as libipt and perf do); else at the configured nom while
        what the trace shows allows it (the MSR's rounded value is what perf
        assumes), else the middle of the range */
+    if (c->cfg.rate_ppm && b && b->mtc && b->epoch == e->epoch && b->pos_lo == b->pos_hi && b->pos_lo > at &&
+        b->hi != UINT64_MAX && c->cbr == cbr) {
+        uint64_t q, r, b_mid = b->lo + (b->hi - b->lo) / 2; /* n * (b_mid - point) / (cycles to b) */
+        if (b_mid > a->point && ptc__math_mad_div(n, b_mid - a->point, 0, 0, b->pos_lo - from, &q, &r))
+            return ptc__math_sat_add(a->point, q);
+    }
     if (c->cfg.rate_ppm && c->rate_cycles && c->rate_ref.valid && c->rate_ref.epoch == e->epoch && c->rate_ref_cbr == cbr) {
         uint64_t q, r; /* n * ticks / cycles */
         if (ptc__math_mad_div(n, c->rate_ticks, 0, 0, c->rate_cycles, &q, &r)) return ptc__math_sat_add(a->point, q);
@@ -3147,13 +3156,13 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
            reference anchor put it at the nominal rate; anything else sits
            in the middle of what is possible */
         if ((e->flags & (PTC__CLK_MTC | PTC__CLK_EXACT)) == (PTC__CLK_MTC | PTC__CLK_EXACT) &&
-            (mid = ptc__clk_cycle_guess(c, e)) != 0) { /* the cycles say where in its lag it went out */
+            (mid = ptc__clk_cycle_guess(c, e, NULL)) != 0) { /* the cycles say where in its lag it went out */
             if (mid < e->lo) mid = e->lo;
         } else if (e->flags & PTC__CLK_MTC)
             mid = ptc__math_sat_add(e->lo, ptc__clk_cyc_ticks(c, c->cfg.mtc_jitter / 2, (uint8_t)(e->flags >> 16), 0));
         else if (e->flags & PTC__CLK_SAMPLED) /* its value: the guess that holds up later points least */
             mid = e->lo;
-        else if ((mid = ptc__clk_cycle_guess(c, e)) != 0) { /* the cycles since the last anchor, at nom */
+        else if ((mid = ptc__clk_cycle_guess(c, e, b)) != 0) { /* the cycles since the last anchor, at nom */
             if (mid < e->lo) mid = e->lo;
         } else if (e->hi == UINT64_MAX || (!b && !c->finished)) /* nothing known after it yet */
             mid = e->lo;
