@@ -24,8 +24,9 @@ run() { # label command...
 # and with real clocks) and on 60 streams libipt's encoder wrote, ptcodec's
 # maximum and mean time errors are no worse than libipt's nor Linux perf's,
 # every truth is inside its interval and nothing goes back
+# (at make bench's sizes: about 100 s under ASan)
 timecmp() { # program
-  if "$1" --real-clocks --check > "$log.r" 2>&1; then # make bench's sizes: about 100 s echo "ok - time_accuracy_vs_libipt_and_perf: $(tail -1 "$log.r")"
+  if "$1" --real-clocks --check > "$log.r" 2>&1; then echo "ok - time_accuracy_vs_libipt_and_perf: $(tail -1 "$log.r")"
   else grep -B3 -e 'does worse' -e 'break G1' "$log.r" | head -20; tail -3 "$log.r"; echo "FAIL - time_accuracy_vs_libipt_and_perf"; return 1; fi
 }
 # Every unit test program the build made, from the Makefile's one list.
