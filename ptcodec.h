@@ -695,7 +695,13 @@ typedef struct ptc_timed_item {
                               the nearest one that keeps time going forward */
 } ptc_timed_item;
 
-/* All fields are private. */
+/* All fields are private. A divisor known in advance (the clock divides
+   by the same few at every packet): see ptc__math_divider_init. */
+typedef struct ptc__math_divider {
+    uint64_t d, magic;
+    unsigned shift;
+} ptc__math_divider;
+
 typedef struct ptc__clk_entry {
     ptc_item it;
     uint64_t lo, hi, point, pos_lo, pos_hi, cycles;
@@ -746,8 +752,14 @@ typedef struct ptc_clock {
     /* nom (TSC ticks per cycle at ratio 1) lies in [nom_lo, nom_hi], as
        fractions: from the configuration, narrowed by what the trace shows */
     uint64_t nom_lo_n, nom_lo_d, nom_hi_n, nom_hi_d;
-    int nom_cfg_inside;               /* the configured nom is in that range (kept with it:
-                                         the points ask at every positioned item) */
+    /* kept with the rate (ptc__clk_rate_changed), as every packet asks: */
+    int nom_cfg_inside;               /* the configured nom is in that range */
+    uint64_t mtc_lag;                 /* ptc__clk_mtc_lag() at the current CBR */
+    int tick_div_ok;                  /* at the current CBR (not 0) cycles convert by: */
+    ptc__math_divider tick_div[2];    /*   nom_lo_d * CBR (slowest), nom_hi_d * CBR (fastest) */
+    ptc__math_divider guess_div;      /* cfg.nom_den * CBR, while nom_cfg_inside and a CBR */
+    ptc__math_divider art_div;        /* cpuid_15_eax (ART to TSC) */
+    ptc__math_divider ppm_div;        /* 10^6 (the wobble) */
     ptc__clk_anchor rate_ref;       /* the first exactly positioned anchor of the epoch */
     uint8_t rate_ref_cbr;
     /* the exactly positioned anchors since rate_ref, the newest at
@@ -1569,12 +1581,36 @@ static unsigned ptc__math_msb(uint64_t v)
 #endif
 }
 
+/* 128-bit integers where the compiler has them; portable code elsewhere
+   (and in the PTC_NO_INT128 test build) */
+#if defined(__SIZEOF_INT128__) && !defined(PTC_NO_INT128)
+#define PTC__MATH_INT128 1
+__extension__ typedef unsigned __int128 ptc__math_u128;
+#else
+#define PTC__MATH_INT128 0
+#endif
+
+/* a*b as a 128-bit number: its high and low 64 bits. */
+static void ptc__math_mul_wide(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+#if PTC__MATH_INT128
+    ptc__math_u128 x = (ptc__math_u128)a * b;
+    *hi = (uint64_t)(x >> 64);
+    *lo = (uint64_t)x;
+#else
+    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    *lo = (p00 & 0xFFFFFFFFu) | (mid << 32);
+    *hi = a1 * b1 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+#endif
+}
+
 /* 128-bit arithmetic for the exact clocks: (a*b + add - sub) / d, when the
    quotient fits 64 bits (returns 0, with *q = UINT64_MAX, otherwise). The caller guarantees
    a*b + add >= sub. Native where the compiler has 128-bit integers, a
    portable long division elsewhere (and in the PTC_NO_INT128 test build). */
-#if defined(__SIZEOF_INT128__) && !defined(PTC_NO_INT128)
-__extension__ typedef unsigned __int128 ptc__math_u128;
+#if PTC__MATH_INT128
 static int ptc__math_mad_div(uint64_t a, uint64_t b, uint64_t add, uint64_t sub, uint64_t d,
                         uint64_t *q, uint64_t *r)
 {
@@ -1594,12 +1630,9 @@ static int ptc__math_mad_div(uint64_t a, uint64_t b, uint64_t add, uint64_t sub,
 static int ptc__math_mad_div(uint64_t a, uint64_t b, uint64_t add, uint64_t sub, uint64_t d,
                         uint64_t *q, uint64_t *r)
 {
-    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
-    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
-    uint64_t lo = (p00 & 0xFFFFFFFFu) | (mid << 32);
-    uint64_t hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32), old, qv = 0;
+    uint64_t hi, lo, old, qv = 0;
     int i;
+    ptc__math_mul_wide(a, b, &hi, &lo);
     lo += add;
     hi += lo < add;
     old = lo;
@@ -1638,13 +1671,58 @@ static uint64_t ptc__math_muldiv(uint64_t a, uint64_t b, uint64_t d, int ceil)
     return q;
 }
 
-/* a/b < c/d, exactly */
+/* Division by d (>= 1) as a multiplication and shifts, exact for every
+   64-bit dividend: Granlund and Montgomery's method with a 65-bit
+   multiplier (2^64 + magic), l = ceil(log2 d):
+     magic = floor(2^64 * (2^l - d) / d) + 1,
+     t = (x * magic) >> 64,  floor(x / d) = (t + ((x - t) >> 1)) >> (l - 1).
+   A hardware division costs tens of cycles, and the clock divides by the
+   same few divisors at every packet. d = 1 is shift 0. */
+static void ptc__math_divider_init(ptc__math_divider *v, uint64_t d)
+{
+    unsigned l;
+    uint64_t top, q, r;
+    v->d = d;
+    v->magic = 0;
+    v->shift = 0;
+    if (d <= 1) return;
+    l = 1 + ptc__math_msb(d - 1);             /* ceil(log2 d), 1..64 */
+    top = l == 64 ? 0 - d : (UINT64_C(1) << l) - d; /* 2^l - d, below d */
+    /* floor(top * 2^64 / d), as 2 * floor(top * 2^63 / d) plus the bit
+       the remainder carries */
+    (void)ptc__math_mad_div(top, UINT64_C(1) << 63, 0, 0, d, &q, &r);
+    v->magic = 2 * q + (r >= d - r) + 1;
+    v->shift = l;
+}
+
+static uint64_t ptc__math_divide(const ptc__math_divider *v, uint64_t x)
+{
+    uint64_t t, lo;
+    if (!v->shift) return x; /* d = 1 */
+    ptc__math_mul_wide(x, v->magic, &t, &lo);
+    (void)lo;
+    return (t + ((x - t) >> 1)) >> (v->shift - 1);
+}
+
+/* floor or ceil of a*b/v->d, saturating at UINT64_MAX: without a hardware
+   division when a*b fits 64 bits. */
+static uint64_t ptc__math_muldiv_by(const ptc__math_divider *v, uint64_t a, uint64_t b, int ceil)
+{
+    uint64_t hi, x, q;
+    ptc__math_mul_wide(a, b, &hi, &x);
+    if (hi) return ptc__math_muldiv(a, b, v->d, ceil);
+    q = ptc__math_divide(v, x);
+    return q + (ceil && x - q * v->d != 0);
+}
+
+/* a/b < c/d, exactly (b, d > 0): a*d < c*b, with no division - the clock
+   compares rates at every anchor */
 static int ptc__math_frac_less(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
-    uint64_t q, r;
-    if (!ptc__math_mad_div(a, d, 0, 0, b, &q, &r)) return 0; /* a*d/b does not even fit */
-    (void)r;
-    return q < c; /* a/b < c/d  <=>  a*d/b < c  <=>  floor(a*d/b) < c */
+    uint64_t ad_hi, ad_lo, cb_hi, cb_lo;
+    ptc__math_mul_wide(a, d, &ad_hi, &ad_lo);
+    ptc__math_mul_wide(c, b, &cb_hi, &cb_lo);
+    return ad_hi < cb_hi || (ad_hi == cb_hi && ad_lo < cb_lo);
 }
 
 /* ---- 1.1 Status codes ---------------------------------------------- */
@@ -2909,7 +2987,8 @@ PTCDEF void ptc_clock_config_sdm(ptc_clock_config *cfg)
 static uint64_t ptc__clk_wobble(const ptc_clock *c, uint64_t x, int up)
 {
     if (!c->cfg.rate_ppm || x == UINT64_MAX) return x;
-    return ptc__math_muldiv(x, up ? 1000000 + (uint64_t)c->cfg.rate_ppm : 1000000 - (uint64_t)c->cfg.rate_ppm, 1000000, up);
+    return ptc__math_muldiv_by(&c->ppm_div, x, up ? 1000000 + (uint64_t)c->cfg.rate_ppm : 1000000 - (uint64_t)c->cfg.rate_ppm,
+                               up);
 }
 
 /* The other way: x scaled by 10^6 / (10^6 -+ rate_ppm) (what at nom takes
@@ -2928,6 +3007,8 @@ static uint64_t ptc__clk_cyc_ticks(const ptc_clock *c, uint64_t cycles, uint8_t 
     uint64_t n = fastest ? c->nom_hi_n : c->nom_lo_n, d = fastest ? c->nom_hi_d : c->nom_lo_d, t;
     uint64_t ratio = cbr ? cbr : fastest ? 1 : 255;
     if (!cycles || !n) return 0;
+    if (cbr && cbr == c->cbr && c->tick_div_ok)
+        return ptc__clk_wobble(c, ptc__math_muldiv_by(&c->tick_div[fastest != 0], cycles, n, fastest), fastest);
     /* cycles * n / (d * ratio), rounded: one division where d * ratio
        fits (rounding twice, by d then by the ratio, gives the same) */
     if (d <= UINT64_MAX / 256) return ptc__clk_wobble(c, ptc__math_muldiv(cycles, n, d * ratio, fastest), fastest);
@@ -2939,7 +3020,7 @@ static uint64_t ptc__clk_cyc_ticks(const ptc_clock *c, uint64_t cycles, uint8_t 
 /* TSC ticks in `art` ART ticks (ebx/eax each), rounded down or up. */
 static uint64_t ptc__clk_art_ticks(const ptc_clock *c, uint64_t art, int up)
 {
-    return ptc__math_muldiv(art, c->cfg.cpuid_15_ebx, c->cfg.cpuid_15_eax, up);
+    return ptc__math_muldiv_by(&c->art_div, art, c->cfg.cpuid_15_ebx, up);
 }
 
 /* Bounds of the TSC at the ART edge art_rel ticks after the TMA's edge. */
@@ -2958,13 +3039,21 @@ static uint64_t ptc__clk_mtc_lag(const ptc_clock *c)
 
 static ptc__clk_entry *ptc__clk_at(ptc_clock *c, size_t i) { return &c->ring[(c->head + i) % PTC_CLOCK_WINDOW]; }
 
-/* Whether the configured nom still lies in the range the trace allows
-   (the points use it then, SPEC 3.7). */
-static void ptc__clk_note_nom_cfg(ptc_clock *c)
+/* The CBR or nom's range changed: what depends on them only. Whether
+   the configured nom still lies in the range the trace allows (the points
+   use it then, SPEC 3.7), and the MTCs' lag. */
+static void ptc__clk_rate_changed(ptc_clock *c)
 {
     c->nom_cfg_inside = c->cfg.nom_num && c->cfg.nom_den <= UINT64_MAX / 256 &&
                         !ptc__math_frac_less(c->cfg.nom_num, c->cfg.nom_den, c->nom_lo_n, c->nom_lo_d) &&
                         !ptc__math_frac_less(c->nom_hi_n, c->nom_hi_d, c->cfg.nom_num, c->cfg.nom_den);
+    c->tick_div_ok = c->cbr && c->nom_lo_d <= UINT64_MAX / 256 && c->nom_hi_d <= UINT64_MAX / 256;
+    if (c->tick_div_ok) {
+        ptc__math_divider_init(&c->tick_div[0], c->nom_lo_d * c->cbr);
+        ptc__math_divider_init(&c->tick_div[1], c->nom_hi_d * c->cbr);
+    }
+    if (c->nom_cfg_inside && c->cbr) ptc__math_divider_init(&c->guess_div, c->cfg.nom_den * c->cbr);
+    c->mtc_lag = ptc__clk_mtc_lag(c);
 }
 
 PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
@@ -2977,6 +3066,8 @@ PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
     c->cfg = *cfg;
     if ((cfg->errata & PTC_ERRATUM_SKL168) && !c->cfg.mtc_lost) c->cfg.mtc_lost = 1;
     ptc_checker_init(&c->chk, &cfg->policy);
+    ptc__math_divider_init(&c->art_div, cfg->cpuid_15_eax ? cfg->cpuid_15_eax : 1);
+    ptc__math_divider_init(&c->ppm_div, 1000000);
     if (cfg->cpuid_15_eax)
         c->half_period = (((uint64_t)cfg->cpuid_15_ebx << cfg->mtc_freq) + 2 * (uint64_t)cfg->cpuid_15_eax - 1) /
                          (2 * (uint64_t)cfg->cpuid_15_eax);
@@ -2999,7 +3090,7 @@ PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
         c->nom_hi_n = 2 * c->cfg.nom_num + c->cfg.nom_den;
         c->nom_lo_d = c->nom_hi_d = 2 * c->cfg.nom_den;
     }
-    ptc__clk_note_nom_cfg(c);
+    ptc__clk_rate_changed(c);
     return PTC_OK;
 }
 
@@ -3075,7 +3166,9 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
         if (ptc__math_mad_div(n, c->rate_ticks, 0, 0, c->rate_cycles, &q, &r)) return ptc__math_sat_add(a->point, q);
     }
     if (c->nom_cfg_inside) {
-        uint64_t d = c->cfg.nom_den * cbr, q, r; /* n * nom / cbr, rounded down as the truth (a TSC) is */
+        uint64_t d = c->cfg.nom_den * cbr, q, r, hi; /* n * nom / cbr, rounded down as the truth (a TSC) is */
+        ptc__math_mul_wide(n, c->cfg.nom_num, &hi, &q);
+        if (!hi && cbr == c->cbr) return ptc__math_sat_add(a->point, ptc__math_divide(&c->guess_div, q));
         if (ptc__math_mad_div(n, c->cfg.nom_num, 0, 0, d, &q, &r)) return ptc__math_sat_add(a->point, q);
     }
     return ptc__math_sat_add(a->point, ptc__clk_cyc_ticks(c, n, cbr, 0) / 2 + ptc__clk_cyc_ticks(c, n, cbr, 1) / 2);
@@ -3275,6 +3368,7 @@ static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
     const ptc__clk_anchor *a = &c->rate_ref;
     uint64_t n, lo, hi;
     uint8_t cbr = c->cbr;
+    int narrowed;
     if (e->pos_lo != e->pos_hi || e->pos_lo == PTC__CLK_NOPOS || !e->lo || e->hi == UINT64_MAX || !cbr) return;
     if (!a->valid || a->epoch != e->epoch || c->rate_ref_cbr != cbr || a->pos_hi >= e->pos_lo) {
         ptc__clk_anchor_of(e, &c->rate_ref);
@@ -3297,9 +3391,10 @@ static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
     }
     /* only if consistent with what is known: else the trace broke a rule */
     if (ptc__math_frac_less(c->nom_hi_n, c->nom_hi_d, lo, n) || ptc__math_frac_less(hi, n, c->nom_lo_n, c->nom_lo_d)) return;
-    if (ptc__math_frac_less(c->nom_lo_n, c->nom_lo_d, lo, n)) { c->nom_lo_n = lo; c->nom_lo_d = n; }
-    if (ptc__math_frac_less(hi, n, c->nom_hi_n, c->nom_hi_d)) { c->nom_hi_n = hi; c->nom_hi_d = n; }
-    ptc__clk_note_nom_cfg(c);
+    narrowed = 0;
+    if (ptc__math_frac_less(c->nom_lo_n, c->nom_lo_d, lo, n)) { c->nom_lo_n = lo; c->nom_lo_d = n; narrowed = 1; }
+    if (ptc__math_frac_less(hi, n, c->nom_hi_n, c->nom_hi_d)) { c->nom_hi_n = hi; c->nom_hi_d = n; narrowed = 1; }
+    if (narrowed) ptc__clk_rate_changed(c);
 }
 
 /* A TSC in a PSB+ with no CYC inside: somewhere between the last CYC point
@@ -3487,14 +3582,14 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
            sample (the TMA's CTC one short of the MTC's): the packet went out
            within an ART tick and the MTC's lag of its value, whether or not
            that MTC's time is known (with SKZ84 it is not) */
-        uint64_t by = ptc__math_sat_add(full + 1, ptc__math_sat_add(ptc__clk_art_ticks(c, 1, 1), ptc__clk_mtc_lag(c)));
+        uint64_t by = ptc__math_sat_add(full + 1, ptc__math_sat_add(ptc__clk_art_ticks(c, 1, 1), c->mtc_lag));
         if (by > e->hi) e->hi = by;
         e->flags |= PTC__CLK_SAMPLED;
     }
     if (c->cfg.psb_early_tsc && c->last_anchor.valid && c->last_anchor.mtc && c->last_anchor.lo > full) {
         /* sampled before the edge of an MTC that went out ahead of it (a
            PSB+'s or a wake's, on Skylake): the packet is after that MTC's */
-        uint64_t after_mtc = ptc__math_sat_add(c->last_anchor.hi, ptc__clk_mtc_lag(c));
+        uint64_t after_mtc = ptc__math_sat_add(c->last_anchor.hi, c->mtc_lag);
         if (after_mtc > e->hi) e->hi = after_mtc;
         e->flags |= PTC__CLK_SAMPLED;
     }
@@ -3596,9 +3691,9 @@ static void ptc__clk_on_mtc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     c->stop_since_mtc = 0;
     /* every packet before a clock stop comes before the next emitted MTC */
     c->next_mtc_hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel + (ptc__clk_periods_to_emitted(c, p) << n), 1),
-                                       ptc__clk_mtc_lag(c));
+                                       c->mtc_lag);
     e->lo = ptc__clk_edge(c, c->art_rel, 0);
-    e->hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel, 1), ptc__clk_mtc_lag(c));
+    e->hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel, 1), c->mtc_lag);
     e->flags |= PTC__CLK_ANCHOR | PTC__CLK_MTC;
     s->anchor = 1;
     /* more than one period since the last MTC: MTCs were suppressed, and
@@ -3629,6 +3724,7 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
        last one, so cycle counts across it do not convert */
     if (c->tsc_run && c->tsc_in_psb && c->cbr && c->cbr != ratio) ptc__clk_break(c);
     c->cbr = ratio;
+    ptc__clk_rate_changed(c);
     if (!c->tsc_run) {
         ptc__clk_break(c); /* a new rate without a TSC */
         e->flags |= PTC__CLK_STOP;
@@ -3654,7 +3750,7 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
         uint64_t n = c->cfg.mtc_freq, first = (UINT64_C(1) << n) - (c->ctc_base_low & ((UINT64_C(1) << n) - 1));
         if (c->cfg.psb_early_tsc && c->psb_mtc) first += UINT64_C(1) << n;
         first += (uint64_t)c->cfg.mtc_lost << n;
-        c->next_mtc_hi = ptc__math_sat_add(ptc__clk_edge(c, first, 1), ptc__clk_mtc_lag(c));
+        c->next_mtc_hi = ptc__math_sat_add(ptc__clk_edge(c, first, 1), c->mtc_lag);
         c->stop_since_mtc = 0;
     }
 }

@@ -728,6 +728,52 @@ static void golden_vectors(void)
     }
 }
 
+/* ---- exact arithmetic ------------------------------------------------------------ */
+
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* The clock's divisions by a divisor known in advance, and its fraction
+   comparison without division, against the hardware's division: divisors
+   and dividends at every magnitude, powers of two and their neighbours,
+   and dividends at multiples of the divisor and one below. */
+static void divider_and_fractions_are_exact(void)
+{
+    uint64_t s = UINT64_C(88172645463325252);
+    unsigned i, j, bad = 0;
+    for (i = 0; i < 20000 && bad < 5; i++) {
+        ptc__math_divider v;
+        uint64_t d = xorshift(&s) >> (xorshift(&s) % 64);
+        if (i % 4 == 1) d = UINT64_C(1) << (i / 4 % 64);
+        if (i % 4 == 2) d = (UINT64_C(1) << (i / 4 % 64)) + (xorshift(&s) % 3) - 1;
+        if (!d) d = 1;
+        ptc__math_divider_init(&v, d);
+        for (j = 0; j < 24; j++) {
+            uint64_t x = j < 4 ? UINT64_MAX - j : j < 8 ? d * (j - 3) - (j & 1) : xorshift(&s) >> (xorshift(&s) % 64);
+            uint64_t a = xorshift(&s) >> (xorshift(&s) % 64), b = xorshift(&s) >> (xorshift(&s) % 64), q, r;
+            int less;
+            q = ptc__math_divide(&v, x);
+            CHECK(q == x / d, "%llu / %llu: %llu", (unsigned long long)x, (unsigned long long)d, (unsigned long long)q);
+            bad += q != x / d;
+            q = ptc__math_muldiv(a, b, d, (int)(j & 1));
+            CHECK(ptc__math_muldiv_by(&v, a, b, (int)(j & 1)) == q, "%llu * %llu / %llu", (unsigned long long)a,
+                  (unsigned long long)b, (unsigned long long)d);
+            /* a/d < b/x  <=>  floor(a * x / d) < b, by the long division */
+            less = ptc__math_mad_div(a, x, 0, 0, d, &q, &r) && q < b;
+            CHECK(ptc__math_frac_less(a, d, b, x) == less, "%llu/%llu < %llu/%llu", (unsigned long long)a,
+                  (unsigned long long)d, (unsigned long long)b, (unsigned long long)x);
+        }
+    }
+    CHECK(ptc__math_frac_less(1, 3, 1, 2) && !ptc__math_frac_less(1, 2, 1, 3) && !ptc__math_frac_less(2, 4, 1, 2));
+    CHECK(ptc__math_frac_less(UINT64_MAX - 1, UINT64_MAX, 1, 1) && !ptc__math_frac_less(UINT64_MAX, UINT64_MAX - 1, 1, 1));
+    CHECK(ptc__math_frac_less(UINT64_MAX, 2, UINT64_MAX, 1) && !ptc__math_frac_less(UINT64_MAX, 1, UINT64_MAX, 2));
+}
+
 /* ---- API ---------------------------------------------------------------------- */
 
 static void api_contract(void)
@@ -923,6 +969,7 @@ static void order_check_is_g2(void)
 int main(void)
 {
     RUN(api_contract);
+    RUN(divider_and_fractions_are_exact);
     RUN(order_check_is_g2);
     RUN(cyc_wider_than_the_counter_is_not_counted);
     RUN(tnt_first_branch_is_not_at_a_counter_wrap);
