@@ -6,7 +6,7 @@
 # usage: tests/run.sh BUILD_DIR
 b=${1:-build}
 log=$(mktemp)
-trap 'rm -f "$log" "$log.one" "$log.r" "$log.f" "$log.ran" "$log.tc" "$log.tcst"' EXIT
+trap 'rm -f "$log" "$log.one" "$log.r" "$log.f" "$log.ran" "$log.tc" "$log.tcst" "$log.bg" "$log.bgst"' EXIT
 run() { # label command...
   label=$1; shift
   "$@" >"$log.one" 2>&1; st=$?
@@ -64,6 +64,14 @@ run compile_matrix env BUILD="$b" sh tests/compile_matrix.sh
 run test_sources sh tests/test_sources.sh
 run test_windows sh tests/test_windows.sh "$b/windows"
 run test_install sh tests/test_install.sh "$b/install"
+# fuzz/build.sh as OSS-Fuzz runs it, with this machine's clang: about two
+# minutes of one core compiling, so it runs beside the corpus runs below (one
+# core each) and reports after them, as run() would have.
+ossfuzz_start() {
+  sh tests/test_ossfuzz.sh "$b/ossfuzz" "$b/fuzz-targets" > "$log.bg" 2>&1; echo $? > "$log.bgst"
+}
+ossfuzz_saved() { cat "$log.bg"; return "$(cat "$log.bgst")"; }
+ossfuzz_start < /dev/null & ossfuzz_pid=$!
 # Every corpus file through its target, engine-free: gcc with ASan+UBSan,
 # and clang with MSan (every target but the libipt differential one).
 replay() { # build-dir target
@@ -89,8 +97,8 @@ while read -r t dict; do
   if [ -x "$b/afl/$t" ] && [ -x "$b/afl/$t.cmplog" ]; then echo "ok - afl_build_$t" | tee -a "$log"
   else echo "skip - afl_build_$t: afl++ is not installed" | tee -a "$log"; fi
 done < "$b/fuzz-targets"
-# fuzz/build.sh as OSS-Fuzz runs it, with this machine's clang
-run ossfuzz_build sh tests/test_ossfuzz.sh "$b/ossfuzz" "$b/fuzz-targets"
+wait "$ossfuzz_pid"
+run ossfuzz_build ossfuzz_saved
 if [ -n "$timecmp_pid" ]; then
   wait "$timecmp_pid"
   run time_accuracy_vs_libipt_and_perf timecmp_report
