@@ -9,6 +9,7 @@
 #include "../tools/workloads.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 static uint64_t bytes_out;
@@ -41,6 +42,7 @@ int main(void)
             ptc_model_config_default(&cfg);
             wl_configure(wi, &cfg);
             mc_policy(&cfg.policy, "seed", err, sizeof err);
+            memset(&sink, 0, sizeof sink); /* (the callbacks it does not set are NULL) */
             sink.user = NULL;
             sink.packet = count;
             sink.event = NULL;
