@@ -145,11 +145,14 @@ check: deps
 TEST_PROGRAMS := $(addprefix $(BUILD)/test/clang/,$(CLANG_TESTS)) \
                  $(addprefix $(BUILD)/test/gcc/,$(GCC_TESTS)) \
                  $(patsubst %,$(BUILD)/test/gcc/%_noi128,$(NOI128_TESTS))
+# make bench's programs, sanitized, for their --quick run in make check
+BENCH_SAN := $(BUILD)/san/bench_model
 ifeq ($(HAVE_LIBIPT),yes)
 TEST_PROGRAMS += $(addprefix $(BUILD)/test/clang/,$(LIBIPT_TESTS))
 CHECK_QEMU := $(QEMU_BIN)
+BENCH_SAN += $(BUILD)/san/bench_decode
 endif
-CHECK_BIN := $(TEST_PROGRAMS) $(CHECK_QEMU) \
+CHECK_BIN := $(TEST_PROGRAMS) $(CHECK_QEMU) $(BENCH_SAN) \
              $(addprefix $(BUILD)/san/,$(TOOLS)) \
              $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS)) \
              $(addprefix $(BUILD)/msan/,$(MSAN_TARGETS))
@@ -180,6 +183,12 @@ $(BUILD)/test/gcc/%_noi128: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
 
 $(addprefix $(BUILD)/san/,$(TOOLS)): $(BUILD)/san/%: tools/%.c $(HDR) $(TOOLHDR) | $(BUILD)/san
 	$(CLANG) $(TESTCFLAGS) -o $@ $<
+
+$(BUILD)/san/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)/san
+	$(CLANG) $(TESTCFLAGS) -o $@ $<
+
+$(BUILD)/san/bench_decode: bench/bench_decode.c bench/encgen.h $(HDR) tools/pktgen.h | $(BUILD)/san
+	$(CLANG) $(TESTCFLAGS) -o $@ $< -lipt
 
 # ---- fuzzing --------------------------------------------------------------
 # replay: engine-free driver, gcc + ASan/UBSan, exact-size inputs

@@ -6,8 +6,9 @@
    mostly MTC and CYC, both from tools/pktgen.h with hardware-like values
    and only packets both decoders know, PSB every 4 KiB; "real", the traces
    recorded on hardware in shared/pt-traces, when present. Each decoder
-   runs REPS times over each stream; the fastest run counts. Both must
-   report the same number of packets.
+   runs `reps` times over each stream; the fastest run counts. Both must
+   report the same number of packets: when they do not, it says so and
+   exits 1.
 
    Then time-annotated decoding, what a user of the clock does: every
    packet decoded and given its time (ptcodec's stream decoder and clock,
@@ -26,8 +27,11 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define STREAM_BYTES (32u << 20)
-#define REPS 5
+/* --quick (make check, under the sanitizers): a 32nd of the sizes, once -
+   that the program runs through, not its figures */
+static size_t stream_bytes = 32u << 20;
+static int reps = 5;
+static int disagreed; /* the decoders counted different packets somewhere */
 
 static double now(void)
 {
@@ -94,7 +98,8 @@ static double best_seconds(runner fn, const uint8_t *buf, size_t len, size_t *pa
 {
     double best = 1e30;
     int r;
-    for (r = 0; r < REPS; r++) {
+    *packets = 0;
+    for (r = 0; r < reps; r++) {
         uint64_t check = 0;
         double t0 = now(), t;
         *packets = fn(buf, len, &check);
@@ -221,7 +226,7 @@ static size_t run_libipt_timed(const uint8_t *buf, size_t len, uint64_t *check)
 static void timed_rows(uint64_t events)
 {
     int sparse, cyc;
-    printf("\nTime-annotated decoding of streams libipt's encoder wrote (bench/encgen.h), best of %d runs\n\n", REPS);
+    printf("\nTime-annotated decoding of streams libipt's encoder wrote (bench/encgen.h), best of %d runs\n\n", reps);
     printf("%-24s %8s %9s %13s %13s %8s %14s %9s\n", "stream", "MiB", "packets", "libipt MB/s", "ptcodec MB/s", "speedup",
            "no clock MB/s", "ceiling");
     for (sparse = 0; sparse < 2; sparse++)
@@ -247,7 +252,10 @@ static void timed_rows(uint64_t events)
             t_ipt = best_seconds(run_libipt_timed, tr.bytes, tr.len, &n_ipt);
             t_ptc = best_seconds(run_ptcodec_timed, tr.bytes, tr.len, &n_ptc);
             t_dec = best_seconds(run_ptcodec_stream, tr.bytes, tr.len, &n_dec);
-            if (n_ptc != tr.n || n_dec != tr.n) printf("WARNING: ptcodec timed %zu, decoded %zu of %zu packets\n", n_ptc, n_dec, tr.n);
+            if (n_ptc != tr.n || n_dec != tr.n) {
+                printf("WARNING: ptcodec timed %zu, decoded %zu of %zu packets\n", n_ptc, n_dec, tr.n);
+                disagreed = 1;
+            }
             snprintf(label, sizeof label, "%s, CYC %s, MTC 3", sparse ? "sparse" : "dense", cyc ? "T=0" : "off");
             printf("%-24s %8.1f %9zu %13.0f %13.0f %7.1fx %14.0f %8.1fx\n", label, tr.len / 1048576.0, tr.n,
                    tr.len / t_ipt / 1e6, tr.len / t_ptc / 1e6, t_ipt / t_ptc, tr.len / t_dec / 1e6, t_ipt / t_dec);
@@ -255,15 +263,24 @@ static void timed_rows(uint64_t events)
         }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     static const char *names[3] = { "dense", "sparse", "real" };
-    uint8_t *buf = (uint8_t *)malloc(STREAM_BYTES);
-    int s;
+    uint8_t *buf;
+    int s, quick = argc == 2 && !strcmp(argv[1], "--quick");
     struct pt_version v = pt_library_version();
+    if (argc > 1 && !quick) {
+        fprintf(stderr, "usage: bench_decode [--quick]\n");
+        return 2;
+    }
+    if (quick) {
+        stream_bytes /= 32;
+        reps = 1;
+    }
+    buf = (uint8_t *)malloc(stream_bytes);
     if (!buf) return 1;
-    printf("ptcodec %s vs libipt %u.%u.%u: packet decode, best of %d runs, %u MiB per stream\n\n",
-           ptc_version(), v.major, v.minor, v.patch, REPS, STREAM_BYTES >> 20);
+    printf("ptcodec %s vs libipt %u.%u.%u: packet decode, best of %d runs, %zu MiB per stream\n\n",
+           ptc_version(), v.major, v.minor, v.patch, reps, stream_bytes >> 20);
     printf("%-7s %-26s %10s %12s %8s\n", "stream", "decoder", "MB/s", "Mpackets/s", "vs libipt");
     for (s = 0; s < 3; s++) {
         pg_rng r = pg_seed(42 + (uint64_t)s);
@@ -271,17 +288,19 @@ int main(void)
         size_t len, n_stream, n_pkt, n_ipt;
         double t_stream, t_pkt, t_ipt;
         if (s == 2) {
-            len = load_real_traces(buf, STREAM_BYTES);
+            len = load_real_traces(buf, stream_bytes);
             if (!len) { printf("real    (shared/pt-traces not found: skipped)\n"); continue; }
         } else {
             if (s == 0) pg_mix_dense(&mix); else pg_mix_sparse(&mix);
-            len = pg_stream(&r, &mix, PG_LIBIPT_205 | PG_TYPICAL, 4096, buf, STREAM_BYTES, NULL, NULL, 0, NULL);
+            len = pg_stream(&r, &mix, PG_LIBIPT_205 | PG_TYPICAL, 4096, buf, stream_bytes, NULL, NULL, 0, NULL);
         }
         t_ipt = best_seconds(run_libipt, buf, len, &n_ipt);
         t_stream = best_seconds(run_ptcodec_stream, buf, len, &n_stream);
         t_pkt = best_seconds(run_ptcodec_packets, buf, len, &n_pkt);
-        if (n_stream != n_ipt || n_pkt != n_ipt)
+        if (n_stream != n_ipt || n_pkt != n_ipt) {
             printf("WARNING: packet counts differ: ptcodec %zu/%zu, libipt %zu\n", n_stream, n_pkt, n_ipt);
+            disagreed = 1;
+        }
         printf("%-7s %-26s %10.0f %12.1f %8s\n", names[s], "libipt pt_pkt_next", len / t_ipt / 1e6,
                n_ipt / t_ipt / 1e6, "1.0x");
         printf("%-7s %-26s %10.0f %12.1f %7.1fx\n", names[s], "ptcodec stream decoder", len / t_stream / 1e6,
@@ -290,6 +309,6 @@ int main(void)
                n_pkt / t_pkt / 1e6, t_ipt / t_pkt);
     }
     free(buf);
-    timed_rows(4000000);
-    return 0;
+    timed_rows(quick ? 4000000 / 32 : 4000000);
+    return disagreed;
 }

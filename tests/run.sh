@@ -64,6 +64,16 @@ run compile_matrix env BUILD="$b" sh tests/compile_matrix.sh
 run test_sources sh tests/test_sources.sh
 run test_windows sh tests/test_windows.sh "$b/windows"
 run test_install sh tests/test_install.sh "$b/install"
+# make bench's programs at a fraction of their sizes, sanitized: they run
+# through, and bench_decode's decoders agree on every stream's packet count
+# (the figures are make bench's business)
+bench_quick() { # program
+  if "$b/san/$1" --quick > "$log.r" 2>&1; then echo "ok - bench_quick_$1: $(grep -c . "$log.r") lines of figures"
+  else tail -20 "$log.r"; echo "FAIL - bench_quick_$1"; return 1; fi
+}
+run bench_quick_bench_model bench_quick bench_model
+if [ -x "$b/san/bench_decode" ]; then run bench_quick_bench_decode bench_quick bench_decode
+else echo "skip - bench_quick_bench_decode: libipt-dev is not installed" | tee -a "$log"; fi
 # fuzz/build.sh as OSS-Fuzz runs it, with this machine's clang: about two
 # minutes of one core compiling, so it runs beside the corpus runs below (one
 # core each) and reports after them, as run() would have.
