@@ -2601,18 +2601,26 @@ static const uint64_t ptc__str_ipc_keep[8] = {
     ~UINT64_C(0xFFFFFFFFFFFF), ~UINT64_C(0), 0, ~UINT64_C(0)
 };
 
-/* Last-IP decompression, without a branch on the packet type: for a
-   packet that is not an IP packet, ipc and payload are masked to zero,
-   which is the "suppressed" case and leaves the last IP alone. */
+/* Last-IP decompression. A packet that is not an IP packet leaves the
+   last IP alone and has none: it returns at once. (A branchless version,
+   masking such packets to the "suppressed" case, made every packet load
+   and store the last IP, a dependency from packet to packet: bench_decode's
+   stream decoder ran 35% faster on the real traces and 22% on the sparse
+   stream without it, 20% slower on the dense one, where IP packets come
+   at random among the others and the branch is mispredicted.) */
 static void ptc__str_track_ip(ptc_decoder *dec, ptc_item *item, unsigned classes)
 {
-    uint64_t is_ip = (uint64_t)0 - (uint64_t)((classes & PTC_PC_IP) != 0), payload, keep, sext, ip;
+    uint64_t payload, keep, sext, ip;
     uint8_t ipc8;
     unsigned ipc;
+    if (!(classes & PTC_PC_IP)) {
+        item->ip = 0;
+        item->ip_known = 0;
+        return;
+    }
     memcpy(&ipc8, (const char *)&item->pkt + offsetof(ptc_packet, u.ip.ipc), 1);
     memcpy(&payload, (const char *)&item->pkt + offsetof(ptc_packet, u.ip.payload), 8);
-    ipc = ipc8 & (unsigned)is_ip & 7u;
-    payload &= is_ip;
+    ipc = ipc8 & 7u;
     keep = ptc__str_ipc_keep[ipc];
     sext = (uint64_t)0 - ((payload >> 47) & (uint64_t)(ipc == PTC_IPC_SEXT_48));
     ip = (dec->last_ip & keep) | payload | (sext & ~UINT64_C(0xFFFFFFFFFFFF));
