@@ -3059,7 +3059,8 @@ static ptc__clk_entry *ptc__clk_at(ptc_clock *c, size_t i) { return &c->ring[(c-
 
 /* The CBR or nom's range changed: what depends on them only. Whether
    the configured nom still lies in the range the trace allows (the points
-   use it then, SPEC 3.7), and the MTCs' lag. */
+   use it then, SPEC 3.7), the divisors that convert cycles to ticks at
+   this CBR, and the MTCs' lag. */
 static void ptc__clk_rate_changed(ptc_clock *c)
 {
     c->nom_cfg_inside = c->cfg.nom_num && c->cfg.nom_den <= UINT64_MAX / 256 &&

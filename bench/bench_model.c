@@ -50,10 +50,8 @@ int main(int argc, char **argv)
             ptc_model_config_default(&cfg);
             wl_configure(wi, &cfg);
             mc_policy(&cfg.policy, "seed", err, sizeof err);
-            memset(&sink, 0, sizeof sink); /* (the callbacks it does not set are NULL) */
-            sink.user = NULL;
+            memset(&sink, 0, sizeof sink); /* no user, no event or retire callback */
             sink.packet = count;
-            sink.event = NULL;
             bytes_out = 0;
             if (ptc_model_init(&m, &cfg, &sink) != PTC_OK) {
                 fprintf(stderr, "bench_model: the %s workload's configuration is refused\n", wl_names[wi]);
