@@ -1529,9 +1529,8 @@ PTCDEF ptc_status ptc_perf_write(uint8_t *out, size_t cap, size_t *written, cons
 #endif
 
 /* PTC__INLINE: small helpers the clock calls several times per packet,
-   where a call costs as much as their work (inlining them made time-
-   annotated decoding about 15% faster with gcc -O2, which leaves them
-   out of line on its own). */
+   where a call costs as much as their work (gcc -O2 leaves them out of
+   line on its own; README's Speed section has the figures). */
 #if defined(__GNUC__) || defined(__clang__)
 #  define PTC__LIKELY(x) __builtin_expect(!!(x), 1)
 #  define PTC__UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -2604,10 +2603,9 @@ static const uint64_t ptc__str_ipc_keep[8] = {
 /* Last-IP decompression. A packet that is not an IP packet leaves the
    last IP alone and has none: it returns at once. (A branchless version,
    masking such packets to the "suppressed" case, made every packet load
-   and store the last IP, a dependency from packet to packet: bench_decode's
-   stream decoder ran 35% faster on the real traces and 22% on the sparse
-   stream without it, 20% slower on the dense one, where IP packets come
-   at random among the others and the branch is mispredicted.) */
+   and store the last IP, a dependency from packet to packet. Without it
+   the real traces and the sparse stream decode faster and bench_decode's
+   dense mix, where IP packets come at random, slower: README, Speed.) */
 static void ptc__str_track_ip(ptc_decoder *dec, ptc_item *item, unsigned classes)
 {
     uint64_t payload, keep, sext, ip;

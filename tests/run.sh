@@ -6,7 +6,7 @@
 # usage: tests/run.sh BUILD_DIR
 b=${1:-build}
 log=$(mktemp)
-trap 'rm -f "$log" "$log.one" "$log.r" "$log.f" "$log.ran" "$log.tc" "$log.tcst" "$log.bg" "$log.bgst"' EXIT
+trap 'rm -f "$log" "$log".*' EXIT
 run() { # label command...
   label=$1; shift
   "$@" >"$log.one" 2>&1; st=$?
@@ -24,22 +24,30 @@ run() { # label command...
 # and with real clocks) and on 60 streams libipt's encoder wrote, ptcodec's
 # maximum and mean time errors are no worse than libipt's nor Linux perf's,
 # every truth is inside its interval and nothing goes back
-# At make bench's sizes it takes about 100 s of one core, so it runs beside the
-# other tests (which use one core each) and reports after them.
-timecmp_start() { # program
-  "$1" --real-clocks --check > "$log.tc" 2>&1; echo $? > "$log.tcst"
-}
-timecmp_report() {
-  if [ "$(cat "$log.tcst")" = 0 ]; then echo "ok - time_accuracy_vs_libipt_and_perf: $(tail -1 "$log.tc")"
+# (at make bench's sizes: about 100 s of one core, so it runs in the background)
+timecmp() { # program
+  if "$1" --real-clocks --check > "$log.tc" 2>&1; then echo "ok - time_accuracy_vs_libipt_and_perf: $(tail -1 "$log.tc")"
   else grep -B3 -e 'does worse' -e 'break G1' "$log.tc" | head -20; tail -3 "$log.tc"; echo "FAIL - time_accuracy_vs_libipt_and_perf"; return 1; fi
 }
-timecmp_pid=""
+# A long step that uses one core runs beside the others (which use one core
+# each): bg_start NAME command... starts it; bg_report NAME LABEL waits for it
+# and reports its output and exit status as run() would have.
+bg_start() { # name command...
+  bg_name=$1; shift
+  ( "$@" > "$log.bg-$bg_name" 2>&1; echo $? > "$log.bgst-$bg_name" ) < /dev/null &
+  eval "bg_pid_$bg_name=\$!"
+}
+bg_saved() { cat "$log.bg-$1"; return "$(cat "$log.bgst-$1")"; }
+bg_report() { # name label
+  eval "wait \"\$bg_pid_$1\""
+  run "$2" bg_saved "$1"
+}
 # Every unit test program the build made, from the Makefile's one list.
 : > "$log.ran"
 while read -r prog; do
   name=${prog#"$b"/test/}
   case $name in
-    */timecmp) timecmp_start "$prog" < /dev/null & timecmp_pid=$! ;;
+    */timecmp) bg_start timecmp timecmp "$prog"; started_timecmp=1 ;;
     gcc/*_noi128) run "$name" env TL_TAG="gcc, portable 128-bit" "$prog" SPEC.md ;;
     *) run "$name" env TL_TAG="${name%%/*}" "$prog" SPEC.md ;;
   esac
@@ -74,14 +82,9 @@ bench_quick() { # program
 run bench_quick_bench_model bench_quick bench_model
 if [ -x "$b/san/bench_decode" ]; then run bench_quick_bench_decode bench_quick bench_decode
 else echo "skip - bench_quick_bench_decode: libipt-dev is not installed" | tee -a "$log"; fi
-# fuzz/build.sh as OSS-Fuzz runs it, with this machine's clang: about two
-# minutes of one core compiling, so it runs beside the corpus runs below (one
-# core each) and reports after them, as run() would have.
-ossfuzz_start() {
-  sh tests/test_ossfuzz.sh "$b/ossfuzz" "$b/fuzz-targets" > "$log.bg" 2>&1; echo $? > "$log.bgst"
-}
-ossfuzz_saved() { cat "$log.bg"; return "$(cat "$log.bgst")"; }
-ossfuzz_start < /dev/null & ossfuzz_pid=$!
+# fuzz/build.sh as OSS-Fuzz runs it, with this machine's clang (about two
+# minutes of one core compiling), beside the corpus runs below
+bg_start ossfuzz sh tests/test_ossfuzz.sh "$b/ossfuzz" "$b/fuzz-targets"
 # Every corpus file through its target, engine-free: gcc with ASan+UBSan,
 # and clang with MSan (every target but the libipt differential one).
 replay() { # build-dir target
@@ -107,12 +110,8 @@ while read -r t dict; do
   if [ -x "$b/afl/$t" ] && [ -x "$b/afl/$t.cmplog" ]; then echo "ok - afl_build_$t" | tee -a "$log"
   else echo "skip - afl_build_$t: afl++ is not installed" | tee -a "$log"; fi
 done < "$b/fuzz-targets"
-wait "$ossfuzz_pid"
-run ossfuzz_build ossfuzz_saved
-if [ -n "$timecmp_pid" ]; then
-  wait "$timecmp_pid"
-  run time_accuracy_vs_libipt_and_perf timecmp_report
-fi
+bg_report ossfuzz ossfuzz_build
+[ -n "${started_timecmp:-}" ] && bg_report timecmp time_accuracy_vs_libipt_and_perf
 passed=$(grep -c '^ok - ' "$log")
 failed=$(grep -c '^FAIL - ' "$log")
 skipped=$(grep -c '^skip - ' "$log")
