@@ -734,7 +734,8 @@ typedef struct ptc_clock {
     uint64_t out_lo, out_point;       /* the latest lower bound and point given so far */
     uint64_t ntp_lo, ntp_point;       /* the last final non-timing packet went out after
                                          ntp_lo, and at or after ntp_point */
-    uint64_t first_cyc_point;         /* the point of the first CYC since that packet (0: none) */
+    uint64_t first_cyc_point;         /* the points of the first and the last CYC since that */
+    uint64_t last_cyc_point;          /*   packet that may time a first branch (0: none) */
     uint64_t cyc_point, fb_point;     /* the points of the last final CYC, and of the first
                                          lone CYC since that packet (0: none) */
     /* CTC: edges relative to the last TMA */
@@ -3286,11 +3287,14 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
             mid = e->lo + c->half_period;
         /* A TNT whose first branch had no CYC right before it: at the first
            lone CYC since the non-timing packet before it (its own CYC,
-           followed by another packet's), else at the first CYC since that
-           packet (the branch is the first event after it, so the earliest
-           candidate), else at the last CYC point */
+           followed by another packet's), else in the middle of the CYCs
+           since that packet (the branch came in the cycle of one of them,
+           and the packets do not say which: the middle is never more than
+           half their span off), else at the last CYC point */
         if (branch_cyc) {
-            mid = c->fb_point ? c->fb_point : c->first_cyc_point ? c->first_cyc_point : c->cyc_point;
+            mid = c->fb_point          ? c->fb_point
+                  : c->first_cyc_point ? c->first_cyc_point + (c->last_cyc_point - c->first_cyc_point) / 2
+                                       : c->cyc_point;
             if (mid < e->lo) mid = e->lo;
             if (mid > e->hi) mid = e->hi;
         }
@@ -3312,13 +3316,14 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
             c->ntp_lo = c->out_lo;
             c->ntp_point = c->out_point;
             c->fb_point = 0;
-            c->first_cyc_point = 0;
+            c->first_cyc_point = c->last_cyc_point = 0;
         }
         if (e->it.error == PTC_OK && e->it.pkt.type == PTC_CYC) {
             c->cyc_point = e->point;
             if (!ptc__clk_cyc_is_wrap(c, e->it.pkt.u.cyc.cycles)) {
                 if ((e->flags & PTC__CLK_LONE_CYC) && !c->fb_point) c->fb_point = e->point;
                 if (!c->first_cyc_point) c->first_cyc_point = e->point;
+                c->last_cyc_point = e->point;
             }
         }
         e->flags |= PTC__CLK_FINAL;

@@ -922,6 +922,59 @@ static void tnt_first_branch_is_not_at_a_counter_wrap(void)
     }
 }
 
+/* (SPEC 3.7) A TNT whose first branch had no CYC of its own shared the
+   CYC of another packet (here each MTC's), and the packets do not say
+   whose: its point is in the middle between the first and the last CYC
+   since the packet before it, never more than half their span off. */
+static void tnt_first_branch_between_shared_cycs_is_in_their_middle(void)
+{
+    static ptc_clock c;
+    static const struct { ptc_packet_type type; uint64_t value; } stream[] = {
+        { PTC_TSC, 1000000 }, { PTC_TMA, 0 }, { PTC_CBR, 30 }, { PTC_TIP, 0 },
+        { PTC_CYC, 999 }, { PTC_MTC, 1 }, { PTC_CYC, 999 }, { PTC_MTC, 2 }, { PTC_CYC, 999 }, { PTC_MTC, 3 },
+        { PTC_TNT8, 1 }, { PTC_CYC, 500 }, { PTC_TIP, 0 }, { PTC_CYC, 500 }, { PTC_MTC, 4 },
+    };
+    enum { N = sizeof stream / sizeof stream[0], FIRST_CYC = 4, LAST_CYC = 8, TNT = 10 };
+    ptc_clock_config cc;
+    ptc_timed_item out[N];
+    size_t i, n = 0;
+    ptc_clock_config_sdm(&cc);
+    cc.cyc_en = 1;
+    cc.mtc_freq = 3;
+    cc.cpuid_15_eax = 2;
+    cc.cpuid_15_ebx = 308;
+    cc.nom_num = 37;
+    cc.nom_den = 1;
+    CHECK(ptc_clock_init(&c, &cc) == PTC_OK);
+    for (i = 0; i < N; i++) {
+        ptc_item it;
+        memset(&it, 0, sizeof it);
+        it.offset = i;
+        it.pkt.type = stream[i].type;
+        switch (stream[i].type) {
+        case PTC_TSC: it.pkt.u.tsc.tsc = stream[i].value; break;
+        case PTC_CBR: it.pkt.u.cbr.ratio = (uint8_t)stream[i].value; break;
+        case PTC_CYC: it.pkt.u.cyc.cycles = stream[i].value; break;
+        case PTC_MTC: it.pkt.u.mtc.ctc = (uint8_t)stream[i].value; break;
+        case PTC_TNT8: it.pkt.u.tnt.count = 1; it.pkt.u.tnt.bits = 1; break;
+        default: break;
+        }
+        CHECK(ptc_clock_push(&c, &it) == PTC_OK);
+    }
+    ptc_clock_finish(&c);
+    while (n < N && ptc_clock_pop(&c, &out[n]) == PTC_OK) n++;
+    CHECK(n == N, "%zu items of %d", n, (int)N);
+    if (n != N) return;
+    CHECK(out[LAST_CYC].tsc > out[FIRST_CYC].tsc + 2000, "the CYCs span two MTC periods: %llu to %llu",
+          (unsigned long long)out[FIRST_CYC].tsc, (unsigned long long)out[LAST_CYC].tsc);
+    CHECK(out[TNT].tsc == out[FIRST_CYC].tsc + (out[LAST_CYC].tsc - out[FIRST_CYC].tsc) / 2,
+          "the TNT at %llu, the CYCs at %llu and %llu", (unsigned long long)out[TNT].tsc,
+          (unsigned long long)out[FIRST_CYC].tsc, (unsigned long long)out[LAST_CYC].tsc);
+    CHECK(out[TNT].tsc_lo <= out[FIRST_CYC].tsc && out[TNT].tsc_hi >= out[LAST_CYC].tsc,
+          "its interval [%llu, %llu] holds every candidate", (unsigned long long)out[TNT].tsc_lo,
+          (unsigned long long)out[TNT].tsc_hi);
+}
+
 static void shared_data_present(void)
 {
     SKIP("golden_time_*: no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
@@ -973,6 +1026,7 @@ int main(void)
     RUN(order_check_is_g2);
     RUN(cyc_wider_than_the_counter_is_not_counted);
     RUN(tnt_first_branch_is_not_at_a_counter_wrap);
+    RUN(tnt_first_branch_between_shared_cycs_is_in_their_middle);
     RUN(time_round_trip_every_workload_policy_and_configuration);
     RUN(width_bounds);
     RUN(without_the_policy);
