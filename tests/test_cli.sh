@@ -315,6 +315,17 @@ a=$("$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --retire 500 | sed 's/,"tsc
 c=$("$b/ptnav" "$tmp/n.data" --retire 500 | sed 's/,"tsc_lo".*//')
 if [ -n "$a" ] && [ "$a" = "$c" ]; then pass perf_data_nav_same_retirement; else fail perf_data_nav_same_retirement "$a / $c"; fi
 expect_status perf_data_nav_no_such_queue 2 "$b/ptnav" --cpu 9 "$tmp/n.data" --retire 5
+grep -q "has no AUX queue of cpu (or idx) 9" "$tmp/err" && pass perf_data_nav_no_such_queue_named \
+  || fail perf_data_nav_no_such_queue_named "$(cat "$tmp/err")"
+# a recording of AUX samples has no queue to navigate: said, not "queue -1"
+samples="$shared/pt-traces-timed/pnnl_memgaze__bin_.data"
+if [ -n "$shared" ] && [ -f "$samples" ]; then
+  expect_status perf_data_nav_samples_only 2 "$b/ptnav" "$samples" --retire 0
+  grep -q "holds AUX samples only (253," "$tmp/err" && pass perf_data_nav_samples_only_named \
+    || fail perf_data_nav_samples_only_named "$(cat "$tmp/err")"
+else
+  echo "skip - perf_data_nav_samples_only: shared/pt-traces-timed is not there"
+fi
 printf 'PERFILE2\150\0\0\0\0\0\0\0garbage' > "$tmp/bad.data"
 expect_status perf_data_bad_header 2 "$b/ptdump" "$tmp/bad.data"
 grep -q "bad_perf_data at offset 8" "$tmp/err" && pass perf_data_bad_header_offset || fail perf_data_bad_header_offset "$(cat "$tmp/err")"

@@ -57,7 +57,15 @@ static uint8_t *perf_queue(const char *path, long want, ptc_clock_config *cc, si
     }
     for (i = 0; i < pf.n && queue < 0; i++)
         if (!pf.chunks[i].sample && (want < 0 || pf.chunks[i].queue == (uint64_t)want)) queue = (long)pf.chunks[i].queue;
-    if (queue < 0) fprintf(stderr, "ptnav: %s has no AUX queue %ld\n", path, want);
+    if (queue < 0 && want < 0 && pf.n) /* every chunk is a sample's */
+        fprintf(stderr,
+                "ptnav: %s holds AUX samples only (%zu, as `perf record --aux-sample` writes), no AUX queue: ptnav "
+                "navigates one continuous trace; ptdump decodes each sample\n",
+                path, pf.n);
+    else if (queue < 0 && want < 0)
+        fprintf(stderr, "ptnav: %s holds no AUX data\n", path);
+    else if (queue < 0)
+        fprintf(stderr, "ptnav: %s has no AUX queue of cpu (or idx) %ld\n", path, want);
     else out = (uint8_t *)malloc(flen ? flen : 1); /* no queue holds more than the file */
     for (i = 0; out && i < pf.n; i++) {
         const perf_chunk *c = &pf.chunks[i];
