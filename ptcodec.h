@@ -3203,14 +3203,13 @@ static int ptc__clk_cyc_is_wrap(const ptc_clock *c, uint64_t cycles)
     return all_ones && (cycles >= 4095 || (c->cfg.cyc_bits < 64 && cycles == (UINT64_C(1) << c->cfg.cyc_bits) - 1));
 }
 
-/* The entries pushed so far that are not final get their intervals. b:
-   the anchor just pushed (the last entry), or NULL at the end of the
-   window or stream (then only what is known before them counts). */
-static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *b, uint64_t gap_floor_lo)
+/* Backwards over the entries not yet final: upper bounds (each entry's
+   own, the anchor's b, the entry after it's), the cycles' bounds, and
+   whether a clock stop lies after an entry. b: as in ptc__clk_finalize. */
+static void ptc__clk_bound_backwards(ptc_clock *c, size_t upto, const ptc__clk_anchor *b, uint64_t gap_floor_lo)
 {
     size_t i;
     int stop_after = 0;
-    /* backwards: upper bounds, and whether a clock stop lies after an entry */
     for (i = upto; i-- > c->ready;) {
         ptc__clk_entry *e = ptc__clk_at(c, i);
         uint64_t lo = 0, hi = b ? b->hi : UINT64_MAX;
@@ -3237,6 +3236,100 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
         e->lo = lo;
         e->hi = hi;
     }
+}
+
+/* (SPEC 3.7) Where in its interval an entry most likely is, by its kind:
+   an MTC with a CYC right before it where the cycles put it inside its
+   lag, any other MTC half its jitter past its edge; a packet with a cycle
+   position where the cycles since the reference anchor put it at the
+   nominal rate; anything else in the middle of what is possible. */
+static uint64_t ptc__clk_guess(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b)
+{
+    uint64_t mid;
+    if ((e->flags & (PTC__CLK_MTC | PTC__CLK_EXACT)) == (PTC__CLK_MTC | PTC__CLK_EXACT) &&
+        (mid = ptc__clk_cycle_guess(c, e, NULL)) != 0) /* the cycles say where in its lag it went out */
+        return mid < e->lo ? e->lo : mid;
+    if (e->flags & PTC__CLK_MTC)
+        return ptc__math_sat_add(e->lo, ptc__clk_cyc_ticks(c, c->cfg.mtc_jitter / 2, (uint8_t)(e->flags >> 16), 0));
+    if (e->flags & PTC__CLK_SAMPLED) /* its value: the guess that holds up later points least */
+        return e->lo;
+    if ((mid = ptc__clk_cycle_guess(c, e, b)) != 0) /* the cycles since the last anchor, at nom */
+        return mid < e->lo ? e->lo : mid;
+    if (e->hi == UINT64_MAX || (!b && !c->finished)) /* nothing known after it yet */
+        return e->lo;
+    return e->lo + (e->hi - e->lo) / 2;
+}
+
+/* The point of an entry whose interval is final, before it is held to the
+   points before it. branch_cyc: a TNT's first branch the CYCs place;
+   anchor_after: b is still to come after the entry. */
+static uint64_t ptc__clk_point(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b, int branch_cyc,
+                               int anchor_after)
+{
+    uint64_t mid = ptc__clk_guess(c, e, b);
+    if (mid > e->hi) mid = e->hi;
+    /* Told nothing of a policy, the clock keeps its intervals open to
+       256 missing MTCs; but while the trace shows no MTC missing, the
+       guess is that the next one came on time. */
+    if (!c->cfg.have_policy && !c->seen_gap && c->cfg.cpuid_15_eax && mid - e->lo > c->half_period)
+        mid = e->lo + c->half_period;
+    /* A TNT whose first branch had no CYC right before it: at the first
+       lone CYC since the non-timing packet before it (its own CYC,
+       followed by another packet's), else in the middle of the CYCs
+       since that packet (the branch came in the cycle of one of them,
+       and the packets do not say which: the middle is never more than
+       half their span off), else at the last CYC point */
+    if (branch_cyc) {
+        mid = c->fb_point          ? c->fb_point
+              : c->first_cyc_point ? c->first_cyc_point + (c->last_cyc_point - c->first_cyc_point) / 2
+                                   : c->cyc_point;
+        if (mid < e->lo) mid = e->lo;
+        if (mid > e->hi) mid = e->hi;
+    }
+    /* In cycle-accurate mode, an eligible packet with no CYC since the
+       anchor before it came before the counter reached the threshold:
+       at most half that window past the anchor (a guess, not a bound:
+       the counter may have restarted since) */
+    if ((e->flags & PTC__CLK_NEAR) && mid > e->lo) {
+        uint64_t d = ptc__clk_cyc_ticks(c, c->cfg.cyc_thresh > 1 ? UINT64_C(1) << (c->cfg.cyc_thresh - 2) : 0,
+                                        (uint8_t)(e->flags >> 16), 0);
+        if (mid - e->lo > d) mid = e->lo + d;
+    }
+    /* and not past the anchor's own guess, so that it need not wait */
+    if (anchor_after && mid > b->lo) mid = b->lo > e->lo ? b->lo : e->lo;
+    return mid;
+}
+
+/* A final entry: what the entries after it are held to (time never goes
+   back), and the points a later TNT's first branch may take. */
+static void ptc__clk_note_final(ptc_clock *c, ptc__clk_entry *e)
+{
+    if (e->lo > c->out_lo) c->out_lo = e->lo;
+    if (e->point > c->out_point) c->out_point = e->point;
+    if (e->flags & PTC__CLK_NTP) { /* (for a TNT: when it went out) */
+        c->ntp_lo = c->out_lo;
+        c->ntp_point = c->out_point;
+        c->fb_point = 0;
+        c->first_cyc_point = c->last_cyc_point = 0;
+    }
+    if (e->it.error == PTC_OK && e->it.pkt.type == PTC_CYC) {
+        c->cyc_point = e->point;
+        if (!ptc__clk_cyc_is_wrap(c, e->it.pkt.u.cyc.cycles)) {
+            if ((e->flags & PTC__CLK_LONE_CYC) && !c->fb_point) c->fb_point = e->point;
+            if (!c->first_cyc_point) c->first_cyc_point = e->point;
+            c->last_cyc_point = e->point;
+        }
+    }
+    e->flags |= PTC__CLK_FINAL;
+}
+
+/* The entries pushed so far that are not final get their intervals. b:
+   the anchor just pushed (the last entry), or NULL at the end of the
+   window or stream (then only what is known before them counts). */
+static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *b, uint64_t gap_floor_lo)
+{
+    size_t i;
+    ptc__clk_bound_backwards(c, upto, b, gap_floor_lo);
     /* forwards: lower bounds never decrease (time never goes back), and
        neither do point estimates; an upper bound below the last point is
        raised to it, the least loosening that keeps the point inside. A
@@ -3261,72 +3354,9 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
             e->flags |= PTC__CLK_CONFLICT;
         }
         if (e->hi < floor) e->hi = floor;
-        /* (SPEC 3.7) an MTC with a CYC right before it is where the cycles
-           put it inside its lag, any other half its jitter past its edge;
-           a packet with a cycle position is where the cycles since the
-           reference anchor put it at the nominal rate; anything else sits
-           in the middle of what is possible */
-        if ((e->flags & (PTC__CLK_MTC | PTC__CLK_EXACT)) == (PTC__CLK_MTC | PTC__CLK_EXACT) &&
-            (mid = ptc__clk_cycle_guess(c, e, NULL)) != 0) { /* the cycles say where in its lag it went out */
-            if (mid < e->lo) mid = e->lo;
-        } else if (e->flags & PTC__CLK_MTC)
-            mid = ptc__math_sat_add(e->lo, ptc__clk_cyc_ticks(c, c->cfg.mtc_jitter / 2, (uint8_t)(e->flags >> 16), 0));
-        else if (e->flags & PTC__CLK_SAMPLED) /* its value: the guess that holds up later points least */
-            mid = e->lo;
-        else if ((mid = ptc__clk_cycle_guess(c, e, b)) != 0) { /* the cycles since the last anchor, at nom */
-            if (mid < e->lo) mid = e->lo;
-        } else if (e->hi == UINT64_MAX || (!b && !c->finished)) /* nothing known after it yet */
-            mid = e->lo;
-        else
-            mid = e->lo + (e->hi - e->lo) / 2;
-        if (mid > e->hi) mid = e->hi;
-        /* Told nothing of a policy, the clock keeps its intervals open to
-           256 missing MTCs; but while the trace shows no MTC missing, the
-           guess is that the next one came on time. */
-        if (!c->cfg.have_policy && !c->seen_gap && c->cfg.cpuid_15_eax && mid - e->lo > c->half_period)
-            mid = e->lo + c->half_period;
-        /* A TNT whose first branch had no CYC right before it: at the first
-           lone CYC since the non-timing packet before it (its own CYC,
-           followed by another packet's), else in the middle of the CYCs
-           since that packet (the branch came in the cycle of one of them,
-           and the packets do not say which: the middle is never more than
-           half their span off), else at the last CYC point */
-        if (branch_cyc) {
-            mid = c->fb_point          ? c->fb_point
-                  : c->first_cyc_point ? c->first_cyc_point + (c->last_cyc_point - c->first_cyc_point) / 2
-                                       : c->cyc_point;
-            if (mid < e->lo) mid = e->lo;
-            if (mid > e->hi) mid = e->hi;
-        }
-        /* In cycle-accurate mode, an eligible packet with no CYC since the
-           anchor before it came before the counter reached the threshold:
-           at most half that window past the anchor (a guess, not a bound:
-           the counter may have restarted since) */
-        if ((e->flags & PTC__CLK_NEAR) && mid > e->lo) {
-            uint64_t d = ptc__clk_cyc_ticks(c, c->cfg.cyc_thresh > 1 ? UINT64_C(1) << (c->cfg.cyc_thresh - 2) : 0,
-                                        (uint8_t)(e->flags >> 16), 0);
-            if (mid - e->lo > d) mid = e->lo + d;
-        }
-        /* and not past the anchor's own guess, so that it need not wait */
-        if (b && i + 1 < upto && mid > b->lo) mid = b->lo > e->lo ? b->lo : e->lo;
+        mid = ptc__clk_point(c, e, b, branch_cyc, b && i + 1 < upto);
         e->point = mid < floor ? floor : mid;
-        if (e->lo > c->out_lo) c->out_lo = e->lo;
-        if (e->point > c->out_point) c->out_point = e->point;
-        if (e->flags & PTC__CLK_NTP) { /* (for a TNT: when it went out) */
-            c->ntp_lo = c->out_lo;
-            c->ntp_point = c->out_point;
-            c->fb_point = 0;
-            c->first_cyc_point = c->last_cyc_point = 0;
-        }
-        if (e->it.error == PTC_OK && e->it.pkt.type == PTC_CYC) {
-            c->cyc_point = e->point;
-            if (!ptc__clk_cyc_is_wrap(c, e->it.pkt.u.cyc.cycles)) {
-                if ((e->flags & PTC__CLK_LONE_CYC) && !c->fb_point) c->fb_point = e->point;
-                if (!c->first_cyc_point) c->first_cyc_point = e->point;
-                c->last_cyc_point = e->point;
-            }
-        }
-        e->flags |= PTC__CLK_FINAL;
+        ptc__clk_note_final(c, e);
     }
     c->ready = upto;
 }
@@ -4097,6 +4127,94 @@ static unsigned ptc__nav_carried(const ptc_nav *nav, const ptc_item *it)
     }
 }
 
+/* A CYC: its cycles are summed, and the sum bounds what came before it
+   once the next packet shows that no OVF follows (SPEC 4.2). */
+static void ptc__nav_on_cyc(ptc_nav *nav, const ptc_packet *p)
+{
+    if (nav->cyc_bits < 64 && p->u.cyc.cycles >> nav->cyc_bits) {
+        nav->cycles_broken = 1; /* not from the configured counter (SPEC 3.5 rule 7) */
+    } else {
+        nav->cycles += p->u.cyc.cycles;
+        nav->cyc_bound = nav->cycles;
+        nav->cyc_bound_pending = !nav->cycles_broken;
+    }
+    nav->last_was_cyc = 1;
+    nav->after_ovf = 0;
+    nav->last_cyc_wrap = nav->cyc_bits < 64 && p->u.cyc.cycles == (UINT64_C(1) << nav->cyc_bits) - 1;
+}
+
+/* The entry of a packet that carries `carried` retirements, with what its
+   time and the cycles so far say of them (SPEC 4.2). */
+static ptc_status ptc__nav_record(ptc_nav *nav, const ptc_item *it, unsigned carried, uint64_t tsc_lo, uint64_t tsc_hi)
+{
+    ptc_nav_entry *e;
+    int tnt = ptc_packet_is_tnt(it->pkt.type);
+    if (nav->count == nav->capacity) return PTC_ERR_NO_SPACE;
+    e = &nav->entries[nav->count++];
+    memset(e, 0, sizeof *e);
+    e->first = nav->retirements;
+    e->offset = it->offset;
+    e->type = (uint8_t)it->pkt.type;
+    e->count = (uint8_t)carried;
+    /* a TNT's branches retired after the non-timing packet before it
+       (a pending TNT goes out before any such packet), and not before
+       a CYC right before it that is not the counter's wrap: only its
+       first branch puts such a CYC there. The TNT packet itself may come
+       well after its first branch. */
+    e->cycle_lo = tnt && (!nav->last_was_cyc || nav->last_cyc_wrap) ? nav->ntp_cycle : nav->cycles;
+    e->cycle_hi = UINT64_MAX;
+    e->tsc_lo = tnt ? nav->ntp_tsc : tsc_lo;
+    e->tsc_hi = tnt && carried > 1 ? UINT64_MAX : tsc_hi;
+    if (tnt && carried > 1) nav->tnt_waiting = nav->count;
+    if (tnt) {
+        e->ip = it->pkt.u.tnt.bits;
+        e->ip_known = 1;
+    } else {
+        e->ip = it->ip;
+        e->ip_known = it->ip_known;
+    }
+    nav->retirements += carried;
+    return PTC_OK;
+}
+
+/* A CYC-eligible packet in cycle-accurate mode: right after a CYC it is
+   at that CYC's count, else the counter was below the threshold (SPEC 3.5
+   rule 4); either way every entry before it retired by then. Not an OVF:
+   the count wrapped during the overflow. */
+static void ptc__nav_on_eligible(ptc_nav *nav, const ptc_packet *p)
+{
+    uint64_t slack = nav->last_was_cyc || !nav->cyc_thresh ? 0 : (UINT64_C(1) << (nav->cyc_thresh - 1)) - 1;
+    ptc__nav_bound(nav, nav->cycles + slack);
+    /* a PTW or EXSTOP with its IP bit set: the FUP right after it is at
+       its time */
+    nav->fup_bound = nav->cycles + slack;
+    nav->fup_bound_valid = (p->type == PTC_PTW && p->u.ptw.ip) || (p->type == PTC_EXSTOP && p->u.exstop.ip);
+}
+
+/* Where in a PSB+ or an overflow's recovery the stream is, and whether
+   cycles may pass uncounted from here on. */
+static void ptc__nav_track(ptc_nav *nav, ptc_packet_type type, unsigned carried)
+{
+    switch (type) {
+    case PTC_PSB: nav->in_psb = 1; break;
+    case PTC_PSBEND: nav->in_psb = 0; break;
+    case PTC_OVF: /* an overflow also cuts a PSB+ short: no PSBEND follows */
+        nav->after_ovf = 1;
+        nav->in_psb = 0;
+        nav->cycles_broken = 1;
+        break;
+    case PTC_TIP_PGD:
+        /* without an IP, tracing may have stopped: the counter resets and
+           cycles pass uncounted */
+        if (!carried) nav->cycles_broken = 1;
+        break;
+    default: break;
+    }
+    /* the FUP of overflow recovery comes right after the OVF's TSC, TMA and
+       CBR; anything else between them means there was none */
+    if (type != PTC_OVF && type != PTC_TSC && type != PTC_TMA && type != PTC_CBR) nav->after_ovf = 0;
+}
+
 PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
 {
     const ptc_item *it;
@@ -4137,80 +4255,20 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
     }
     if (tsc_lo < nav->tsc_floor) tsc_lo = nav->tsc_floor; /* retirements are in time order */
     if (type == PTC_CYC) {
-        if (nav->cyc_bits < 64 && it->pkt.u.cyc.cycles >> nav->cyc_bits) {
-            nav->cycles_broken = 1; /* not from the configured counter (SPEC 3.5 rule 7) */
-        } else {
-            nav->cycles += it->pkt.u.cyc.cycles;
-            nav->cyc_bound = nav->cycles;
-            nav->cyc_bound_pending = !nav->cycles_broken;
-        }
-        nav->last_was_cyc = 1;
-        nav->after_ovf = 0;
-        nav->last_cyc_wrap = nav->cyc_bits < 64 && it->pkt.u.cyc.cycles == (UINT64_C(1) << nav->cyc_bits) - 1;
+        ptc__nav_on_cyc(nav, &it->pkt);
         return PTC_OK;
     }
     carried = ptc__nav_carried(nav, it);
     if (carried) {
-        ptc_nav_entry *e;
-        int tnt = ptc_packet_is_tnt(type);
-        if (nav->count == nav->capacity) return PTC_ERR_NO_SPACE;
-        e = &nav->entries[nav->count++];
-        memset(e, 0, sizeof *e);
-        e->first = nav->retirements;
-        e->offset = it->offset;
-        e->type = (uint8_t)type;
-        e->count = (uint8_t)carried;
-        /* a TNT's branches retired after the non-timing packet before it
-           (a pending TNT goes out before any such packet), and not before
-           a CYC right before it that is not the counter's wrap: only its
-           first branch puts such a CYC there (SPEC 4.2). The TNT packet
-           itself may come well after its first branch. */
-        e->cycle_lo = tnt && (!nav->last_was_cyc || nav->last_cyc_wrap) ? nav->ntp_cycle : nav->cycles;
-        e->cycle_hi = UINT64_MAX;
-        e->tsc_lo = tnt ? nav->ntp_tsc : tsc_lo;
-        e->tsc_hi = tnt && carried > 1 ? UINT64_MAX : tsc_hi;
-        if (tnt && carried > 1) nav->tnt_waiting = nav->count;
-        if (tnt) {
-            e->ip = it->pkt.u.tnt.bits;
-            e->ip_known = 1;
-        } else {
-            e->ip = it->ip;
-            e->ip_known = it->ip_known;
-        }
-        nav->retirements += carried;
+        ptc_status st = ptc__nav_record(nav, it, carried, tsc_lo, tsc_hi);
+        if (st != PTC_OK) return st;
     }
     if (type == PTC_FUP && nav->fup_bound_valid) ptc__nav_bound(nav, nav->fup_bound);
     nav->fup_bound_valid = 0;
-    if (nav->cyc_en && !nav->cycles_broken && ptc_packet_is_cyc_eligible(type) && type != PTC_OVF) {
-        /* right after a CYC it is at that CYC's count; else the counter was
-           below the threshold (SPEC 3.5 rule 4). Not an OVF: the count
-           wrapped during the overflow. */
-        uint64_t slack = nav->last_was_cyc || !nav->cyc_thresh ? 0 : (UINT64_C(1) << (nav->cyc_thresh - 1)) - 1;
-        ptc__nav_bound(nav, nav->cycles + slack);
-        /* a PTW or EXSTOP with its IP bit set: the FUP right after it is
-           at its time */
-        nav->fup_bound = nav->cycles + slack;
-        nav->fup_bound_valid = (type == PTC_PTW && it->pkt.u.ptw.ip) || (type == PTC_EXSTOP && it->pkt.u.exstop.ip);
-    }
+    if (nav->cyc_en && !nav->cycles_broken && ptc_packet_is_cyc_eligible(type) && type != PTC_OVF)
+        ptc__nav_on_eligible(nav, &it->pkt);
     nav->last_was_cyc = 0;
-    switch (type) {
-    case PTC_PSB: nav->in_psb = 1; break;
-    case PTC_PSBEND: nav->in_psb = 0; break;
-    case PTC_OVF: /* an overflow also cuts a PSB+ short: no PSBEND follows */
-        nav->after_ovf = 1;
-        nav->in_psb = 0;
-        nav->cycles_broken = 1;
-        break;
-    case PTC_TIP_PGD:
-        /* without an IP, tracing may have stopped: the counter resets and
-           cycles pass uncounted */
-        if (!carried) nav->cycles_broken = 1;
-        break;
-    default: break;
-    }
-    /* the FUP of overflow recovery comes right after the OVF's TSC, TMA and
-       CBR; anything else between them means there was none */
-    if (type != PTC_OVF && type != PTC_TSC && type != PTC_TMA && type != PTC_CBR) nav->after_ovf = 0;
+    ptc__nav_track(nav, type, carried);
     if (ptc_packet_is_ntp(type)) {
         nav->ntp_cycle = nav->cycles;
         nav->ntp_tsc = tsc_lo;
