@@ -22,6 +22,8 @@ expect_status cli_no_file 2 "$b/ptdump"
 expect_status cli_unknown_option 2 "$b/ptdump" --bogus x
 expect_status cli_two_files 2 "$b/ptdump" a b
 expect_status cli_missing_file 2 "$b/ptdump" "$tmp/does-not-exist"
+expect_status cli_directory 2 "$b/ptdump" "$tmp"
+grep -q "cannot read $tmp: Is a directory" "$tmp/err" && pass cli_directory_named || fail cli_directory_named "$(cat "$tmp/err")"
 # numbers are strict (tools/util.h): junk, a sign, overflow and out-of-range
 # values are refused with the option named
 for bad in "ptgen --bytes abc" "ptgen --bytes 12x" "ptgen --seed 99999999999999999999" "ptsim --cycles -5" \
@@ -91,6 +93,9 @@ if [ $s1 = 0 ] && [ $s2 = 0 ] && cmp -s "$tmp/big1.json" "$tmp/big2.json" && [ "
 expect_status sim_help 0 "$b/ptsim" --help
 grep -q "resume_after=N" "$tmp/out" && grep -q -- "--compare-policy" "$tmp/out" && pass sim_help_text || fail sim_help_text
 expect_status sim_no_output 2 "$b/ptsim" --workload dense
+expect_status sim_unwritable_output 2 "$b/ptsim" --cycles 10 -o "$tmp/no-such-dir/x.pt"
+grep -q "cannot write $tmp/no-such-dir/x.pt: No such file or directory" "$tmp/err" && pass sim_unwritable_output_named \
+  || fail sim_unwritable_output_named "$(cat "$tmp/err")"
 expect_status sim_bad_workload 2 "$b/ptsim" --workload nope -o "$tmp/x.pt"
 expect_status sim_bad_policy 2 "$b/ptsim" --policy threshold=2,bogus=1 -o "$tmp/x.pt"
 expect_status sim_unbounded_policy 2 "$b/ptsim" --policy threshold=2,resume_after=0 -o "$tmp/x.pt"

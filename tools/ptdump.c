@@ -534,8 +534,8 @@ int main(int argc, char **argv)
         } else if (st == PTC_NEED_INPUT) {
             size_t n = eof ? 0 : ut_read_chunk(in, chunk, sizeof chunk);
             if (n == 0) {
-                if (ferror(in)) {
-                    fprintf(stderr, "ptdump: read error on %s\n", path);
+                if (ferror(in)) { /* (fread sets errno: a directory says EISDIR) */
+                    fprintf(stderr, "ptdump: cannot read %s: %s\n", path, strerror(errno));
                     return 2;
                 }
                 eof = 1;

@@ -432,7 +432,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         size_t scenario_len;
         *scenario_text = (char *)ut_read_file(scenario, &scenario_len);
         a.scenario_text = *scenario_text;
-        if (!a.scenario_text) { fprintf(stderr, "ptsim: cannot read %s\n", scenario); return 2; }
+        if (!a.scenario_text) { fprintf(stderr, "ptsim: cannot read %s: %s\n", scenario, strerror(errno)); return 2; }
     }
 
     if (snapshot) {
@@ -446,8 +446,8 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     }
     memset(&o, 0, sizeof o);
     o.pt = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
-    if (!o.pt) { fprintf(stderr, "ptsim: cannot write %s\n", out); return 2; }
-    if (truth && !(o.truth = fopen(truth, "w"))) { fprintf(stderr, "ptsim: cannot write %s\n", truth); return 2; }
+    if (!o.pt) { fprintf(stderr, "ptsim: cannot write %s: %s\n", out, strerror(errno)); return 2; }
+    if (truth && !(o.truth = fopen(truth, "w"))) { fprintf(stderr, "ptsim: cannot write %s: %s\n", truth, strerror(errno)); return 2; }
     if (snapshot) { /* after the files open: no early return leaves it behind */
         ring_buf = (uint8_t *)malloc((size_t)ring_size);
         if (!ring_buf || ptc_ring_init(&ring, ring_buf, (size_t)ring_size) != PTC_OK) {
@@ -475,7 +475,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     /* the configuration the run really used (a scenario's own settings included) */
     snprintf(jsonpath, sizeof jsonpath, "%s.json", strcmp(out, "-") == 0 ? "ptsim-out.pt" : out);
     jf = fopen(jsonpath, "w");
-    if (!jf) { fprintf(stderr, "ptsim: cannot write %s\n", jsonpath); return 2; }
+    if (!jf) { fprintf(stderr, "ptsim: cannot write %s: %s\n", jsonpath, strerror(errno)); return 2; }
     {
         uint64_t w = ptc_ring_written(&ring);
         mc_write_json(jf, &m.cfg, o.ring ? &w : NULL);
@@ -493,7 +493,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         b.thread = (uint8_t)t;
         memset(&ot, 0, sizeof ot);
         snprintf(path, sizeof path, "%s.t%llu", out, (unsigned long long)t);
-        if (!(ot.pt = fopen(path, "wb"))) { fprintf(stderr, "ptsim: cannot write %s\n", path); return 2; }
+        if (!(ot.pt = fopen(path, "wb"))) { fprintf(stderr, "ptsim: cannot write %s: %s\n", path, strerror(errno)); return 2; }
         rc = simulate(&b, &ot, &mt, &st);
         if (fclose(ot.pt) != 0 || rc) { fprintf(stderr, "ptsim: cannot write %s\n", path); return rc ? rc : 2; }
         if (!quiet) printf("thread %llu: wrote %s (%llu bytes)\n", (unsigned long long)t, path, (unsigned long long)ot.st.total);
