@@ -4145,12 +4145,10 @@ static void ptc__nav_on_cyc(ptc_nav *nav, const ptc_packet *p)
 
 /* The entry of a packet that carries `carried` retirements, with what its
    time and the cycles so far say of them (SPEC 4.2). */
-static ptc_status ptc__nav_record(ptc_nav *nav, const ptc_item *it, unsigned carried, uint64_t tsc_lo, uint64_t tsc_hi)
+static void ptc__nav_record(ptc_nav *nav, const ptc_item *it, unsigned carried, uint64_t tsc_lo, uint64_t tsc_hi)
 {
-    ptc_nav_entry *e;
+    ptc_nav_entry *e = &nav->entries[nav->count++];
     int tnt = ptc_packet_is_tnt(it->pkt.type);
-    if (nav->count == nav->capacity) return PTC_ERR_NO_SPACE;
-    e = &nav->entries[nav->count++];
     memset(e, 0, sizeof *e);
     e->first = nav->retirements;
     e->offset = it->offset;
@@ -4174,7 +4172,6 @@ static ptc_status ptc__nav_record(ptc_nav *nav, const ptc_item *it, unsigned car
         e->ip_known = it->ip_known;
     }
     nav->retirements += carried;
-    return PTC_OK;
 }
 
 /* A CYC-eligible packet in cycle-accurate mode: right after a CYC it is
@@ -4233,6 +4230,10 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
     }
     type = it->pkt.type;
     if (type == PTC_PAD) return PTC_OK;
+    /* a full index refuses the item before anything changes, so that it
+       can be given again with larger storage (SPEC 4.2) */
+    carried = ptc__nav_carried(nav, it);
+    if (carried && nav->count == nav->capacity) return PTC_ERR_NO_SPACE;
     /* a CYC's sum bounds what came before it unless an OVF follows: then
        it carries the count wrapped during the overflow (SPEC 5.2) */
     if (nav->cyc_bound_pending && type != PTC_OVF) ptc__nav_bound(nav, nav->cyc_bound);
@@ -4258,11 +4259,7 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
         ptc__nav_on_cyc(nav, &it->pkt);
         return PTC_OK;
     }
-    carried = ptc__nav_carried(nav, it);
-    if (carried) {
-        ptc_status st = ptc__nav_record(nav, it, carried, tsc_lo, tsc_hi);
-        if (st != PTC_OK) return st;
-    }
+    if (carried) ptc__nav_record(nav, it, carried, tsc_lo, tsc_hi);
     if (type == PTC_FUP && nav->fup_bound_valid) ptc__nav_bound(nav, nav->fup_bound);
     nav->fup_bound_valid = 0;
     if (nav->cyc_en && !nav->cycles_broken && ptc_packet_is_cyc_eligible(type) && type != PTC_OVF)
