@@ -275,6 +275,15 @@ n_raw_nopad=$(grep -v '^\[' "$tmp/p_raw.txt" | grep -vc ' pad ')
 if [ $st = 0 ] && [ $st2 = 0 ] && [ "$q0" = 1 ] && [ "$q1" = 1 ] && [ "$n_q0" = "$n_raw_nopad" ] && ! grep -q conflict "$tmp/p.txt"
 then pass "perf_data_round_trip: 2 queues, queue 0 has the $n_raw_nopad packets of OUT.pt"
 else fail perf_data_round_trip "status $st/$st2, queues $q0/$q1, packets $n_q0 vs $n_raw_nopad of $n_raw"; fi
+# on standard input too (`perf record -o -` writes there), and a raw trace
+# there still decodes from its first byte on
+"$b/ptdump" --time - < "$tmp/p.data" > "$tmp/p_stdin.txt"; st=$?
+if [ $st = 0 ] && cmp -s "$tmp/p.txt" "$tmp/p_stdin.txt"; then pass perf_data_on_stdin
+else fail perf_data_on_stdin "status $st: $(diff "$tmp/p.txt" "$tmp/p_stdin.txt" | head -3)"; fi
+"$b/ptdump" --time --config "$tmp/p.pt.json" - < "$tmp/p.pt" > "$tmp/p_raw_stdin.txt"
+"$b/ptdump" --no-sync - < "$tmp/p.pt" > "$tmp/p_raw_nosync.txt"; st=$?
+if cmp -s "$tmp/p_raw.txt" "$tmp/p_raw_stdin.txt" && [ $st = 0 ] && head -1 "$tmp/p_raw_nosync.txt" | grep -q '^0000000000000000  psb'
+then pass raw_trace_on_stdin; else fail raw_trace_on_stdin "status $st: $(head -1 "$tmp/p_raw_nosync.txt")"; fi
 "$b/ptdump" --jsonl --cpu 1 "$tmp/p.data" > "$tmp/p1.jsonl"; st=$?
 if [ $st = 0 ] && ! grep -q '"queue":0' "$tmp/p1.jsonl" && [ "$(grep -vc '^{"queue":1,"cpu":1,"tid":1001,' "$tmp/p1.jsonl")" = 0 ]
 then pass perf_data_select_queue_jsonl; else fail perf_data_select_queue_jsonl "status $st: $(head -2 "$tmp/p1.jsonl")"; fi

@@ -195,11 +195,17 @@ static int pa_collect(const uint8_t *buf, size_t len, pa_file *f, pa_record_fn o
     return 1;
 }
 
-/* The first bytes of the file at path say it is a perf.data (either byte order). */
+/* A perf.data's first 8 bytes, in either byte order. */
+static int pa_is_perf_magic(const void *head8)
+{
+    return memcmp(head8, "PERFILE2", 8) == 0 || memcmp(head8, "2ELIFREP", 8) == 0;
+}
+
+/* The first bytes of the file at path say it is a perf.data. */
 static int pa_is_perf_data(const char *path)
 {
     char magic[8];
-    return ut_read_head(path, magic, 8) && (memcmp(magic, "PERFILE2", 8) == 0 || memcmp(magic, "2ELIFREP", 8) == 0);
+    return ut_read_head(path, magic, 8) && pa_is_perf_magic(magic);
 }
 
 #endif

@@ -18,8 +18,9 @@
 static const char usage[] =
     "usage: ptdump [options] FILE\n"
     "Print every packet of the raw Intel PT trace FILE (- for standard input),\n"
-    "or of every AUX queue of FILE when it is a perf.data (SPEC.md part 6): one\n"
-    "trace per queue, its settings (--time needs none) from the file.\n"
+    "or of every AUX queue of FILE when it is a perf.data (SPEC.md part 6; on\n"
+    "standard input too, as perf record -o - writes it): one trace per queue,\n"
+    "its settings (--time needs none) from the file.\n"
     "\n"
     "  --no-sync   decode from the first byte instead of the first PSB\n"
     "  --jsonl     one JSON object per line instead of libipt-style text\n"
@@ -323,13 +324,34 @@ static void apply_options(ptc_clock_config *cc, const clock_options *o)
     cc->errata |= o->errata;
 }
 
+/* A perf.data given on standard input (`perf record -o -` writes pipe mode
+   there): its first bytes, already read, and the rest. NULL with errno set
+   when it cannot be read. */
+static uint8_t *read_rest_of_stdin(const uint8_t *head, size_t head_n, size_t *len)
+{
+    size_t rest_n = 0;
+    uint8_t *rest = ut_read_stream(stdin, &rest_n), *all;
+    if (!rest) return NULL;
+    all = (uint8_t *)malloc(head_n + rest_n + 1);
+    if (all) {
+        memcpy(all, head, head_n);
+        memcpy(all + head_n, rest, rest_n);
+        *len = head_n + rest_n;
+    } else {
+        errno = ENOMEM;
+    }
+    free(rest);
+    return all;
+}
+
 /* A perf.data: every queue (or the one --cpu N selects), each decoded and
-   timed on its own with the settings the file records. */
+   timed on its own with the settings the file records. head: the bytes
+   already read from standard input (path "-"), else NULL. */
 static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *policy, int timed, unsigned flags,
-                     long only_queue, const char *path)
+                     long only_queue, const char *path, const uint8_t *head, size_t head_n)
 {
     size_t len = 0, i, from;
-    uint8_t *buf = ut_read_file(path, &len);
+    uint8_t *buf = head ? read_rest_of_stdin(head, head_n, &len) : ut_read_file(path, &len);
     pa_file pf;
     const perf_chunk *c;
     size_t n;
@@ -421,6 +443,7 @@ static int dump_ring(printer *pr, ptc_clock *clk, int timed, unsigned flags, FIL
 int main(int argc, char **argv)
 {
     static unsigned char chunk[CHUNK];
+    static uint8_t head[8]; /* standard input's first bytes: a perf.data's magic? */
     static char outbuf[1 << 16];
     static printer pr;
     static ptc_clock clk;
@@ -428,7 +451,8 @@ int main(int argc, char **argv)
     const char *path = NULL, *config = NULL, *policy = NULL;
     unsigned flags = 0;
     long only_queue = -1;
-    int i, eof = 0, timed = 0;
+    int i, eof = 0, timed = 0, from_stdin;
+    size_t head_n = 0;
     uint64_t ring_written = UINT64_MAX; /* the trace is a snapshot ring's buffer */
     FILE *in;
     ptc_decoder dec;
@@ -501,7 +525,12 @@ int main(int argc, char **argv)
     if (config) ptc_clock_config_from_model(&cc, &cfg);
     else { ptc_clock_config_default(&cc); cc.policy = cfg.policy; }
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    if (!config && pa_is_perf_data(path)) return dump_perf(&pr, &opt, &cfg.policy, timed, flags, only_queue, path);
+    /* standard input is a perf.data when its first bytes say so; a raw
+       trace's are decoded first, before the rest */
+    from_stdin = strcmp(path, "-") == 0;
+    if (!config && from_stdin) head_n = ut_read_chunk(stdin, head, sizeof head);
+    if (!config && (from_stdin ? head_n == sizeof head && pa_is_perf_magic(head) : pa_is_perf_data(path)))
+        return dump_perf(&pr, &opt, &cfg.policy, timed, flags, only_queue, path, from_stdin ? head : NULL, head_n);
     if (only_queue >= 0) {
         fprintf(stderr, "ptdump: --cpu N picks a queue of a perf.data, and %s is a raw trace (the CPU's model is F/M)\n", path);
         return 2;
@@ -513,7 +542,7 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    in = from_stdin ? stdin : fopen(path, "rb");
     if (!in) {
         fprintf(stderr, "ptdump: cannot open %s: %s\n", path, strerror(errno));
         return 2;
@@ -526,6 +555,7 @@ int main(int argc, char **argv)
         return pr.errors ? 1 : 0;
     }
     ptc_decoder_init(&dec, flags | ptc_errata_decode_flags(cc.errata), 0);
+    if (head_n) (void)ptc_decoder_feed(&dec, head, head_n);
     for (;;) {
         ptc_item it;
         ptc_status st = ptc_decoder_next(&dec, &it);
