@@ -6,7 +6,9 @@
 # ptdump. PADs are left out (perf prints their bytes on the line of the
 # packet before them). Not the AUX-sample recordings: perf -D decodes each
 # sample from its first byte without looking for a PSB, ptdump from its
-# first PSB. Skips when perf is not installed.
+# first PSB. On the real recordings perf's time for each packet must also
+# lie inside ptdump --time's interval (perf_times_inside below). Skips when
+# perf is not installed.
 # usage: tests/test_perf_oracle.sh BUILD_DIR
 b=$1
 tmp=$(mktemp -d)
@@ -27,6 +29,37 @@ ptdump_packets() {
   "$b/ptdump" "$1" | awk "$hexfn"'!/^\[/ { n = $2; if (n ~ /^tnt/) n = "tnt"; if (n != "pad") print hex($1), n }'
 }
 failed=0
+# perf's time for every packet its decoder reaches (the last timestamp it
+# set, the packet's own when it sets one; its log, one queue at a time)
+# against ptdump --time's interval for that packet: perf's times come from
+# the timing packets before a packet, so a time past the interval's upper
+# bound would show the interval too tight, and one below the lower bound a
+# timing packet the two read differently. Neither may happen.
+perf_times_inside() { # label file
+  abs=$(cd "$(dirname "$2")" && pwd)/$(basename "$2") # (perf writes its log where it runs)
+  (cd "$tmp" && rm -f intel_pt.log && perf script -F time --itrace=d -i "$abs" > /dev/null 2>&1)
+  "$b/ptdump" --time "$2" > "$tmp/timed.txt"
+  awk "$hexfn"'
+    FNR == 1 { file++ }
+    file == 1 && /^queue [0-9]+ (decoding|processing|getting)/ { q = $2; next }
+    file == 1 && /^Setting timestamp to 0x/ { now[q] = hex(substr($4, 3)); if (last_q == q && last != "") t[last] = now[q]; next }
+    file == 1 && /^  [0-9a-f]+:  / && length($1) == 9 { last = ""
+      if (q in now) { last = q SUBSEP hex(substr($1, 1, 8)); last_q = q; t[last] = now[q] }
+      next }
+    file == 2 && /^\[perf.data queue / { q = $3; next }
+    file == 2 && / time [0-9a-f]+ \[/ && (q SUBSEP hex($1)) in t {
+      for (i = 1; i < NF && $i != "time"; i++) {}
+      lo = $(i + 2); gsub(/[[,]/, "", lo); lo = hex(lo); h = $(i + 3); sub(/\]$/, "", h); p = t[q, hex($1)]; n++
+      if (p < lo) below++; else if (h != "?" && p > hex(h)) above++ }
+    END { printf "%d %d %d\n", n, below + 0, above + 0 }' "$tmp/intel_pt.log" "$tmp/timed.txt" > "$tmp/inside.txt"
+  read -r n below above < "$tmp/inside.txt"
+  if [ "$n" -gt 10 ] && [ "$below" = 0 ] && [ "$above" = 0 ]; then
+    echo "ok - perf_times_inside_ptcodec_intervals: $1 ($n packets)"
+  else
+    echo "FAIL - perf_times_inside_ptcodec_intervals: $1: of $n packets perf timed, $below below the interval, $above above"
+    failed=1
+  fi
+}
 compare() { # label file
   perf_packets "$2" > "$tmp/perf.txt"
   ptdump_packets "$2" > "$tmp/ptc.txt"
@@ -64,7 +97,9 @@ shared=""
 for d in "${PTCODEC_SHARED:-}" ../shared /work/shared; do [ -n "$d" ] && [ -d "$d/pt-traces-timed" ] && { shared=$d; break; }; done
 if [ -n "$shared" ]; then
   for f in google_perf_data_converter__perf.data.intel_pt-4.14 farzamdorostkar_tmon__perf.data; do
-    [ -f "$shared/pt-traces-timed/$f" ] && compare "$f" "$shared/pt-traces-timed/$f"
+    [ -f "$shared/pt-traces-timed/$f" ] || continue
+    compare "$f" "$shared/pt-traces-timed/$f"
+    perf_times_inside "$f" "$shared/pt-traces-timed/$f"
   done
 else
   echo "skip - perf_lists_the_same_packets on real recordings: shared/pt-traces-timed is not there"
