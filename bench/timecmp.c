@@ -44,6 +44,7 @@
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
 #include "../tools/modelrec.h"
+#include "../tools/perforacle.h"
 #include "encgen.h"
 
 #include <intel-pt.h>
@@ -222,71 +223,19 @@ static void run_libipt(const stream *sm, const ptc_item *items, size_t n, uint64
     pt_qry_free_decoder(q);
 }
 
-/* Linux perf's time for each packet (UINT64_MAX: perf never reached it):
-   the stream as a perf.data whose perf time is the TSC, decoded by
-   `perf script --itrace=d`; perf's decoder log lists every packet it
-   reaches and each timestamp it sets, so a packet's time is the last one
-   set when perf reached it. Returns 0 when perf cannot run here. */
+/* Linux perf's time for each packet (UINT64_MAX: perf never reached it;
+   tools/perforacle.h). Returns 0 when perf cannot run here. */
 static int run_perf(const stream *sm, const ptc_item *items, size_t n, uint64_t *est)
 {
-    char dir[] = "/tmp/timecmp-perf-XXXXXX", cmd[512], path[256];
-    ptc_perf_pt_info info;
-    ptc_perf_trace tr;
-    uint8_t *file, *log;
-    size_t need = 0, len = 0, k = 0, i;
-    uint64_t now = UINT64_MAX, config;
-    const char *line;
-    size_t last = SIZE_MAX; /* the packet on the log's line before, if it is one of ours */
-    FILE *f;
-    int ok;
-    if (!mkdtemp(dir)) return 0;
-    memset(&info, 0, sizeof info);
-    memset(&tr, 0, sizeof tr);
-    info.pmu_type = 8;
-    info.time_mult = 1;
-    info.cap_user_time_zero = 1;
-    info.tsc_bit = PTC_PERF_PT_TSC;
-    info.mtc_bit = PTC_PERF_PT_MTC;
-    info.mtc_freq_bits = 15u << PTC_PERF_PT_MTC_SHIFT;
-    info.cyc_bit = PTC_PERF_PT_CYC;
-    info.per_cpu_mmaps = 1;
-    info.tsc_ctc_n = sm->cpuid_15_ebx;
-    info.tsc_ctc_d = sm->cpuid_15_eax;
-    info.max_nonturbo_ratio = sm->nom_freq;
-    config = PTC_PERF_PT_BRANCH | PTC_PERF_PT_TSC | PTC_PERF_PT_MTC | ((uint64_t)sm->mtc_freq << PTC_PERF_PT_MTC_SHIFT) |
-             (sm->cyc_en ? PTC_PERF_PT_CYC | ((uint64_t)sm->cyc_thresh << PTC_PERF_PT_CYC_THRESH_SHIFT) : 0);
-    for (i = 0; i < n && !tr.start_time; i++)
-        if (items[i].error == PTC_OK && items[i].pkt.type == PTC_TSC) tr.start_time = items[i].pkt.u.tsc.tsc;
-    tr.bytes = sm->bytes;
-    tr.len = sm->len;
-    tr.pid = tr.tid = 1000;
-    (void)ptc_perf_write(NULL, 0, &need, &info, config, &tr, 1, 0, 0, 0);
-    file = (uint8_t *)malloc(need);
-    snprintf(path, sizeof path, "%s/s.data", dir);
-    ok = file && ptc_perf_write(file, need, &need, &info, config, &tr, 1, 0, 0, 0) == PTC_OK && (f = fopen(path, "wb")) != NULL;
-    if (ok) ok = fwrite(file, 1, need, f) == need && fclose(f) == 0;
-    free(file);
-    snprintf(cmd, sizeof cmd, "cd %s && perf script -F time --itrace=d -i s.data > /dev/null 2>&1", dir);
-    ok = ok && system(cmd) == 0;
-    snprintf(path, sizeof path, "%s/intel_pt.log", dir);
-    log = ok ? ut_read_file(path, &len) : NULL;
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    (void)system(cmd);
-    if (!log) return 0;
-    for (line = (const char *)log; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-        uint64_t off;
-        if (strncmp(line, "Setting timestamp to 0x", 23) == 0 &&
-            ut_parse_u64_n(line + 21, strspn(line + 21, "0123456789abcdefx"), UINT64_MAX, &now)) {
-            if (last != SIZE_MAX) est[last] = now; /* the packet that set it is at its new time */
-        } else if (line[0] == ' ' && line[1] == ' ' && strnlen(line, 12) > 11 && line[10] == ':' && /* not strlen: the log is megabytes */
-                   ut_parse_digits(line + 2, 8, 16, UINT64_MAX, &off)) { /* "  0000002c:  1b   CYC 0x3" */
-            while (k < n && items[k].offset < off) k++;
-            last = k < n && items[k].offset == off ? k : SIZE_MAX;
-            if (last != SIZE_MAX) est[k++] = now;
-        }
-    }
-    free(log);
-    return 1;
+    po_settings st;
+    memset(&st, 0, sizeof st);
+    st.mtc_freq = sm->mtc_freq;
+    st.nom_freq = sm->nom_freq;
+    st.cyc_en = sm->cyc_en;
+    st.cyc_thresh = sm->cyc_thresh;
+    st.cpuid_15_eax = sm->cpuid_15_eax;
+    st.cpuid_15_ebx = sm->cpuid_15_ebx;
+    return po_perf_times(sm->bytes, sm->len, &st, items, n, est);
 }
 
 static void run_ptcodec(const ptc_clock_config *cc, const ptc_item *items, size_t n, ptc_timed_item *out)

@@ -7,8 +7,8 @@
 # packet before them). Not the AUX-sample recordings: perf -D decodes each
 # sample from its first byte without looking for a PSB, ptdump from its
 # first PSB. On the real recordings perf's time for each packet must also
-# lie inside ptdump --time's interval (perf_times_inside below). Skips when
-# perf is not installed.
+# be no later than ptdump --time's interval (perf_times_not_past below).
+# Skips when perf is not installed.
 # usage: tests/test_perf_oracle.sh BUILD_DIR
 b=$1
 tmp=$(mktemp -d)
@@ -31,11 +31,14 @@ ptdump_packets() {
 failed=0
 # perf's time for every packet its decoder reaches (the last timestamp it
 # set, the packet's own when it sets one; its log, one queue at a time)
-# against ptdump --time's interval for that packet: perf's times come from
-# the timing packets before a packet, so a time past the interval's upper
-# bound would show the interval too tight, and one below the lower bound a
-# timing packet the two read differently. Neither may happen.
-perf_times_inside() { # label file
+# against ptdump --time's interval for that packet. perf's time comes from
+# the timing packets up to the packet, so it cannot be later than the
+# packet: past the interval's upper bound it would show the interval too
+# tight (or perf wrong), and fails. Below the lower bound is no fault:
+# ptcodec also bounds a packet by the timing packets after it, and puts a
+# CYC at the packet it times, where perf keeps its older estimate. Those
+# are counted, not failed.
+perf_times_not_past() { # label file
   abs=$(cd "$(dirname "$2")" && pwd)/$(basename "$2") # (perf writes its log where it runs)
   (cd "$tmp" && rm -f intel_pt.log && perf script -F time --itrace=d -i "$abs" > /dev/null 2>&1)
   "$b/ptdump" --time "$2" > "$tmp/timed.txt"
@@ -53,10 +56,10 @@ perf_times_inside() { # label file
       if (p < lo) below++; else if (h != "?" && p > hex(h)) above++ }
     END { printf "%d %d %d\n", n, below + 0, above + 0 }' "$tmp/intel_pt.log" "$tmp/timed.txt" > "$tmp/inside.txt"
   read -r n below above < "$tmp/inside.txt"
-  if [ "$n" -gt 10 ] && [ "$below" = 0 ] && [ "$above" = 0 ]; then
-    echo "ok - perf_times_inside_ptcodec_intervals: $1 ($n packets)"
+  if [ "$n" -gt 10 ] && [ "$above" = 0 ]; then
+    echo "ok - perf_times_not_past_ptcodec_intervals: $1 ($n packets; $below before their interval)"
   else
-    echo "FAIL - perf_times_inside_ptcodec_intervals: $1: of $n packets perf timed, $below below the interval, $above above"
+    echo "FAIL - perf_times_not_past_ptcodec_intervals: $1: of $n packets perf timed, $above past the interval"
     failed=1
   fi
 }
@@ -99,7 +102,7 @@ if [ -n "$shared" ]; then
   for f in google_perf_data_converter__perf.data.intel_pt-4.14 farzamdorostkar_tmon__perf.data; do
     [ -f "$shared/pt-traces-timed/$f" ] || continue
     compare "$f" "$shared/pt-traces-timed/$f"
-    perf_times_inside "$f" "$shared/pt-traces-timed/$f"
+    perf_times_not_past "$f" "$shared/pt-traces-timed/$f"
   done
 else
   echo "skip - perf_lists_the_same_packets on real recordings: shared/pt-traces-timed is not there"

@@ -8,11 +8,13 @@
    by the clock with the hardware defaults (SPEC 3.11) and their recording
    configuration: no item may be in conflict, and nothing may go back;
    with the SDM's idealized clocks instead, conflicts show that the
-   tolerances are needed. */
+   tolerances are needed. Linux perf, given each of those traces in a
+   perf.data, never times a packet past its interval. */
 #define _POSIX_C_SOURCE 200809L
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"
+#include "../tools/perforacle.h"
 
 #include <dirent.h>
 #include <string.h>
@@ -201,6 +203,69 @@ static void timed_trace_has_no_conflict(const void *arg)
     free(pt);
 }
 
+/* Linux perf as an outside reader of the same trace (tools/perforacle.h):
+   its time for a packet comes from the timing packets up to it, so it is
+   never later than the packet, and past the clock's upper bound it would
+   show the interval too tight (or perf wrong). Below the lower bound is no
+   fault: the clock also bounds a packet by the timing packets after it and
+   puts a CYC at the packet it times, where perf keeps its older estimate;
+   those are counted. */
+static void perf_times_not_past_intervals(const void *arg)
+{
+    static ptc_clock clk;
+    const struct timed_trace *tt = (const struct timed_trace *)arg;
+    char path[1024];
+    unsigned char *pt;
+    size_t len = 0, n = 0, k = 0, i, compared = 0, below = 0, above = 0;
+    ptc_item *items;
+    ptc_timed_item *timed;
+    uint64_t *est;
+    ptc_clock_config cc;
+    ptc_decoder dec;
+    po_settings st;
+    snprintf(path, sizeof path, "%s/pt-traces-timed/%s", tl_shared_dir(), tt->file);
+    pt = ut_read_file(path, &len);
+    if (!pt) SKIP("%s is not there", path);
+    items = (ptc_item *)malloc((len + 1) * sizeof *items);
+    timed = (ptc_timed_item *)malloc((len + 1) * sizeof *timed);
+    est = (uint64_t *)malloc((len + 1) * sizeof *est);
+    CHECK(items && timed && est);
+    ptc_decoder_init_buffer(&dec, 0, pt, len);
+    while (n <= len && ptc_decoder_next(&dec, &items[n]) == PTC_OK) n++;
+    memset(&st, 0, sizeof st);
+    st.mtc_freq = 3;
+    st.nom_freq = (uint8_t)tt->nom;
+    st.cyc_en = 1;
+    st.cpuid_15_eax = tt->eax;
+    st.cpuid_15_ebx = tt->ebx;
+    if (!po_perf_times(pt, len, &st, items, n, est)) {
+        free(pt), free(items), free(timed), free(est);
+        SKIP("perf (Debian's linux-perf) cannot run here");
+    }
+    ptc_clock_config_default(&cc);
+    cc.mtc_freq = st.mtc_freq;
+    cc.nom_num = tt->nom;
+    cc.nom_den = 1;
+    cc.cpuid_15_eax = tt->eax;
+    cc.cpuid_15_ebx = tt->ebx;
+    CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
+    for (i = 0; i <= n; i++) {
+        if (i < n) CHECK(ptc_clock_push(&clk, &items[i]) == PTC_OK);
+        else ptc_clock_finish(&clk);
+        while (k < n && ptc_clock_pop(&clk, &timed[k]) == PTC_OK) k++;
+    }
+    for (i = 0; i < k; i++) {
+        if (est[i] == UINT64_MAX || !timed[i].have_time) continue;
+        compared++;
+        below += est[i] < timed[i].tsc_lo;
+        above += est[i] > timed[i].tsc_hi;
+    }
+    CHECK(k == n && compared > 1000 && above == 0, "%s: of %zu packets perf timed, %zu past the interval", tt->file,
+          compared, above);
+    printf("  %-78s %6zu packets perf timed, %zu past the interval, %zu before it\n", tt->file, compared, above, below);
+    free(pt), free(items), free(timed), free(est);
+}
+
 static int by_name(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
 
 static void shared_data_present(void)
@@ -244,6 +309,8 @@ int main(void)
         char label[300];
         snprintf(label, sizeof label, "timed_real_trace_%.40s", strstr(timed_traces[i].file, "__") + 2);
         tl_run_arg(label, timed_trace_has_no_conflict, &timed_traces[i]);
+        snprintf(label, sizeof label, "perf_times_not_past_intervals_%.40s", strstr(timed_traces[i].file, "__") + 2);
+        tl_run_arg(label, perf_times_not_past_intervals, &timed_traces[i]);
     }
     TL_EXIT();
 }
