@@ -255,7 +255,11 @@ static void perf_times_not_past_intervals(const void *arg)
         while (k < n && ptc_clock_pop(&clk, &timed[k]) == PTC_OK) k++;
     }
     for (i = 0; i < k; i++) {
-        if (est[i] == UINT64_MAX || !timed[i].have_time) continue;
+        /* not a TNT: its interval is its first branch's, which may come
+           before timing packets that perf counts before the TNT packet */
+        if (est[i] == UINT64_MAX || !timed[i].have_time ||
+            (items[i].error == PTC_OK && ptc_packet_is_tnt(items[i].pkt.type)))
+            continue;
         compared++;
         below += est[i] < timed[i].tsc_lo;
         above += est[i] > timed[i].tsc_hi;
