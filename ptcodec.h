@@ -152,6 +152,8 @@ typedef enum ptc_opcode {
     PTC_OP_CYC         = 0x03, /* bits 7:3: the count's low bits */
     PTC_OP_CYC_MASK    = 0x03,
     PTC_OP_CYC_MORE    = 0x04, /* another CYC byte follows */
+    PTC_OP_CYC_EXP     = 0x01, /* in each further CYC byte (bits 7:1 the count's next
+                                  bits): another follows */
     PTC_OP_TNT8        = 0x00, /* bit 0 clear (but PAD and EXT); a stop bit above the branches */
     PTC_OP_TNT8_MASK   = 0x01,
     PTC_OP_BIP         = 0x04, /* inside a PEBS block only; bits 7:3: the item's ID */
@@ -1930,9 +1932,9 @@ static ptc_status ptc__dec_cyc(const uint8_t *buf, size_t len, ptc_packet *pkt)
         uint8_t b;
         if (i >= len) return PTC_ERR_TRUNCATED;
         b = buf[i];
-        if (i == 9 && ((b >> 4) != 0 || (b & 1))) return PTC_ERR_CYC_OVERFLOW;
+        if (i == 9 && ((b >> 4) != 0 || (b & PTC_OP_CYC_EXP))) return PTC_ERR_CYC_OVERFLOW;
         v |= (uint64_t)(b >> 1) << (5 + 7 * (i - 1));
-        if (!(b & 1)) {
+        if (!(b & PTC_OP_CYC_EXP)) {
             pkt->size = (uint8_t)(i + 1);
             pkt->u.cyc.cycles = v;
             return PTC_OK;
@@ -2344,7 +2346,7 @@ static int ptc__enc_packet(const ptc_packet *pkt, uint8_t *out)
         out[0] = (uint8_t)(PTC_OP_CYC | ((v & 0x1F) << 3) | (n > 1 ? PTC_OP_CYC_MORE : 0));
         v >>= 5;
         for (i = 1; i < n; i++) {
-            out[i] = (uint8_t)(((v & 0x7F) << 1) | (i + 1 < n ? 1 : 0));
+            out[i] = (uint8_t)(((v & 0x7F) << 1) | (i + 1 < n ? PTC_OP_CYC_EXP : 0));
             v >>= 7;
         }
         return (int)n;

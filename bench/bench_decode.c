@@ -70,6 +70,51 @@ static size_t run_ptcodec_packets(const uint8_t *buf, size_t len, uint64_t *chec
     return n;
 }
 
+/* The least any decoder must do: find where each packet starts, and
+   nothing else (no fields, no struct filled in). A table of sizes by first
+   byte, made from ptc_decode_packet itself, with CYC's further bytes
+   counted inline; the rest (extended opcodes) through ptc_decode_packet.
+   Not a decoder anyone could use: the floor under every row above it. */
+static uint8_t size_by_first_byte[256]; /* 0: not fixed by the first byte */
+
+static void size_table_init(void)
+{
+    unsigned b;
+    for (b = 0; b < 256; b++) {
+        uint8_t pkt[PTC_MAX_PACKET_SIZE] = { 0 };
+        ptc_packet p;
+        pkt[0] = (uint8_t)b;
+        size_by_first_byte[b] = 0;
+        if (b == PTC_OP_EXT || ptc_decode_packet(pkt, sizeof pkt, PTC_BLOCK_NONE, &p) != PTC_OK) continue;
+        if (p.type == PTC_CYC && (b & PTC_OP_CYC_MORE)) continue;
+        size_by_first_byte[b] = p.size;
+    }
+}
+
+static size_t run_sizes_only(const uint8_t *buf, size_t len, uint64_t *check)
+{
+    size_t at = 0, n = 0;
+    ptc_packet p;
+    while (len - at >= PTC_MAX_PACKET_SIZE) {
+        size_t s = size_by_first_byte[buf[at]];
+        if (!s && (buf[at] & PTC_OP_CYC_MASK) == PTC_OP_CYC) { /* 10 bytes at most: inside the 16 */
+            for (s = 1; s < 9 && (buf[at + s] & PTC_OP_CYC_EXP); s++) {}
+            s++;
+        } else if (!s) {
+            if (ptc_decode_packet(buf + at, len - at, PTC_BLOCK_NONE, &p) != PTC_OK) break;
+            s = p.size;
+        }
+        at += s;
+        n++;
+    }
+    while (at < len && ptc_decode_packet(buf + at, len - at, PTC_BLOCK_NONE, &p) == PTC_OK) {
+        at += p.size;
+        n++;
+    }
+    *check = at;
+    return n;
+}
+
 static size_t run_libipt(const uint8_t *buf, size_t len, uint64_t *check)
 {
     struct pt_config cfg;
@@ -219,53 +264,88 @@ static size_t run_libipt_timed(const uint8_t *buf, size_t len, uint64_t *check)
     return n;
 }
 
+/* One timed stream's results: seconds of the fastest run of each. */
+typedef struct timed_row {
+    char label[48];
+    double mib;
+    size_t packets;
+    double t_ipt, t_ptc, t_dec, t_pkt, t_size;
+} timed_row;
+
 /* One row per stream: MB/s of each, and how many times faster ptcodec is.
-   Then two bounds, each as MB/s and against libipt: "no clock" is
+   Then three bounds, each as MB/s and against libipt: "no clock" is
    ptcodec's stream decoder alone on the same stream (the most any clock on
-   top of it could reach), and "packets only" is ptc_decode_packet walking
+   top of it could reach), "packets only" is ptc_decode_packet walking
    the stream with no stream bookkeeping at all (the most any time-annotated
-   decoder built on ptcodec's packet decoder could reach). */
+   decoder built on ptcodec's packet decoder could reach), and "sizes only"
+   finds each packet's start and nothing else (run_sizes_only: the floor
+   under any decoder that looks at every packet). */
+static int timed_row_run(uint64_t events, int sparse, int cyc, timed_row *row)
+{
+    eg_config ec;
+    eg_trace tr;
+    size_t n_ipt, n_ptc, n_dec, n_pkt, n_size;
+    memset(&ec, 0, sizeof ec);
+    ec.seed = 7;
+    ec.events = sparse ? events / 8 : events;
+    ec.sparse = sparse;
+    ec.cyc = cyc;
+    ec.mtc_freq = 3;
+    ec.eax = 2;
+    ec.ebx = 308;
+    ec.nom = 37;
+    ec.cbr = 30;
+    eg_generate(&ec, &tr);
+    if (tr.failed) {
+        printf("libipt's encoder failed\n");
+        eg_free(&tr);
+        return 0;
+    }
+    timed_stream = &ec;
+    row->t_ipt = best_seconds(run_libipt_timed, tr.bytes, tr.len, &n_ipt);
+    row->t_ptc = best_seconds(run_ptcodec_timed, tr.bytes, tr.len, &n_ptc);
+    row->t_dec = best_seconds(run_ptcodec_stream, tr.bytes, tr.len, &n_dec);
+    row->t_pkt = best_seconds(run_ptcodec_packets, tr.bytes, tr.len, &n_pkt);
+    row->t_size = best_seconds(run_sizes_only, tr.bytes, tr.len, &n_size);
+    if (n_ptc != tr.n || n_dec != tr.n || n_pkt != tr.n || n_size != tr.n) {
+        printf("WARNING: ptcodec timed %zu, decoded %zu, walked %zu and sized %zu of %zu packets\n", n_ptc, n_dec,
+               n_pkt, n_size, tr.n);
+        disagreed = 1;
+    }
+    snprintf(row->label, sizeof row->label, "%s, CYC %s, MTC 3", sparse ? "sparse" : "dense", cyc ? "T=0" : "off");
+    row->mib = tr.len / 1048576.0;
+    row->packets = tr.n;
+    eg_free(&tr);
+    return 1;
+}
+
 static void timed_rows(uint64_t events)
 {
-    int sparse, cyc;
+    timed_row rows[4];
+    int i, n = 0;
+    for (i = 0; i < 4; i++) n += timed_row_run(events, i / 2, i % 2, &rows[n]);
     printf("\nTime-annotated decoding of streams libipt's encoder wrote (bench/encgen.h), best of %d runs\n\n", reps);
-    printf("%-24s %6s %9s %12s %13s %8s %16s %16s\n", "stream", "MiB", "packets", "libipt MB/s", "ptcodec MB/s",
-           "speedup", "no clock MB/s", "packets only");
-    for (sparse = 0; sparse < 2; sparse++)
-        for (cyc = 0; cyc < 2; cyc++) {
-            eg_config ec;
-            eg_trace tr;
-            size_t n_ipt, n_ptc, n_dec, n_pkt;
-            double t_ipt, t_ptc, t_dec, t_pkt;
-            char label[48];
-            memset(&ec, 0, sizeof ec);
-            ec.seed = 7;
-            ec.events = sparse ? events / 8 : events;
-            ec.sparse = sparse;
-            ec.cyc = cyc;
-            ec.mtc_freq = 3;
-            ec.eax = 2;
-            ec.ebx = 308;
-            ec.nom = 37;
-            ec.cbr = 30;
-            eg_generate(&ec, &tr);
-            if (tr.failed) { printf("libipt's encoder failed\n"); eg_free(&tr); continue; }
-            timed_stream = &ec;
-            t_ipt = best_seconds(run_libipt_timed, tr.bytes, tr.len, &n_ipt);
-            t_ptc = best_seconds(run_ptcodec_timed, tr.bytes, tr.len, &n_ptc);
-            t_dec = best_seconds(run_ptcodec_stream, tr.bytes, tr.len, &n_dec);
-            t_pkt = best_seconds(run_ptcodec_packets, tr.bytes, tr.len, &n_pkt);
-            if (n_ptc != tr.n || n_dec != tr.n || n_pkt != tr.n) {
-                printf("WARNING: ptcodec timed %zu, decoded %zu and walked %zu of %zu packets\n", n_ptc, n_dec, n_pkt,
-                       tr.n);
-                disagreed = 1;
-            }
-            snprintf(label, sizeof label, "%s, CYC %s, MTC 3", sparse ? "sparse" : "dense", cyc ? "T=0" : "off");
-            printf("%-24s %6.1f %9zu %12.0f %13.0f %7.1fx %9.0f (%4.1fx) %9.0f (%4.1fx)\n", label, tr.len / 1048576.0,
-                   tr.n, tr.len / t_ipt / 1e6, tr.len / t_ptc / 1e6, t_ipt / t_ptc, tr.len / t_dec / 1e6, t_ipt / t_dec,
-                   tr.len / t_pkt / 1e6, t_ipt / t_pkt);
-            eg_free(&tr);
-        }
+    printf("%-24s %6s %9s %12s %13s %8s %16s %16s %16s\n", "stream", "MiB", "packets", "libipt MB/s", "ptcodec MB/s",
+           "speedup", "no clock MB/s", "packets only", "sizes only");
+    for (i = 0; i < n; i++) {
+        const timed_row *r = &rows[i];
+        double bytes = r->mib * 1048576.0;
+        printf("%-24s %6.1f %9zu %12.0f %13.0f %7.1fx %9.0f (%4.1fx) %9.0f (%4.1fx) %9.0f (%4.1fx)\n", r->label, r->mib,
+               r->packets, bytes / r->t_ipt / 1e6, bytes / r->t_ptc / 1e6, r->t_ipt / r->t_ptc, bytes / r->t_dec / 1e6,
+               r->t_ipt / r->t_dec, bytes / r->t_pkt / 1e6, r->t_ipt / r->t_pkt, bytes / r->t_size / 1e6,
+               r->t_ipt / r->t_size);
+    }
+    /* What five times libipt leaves each packet: the time, of which the
+       walk that only finds sizes takes its part before anything is
+       decoded, timed or handed out */
+    printf("\nPer packet at five times libipt's speed, in ns\n\n");
+    printf("%-24s %12s %12s %12s %14s\n", "stream", "at 5x", "ptcodec now", "sizes only", "left at 5x");
+    for (i = 0; i < n; i++) {
+        const timed_row *r = &rows[i];
+        double ns = 1e9 / (double)r->packets;
+        printf("%-24s %12.1f %12.1f %12.1f %14.1f\n", r->label, r->t_ipt / 5 * ns, r->t_ptc * ns, r->t_size * ns,
+               (r->t_ipt / 5 - r->t_size) * ns);
+    }
 }
 
 int main(int argc, char **argv)
@@ -314,6 +394,7 @@ int main(int argc, char **argv)
                n_pkt / t_pkt / 1e6, t_ipt / t_pkt);
     }
     free(buf);
+    size_table_init();
     timed_rows(quick ? 4000000 / 32 : 4000000);
     return disagreed;
 }
