@@ -462,6 +462,39 @@ static void accepted_bytes_reencode_exactly(void)
     CHECK(accepted > 10000, "only %d accepted", accepted);
 }
 
+/* With PTC_MAX_PACKET_SIZE bytes at hand the decoder takes its fast paths
+   (a table row per first byte, two-byte CYCs); with exactly the packet's
+   bytes, its general one. Both read every packet alike, and the exact
+   copy lives in a buffer of its own size, so that a read past it shows
+   under ASan. */
+static void fast_paths_agree_with_the_general_one(void)
+{
+    pg_rng r = pg_seed(4242);
+    int op, rep, compared = 0, cyc2 = 0;
+    for (op = 0; op < 512; op++)
+        for (rep = 0; rep < 64; rep++) {
+            uint8_t buf[PTC_MAX_PACKET_SIZE], *exact;
+            ptc_packet fast, general;
+            ptc_status st;
+            size_t k;
+            for (k = 0; k < sizeof buf; k++) buf[k] = (uint8_t)pg_next(&r);
+            if (op < 256) buf[0] = (uint8_t)op;
+            else { buf[0] = PTC_OP_EXT; buf[1] = (uint8_t)op; }
+            if (ptc_decode_packet(buf, sizeof buf, PTC_BLOCK_NONE, &fast) != PTC_OK) continue;
+            exact = (uint8_t *)malloc(fast.size);
+            if (!exact) continue;
+            memcpy(exact, buf, fast.size);
+            st = ptc_decode_packet(exact, fast.size, PTC_BLOCK_NONE, &general);
+            CHECK(st == PTC_OK && ptc_packet_equal(&fast, &general), "bytes %02x %02x %02x: %s, %s of %u bytes",
+                  buf[0], buf[1], buf[2], ptc_status_name(st), ptc_packet_type_name(fast.type), fast.size);
+            free(exact);
+            compared++;
+            cyc2 += fast.type == PTC_CYC && fast.size == 2;
+        }
+    CHECK(compared > 10000, "only %d compared", compared);
+    CHECK(cyc2 > 100, "only %d two-byte CYCs", cyc2);
+}
+
 /* ---- 1.8 encoder refusals ------------------------------------------------ */
 
 static void encoder_refuses_what_it_cannot_encode(void)
@@ -647,6 +680,7 @@ int main(int argc, char **argv)
     RUN(every_packet_round_trips_at_boundaries);
     RUN(random_packets_round_trip);
     RUN(accepted_bytes_reencode_exactly);
+    RUN(fast_paths_agree_with_the_general_one);
     RUN(encoder_refuses_what_it_cannot_encode);
     RUN(block_context_rules);
     RUN(packet_list_sizes_are_exact);
