@@ -71,24 +71,29 @@ static size_t run_ptcodec_packets(const uint8_t *buf, size_t len, uint64_t *chec
 }
 
 /* The least any decoder must do: find where each packet starts, and
-   nothing else (no fields, no struct filled in). A table of sizes by first
-   byte, made from ptc_decode_packet itself, with CYC's further bytes
-   counted inline; the rest (extended opcodes) through ptc_decode_packet.
-   Not a decoder anyone could use: the floor under every row above it. */
+   nothing else (no fields, no struct filled in). A table of the sizes that
+   the first byte fixes, made from ptc_decode_packet itself; a CYC's
+   further bytes counted inline; the rest (extended opcodes, TRIG) through
+   ptc_decode_packet. Not a decoder anyone could use: the floor under
+   every row above it. */
 static uint8_t size_by_first_byte[256]; /* 0: not fixed by the first byte */
+
+/* The size of the packet that starts with byte b and goes on with bytes
+   `rest`, 0 if that is no packet. */
+static unsigned size_with_rest(unsigned b, uint8_t rest)
+{
+    uint8_t pkt[PTC_MAX_PACKET_SIZE];
+    ptc_packet p;
+    memset(pkt, rest, sizeof pkt);
+    pkt[0] = (uint8_t)b;
+    return ptc_decode_packet(pkt, sizeof pkt, PTC_BLOCK_NONE, &p) == PTC_OK ? p.size : 0;
+}
 
 static void size_table_init(void)
 {
     unsigned b;
-    for (b = 0; b < 256; b++) {
-        uint8_t pkt[PTC_MAX_PACKET_SIZE] = { 0 };
-        ptc_packet p;
-        pkt[0] = (uint8_t)b;
-        size_by_first_byte[b] = 0;
-        if (b == PTC_OP_EXT || ptc_decode_packet(pkt, sizeof pkt, PTC_BLOCK_NONE, &p) != PTC_OK) continue;
-        if (p.type == PTC_CYC && (b & PTC_OP_CYC_MORE)) continue;
-        size_by_first_byte[b] = p.size;
-    }
+    for (b = 0; b < 256; b++) /* fixed: the same size whatever follows */
+        size_by_first_byte[b] = (uint8_t)(size_with_rest(b, 0x00) == size_with_rest(b, 0xFF) ? size_with_rest(b, 0) : 0);
 }
 
 static size_t run_sizes_only(const uint8_t *buf, size_t len, uint64_t *check)
