@@ -70,12 +70,13 @@ static size_t run_ptcodec_packets(const uint8_t *buf, size_t len, uint64_t *chec
     return n;
 }
 
-/* The least any decoder must do: find where each packet starts, and
-   nothing else (no fields, no struct filled in). A table of the sizes that
+/* About the least a decoder that walks the packets in turn must do: find
+   where each packet starts, and nothing else (no fields, no struct filled
+   in). A table of the sizes that
    the first byte fixes, made from ptc_decode_packet itself; a CYC's
    further bytes counted inline; the rest (extended opcodes, TRIG) through
-   ptc_decode_packet. Not a decoder anyone could use: the floor under
-   every row above it. */
+   ptc_decode_packet. Not a decoder anyone could use: a floor under the
+   other runners. */
 static uint8_t size_by_first_byte[256]; /* 0: not fixed by the first byte */
 
 /* The size of the packet that starts with byte b and goes on with bytes
@@ -277,14 +278,8 @@ typedef struct timed_row {
     double t_ipt, t_ptc, t_dec, t_pkt, t_size;
 } timed_row;
 
-/* One row per stream: MB/s of each, and how many times faster ptcodec is.
-   Then three bounds, each as MB/s and against libipt: "no clock" is
-   ptcodec's stream decoder alone on the same stream (the most any clock on
-   top of it could reach), "packets only" is ptc_decode_packet walking
-   the stream with no stream bookkeeping at all (the most any time-annotated
-   decoder built on ptcodec's packet decoder could reach), and "sizes only"
-   finds each packet's start and nothing else (run_sizes_only: the floor
-   under any decoder that looks at every packet). */
+/* One stream libipt's encoder writes, each runner timed on it. 0 when the
+   encoder failed. */
 static int timed_row_run(uint64_t events, int sparse, int cyc, timed_row *row)
 {
     eg_config ec;
@@ -324,6 +319,15 @@ static int timed_row_run(uint64_t events, int sparse, int cyc, timed_row *row)
     return 1;
 }
 
+/* One row per stream: MB/s of each, and how many times faster ptcodec is.
+   Then three bounds, each as MB/s and against libipt: "no clock" is
+   ptcodec's stream decoder alone on the same stream (the most any clock on
+   top of it could reach), "packets only" is ptc_decode_packet walking
+   the stream with no stream bookkeeping at all (the most any time-annotated
+   decoder built on ptcodec's packet decoder could reach), and "sizes only"
+   finds each packet's start and nothing else (run_sizes_only). Then, per
+   packet, the time five times libipt allows and what the size walk leaves
+   of it. */
 static void timed_rows(uint64_t events)
 {
     timed_row rows[4];
