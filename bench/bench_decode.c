@@ -72,11 +72,10 @@ static size_t run_ptcodec_packets(const uint8_t *buf, size_t len, uint64_t *chec
 
 /* About the least a decoder that walks the packets in turn must do: find
    where each packet starts, and nothing else (no fields, no struct filled
-   in). A table of the sizes that
-   the first byte fixes, made from ptc_decode_packet itself; a CYC's
-   further bytes counted inline; the rest (extended opcodes, TRIG) through
-   ptc_decode_packet. Not a decoder anyone could use: a floor under the
-   other runners. */
+   in). A table of the sizes that the first byte fixes, made from
+   ptc_decode_packet itself; a CYC's further bytes counted inline; the rest
+   (extended opcodes, TRIG) through ptc_decode_packet. Not a decoder anyone
+   could use: a floor under the other runners. */
 static uint8_t size_by_first_byte[256]; /* 0: not fixed by the first byte */
 
 /* The size of the packet that starts with byte b and goes on with bytes
