@@ -30,8 +30,8 @@ TOOLS   := ptdump ptsim ptgen ptnav
 # builds and what tests/run.sh runs ($(BUILD)/test-programs); run.sh fails
 # when a program under $(BUILD)/test was built but not run.
 CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model test_clock test_nav test_perf test_faults \
-                test_x86class
-GCC_TESTS    := test_packets test_stream test_model
+                test_x86class test_conform
+GCC_TESTS    := test_packets test_stream test_model test_conform
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt timecmp
 FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/pktgen.h tools/modelrec.h tests/libipt_allowlist.h \
@@ -94,9 +94,13 @@ demo: tools
 	  --truth $(BUILD)/demo.truth.jsonl --compare-policy off
 	@echo "== the first packets (ptdump $(BUILD)/demo.pt):"
 	@$(BUILD)/ptdump $(BUILD)/demo.pt | head -24
-	@echo "== the stream checked against its policy (ptdump --check --config $(BUILD)/demo.pt.json):"
+	@echo "== the stream checked against every rule of the SDM and its MTC policy (ptdump --check --config $(BUILD)/demo.pt.json):"
 	@$(BUILD)/ptdump --check --config $(BUILD)/demo.pt.json $(BUILD)/demo.pt > $(BUILD)/demo.check; \
-	  echo "exit status $$?, $$(grep -c violation $(BUILD)/demo.check) violations"
+	  echo "   exit status $$?: $$(tail -1 $(BUILD)/demo.check)"
+	@echo "== the same trace with two bytes overwritten: a PSBEND (02 23) at the demo's first TIP.PGE"
+	@off=$$($(BUILD)/ptdump --jsonl $(BUILD)/demo.pt | grep -m1 '"type":"tip_pge"' | sed 's/{"off":\([0-9]*\),.*/\1/'); \
+	  cp $(BUILD)/demo.pt $(BUILD)/demo-broken.pt; printf '\002\043' | dd of=$(BUILD)/demo-broken.pt bs=1 seek=$$off conv=notrunc 2>/dev/null; \
+	  $(BUILD)/ptdump --check $(BUILD)/demo-broken.pt | head -4
 	@echo "== a timeline of the first packets: $(BUILD)/demo.svg; the true time of every packet: $(BUILD)/demo.truth.jsonl"
 	@echo "== capture around a trigger (SPEC 4.5, 5.7): the 1000th retirement of the instruction at 0x4013f0 fires TRIG;"
 	@echo "   the trace wraps in a ring sized to keep 8000 bytes before it, which stops 2000 bytes after it"

@@ -1,4 +1,4 @@
-/* ptcodec.h - Intel Processor Trace packet codec, v0.1.0 (license at end of file)
+/* ptcodec.h - Intel Processor Trace packet codec, v0.3.0 (license at end of file)
 
    One header, no allocation, no globals, no I/O. Packets are encoded and
    decoded byte for byte as the Intel SDM (Vol. 3C, "Intel Processor Trace")
@@ -45,9 +45,11 @@
      6.       perf.data                  ptc_perf_reader, ptc_perf_record,
                                          ptc_clock_config_from_perf,
                                          ptc_perf_write
+     7.       Conformance                ptc_conform, PTC_RULE_LIST,
+                                         ptc_conform_item()
    Private names say their part: ptc__byte_ and ptc__math_ (0), ptc__pkt_,
    ptc__dec_, ptc__enc_, ptc__str_ (1), ptc__clk_ (3), ptc__nav_ (4),
-   ptc__mdl_ (5), ptc__perf_ (6).
+   ptc__mdl_ (5), ptc__perf_ (6), ptc__conf_ (7).
 */
 #ifndef PTCODEC_H_INCLUDED
 #define PTCODEC_H_INCLUDED
@@ -56,9 +58,9 @@
 #include <stdint.h>
 
 #define PTCODEC_VERSION_MAJOR 0
-#define PTCODEC_VERSION_MINOR 2
+#define PTCODEC_VERSION_MINOR 3
 #define PTCODEC_VERSION_PATCH 0
-#define PTCODEC_VERSION_STRING "0.2.0"
+#define PTCODEC_VERSION_STRING "0.3.0"
 
 #if !defined(PTCDEF)
 #  if defined(PTCODEC_STATIC)
@@ -597,7 +599,8 @@ PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt);
 #endif
 
 /* The errata of Intel PT that touch time (SPEC 3.12), named as libipt
-   names them: X(enum, bit, name, what the clock does about it). */
+   names them: X(enum, bit, name, what the library does about it; the
+   clock, the stream decoder and the conformance checker, part 7). */
 #define PTC_ERRATA_LIST(X) \
     X(PTC_ERRATUM_SKL168, 0x1u, "skl168", \
       "a PSB can drop the CYC right before it and an MTC: cycle counts do not span a PSB, one more MTC may be missing") \
@@ -605,7 +608,14 @@ PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt);
       "a TMA's CTC and FastCounter can be wrong (a VMX guest with TSC offsetting or scaling): TMAs are not used; " \
       "one with reserved bits set is decoded with the bogus byte after it as a corrupt_tma error (PTC_DECODE_SKZ84)") \
     X(PTC_ERRATUM_SKD007, 0x4u, "skd007", \
-      "an OVF can cut a multi-byte CYC after its first byte: decoded as a cut_cyc error (PTC_DECODE_SKD007), its cycles lost")
+      "an OVF can cut a multi-byte CYC after its first byte: decoded as a cut_cyc error (PTC_DECODE_SKD007), its cycles lost") \
+    X(PTC_ERRATUM_BDM70, 0x8u, "bdm70", \
+      "a PSB+ right before a TIP.PGE can hold a FUP and a MODE.Exec although packet generation is off: " \
+      "the conformance checker's pge_while_on there is this erratum") \
+    X(PTC_ERRATUM_SKD010, 0x10u, "skd010", \
+      "an OVF can have no FUP or TIP.PGE after it: the conformance checker's ovf_follower is this erratum") \
+    X(PTC_ERRATUM_APL11, 0x20u, "apl11", \
+      "an OVF can have a TIP.PGD after it: the conformance checker's ovf_follower on a TIP.PGD is this erratum")
 
 enum {
 #define PTC__X(e, bit, name, what) e = bit,
@@ -1512,6 +1522,213 @@ PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config
 PTCDEF ptc_status ptc_perf_write(uint8_t *out, size_t cap, size_t *written, const ptc_perf_pt_info *info,
                                  uint64_t pt_config, const ptc_perf_trace *traces, unsigned ntraces,
                                  unsigned family, unsigned model, unsigned stepping);
+
+/* ===================================================================== */
+/* 7. Conformance (SPEC.md part 7)                                       */
+/* ===================================================================== */
+
+/* How sure a finding is (X(enumerator, name, meaning)). */
+#define PTC_SEVERITY_LIST(X) \
+    X(PTC_SEV_VIOLATION,  "violation",  "the stream breaks a rule the SDM states") \
+    X(PTC_SEV_SUSPICIOUS, "suspicious", "the SDM is loose here, or real hardware is known to do it") \
+    X(PTC_SEV_ERRATUM,    "erratum",    "a published erratum of the trace's CPU explains it")
+
+typedef enum ptc_severity {
+#define PTC__X(e, n, m) e,
+    PTC_SEVERITY_LIST(PTC__X)
+#undef PTC__X
+    PTC_SEVERITY_COUNT
+} ptc_severity;
+
+/* The catalogue: every rule the conformance checker holds a stream to,
+   X(enumerator, name, severity, source, what breaks it). The source is a
+   section of the SDM Vol. 3C chapter "Intel Processor Trace" as the 2016
+   edition numbers it (chapter 36; SPEC.md 7.3 names each section, for
+   later editions), a feature the SDM describes in a later edition, or for
+   MTC suppression the seed patent. SPEC.md 7.3 lists the same rows; a
+   test holds the two together. */
+#define PTC_RULE_LIST(X) \
+    /* PSB+ (SPEC 7.3.1) */ \
+    X(PTC_RULE_PSB_MEMBER,      "psb_member",        PTC_SEV_VIOLATION,  "36.4.2.17", \
+      "a packet that may not appear inside a PSB+") \
+    X(PTC_RULE_PSB_NESTED,      "psb_nested",        PTC_SEV_VIOLATION,  "36.4.2.17", \
+      "a PSB inside a PSB+ (no PSBEND or OVF ended the first)") \
+    X(PTC_RULE_PSBEND_ALONE,    "psbend_alone",      PTC_SEV_VIOLATION,  "36.4.2.18", \
+      "a PSBEND with no PSB+ open") \
+    X(PTC_RULE_PSB_NO_CBR,      "psb_no_cbr",        PTC_SEV_VIOLATION,  "36.4.2.10", \
+      "a PSB+ without a CBR") \
+    X(PTC_RULE_PSB_NO_TSC,      "psb_no_tsc",        PTC_SEV_VIOLATION,  "36.4.2.11", \
+      "a PSB+ without a TSC while TSC packets are on") \
+    X(PTC_RULE_PSB_FUP_MODE,    "psb_fup_mode",      PTC_SEV_VIOLATION,  "36.4.2.8", \
+      "a PSB+ with a FUP but no MODE.Exec, or a MODE.Exec but no FUP") \
+    X(PTC_RULE_PSB_PERIOD,      "psb_period",        PTC_SEV_SUSPICIOUS, "36.2.7.2", \
+      "more than twice the PSBFreq period of bytes from one PSB to the next") \
+    /* packet generation enable (SPEC 7.3.2) */ \
+    X(PTC_RULE_FLOW_WHILE_OFF,  "flow_while_off",    PTC_SEV_VIOLATION,  "36.2.5", \
+      "a TNT, TIP or FUP of an event while packet generation is off") \
+    X(PTC_RULE_PGE_WHILE_ON,    "pge_while_on",      PTC_SEV_VIOLATION,  "36.4.2.4", \
+      "a TIP.PGE while packet generation is already on") \
+    X(PTC_RULE_PGD_WHILE_OFF,   "pgd_while_off",     PTC_SEV_VIOLATION,  "36.4.2.5", \
+      "a TIP.PGD while packet generation is already off") \
+    X(PTC_RULE_PGE_NO_IP,       "pge_no_ip",         PTC_SEV_VIOLATION,  "36.4.2.4", \
+      "a TIP.PGE whose IP is suppressed: it must give the IP where tracing begins") \
+    X(PTC_RULE_AFTER_STOP,      "after_stop",        PTC_SEV_VIOLATION,  "36.4.2.9", \
+      "a packet after TraceStop before tracing is enabled again") \
+    /* compound packets (SPEC 7.3.3) */ \
+    X(PTC_RULE_FUP_ALONE,       "fup_alone",         PTC_SEV_VIOLATION,  "36.4.1", \
+      "a FUP of an asynchronous event with no TIP or TIP.PGD after it") \
+    X(PTC_RULE_MODE_EXEC_ALONE, "mode_exec_alone",   PTC_SEV_VIOLATION,  "36.4.2.8", \
+      "a MODE.Exec outside PSB+ with no TIP or TIP.PGE after it") \
+    X(PTC_RULE_MODE_TSX_ALONE,  "mode_tsx_alone",    PTC_SEV_SUSPICIOUS, "36.4.1", \
+      "a MODE.TSX outside PSB+ with no FUP after it") \
+    X(PTC_RULE_IP_BIT_NO_FUP,   "ip_bit_no_fup",     PTC_SEV_VIOLATION,  "36.4.2.21", \
+      "a PTW, EXSTOP, TRIG, BEP or CFE with its IP bit set and no FUP after it") \
+    X(PTC_RULE_OVF_FOLLOWER,    "ovf_follower",      PTC_SEV_VIOLATION,  "36.4.2.16", \
+      "after an OVF, a packet of the flow before the FUP or TIP.PGE that must come first") \
+    X(PTC_RULE_MWAIT_ALONE,     "mwait_alone",       PTC_SEV_SUSPICIOUS, "36.4.2.23", \
+      "an MWAIT with no PWRE after it") \
+    X(PTC_RULE_PWRX_ALONE,      "pwrx_alone",        PTC_SEV_SUSPICIOUS, "36.4.2.25", \
+      "a PWRX with no PWRE since the last PWRX") \
+    X(PTC_RULE_BEP_ALONE,       "bep_alone",         PTC_SEV_VIOLATION,  "PEBS via PT", \
+      "a BEP with no block open") \
+    X(PTC_RULE_BLOCK_UNENDED,   "block_unended",     PTC_SEV_VIOLATION,  "PEBS via PT", \
+      "a block (BBP) that a packet other than BEP ends") \
+    X(PTC_RULE_EVD_ALONE,       "evd_alone",         PTC_SEV_VIOLATION,  "Event Trace", \
+      "an EVD with no CFE after it") \
+    /* values (SPEC 7.3.4) */ \
+    X(PTC_RULE_MODE_EXEC_L_D,   "mode_exec_csl_csd", PTC_SEV_VIOLATION,  "36.4.2.8", \
+      "a MODE.Exec with CS.L and CS.D both set, a mode no code segment has") \
+    X(PTC_RULE_MODE_TSX_BOTH,   "mode_tsx_intx_abrt",PTC_SEV_VIOLATION,  "36.4.2.8", \
+      "a MODE.TSX with InTX and TXAbort both set") \
+    X(PTC_RULE_CFE_EVD_TYPE,    "cfe_evd_type",      PTC_SEV_VIOLATION,  "Event Trace", \
+      "a CFE or EVD type the SDM does not define") \
+    X(PTC_RULE_RESERVED_BITS,   "reserved_bits",     PTC_SEV_SUSPICIOUS, "36.4.2", \
+      "reserved bits set (the SDM: not guaranteed to be 0)") \
+    X(PTC_RULE_CYC_NOT_SHORTEST,"cyc_not_shortest",  PTC_SEV_SUSPICIOUS, "36.4.2.14", \
+      "a CYC in more bytes than its count needs") \
+    /* timing (SPEC 7.3.5) */ \
+    X(PTC_RULE_TMA_ALONE,       "tma_alone",         PTC_SEV_VIOLATION,  "36.4.2.13", \
+      "a TMA with no TSC right before it") \
+    X(PTC_RULE_TSC_NO_TMA,      "tsc_no_tma",        PTC_SEV_VIOLATION,  "36.4.2.13", \
+      "a TSC with no TMA right after it while MTC packets are on") \
+    X(PTC_RULE_TSC_BACKWARDS,   "tsc_backwards",     PTC_SEV_SUSPICIOUS, "36.4.2.11", \
+      "a TSC below the one before it") \
+    X(PTC_RULE_DISABLED_PACKET, "disabled_packet",   PTC_SEV_VIOLATION,  "36.2.7.2", \
+      "a packet that the trace's configuration turns off (TSC, TMA, MTC, CYC, PTW, power events)") \
+    /* MTC suppression, with a policy (SPEC 7.3.6, part 2) */ \
+    X(PTC_RULE_MTC_NOT_SUPPRESSED, "mtc_not_suppressed", PTC_SEV_VIOLATION, "US 12,386,726", \
+      "an MTC was emitted where the policy suppresses it") \
+    X(PTC_RULE_MISSING_MTC,     "missing_mtc",       PTC_SEV_VIOLATION,  "US 12,386,726", \
+      "MTC periods are missing but the policy did not allow suppression") \
+    X(PTC_RULE_GAP_TOO_LONG,    "gap_too_long",      PTC_SEV_VIOLATION,  "US 12,386,726", \
+      "more MTCs were suppressed than the resume rules allow") \
+    X(PTC_RULE_EARLY_RESUME,    "early_resume",      PTC_SEV_VIOLATION,  "US 12,386,726", \
+      "suppression ended without a resume condition") \
+    X(PTC_RULE_LATE_RESUME,     "late_resume",       PTC_SEV_VIOLATION,  "US 12,386,726", \
+      "a suppressed MTC met a resume condition")
+
+typedef enum ptc_rule {
+    PTC_RULE_NONE = 0,
+#define PTC__X(e, n, sev, sdm, text) e,
+    PTC_RULE_LIST(PTC__X)
+#undef PTC__X
+    PTC_RULE_COUNT
+} ptc_rule;
+
+PTCDEF const char *ptc_severity_name(ptc_severity s);
+/* A rule's name ("psb_no_cbr"), the severity its findings have unless an
+   erratum explains them, its SDM section and its line of text; "none", 0,
+   "" and "" for PTC_RULE_NONE and values out of range. */
+PTCDEF const char *ptc_rule_name(ptc_rule r);
+PTCDEF ptc_severity ptc_rule_severity(ptc_rule r);
+PTCDEF const char *ptc_rule_sdm(ptc_rule r);
+PTCDEF const char *ptc_rule_text(ptc_rule r);
+/* The rule called name; PTC_RULE_NONE for any other string. */
+PTCDEF ptc_rule ptc_rule_from_name(const char *name);
+
+/* One rule broken: where, which, how sure, and the erratum that would
+   explain it (a PTC_ERRATUM_* bit, or 0): severity PTC_SEV_ERRATUM when the
+   trace's CPU has it, PTC_SEV_SUSPICIOUS when its CPU is not known. The
+   offset names the packet whose obligation went unmet (SPEC 7.2): a
+   packet where it may not be, the packet a follower was missing after, or
+   the PSB of a PSB+ that lacks a member. */
+typedef struct ptc_finding {
+    uint64_t offset;
+    ptc_rule rule;
+    ptc_severity severity;
+    uint32_t erratum;
+} ptc_finding;
+
+/* What the checker knows of the trace's configuration. Each enable is
+   PTC_CONF_UNKNOWN (0: the checker infers what the stream shows),
+   PTC_CONF_OFF or PTC_CONF_ON; a zeroed struct knows nothing. */
+enum { PTC_CONF_UNKNOWN = 0, PTC_CONF_OFF = 1, PTC_CONF_ON = 2 };
+typedef struct ptc_conform_config {
+    uint8_t tsc_en, mtc_en, cyc_en, pwr_evt_en, ptw_en;
+    uint8_t have_psb_freq;   /* psb_freq is IA32_RTIT_CTL.PSBFreq */
+    uint8_t psb_freq;
+    uint8_t have_policy;     /* policy is the trace's MTC suppression (part 2) */
+    ptc_mtc_policy policy;
+    uint8_t cpu_known;       /* errata are all the trace's CPU has: a finding an
+                                erratum would explain is then a violation if the
+                                CPU lacks it; unknown CPU: suspicious */
+    uint32_t errata;         /* PTC_ERRATUM_* bits of the trace's CPU */
+} ptc_conform_config;
+
+/* Everything the model's configuration says (every enable known). */
+PTCDEF void ptc_conform_config_from_model(ptc_conform_config *cfg, const ptc_model_config *model);
+/* What a perf.data records (attr.config's enables and PSB period, the
+   CPU's errata); PTC_ERR_NOT_FOUND before an Intel PT AUXTRACE_INFO. */
+PTCDEF ptc_status ptc_conform_config_from_perf(ptc_conform_config *cfg, const ptc_perf_reader *rd);
+
+/* The most findings one item can give (one per pending follower kind,
+   and those of the packet itself). */
+#define PTC_CONFORM_MAX_FINDINGS 16
+/* The kinds of follower a packet can owe (SPEC 7.3.3). */
+#define PTC_CONFORM_FOLLOWERS 9
+
+/* All fields are private; the struct is public so it can live anywhere
+   (a few hundred bytes; no allocation). */
+typedef struct ptc_conform {
+    ptc_conform_config cfg;
+    ptc_checker policy;        /* part 2's checker, with cfg.have_policy */
+    uint8_t synced;            /* a PSB since the start or the last decode error */
+    uint8_t saw_tsc, saw_mtc;  /* what the stream showed of the enables */
+    /* PSB+ */
+    uint8_t in_psb;
+    uint8_t psb_cut;           /* a stray packet ended the last PSB+ before its PSBEND */
+    uint32_t psb_seq;          /* PSBs so far: a follower waiting since before a PSB+ waits it out */
+    uint64_t psb_off;
+    uint64_t psb_members;      /* bit per packet type seen in the open PSB+ */
+    uint8_t have_prev_psb;
+    uint64_t prev_psb_off;
+    /* packet generation */
+    uint8_t pkt_en;            /* PTC_CONF_UNKNOWN, _OFF or _ON */
+    uint8_t en_by_psb;         /* pkt_en is ON only because a PSB+ held a FUP (BDM70) */
+    uint8_t stopped;           /* TraceStop, tracing not enabled again yet */
+    uint8_t sleeping;          /* PTC_CONF_UNKNOWN, _OFF (PWRX seen), _ON (PWRE seen) */
+    /* followers owed (SPEC 7.3.3): bit k set while kind k is owed by the
+       packet at pend_off[k], opened after pend_psb[k] PSBs */
+    uint32_t pending;
+    uint64_t pend_off[PTC_CONFORM_FOLLOWERS];
+    uint32_t pend_psb[PTC_CONFORM_FOLLOWERS];
+    uint8_t tma_may_follow;    /* a TSC, and since it only packets a TMA may come after */
+    uint8_t have_tsc;
+    uint64_t last_tsc;
+    uint64_t cut_cyc_end;      /* SKD007: where the OVF after a cut CYC is (0: none) */
+    uint8_t ovf_after_cut;     /* the owed OVF follower is that OVF's */
+    uint64_t count[PTC_RULE_COUNT]; /* findings so far, by rule */
+} ptc_conform;
+
+PTCDEF void ptc_conform_init(ptc_conform *c, const ptc_conform_config *cfg);
+/* Feeds the next item of the stream decoder (packets and errors, in
+   order). Writes the rules this item shows broken to out (at most
+   PTC_CONFORM_MAX_FINDINGS) and returns how many. A decode error, and an
+   OVF, drop what the lost bytes could explain; checking of the PSB+ and
+   packet-enable rules starts again at the next PSB (SPEC 7.2). The end of
+   the input needs no call: a follower still owed there may be in bytes
+   the trace did not keep, and is not reported. */
+PTCDEF size_t ptc_conform_item(ptc_conform *c, const ptc_item *it, ptc_finding *out);
 
 #ifdef __cplusplus
 }
@@ -2937,20 +3154,34 @@ enum {
 
 PTCDEF uint32_t ptc_errata_for_cpu(unsigned family, unsigned model, unsigned stepping)
 {
-    /* family 6 models by erratum (shared/reference/timing-rules.md §8);
-       no erratum here depends on the stepping */
-    static const uint8_t skl168[] = { 78, 94, 142, 158, 165, 166 }; /* and SKD007 */
-    static const uint8_t skz84[] = { 85, 106, 108, 143, 173, 174, 207 };
-    uint32_t errata = 0;
+    /* by CPUID family and model, as libipt's pt_errata selects them (no
+       erratum here depends on the stepping) */
+    enum {
+        SKL = PTC_ERRATUM_BDM70 | PTC_ERRATUM_SKD007 | PTC_ERRATUM_SKD010 | PTC_ERRATUM_SKL168,
+        SKX = PTC_ERRATUM_BDM70 | PTC_ERRATUM_SKZ84,
+        ICL = PTC_ERRATUM_BDM70 | PTC_ERRATUM_APL11
+    };
+    static const struct { uint8_t family, model; uint32_t errata; } cpus[] = {
+        { 6, 0x3d, PTC_ERRATUM_BDM70 }, { 6, 0x47, PTC_ERRATUM_BDM70 }, { 6, 0x4f, PTC_ERRATUM_BDM70 },
+        { 6, 0x56, PTC_ERRATUM_BDM70 },
+        { 6, 0x4e, SKL }, { 6, 0x5e, SKL }, { 6, 0x8e, SKL }, { 6, 0x9e, SKL }, { 6, 0xa5, SKL }, { 6, 0xa6, SKL },
+        { 6, 0x55, SKX }, { 6, 0x6a, SKX }, { 6, 0x6c, SKX }, { 6, 0x8f, SKX }, { 6, 0xcf, SKX }, { 6, 0xad, SKX },
+        { 6, 0xae, SKX }, { 19, 0x01, SKX },
+        { 6, 0x66, PTC_ERRATUM_BDM70 }, { 6, 0x7d, PTC_ERRATUM_BDM70 }, { 6, 0x7e, PTC_ERRATUM_BDM70 },
+        { 6, 0x8c, PTC_ERRATUM_BDM70 }, { 6, 0x8d, PTC_ERRATUM_BDM70 }, { 6, 0xa7, PTC_ERRATUM_BDM70 },
+        { 6, 0xa8, PTC_ERRATUM_BDM70 },
+        { 6, 0x97, ICL }, { 6, 0x9a, ICL }, { 6, 0xba, ICL }, { 6, 0xb7, ICL }, { 6, 0xbf, ICL }, { 6, 0xc5, ICL },
+        { 6, 0xc6, ICL }, { 6, 0xb5, ICL }, { 6, 0xaa, ICL }, { 6, 0xac, ICL }, { 6, 0xbd, ICL }, { 6, 0xcc, ICL },
+        { 6, 0xd5, ICL }, { 18, 0x01, ICL }, { 18, 0x03, ICL },
+        { 6, 0x5c, PTC_ERRATUM_APL11 }, { 6, 0x5f, PTC_ERRATUM_APL11 }, { 6, 0x7a, PTC_ERRATUM_APL11 },
+        { 6, 0x86, PTC_ERRATUM_APL11 }, { 6, 0x96, PTC_ERRATUM_APL11 }, { 6, 0x9c, PTC_ERRATUM_APL11 },
+        { 6, 0xb6, PTC_ERRATUM_APL11 }, { 6, 0xaf, PTC_ERRATUM_APL11 }, { 6, 0xdd, PTC_ERRATUM_APL11 }
+    };
     size_t i;
     (void)stepping;
-    if (family == 19 && model == 1) errata |= PTC_ERRATUM_SKZ84;
-    if (family != 6) return errata;
-    for (i = 0; i < sizeof skl168; i++)
-        if (model == skl168[i]) errata |= PTC_ERRATUM_SKL168 | PTC_ERRATUM_SKD007;
-    for (i = 0; i < sizeof skz84; i++)
-        if (model == skz84[i]) errata |= PTC_ERRATUM_SKZ84;
-    return errata;
+    for (i = 0; i < sizeof cpus / sizeof cpus[0]; i++)
+        if (cpus[i].family == family && cpus[i].model == model) return cpus[i].errata;
+    return 0;
 }
 
 PTCDEF unsigned ptc_errata_decode_flags(uint32_t errata)
@@ -6623,6 +6854,537 @@ PTCDEF uint64_t ptc_perf_tsc_to_ns(const ptc_perf_pt_info *info, uint64_t tsc)
     return info->time_zero + quot * info->time_mult + (shift ? (rem * info->time_mult) >> shift : 0);
 }
 
+/* ---- 7. Conformance ------------------------------------------------ */
+
+PTCDEF const char *ptc_severity_name(ptc_severity s)
+{
+    switch (s) {
+#define PTC__X(e, n, m) case e: return n;
+    PTC_SEVERITY_LIST(PTC__X)
+#undef PTC__X
+    default: return "unknown_severity";
+    }
+}
+
+/* The catalogue as a table, row r for rule r (row 0: PTC_RULE_NONE). */
+typedef struct ptc__conf_rule_row {
+    const char *name;
+    ptc_severity severity;
+    const char *sdm, *text;
+} ptc__conf_rule_row;
+
+static const ptc__conf_rule_row ptc__conf_rules[PTC_RULE_COUNT] = {
+    { "none", PTC_SEV_VIOLATION, "", "" },
+#define PTC__X(e, n, sev, sdm, text) { n, sev, sdm, text },
+    PTC_RULE_LIST(PTC__X)
+#undef PTC__X
+};
+
+static const ptc__conf_rule_row *ptc__conf_rule_row_of(ptc_rule r)
+{
+    return (unsigned)r < PTC_RULE_COUNT ? &ptc__conf_rules[r] : &ptc__conf_rules[0];
+}
+
+PTCDEF const char *ptc_rule_name(ptc_rule r) { return ptc__conf_rule_row_of(r)->name; }
+PTCDEF ptc_severity ptc_rule_severity(ptc_rule r) { return ptc__conf_rule_row_of(r)->severity; }
+PTCDEF const char *ptc_rule_sdm(ptc_rule r) { return ptc__conf_rule_row_of(r)->sdm; }
+PTCDEF const char *ptc_rule_text(ptc_rule r) { return ptc__conf_rule_row_of(r)->text; }
+
+PTCDEF ptc_rule ptc_rule_from_name(const char *name)
+{
+    unsigned r;
+    if (!name) return PTC_RULE_NONE;
+    for (r = 1; r < PTC_RULE_COUNT; r++)
+        if (strcmp(name, ptc__conf_rules[r].name) == 0) return (ptc_rule)r;
+    return PTC_RULE_NONE;
+}
+
+static uint8_t ptc__conf_known(int on) { return on ? PTC_CONF_ON : PTC_CONF_OFF; }
+
+PTCDEF void ptc_conform_config_from_model(ptc_conform_config *cfg, const ptc_model_config *m)
+{
+    ptc_clock_config cc; /* the errata the model imitates, as the clock is told of them */
+    memset(cfg, 0, sizeof *cfg);
+    if (!m) return;
+    ptc_clock_config_from_model(&cc, m);
+    cfg->tsc_en = ptc__conf_known(m->tsc_en);
+    cfg->mtc_en = ptc__conf_known(m->mtc_en);
+    cfg->cyc_en = ptc__conf_known(m->cyc_en);
+    cfg->pwr_evt_en = ptc__conf_known(m->pwr_evt_en);
+    cfg->ptw_en = ptc__conf_known(m->ptw_en);
+    cfg->have_psb_freq = 1;
+    cfg->psb_freq = m->psb_freq;
+    /* lost MTCs (mtc_lost) break the policy on purpose, anywhere in the
+       stream: the policy is then no rule (SPEC 7.3.6) */
+    cfg->have_policy = m->mtc_lost == 0;
+    cfg->policy = m->policy;
+    cfg->cpu_known = 1;
+    cfg->errata = cc.errata;
+}
+
+PTCDEF ptc_status ptc_conform_config_from_perf(ptc_conform_config *cfg, const ptc_perf_reader *rd)
+{
+    const ptc_perf_attr *a;
+    if (!cfg || !rd) return PTC_ERR_BAD_ARGUMENT;
+    memset(cfg, 0, sizeof *cfg);
+    if (!rd->have_info) return PTC_ERR_NOT_FOUND;
+    a = ptc_perf_pt_attr(rd);
+    if (a) { /* attr.config is IA32_RTIT_CTL's layout (SPEC 6.1) */
+        cfg->tsc_en = ptc__conf_known((a->config & PTC_PERF_PT_TSC) != 0);
+        cfg->mtc_en = ptc__conf_known((a->config & PTC_PERF_PT_MTC) != 0);
+        cfg->cyc_en = ptc__conf_known((a->config & PTC_PERF_PT_CYC) != 0);
+        cfg->pwr_evt_en = ptc__conf_known((a->config & PTC_PERF_PT_PWR_EVT) != 0);
+        cfg->ptw_en = ptc__conf_known((a->config & PTC_PERF_PT_PTW) != 0);
+        cfg->have_psb_freq = 1;
+        cfg->psb_freq = (uint8_t)PTC_PERF_PT_CONFIG_PSB_PERIOD(a->config);
+    }
+    cfg->cpu_known = (uint8_t)(rd->have_cpuid != 0);
+    if (rd->have_cpuid) cfg->errata = ptc_errata_for_cpu(rd->family, rd->model, rd->stepping);
+    return PTC_OK;
+}
+
+/* Sets of packet types, a bit each. */
+#define PTC__CONF_T(t) ((uint64_t)1 << (t))
+/* What may come anywhere, even between the packets of one event: timing
+   packets, CBR, PAD and MNT (SDM 36.4.1: timing packets may be inserted
+   anywhere; CBR, PAD and MNT bind to no instruction). */
+#define PTC__CONF_ANYWHERE \
+    (PTC__CONF_T(PTC_PAD) | PTC__CONF_T(PTC_MNT) | PTC__CONF_T(PTC_TSC) | PTC__CONF_T(PTC_TMA) | \
+     PTC__CONF_T(PTC_MTC) | PTC__CONF_T(PTC_CYC) | PTC__CONF_T(PTC_CBR))
+/* What a PSB+ may hold besides the PSB (SDM 36.4.2.17, 36.3.7). */
+#define PTC__CONF_PSB_MEMBERS \
+    (PTC__CONF_ANYWHERE | PTC__CONF_T(PTC_PIP) | PTC__CONF_T(PTC_VMCS) | PTC__CONF_T(PTC_MODE_EXEC) | \
+     PTC__CONF_T(PTC_MODE_TSX) | PTC__CONF_T(PTC_FUP) | PTC__CONF_T(PTC_PSBEND))
+
+/* The followers a packet can owe (SPEC 7.3.3): which packet ends the debt,
+   which may come before it without breaking it, and the rule broken by
+   anything else. */
+enum {
+    PTC__CONF_F_TMA,       /* a TSC, MTC on: TMA */
+    PTC__CONF_F_TIP,       /* a FUP of an asynchronous event: TIP or TIP.PGD */
+    PTC__CONF_F_MODE_EXEC, /* a MODE.Exec: TIP or TIP.PGE */
+    PTC__CONF_F_TSX_FUP,   /* a MODE.TSX: its FUP */
+    PTC__CONF_F_IP_FUP,    /* a PTW, EXSTOP, TRIG, BEP or CFE with its IP bit: its FUP */
+    PTC__CONF_F_OVF,       /* an OVF: FUP or TIP.PGE */
+    PTC__CONF_F_EVD,       /* an EVD: CFE */
+    PTC__CONF_F_MWAIT,     /* an MWAIT: PWRE */
+    PTC__CONF_F_BLOCK,     /* a BBP: BEP */
+    PTC__CONF_F_COUNT
+};
+typedef char ptc__conf_followers_fit[PTC__CONF_F_COUNT == PTC_CONFORM_FOLLOWERS ? 1 : -1];
+
+static const struct ptc__conf_follower {
+    ptc_rule rule;
+    uint64_t ends, may_precede;
+} ptc__conf_followers[PTC__CONF_F_COUNT] = {
+    { PTC_RULE_TSC_NO_TMA, PTC__CONF_T(PTC_TMA),
+      PTC__CONF_T(PTC_PAD) | PTC__CONF_T(PTC_MNT) | PTC__CONF_T(PTC_MTC) | PTC__CONF_T(PTC_CYC) | PTC__CONF_T(PTC_CBR) },
+    /* SDM Table 36-15: FUP, then PIP, VMCS, MODE.Exec in any order, then TIP or TIP.PGD */
+    { PTC_RULE_FUP_ALONE, PTC__CONF_T(PTC_TIP) | PTC__CONF_T(PTC_TIP_PGD),
+      PTC__CONF_ANYWHERE | PTC__CONF_T(PTC_PIP) | PTC__CONF_T(PTC_VMCS) | PTC__CONF_T(PTC_MODE_EXEC) },
+    { PTC_RULE_MODE_EXEC_ALONE, PTC__CONF_T(PTC_TIP) | PTC__CONF_T(PTC_TIP_PGE),
+      PTC__CONF_ANYWHERE | PTC__CONF_T(PTC_PIP) | PTC__CONF_T(PTC_VMCS) },
+    { PTC_RULE_MODE_TSX_ALONE, PTC__CONF_T(PTC_FUP), PTC__CONF_ANYWHERE },
+    { PTC_RULE_IP_BIT_NO_FUP, PTC__CONF_T(PTC_FUP), PTC__CONF_ANYWHERE },
+    /* with ContextEn 0 nothing of the flow comes before the TIP.PGE, but
+       the power events (TriggerEn and PwrEvtEn only), PIP and VMCS may */
+    { PTC_RULE_OVF_FOLLOWER, PTC__CONF_T(PTC_FUP) | PTC__CONF_T(PTC_TIP_PGE),
+      PTC__CONF_ANYWHERE | PTC__CONF_T(PTC_MODE_EXEC) | PTC__CONF_T(PTC_PIP) | PTC__CONF_T(PTC_VMCS) |
+      PTC__CONF_T(PTC_EXSTOP) | PTC__CONF_T(PTC_PWRE) | PTC__CONF_T(PTC_PWRX) | PTC__CONF_T(PTC_TRIG) },
+    { PTC_RULE_EVD_ALONE, PTC__CONF_T(PTC_CFE), PTC__CONF_ANYWHERE | PTC__CONF_T(PTC_EVD) },
+    { PTC_RULE_MWAIT_ALONE, PTC__CONF_T(PTC_PWRE), PTC__CONF_ANYWHERE },
+    /* what the stream decoder keeps a block open for (SPEC 1.6) */
+    { PTC_RULE_BLOCK_UNENDED, PTC__CONF_T(PTC_BEP),
+      PTC__CONF_ANYWHERE | PTC__CONF_T(PTC_FUP) | PTC__CONF_T(PTC_EXSTOP) | PTC__CONF_T(PTC_PWRE) |
+      PTC__CONF_T(PTC_PWRX) | PTC__CONF_T(PTC_BIP) }
+};
+
+/* Where the next finding goes; the caller's array holds
+   PTC_CONFORM_MAX_FINDINGS (no item can give more, but a full array
+   drops rather than overruns). */
+typedef struct ptc__conf_out {
+    ptc_finding *f;
+    size_t n;
+} ptc__conf_out;
+
+/* erratum: one that would explain the finding (0: none). It does when the
+   trace's CPU has it; a CPU not known may have it (SPEC 7.2). */
+static void ptc__conf_report(ptc_conform *c, ptc__conf_out *o, ptc_rule rule, uint64_t offset, uint32_t erratum)
+{
+    ptc_finding *f;
+    ptc_severity sev = ptc__conf_rules[rule].severity;
+    if (erratum & c->cfg.errata) sev = PTC_SEV_ERRATUM;
+    else if (erratum && !c->cfg.cpu_known && sev == PTC_SEV_VIOLATION) sev = PTC_SEV_SUSPICIOUS;
+    else erratum = 0;
+    c->count[rule]++;
+    if (o->n >= PTC_CONFORM_MAX_FINDINGS) return;
+    f = &o->f[o->n++];
+    f->offset = offset;
+    f->rule = rule;
+    f->severity = sev;
+    f->erratum = erratum;
+}
+
+/* Nothing known of the state the stream is in: after a decode error
+   (and at the start) until the next PSB. */
+static void ptc__conf_lose_sync(ptc_conform *c)
+{
+    c->synced = 0;
+    c->in_psb = 0;
+    c->psb_cut = 0;
+    c->pending = 0;
+    c->pkt_en = PTC_CONF_UNKNOWN;
+    c->en_by_psb = 0;
+    c->stopped = 0;
+    c->sleeping = PTC_CONF_UNKNOWN;
+    c->tma_may_follow = 0;
+    c->have_prev_psb = 0;
+    ptc_checker_init(&c->policy, &c->cfg.policy);
+}
+
+PTCDEF void ptc_conform_init(ptc_conform *c, const ptc_conform_config *cfg)
+{
+    memset(c, 0, sizeof *c);
+    if (cfg) c->cfg = *cfg;
+    ptc__conf_lose_sync(c);
+}
+
+/* An enable that is on: known so, or (unknown) shown by the stream. */
+static int ptc__conf_on(uint8_t known, int shown) { return known == PTC_CONF_ON || (known == PTC_CONF_UNKNOWN && shown); }
+
+/* ---- 7.3.4 values and 7.3.5 what the configuration turns off: each
+   packet on its own, synced or not ---- */
+
+/* The fewest bytes that carry a CYC's count: 5 bits in the first, 7 in
+   each further byte. */
+static unsigned ptc__conf_cyc_bytes(uint64_t cycles)
+{
+    unsigned n = 1;
+    for (cycles >>= 5; cycles; cycles >>= 7) n++;
+    return n;
+}
+
+static int ptc__conf_reserved_set(const ptc_packet *p)
+{
+    switch (p->type) {
+    case PTC_MODE_EXEC: return p->u.mode_exec.reserved != 0;
+    case PTC_MODE_TSX: return p->u.mode_tsx.reserved != 0;
+    case PTC_CBR: return p->u.cbr.reserved != 0;
+    case PTC_PWRE: return p->u.pwre.reserved != 0;
+    case PTC_PWRX: return p->u.pwrx.reserved != 0;
+    case PTC_CFE: return p->u.cfe.reserved != 0;
+    case PTC_EVD: return p->u.evd.reserved != 0;
+    case PTC_TRIG: return p->u.trig.reserved != 0;
+    case PTC_BBP: return p->u.bbp.reserved != 0;
+    case PTC_MWAIT: return p->u.mwait.hints > 0xFFu || p->u.mwait.ext > 3u; /* hints[7:0], EXT[1:0] */
+    default: return 0;
+    }
+}
+
+/* CFE types 1..10 and 12..15, EVD types 0..2 (SPEC 1.4; 14 and 15 are
+   libipt 2.2's SWINTR and SYSCALL). */
+static int ptc__conf_type_undefined(const ptc_packet *p)
+{
+    if (p->type == PTC_CFE) return p->u.cfe.cfe_type == 0 || p->u.cfe.cfe_type == 11 || p->u.cfe.cfe_type > 15;
+    if (p->type == PTC_EVD) return p->u.evd.evd_type > 2;
+    return 0;
+}
+
+static int ptc__conf_disabled(const ptc_conform_config *k, ptc_packet_type t)
+{
+    switch (t) {
+    case PTC_TSC: return k->tsc_en == PTC_CONF_OFF;
+    case PTC_TMA: return k->tsc_en == PTC_CONF_OFF || k->mtc_en == PTC_CONF_OFF;
+    case PTC_MTC: return k->mtc_en == PTC_CONF_OFF;
+    case PTC_CYC: return k->cyc_en == PTC_CONF_OFF;
+    case PTC_PTW: return k->ptw_en == PTC_CONF_OFF;
+    case PTC_EXSTOP: case PTC_MWAIT: case PTC_PWRE: case PTC_PWRX: return k->pwr_evt_en == PTC_CONF_OFF;
+    default: return 0;
+    }
+}
+
+static void ptc__conf_check_values(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
+{
+    const ptc_packet *p = &it->pkt;
+    if (p->type == PTC_MODE_EXEC && p->u.mode_exec.csl && p->u.mode_exec.csd)
+        ptc__conf_report(c, o, PTC_RULE_MODE_EXEC_L_D, it->offset, 0);
+    if (p->type == PTC_MODE_TSX && p->u.mode_tsx.intx && p->u.mode_tsx.abrt)
+        ptc__conf_report(c, o, PTC_RULE_MODE_TSX_BOTH, it->offset, 0);
+    if (ptc__conf_type_undefined(p)) ptc__conf_report(c, o, PTC_RULE_CFE_EVD_TYPE, it->offset, 0);
+    if (ptc__conf_reserved_set(p)) ptc__conf_report(c, o, PTC_RULE_RESERVED_BITS, it->offset, 0);
+    if (p->type == PTC_CYC && p->size > ptc__conf_cyc_bytes(p->u.cyc.cycles))
+        ptc__conf_report(c, o, PTC_RULE_CYC_NOT_SHORTEST, it->offset, 0);
+    if (p->type == PTC_TIP_PGE && p->u.ip.ipc == PTC_IPC_SUPPRESSED)
+        ptc__conf_report(c, o, PTC_RULE_PGE_NO_IP, it->offset, 0);
+    if (ptc__conf_disabled(&c->cfg, p->type)) ptc__conf_report(c, o, PTC_RULE_DISABLED_PACKET, it->offset, 0);
+    if (p->type == PTC_TSC) {
+        /* 56 bits that wrap: back means less by under half the range */
+        uint64_t back = (c->last_tsc - p->u.tsc.tsc) & ((UINT64_C(1) << 56) - 1);
+        if (c->have_tsc && back && back < (UINT64_C(1) << 55)) ptc__conf_report(c, o, PTC_RULE_TSC_BACKWARDS, it->offset, 0);
+        c->have_tsc = 1;
+        c->last_tsc = p->u.tsc.tsc;
+    }
+}
+
+/* ---- 7.3.1 PSB+ ---- */
+
+/* A PSBEND closes the PSB+: the members it must hold, given what the
+   configuration or the stream shows, and what it says of PacketEn. */
+static void ptc__conf_psb_end(ptc_conform *c, ptc__conf_out *o)
+{
+    uint32_t m = c->psb_members;
+    int fup = (m & PTC__CONF_T(PTC_FUP)) != 0, mode = (m & PTC__CONF_T(PTC_MODE_EXEC)) != 0;
+    if (!(m & PTC__CONF_T(PTC_CBR))) ptc__conf_report(c, o, PTC_RULE_PSB_NO_CBR, c->psb_off, 0);
+    if (!(m & PTC__CONF_T(PTC_TSC)) && ptc__conf_on(c->cfg.tsc_en, c->saw_tsc))
+        ptc__conf_report(c, o, PTC_RULE_PSB_NO_TSC, c->psb_off, 0);
+    if (fup != mode) ptc__conf_report(c, o, PTC_RULE_PSB_FUP_MODE, c->psb_off, 0);
+    /* FUP and MODE.Exec are there exactly when PacketEn is 1 (BDM70: or
+       wrongly, before a TIP.PGE) */
+    c->pkt_en = fup ? PTC_CONF_ON : PTC_CONF_OFF;
+    c->en_by_psb = (uint8_t)fup;
+    c->in_psb = 0;
+}
+
+static void ptc__conf_psb(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
+{
+    ptc_packet_type t = it->pkt.type;
+    if (t == PTC_PSB) {
+        uint64_t period = UINT64_C(1) << ((c->cfg.psb_freq & 15) + 11);
+        if (c->in_psb) ptc__conf_report(c, o, PTC_RULE_PSB_NESTED, it->offset, 0);
+        if (c->cfg.have_psb_freq && c->have_prev_psb && it->offset - c->prev_psb_off > 2 * period)
+            ptc__conf_report(c, o, PTC_RULE_PSB_PERIOD, it->offset, 0);
+        c->have_prev_psb = 1;
+        c->prev_psb_off = it->offset;
+        c->in_psb = 1;
+        c->psb_seq++;
+        c->psb_off = it->offset;
+        c->psb_members = 0;
+        c->pkt_en = PTC_CONF_UNKNOWN; /* until the PSB+ says */
+        c->en_by_psb = 0;
+        c->psb_cut = 0;
+        return;
+    }
+    if (!c->in_psb) {
+        /* (the PSBEND of a PSB+ that a stray packet cut was reported with it) */
+        if (t == PTC_PSBEND && !c->psb_cut) ptc__conf_report(c, o, PTC_RULE_PSBEND_ALONE, it->offset, 0);
+        c->psb_cut = 0;
+        return;
+    }
+    if (!(PTC__CONF_PSB_MEMBERS & PTC__CONF_T(t))) {
+        /* the PSB+ is over, its end unseen: what it said of PacketEn is unknown */
+        ptc__conf_report(c, o, PTC_RULE_PSB_MEMBER, it->offset, 0);
+        c->in_psb = 0;
+        c->psb_cut = 1;
+        return;
+    }
+    c->psb_members |= PTC__CONF_T(t);
+    if (t == PTC_PSBEND) ptc__conf_psb_end(c, o);
+}
+
+/* ---- 7.3.3 followers ---- */
+
+static void ptc__conf_owe(ptc_conform *c, unsigned kind, uint64_t offset)
+{
+    c->pending |= 1u << kind;
+    c->pend_off[kind] = offset;
+    c->pend_psb[kind] = c->psb_seq;
+}
+
+/* The erratum that explains a packet breaking an OVF's follower: SKD007
+   when the OVF is the one a cut CYC was read with (two whole CYCs have
+   the same bytes, SPEC 1.9 rule 5: then there was no OVF), APL11 for a
+   TIP.PGD, else SKD010 (no FUP or TIP.PGE after the OVF). */
+static uint32_t ptc__conf_ovf_erratum(const ptc_conform *c, ptc_packet_type t)
+{
+    if (c->ovf_after_cut) return PTC_ERRATUM_SKD007;
+    return t == PTC_TIP_PGD ? PTC_ERRATUM_APL11 : PTC_ERRATUM_SKD010;
+}
+
+/* The packet settles or breaks each follower owed; returns 1 when it is a
+   FUP that one of them was waiting for (an IP bit's, MODE.TSX's, the
+   OVF's): that FUP is bound, no event of its own. */
+static int ptc__conf_settle(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
+{
+    ptc_packet_type t = it->pkt.type;
+    uint64_t bit = PTC__CONF_T(t);
+    int bound = 0;
+    unsigned k;
+    if (c->in_psb && t == PTC_FUP && (c->pending & (1u << PTC__CONF_F_OVF))) {
+        c->pending &= ~(1u << PTC__CONF_F_OVF); /* PSB+ after the OVF: its FUP gives the IP */
+        return 1;
+    }
+    for (k = 0; k < PTC__CONF_F_COUNT; k++) {
+        const struct ptc__conf_follower *f = &ptc__conf_followers[k];
+        if (!(c->pending & (1u << k))) continue;
+        /* owed since before this PSB+ (its PSBEND included): wait it out */
+        if ((c->in_psb || t == PTC_PSBEND) && c->pend_psb[k] != c->psb_seq) continue;
+        if (f->ends & bit) {
+            bound |= t == PTC_FUP;
+        } else if (f->may_precede & bit) {
+            continue;
+        } else {
+            ptc__conf_report(c, o, f->rule, c->pend_off[k], k == PTC__CONF_F_OVF ? ptc__conf_ovf_erratum(c, t) : 0);
+        }
+        c->pending &= ~(1u << k);
+    }
+    return bound;
+}
+
+/* The followers this packet owes. */
+static void ptc__conf_open(ptc_conform *c, const ptc_item *it, int bound)
+{
+    const ptc_packet *p = &it->pkt;
+    int ip_bit = 0;
+    switch (p->type) {
+    case PTC_TSC:
+        if (ptc__conf_on(c->cfg.mtc_en, c->saw_mtc)) ptc__conf_owe(c, PTC__CONF_F_TMA, it->offset);
+        return;
+    case PTC_FUP:
+        if (!c->in_psb && !bound) ptc__conf_owe(c, PTC__CONF_F_TIP, it->offset);
+        return;
+    case PTC_MODE_EXEC:
+        if (!c->in_psb) ptc__conf_owe(c, PTC__CONF_F_MODE_EXEC, it->offset);
+        return;
+    case PTC_MODE_TSX:
+        if (!c->in_psb) ptc__conf_owe(c, PTC__CONF_F_TSX_FUP, it->offset);
+        return;
+    case PTC_OVF:
+        ptc__conf_owe(c, PTC__CONF_F_OVF, it->offset);
+        c->ovf_after_cut = c->cut_cyc_end && it->offset == c->cut_cyc_end;
+        return;
+    case PTC_EVD: ptc__conf_owe(c, PTC__CONF_F_EVD, it->offset); return;
+    case PTC_MWAIT: ptc__conf_owe(c, PTC__CONF_F_MWAIT, it->offset); return;
+    case PTC_BBP: ptc__conf_owe(c, PTC__CONF_F_BLOCK, it->offset); return;
+    case PTC_PTW: ip_bit = p->u.ptw.ip; break;
+    case PTC_EXSTOP: ip_bit = p->u.exstop.ip; break;
+    case PTC_TRIG: ip_bit = p->u.trig.ip; break;
+    case PTC_BEP: ip_bit = p->u.bep.ip; break;
+    case PTC_CFE: ip_bit = p->u.cfe.ip; break;
+    default: return;
+    }
+    if (ip_bit) ptc__conf_owe(c, PTC__CONF_F_IP_FUP, it->offset);
+}
+
+/* ---- 7.3.2 packet generation enable ---- */
+
+static void ptc__conf_enable(ptc_conform *c, ptc__conf_out *o, const ptc_item *it, int bound)
+{
+    ptc_packet_type t = it->pkt.type;
+    switch (t) {
+    case PTC_TIP_PGE:
+        if (c->pkt_en == PTC_CONF_ON)
+            ptc__conf_report(c, o, PTC_RULE_PGE_WHILE_ON, it->offset, c->en_by_psb ? PTC_ERRATUM_BDM70 : 0);
+        c->pkt_en = PTC_CONF_ON;
+        break;
+    case PTC_TIP_PGD:
+        if (c->pkt_en == PTC_CONF_OFF) ptc__conf_report(c, o, PTC_RULE_PGD_WHILE_OFF, it->offset, 0);
+        c->pkt_en = PTC_CONF_OFF;
+        break;
+    case PTC_TNT8: case PTC_TNT64: case PTC_TIP:
+        if (c->pkt_en == PTC_CONF_OFF) ptc__conf_report(c, o, PTC_RULE_FLOW_WHILE_OFF, it->offset, 0);
+        c->pkt_en = PTC_CONF_ON;
+        break;
+    case PTC_FUP:
+        /* a FUP bound to another packet may come with FilterEn 0 (EXSTOP),
+           and one after an OVF without PacketEn (APL12): neither says it is on */
+        if (bound) return;
+        if (c->pkt_en == PTC_CONF_OFF) ptc__conf_report(c, o, PTC_RULE_FLOW_WHILE_OFF, it->offset, 0);
+        break;
+    case PTC_STOP:
+        c->stopped = 1;
+        c->pkt_en = PTC_CONF_OFF;
+        break;
+    default:
+        return;
+    }
+    c->en_by_psb = 0;
+}
+
+/* After TraceStop nothing comes until TraceEn is set again, which a PSB+
+   or the TSC, TMA and CBR of an enable announce. */
+static void ptc__conf_stopped(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
+{
+    ptc_packet_type t = it->pkt.type;
+    if (t == PTC_PAD) return;
+    if (t != PTC_PSB && t != PTC_TSC && t != PTC_TMA && t != PTC_CBR)
+        ptc__conf_report(c, o, PTC_RULE_AFTER_STOP, it->offset, 0);
+    c->stopped = 0;
+}
+
+/* ---- 7.3.5 timing and 7.3.6 the policy ---- */
+
+static void ptc__conf_timing(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
+{
+    ptc_packet_type t = it->pkt.type;
+    if (t == PTC_TMA && !c->tma_may_follow) ptc__conf_report(c, o, PTC_RULE_TMA_ALONE, it->offset, 0);
+    if (t == PTC_TSC) c->tma_may_follow = 1;
+    else if (!(ptc__conf_followers[PTC__CONF_F_TMA].may_precede & PTC__CONF_T(t))) c->tma_may_follow = 0;
+    c->saw_tsc |= t == PTC_TSC;
+    c->saw_mtc |= t == PTC_MTC || t == PTC_TMA;
+    if (c->cfg.have_policy) {
+        /* each of part 2's violations is the rule of the same name (an MTC
+           that SKL168 drops is next to a PSB, an NTP: no gap is counted
+           across it) */
+        ptc_violation v = ptc_checker_packet(&c->policy, &it->pkt);
+        if (v != PTC_VIOL_NONE) ptc__conf_report(c, o, ptc_rule_from_name(ptc_violation_name(v)), it->offset, 0);
+    }
+}
+
+static void ptc__conf_power(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
+{
+    if (it->pkt.type == PTC_PWRE) c->sleeping = PTC_CONF_ON;
+    if (it->pkt.type != PTC_PWRX) return;
+    if (c->sleeping == PTC_CONF_OFF) ptc__conf_report(c, o, PTC_RULE_PWRX_ALONE, it->offset, 0);
+    c->sleeping = PTC_CONF_OFF;
+}
+
+PTCDEF size_t ptc_conform_item(ptc_conform *c, const ptc_item *it, ptc_finding *out)
+{
+    ptc__conf_out o;
+    ptc_packet_type t;
+    int bound;
+    o.f = out;
+    o.n = 0;
+    if (!c || !it || !out) return 0;
+    if (it->error == PTC_ERR_CORRUPT_TMA) { /* SKZ84: the TMA a TSC owed, corrupt */
+        c->pending &= ~(1u << PTC__CONF_F_TMA);
+        c->tma_may_follow = 0;
+        return 0;
+    }
+    /* SKD007's cut CYC loses nothing the OVF after it does not; any other
+       error loses bytes: check again from the next PSB */
+    if (it->error != PTC_OK) {
+        if (it->error != PTC_ERR_CUT_CYC) ptc__conf_lose_sync(c);
+        c->cut_cyc_end = it->error == PTC_ERR_CUT_CYC ? it->offset + 1 : 0;
+        return 0;
+    }
+    t = it->pkt.type;
+    if ((unsigned)t >= PTC_PACKET_TYPE_COUNT || t == PTC_NONE) return 0;
+    ptc__conf_check_values(c, &o, it);
+    if (!c->synced && t != PTC_PSB) return o.n;
+    c->synced = 1;
+    if (t == PTC_OVF) {
+        /* packets were lost before it: nothing owed can be held against
+           the stream, a PSB+ it cuts may have lost its PSBEND, and PacketEn
+           is unknown until its FUP or TIP.PGE */
+        c->pending = 0;
+        c->in_psb = 0;
+        c->pkt_en = PTC_CONF_UNKNOWN;
+        c->en_by_psb = 0;
+        c->sleeping = PTC_CONF_UNKNOWN;
+        c->stopped = 0;
+    }
+    if (c->stopped) ptc__conf_stopped(c, &o, it);
+    if (t == PTC_BEP && !(c->pending & (1u << PTC__CONF_F_BLOCK))) ptc__conf_report(c, &o, PTC_RULE_BEP_ALONE, it->offset, 0);
+    ptc__conf_psb(c, &o, it);
+    bound = ptc__conf_settle(c, &o, it);
+    if (!c->in_psb) ptc__conf_enable(c, &o, it, bound);
+    ptc__conf_open(c, it, bound);
+    ptc__conf_timing(c, &o, it);
+    ptc__conf_power(c, &o, it);
+    return o.n;
+}
+
 #ifdef __cplusplus
 }
 #endif
@@ -6631,6 +7393,10 @@ PTCDEF uint64_t ptc_perf_tsc_to_ns(const ptc_perf_pt_info *info, uint64_t tsc)
 
 /*
 REVISION HISTORY
+    0.3.0  part 7, conformance: ptc_conform, PTC_RULE_LIST, ptc_severity,
+           ptc_conform_config_from_model, ptc_conform_config_from_perf;
+           errata BDM70, SKD010, APL11; ptc_errata_for_cpu knows every CPU
+           libipt gives errata for
     0.2.0  sections in data-flow order, numbered as SPEC.md's parts (the
            model is part 5, MTC suppression and the checker part 2);
            ptc_opcode; packet classes, sizes and ptc_packet_is_*() from

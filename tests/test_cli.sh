@@ -1,7 +1,7 @@
 #!/bin/sh
 # tools/ptdump from the outside (SPEC.md 1.10): options, exit status, the
 # JSON lines of one packet of every type, standard input; ptsim and
-# ptdump --check (2.2, 5.6); ptdump --time against ptsim's truth (3.9).
+# ptdump --check (7.4); ptdump --time against ptsim's truth (3.9).
 # usage: tests/test_cli.sh BUILD_DIR   (holds ptdump and ptgen)
 b=$1
 tmp=$(mktemp -d)
@@ -113,9 +113,38 @@ grep '^{"off"' "$tmp/f.truth" | sed 's/{"off":\([0-9]*\),"type":"\([a-z_0-9]*\)"
 if cmp -s "$tmp/dump.ot" "$tmp/truth.ot" && [ "$(wc -l < "$tmp/truth.ot")" -gt 50 ] && grep -q '^{"suppressed":"mtc"' "$tmp/f.truth"; then
   pass sim_truth_matches_trace; else fail sim_truth_matches_trace "$(diff "$tmp/dump.ot" "$tmp/truth.ot" | head -5)"; fi
 expect_status check_with_config 0 "$b/ptdump" --check --config "$tmp/f.pt.json" "$tmp/f.pt"
+grep -q '^\[check: [0-9]* packets; 0 violations, 0 suspicious' "$tmp/out" && [ "$(wc -l < "$tmp/out")" = 1 ] \
+  && pass check_prints_findings_only || fail check_prints_findings_only "$(head -3 "$tmp/out")"
 expect_status check_wrong_policy 1 "$b/ptdump" --check --jsonl --policy off "$tmp/f.pt"
-grep -q '"violation":"missing_mtc"' "$tmp/out" && pass check_names_violation || fail check_names_violation
-expect_status check_needs_policy 2 "$b/ptdump" --check "$tmp/f.pt"
+grep -q '"rule":"missing_mtc","severity":"violation","sdm":"US 12,386,726"' "$tmp/out" && pass check_names_violation \
+  || fail check_names_violation "$(head -2 "$tmp/out")"
+# ---- ptdump --check with no settings, and --rules (SPEC.md 7.4) ----
+expect_status check_without_settings 0 "$b/ptdump" --check "$tmp/f.pt"
+expect_status check_refuses_time 2 "$b/ptdump" --check --time "$tmp/f.pt"
+expect_status check_refuses_sideband 2 "$b/ptdump" --check --sideband "$tmp/f.pt"
+expect_status rules_listed 0 "$b/ptdump" --rules
+# the catalogue has one row a rule in SPEC.md 7.3: as many as --rules prints
+spec_rows=$(sed -n '/<!-- rule-catalogue -->/,/^$/p' "$(dirname "$0")/../SPEC.md" | grep -c '^| `')
+[ "$(wc -l < "$tmp/out")" = "$spec_rows" ] && grep -q '^psb_no_cbr  *violation  *\[36.4.2.10\]' "$tmp/out" \
+  && pass rules_match_spec || fail rules_match_spec "$(wc -l < "$tmp/out") rules printed, $spec_rows in SPEC.md"
+"$b/ptdump" --rules --jsonl | grep -c '^{"rule":"[a-z_]*","severity":"[a-z]*","sdm":"[^"]*","msg":"[^"]*"}$' > "$tmp/n"
+[ "$(cat "$tmp/n")" = "$spec_rows" ] && pass rules_jsonl || fail rules_jsonl "$(cat "$tmp/n") of $spec_rows"
+# a PSB+ without CBR (nor FUP), then a TNT: psb_no_cbr at 0, flow_while_off at the TNT; exit 1
+printf '\002\202\002\202\002\202\002\202\002\202\002\202\002\202\002\202\002\043\006' > "$tmp/nocbr.pt"
+expect_status check_breaking_stream 1 "$b/ptdump" --check "$tmp/nocbr.pt"
+head -1 "$tmp/out" | grep -q '^0000000000000000  violation   psb_no_cbr  *\[36.4.2.10\]  a PSB+ without a CBR$' \
+  && sed -n 2p "$tmp/out" | grep -q '^0000000000000012  violation   flow_while_off ' \
+  && tail -1 "$tmp/out" | grep -q '^\[check: 3 packets; 2 violations.*0 malformed' && pass check_names_offset_and_rule \
+  || fail check_names_offset_and_rule "$(cat "$tmp/out")"
+cat "$tmp/nocbr.pt" | "$b/ptdump" --check --jsonl - > "$tmp/out"
+grep -q '^{"off":0,"rule":"psb_no_cbr","severity":"violation","sdm":"36.4.2.10","msg":"a PSB+ without a CBR"}$' "$tmp/out" \
+  && grep -q '^{"packets":3,"violation":2,"suspicious":0,"erratum":0,"malformed":0}$' "$tmp/out" \
+  && pass check_jsonl_stdin || fail check_jsonl_stdin "$(cat "$tmp/out")"
+# a cut trace is no violation; a malformed packet is
+head -c 17 "$tmp/f.pt" > "$tmp/cut.pt"
+expect_status check_cut_trace 0 "$b/ptdump" --check "$tmp/cut.pt"
+cp "$tmp/nocbr.pt" "$tmp/bad.pt"; printf '\002\202\002\202\002\202\002\202\002\202\002\202\002\202\002\202\003\040\000\002\043\311' >> "$tmp/bad.pt"
+expect_status check_malformed 1 "$b/ptdump" --check "$tmp/bad.pt"
 
 # ---- ptdump --time (SPEC.md 3.9): every true time inside its interval ----
 time_inside() { # name ptdump-args...
@@ -229,6 +258,31 @@ if [ -n "$shared" ] && [ -f "$real" ]; then
   then pass time_real_trace_with_cpu_errata; else fail time_real_trace_with_cpu_errata "status $st, $n conflicts"; fi
 else
   echo "skip - time_real_trace_no_conflict: shared/pt-traces-timed is not there"
+fi
+
+# ---- every real trace passes ptdump --check with no settings (SPEC.md 7.5); libipt's
+# synthetic loop-tnt (pttc) lacks a CBR in its PSB+ ----
+if [ -n "$shared" ]; then
+  bad=""; n=0
+  for t in "$shared"/pt-traces/*.pt "$shared"/pt-traces-timed/*.bin "$shared"/pt-traces-timed/*perf.data* \
+           "$shared"/pt-traces-timed/*.data*; do
+    [ -f "$t" ] || continue
+    n=$((n + 1)); want=0
+    case $t in *loop-tnt.pt) want=1 ;; esac
+    "$b/ptdump" --check "$t" > "$tmp/chk" 2>&1; st=$?
+    [ "$st" = "$want" ] || bad="$bad $(basename "$t"):$st"
+  done
+  [ -z "$bad" ] && [ "$n" -ge 20 ] && pass "check_real_traces: $n traces" || fail check_real_traces "$bad"
+  # BDM70 on a recorded Skylake (6/78) is an erratum there, suspicious where the CPU is unknown
+  perf="$shared/pt-traces-timed/google_perf_data_converter__perf.data.intel_pt-4.14"
+  "$b/ptdump" --check "$perf" | grep -c 'erratum     pge_while_on.*(erratum bdm70)$' > "$tmp/n"
+  libxdc="$shared/pt-traces/libxdc_experiments__Kernel_trace.pt"
+  if [ "$(cat "$tmp/n")" = 2 ] && "$b/ptdump" --check "$libxdc" | grep -q 'suspicious  pge_while_on.*(erratum bdm70)$' &&
+     "$b/ptdump" --check --cpu 6/92 "$libxdc" | grep -q 'violation   pge_while_on' &&
+     "$b/ptdump" --check --cpu 6/78 "$libxdc" | grep -q 'erratum     pge_while_on'
+  then pass check_bdm70_by_cpu; else fail check_bdm70_by_cpu "$(cat "$tmp/n") in the perf.data"; fi
+else
+  echo "skip - check_real_traces: shared/pt-traces is not there"
 fi
 
 expect_status dump_bad_cpu 2 "$b/ptdump" --time --cpu 6/x "$tmp/x.pt"

@@ -407,9 +407,15 @@ static void errata_keep_the_truth_inside(void)
 {
     int wi;
     uint32_t e;
-    CHECK(ptc_errata_for_cpu(6, 78, 3) == (PTC_ERRATUM_SKL168 | PTC_ERRATUM_SKD007) && ptc_errata_for_cpu(6, 85, 4) == PTC_ERRATUM_SKZ84 &&
-          ptc_errata_for_cpu(19, 1, 0) == PTC_ERRATUM_SKZ84 && ptc_errata_for_cpu(6, 151, 2) == 0 &&
-          ptc_errata_for_cpu(15, 78, 0) == 0, "errata by CPU");
+    /* (as libipt's pt_errata: Skylake, Skylake-X, Sapphire Rapids, Alder Lake, Goldmont) */
+    CHECK(ptc_errata_for_cpu(6, 78, 3) ==
+                  (PTC_ERRATUM_SKL168 | PTC_ERRATUM_SKD007 | PTC_ERRATUM_BDM70 | PTC_ERRATUM_SKD010) &&
+              ptc_errata_for_cpu(6, 85, 4) == (PTC_ERRATUM_SKZ84 | PTC_ERRATUM_BDM70) &&
+              ptc_errata_for_cpu(19, 1, 0) == (PTC_ERRATUM_SKZ84 | PTC_ERRATUM_BDM70) &&
+              ptc_errata_for_cpu(6, 151, 2) == (PTC_ERRATUM_BDM70 | PTC_ERRATUM_APL11) &&
+              ptc_errata_for_cpu(6, 92, 9) == PTC_ERRATUM_APL11 && ptc_errata_for_cpu(6, 42, 7) == 0 &&
+              ptc_errata_for_cpu(15, 78, 0) == 0,
+          "errata by CPU");
     for (e = 1; e & PTC_ERRATA_ALL_; e <<= 1)
         CHECK(ptc_erratum_from_name(ptc_erratum_name(e)) == e && strlen(ptc_erratum_effect(e)) > 20, "erratum %x", e);
     CHECK(ptc_erratum_from_name("skl16") == 0 && ptc_erratum_from_name(NULL) == 0 && ptc_erratum_effect(0x80) != NULL);

@@ -37,6 +37,7 @@ typedef struct pa_file {
     size_t nside;
     ptc_perf_pt_info info; /* the AUXTRACE_INFO (perf time from TSC), when there is one */
     ptc_clock_config cc;   /* what the file says (ptc_clock_config_from_perf), else the defaults */
+    ptc_conform_config conf; /* what the conformance checker can know from it (nothing, without AUXTRACE_INFO) */
     int snapshot;          /* snapshot mode: a queue's chunks may overlap */
     int cut_short;         /* the file ends before its data section does */
     ptc_status end;        /* PTC_END, or why the rest of the file cannot be read */
@@ -188,6 +189,7 @@ static int pa_collect(const uint8_t *buf, size_t len, pa_file *f, pa_record_fn o
     f->end = st;
     f->end_offset = rd.error_offset;
     if (ptc_clock_config_from_perf(&f->cc, &rd) != PTC_OK) ptc_clock_config_default(&f->cc);
+    (void)ptc_conform_config_from_perf(&f->conf, &rd); /* (zeroed: nothing known, when it fails) */
     f->snapshot = rd.have_info && rd.info.snapshot_mode;
     if (rd.have_info) f->info = rd.info;
     if (f->n) qsort(f->chunks, f->n, sizeof *f->chunks, pa_chunk_order);

@@ -1,5 +1,5 @@
 /* ptdump - print the packets of a raw Intel PT trace (SPEC.md 1.10), with
-   their times (3.9) and policy checks (2.2) when asked. */
+   their times (3.9) when asked, or check it against the SDM's rules (7.4). */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "dumpfmt.h"
@@ -26,8 +26,11 @@ static const char usage[] =
     "  --jsonl     one JSON object per line instead of libipt-style text\n"
     "  --time      the time of every packet: a point estimate and an interval\n"
     "              [lo, hi] that holds the true TSC (SPEC.md part 3)\n"
-    "  --check     check MTC suppression against a policy (SPEC.md 2.2) and\n"
-    "              report each violation; the policy comes from --config or --policy\n"
+    "  --check     check the trace against every packet-generation rule of the\n"
+    "              SDM (SPEC.md part 7): one line per finding instead of packets.\n"
+    "              Needs no settings; --config, --policy, --cpu F/M, --errata and a\n"
+    "              perf.data's recorded settings tighten it\n"
+    "  --rules     list the rules --check holds a trace to, and exit\n"
     "  --config F  the configuration ptsim wrote beside the trace (OUT.pt.json);\n"
     "              with ring_written in it, FILE is a snapshot ring (SPEC 4.5)\n"
     "  --policy P  the trace's MTC suppression: off, seed, or key=value,... as for\n"
@@ -52,9 +55,10 @@ static const char usage[] =
     "  --errata E,...  errata by name, in addition:" ERRATA_NAMES "\n"
     "  --help      this text\n"
     "\n"
-    "Exit status: 0 decoded without errors (or violations), 1 the input had\n"
-    "errors or violations, 2 bad usage or unreadable input. Output format:\n"
-    "SPEC.md sections 1.10 and 3.9.\n";
+    "Exit status: 0 decoded without errors, 1 the input had errors, 2 bad\n"
+    "usage or unreadable input. With --check: 0 no violation and no malformed\n"
+    "packet, 1 some (a packet cut by the end of the input is neither). Output\n"
+    "format: SPEC.md sections 1.10, 3.9 and 7.4.\n";
 
 enum { CHUNK = 65536 };
 
@@ -105,6 +109,11 @@ static int parse_errata(const char *text, uint32_t *errata)
 
 typedef struct printer {
     int jsonl, check, errors;
+    /* --check: the checker of the trace being read, with the settings it
+       starts from, and what it found */
+    ptc_conform conform;
+    ptc_conform_config conf;
+    uint64_t packets, by_severity[PTC_SEVERITY_COUNT], malformed;
     /* --sideband: the file's sideband records, the queue they are shown for,
        the next one not shown, and perf's time conversion */
     int sideband;
@@ -112,7 +121,6 @@ typedef struct printer {
     size_t nside, next_side;
     const perf_chunk *queue;
     ptc_perf_pt_info info;
-    ptc_checker checker;
     char tag[96];          /* --jsonl of a perf.data: the queue's fields, on every line */
     char line[640];
 } printer;
@@ -137,11 +145,64 @@ static void print_sideband(printer *pr, uint64_t until)
     }
 }
 
-/* One item out: its line (with its time, when there is one) and, with
-   --check, the rule it breaks. */
+/* --check: the rules an item breaks, a line each (SPEC 7.4). A decode
+   error is printed as without --check. */
+static void check_item(printer *pr, const ptc_item *it)
+{
+    ptc_finding f[PTC_CONFORM_MAX_FINDINGS];
+    size_t n = ptc_conform_item(&pr->conform, it, f), i;
+    df_buf b;
+    if (it->error != PTC_OK) {
+        b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
+        if (pr->jsonl) df_json(&b, it); else df_text(&b, it);
+        printf(pr->jsonl && pr->tag[0] ? "{%s,%s\n" : "%s%s\n", pr->jsonl && pr->tag[0] ? pr->tag : "",
+               pr->jsonl && pr->tag[0] ? pr->line + 1 : pr->line);
+        /* neither a cut trace nor an erratum's damage is malformed (SPEC 7.4) */
+        pr->malformed += it->error != PTC_ERR_TRUNCATED && it->error != PTC_ERR_CUT_CYC && it->error != PTC_ERR_CORRUPT_TMA;
+        return;
+    }
+    pr->packets++;
+    for (i = 0; i < n; i++) {
+        const char *erratum = f[i].erratum ? ptc_erratum_name(f[i].erratum) : NULL;
+        pr->by_severity[f[i].severity]++;
+        if (pr->jsonl) {
+            printf("{%s%s\"off\":%llu,\"rule\":\"%s\",\"severity\":\"%s\",\"sdm\":\"%s\",\"msg\":\"%s\"", pr->tag,
+                   pr->tag[0] ? "," : "", (unsigned long long)f[i].offset, ptc_rule_name(f[i].rule),
+                   ptc_severity_name(f[i].severity), ptc_rule_sdm(f[i].rule), ptc_rule_text(f[i].rule));
+            if (erratum) printf(",\"erratum\":\"%s\"", erratum);
+            fputs("}\n", stdout);
+        } else {
+            printf("%016llx  %-10s  %-18s  [%s]  %s", (unsigned long long)f[i].offset, ptc_severity_name(f[i].severity),
+                   ptc_rule_name(f[i].rule), ptc_rule_sdm(f[i].rule), ptc_rule_text(f[i].rule));
+            if (erratum) printf(" (erratum %s)", erratum);
+            fputc('\n', stdout);
+        }
+    }
+}
+
+/* --check: the closing line, and the exit status it makes. */
+static int check_summary(const printer *pr)
+{
+    unsigned long long v = pr->by_severity[PTC_SEV_VIOLATION], s = pr->by_severity[PTC_SEV_SUSPICIOUS],
+                       e = pr->by_severity[PTC_SEV_ERRATUM], m = pr->malformed;
+    if (pr->jsonl)
+        printf("{\"packets\":%llu,\"violation\":%llu,\"suspicious\":%llu,\"erratum\":%llu,\"malformed\":%llu}\n",
+               (unsigned long long)pr->packets, v, s, e, m);
+    else
+        printf("[check: %llu packets; %llu violations, %llu suspicious, %llu explained by errata; %llu malformed packets]\n",
+               (unsigned long long)pr->packets, v, s, e, m);
+    return v || m ? 1 : 0;
+}
+
+/* One item out: its line (with its time, when there is one), or with
+   --check the rules it breaks. */
 static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
 {
     df_buf b;
+    if (pr->check) {
+        check_item(pr, it);
+        return;
+    }
     if (pr->sideband && t && t->have_time) print_sideband(pr, ptc_perf_tsc_to_ns(&pr->info, t->tsc));
     b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
     pr->line[0] = 0;
@@ -151,18 +212,6 @@ static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
     else fputs(pr->line, stdout);
     fputc('\n', stdout);
     pr->errors += it->error != PTC_OK;
-    if (pr->check && it->error == PTC_OK) {
-        ptc_violation v = ptc_checker_packet(&pr->checker, &it->pkt);
-        if (v != PTC_VIOL_NONE) {
-            pr->errors++;
-            if (pr->jsonl)
-                printf("{\"off\":%llu,\"violation\":\"%s\",\"msg\":\"%s\"}\n", (unsigned long long)it->offset,
-                       ptc_violation_name(v), ptc_violation_message(v));
-            else
-                printf("[%llx: policy violation: %s (%s)]\n", (unsigned long long)it->offset, ptc_violation_message(v),
-                       ptc_violation_name(v));
-        }
-    }
 }
 
 static void drain_clock(printer *pr, ptc_clock *clk)
@@ -284,6 +333,7 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
                    (unsigned long long)c[i].offset);
         if (!open) {
             ptc_decoder_init(&dec, flags | ptc_errata_decode_flags(cc->errata), c[i].offset);
+            ptc_conform_init(&pr->conform, &pr->conf);
             if (timed) (void)ptc_clock_init(&clk, cc);
             open = 1;
         }
@@ -307,6 +357,7 @@ typedef struct clock_options {
     uint64_t numv[NNUMS];
     int numset[NNUMS];
     uint32_t errata;
+    int cpu_known;      /* --cpu F/M or --errata: errata holds all the CPU has */
     int policy_unknown; /* --policy unknown */
 } clock_options;
 
@@ -355,6 +406,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
     pa_file pf;
     const perf_chunk *c;
     size_t n;
+    int st;
     if (!buf) {
         fprintf(stderr, "ptdump: cannot read %s: %s\n", path, strerror(errno));
         return 2;
@@ -379,6 +431,14 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
     }
     pf.cc.policy = *policy;
     apply_options(&pf.cc, o);
+    /* --check: what the file records, and what the options add */
+    pf.conf.errata |= o->errata;
+    pf.conf.cpu_known |= o->cpu_known;
+    if (pr->conf.have_policy) {
+        pf.conf.have_policy = 1;
+        pf.conf.policy = *policy;
+    }
+    pr->conf = pf.conf;
     if (timed) {
         static ptc_clock probe;
         if (ptc_clock_init(&probe, &pf.cc) != PTC_OK) {
@@ -392,15 +452,16 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
     for (from = 0; from < n; from = i) {
         for (i = from + 1; i < n && c[i].queue == c[from].queue && c[i].sample == c[from].sample; i++) {}
         if (only_queue >= 0 && (c[from].sample || c[from].queue != (uint64_t)only_queue)) continue;
-        ptc_checker_init(&pr->checker, policy);
         dump_queue(pr, &pf.cc, timed, flags, pf.snapshot, c, from, i);
     }
     if (!n) printf(pr->jsonl ? "{\"perf_data\":\"no Intel PT data\"}\n" : "[perf.data: no Intel PT data in it]\n");
     free(pf.chunks);
     free(pf.side);
     free(buf);
+    if (pr->check) st = check_summary(pr);
+    else st = pr->errors ? 1 : 0;
     if (fflush(stdout) != 0) return 2;
-    return pr->errors ? 1 : 0;
+    return st;
 }
 
 /* A snapshot ring (SPEC 4.5): the whole buffer, read as a ring that
@@ -423,6 +484,7 @@ static int dump_ring(printer *pr, ptc_clock *clk, int timed, unsigned flags, FIL
         return 0;
     }
     (void)ptc_ring_reader_init_flags(&rd, buf, len, written, flags);
+    ptc_conform_init(&pr->conform, &pr->conf);
     while (ptc_ring_reader_next(&rd, &it) == PTC_OK) take_item(pr, clk, timed, &it);
     if (timed) {
         ptc_clock_finish(clk);
@@ -440,6 +502,21 @@ static int dump_ring(printer *pr, ptc_clock *clk, int timed, unsigned flags, FIL
     return 1;
 }
 
+/* --rules: the catalogue (SPEC 7.3), a rule a line. */
+static int print_rules(int jsonl)
+{
+    unsigned r;
+    for (r = 1; r < PTC_RULE_COUNT; r++) {
+        if (jsonl)
+            printf("{\"rule\":\"%s\",\"severity\":\"%s\",\"sdm\":\"%s\",\"msg\":\"%s\"}\n", ptc_rule_name((ptc_rule)r),
+                   ptc_severity_name(ptc_rule_severity((ptc_rule)r)), ptc_rule_sdm((ptc_rule)r), ptc_rule_text((ptc_rule)r));
+        else
+            printf("%-18s  %-10s  [%s]  %s\n", ptc_rule_name((ptc_rule)r), ptc_severity_name(ptc_rule_severity((ptc_rule)r)),
+                   ptc_rule_sdm((ptc_rule)r), ptc_rule_text((ptc_rule)r));
+    }
+    return fflush(stdout) != 0 ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
     static unsigned char chunk[CHUNK];
@@ -451,7 +528,7 @@ int main(int argc, char **argv)
     const char *path = NULL, *config = NULL, *policy = NULL;
     unsigned flags = 0;
     long only_queue = -1;
-    int i, eof = 0, timed = 0, from_stdin;
+    int i, eof = 0, timed = 0, from_stdin, rules = 0;
     size_t head_n = 0;
     uint64_t ring_written = UINT64_MAX; /* the trace is a snapshot ring's buffer */
     FILE *in;
@@ -471,6 +548,7 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--no-sync") == 0) flags |= PTC_DECODE_NO_SYNC;
         else if (strcmp(argv[i], "--jsonl") == 0) pr.jsonl = 1;
         else if (strcmp(argv[i], "--check") == 0) pr.check = 1;
+        else if (strcmp(argv[i], "--rules") == 0) rules = 1;
         else if (strcmp(argv[i], "--time") == 0) timed = 1;
         else if (strcmp(argv[i], "--sideband") == 0) pr.sideband = 1;
         else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
@@ -478,8 +556,10 @@ int main(int argc, char **argv)
             ++i; /* N: a perf.data's queue; F/M[/S]: the recording CPU */
             if (!strchr(argv[i], '/') && ut_parse_u64("--cpu", argv[i], 0x7FFFFFFF, &q)) only_queue = (long)q;
             else if (strchr(argv[i], '/') == NULL || !parse_cpu(argv[i], &opt.errata)) return 2;
+            else opt.cpu_known = 1;
         } else if (strcmp(argv[i], "--errata") == 0 && i + 1 < argc) {
             if (!parse_errata(argv[++i], &opt.errata)) return 2;
+            opt.cpu_known = 1;
         }
         else if ((strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--policy") == 0) && i + 1 < argc) {
             if (argv[i][2] == 'c') config = argv[++i]; else policy = argv[++i];
@@ -497,8 +577,13 @@ int main(int argc, char **argv)
             path = argv[i];
         }
     }
+    if (rules) return print_rules(pr.jsonl);
     if (!path) {
         fprintf(stderr, "ptdump: no FILE given\n%s", usage);
+        return 2;
+    }
+    if (pr.check && (timed || pr.sideband)) {
+        fprintf(stderr, "ptdump: --check prints findings, not packets: it does not go with %s\n", timed ? "--time" : "--sideband");
         return 2;
     }
     opt.policy_unknown = policy && strcmp(policy, "unknown") == 0;
@@ -510,16 +595,17 @@ int main(int argc, char **argv)
             fprintf(stderr, "ptdump: cannot use %s: %s\n", config, err);
             return 2;
         }
+        ptc_conform_config_from_model(&pr.conf, &cfg);
     }
-    if (policy && strcmp(policy, "unknown") != 0) {
+    if (policy && !opt.policy_unknown) {
         char err[200];
         if (!mc_policy(&cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptdump: --policy: %s\n", err); return 2; }
+        pr.conf.have_policy = 1;
+        pr.conf.policy = cfg.policy;
     }
-    if (pr.check && ((!config && !policy) || opt.policy_unknown)) {
-        fprintf(stderr, "ptdump: --check needs --config or --policy\n");
-        return 2;
-    }
-    ptc_checker_init(&pr.checker, &cfg.policy);
+    if (opt.policy_unknown) pr.conf.have_policy = 0;
+    pr.conf.errata |= opt.errata;
+    pr.conf.cpu_known |= (uint8_t)opt.cpu_known;
 
     /* the clock: the trace's configuration from --config, then libipt's flags */
     if (config) ptc_clock_config_from_model(&cc, &cfg);
@@ -548,13 +634,15 @@ int main(int argc, char **argv)
         return 2;
     }
     if (ring_written != UINT64_MAX) {
-        int ok = dump_ring(&pr, &clk, timed, ptc_errata_decode_flags(cc.errata), in, ring_written);
+        int ok = dump_ring(&pr, &clk, timed, ptc_errata_decode_flags(cc.errata), in, ring_written), st;
         if (in != stdin) fclose(in);
         if (!ok) return 2;
+        st = pr.check ? check_summary(&pr) : pr.errors ? 1 : 0;
         if (fflush(stdout) != 0) return 2;
-        return pr.errors ? 1 : 0;
+        return st;
     }
     ptc_decoder_init(&dec, flags | ptc_errata_decode_flags(cc.errata), 0);
+    ptc_conform_init(&pr.conform, &pr.conf);
     if (head_n) (void)ptc_decoder_feed(&dec, head, head_n);
     for (;;) {
         ptc_item it;
@@ -582,6 +670,9 @@ int main(int argc, char **argv)
         drain_clock(&pr, &clk);
     }
     if (in != stdin) fclose(in);
-    if (fflush(stdout) != 0) return 2;
-    return pr.errors ? 1 : 0;
+    {
+        int st = pr.check ? check_summary(&pr) : pr.errors ? 1 : 0;
+        if (fflush(stdout) != 0) return 2;
+        return st;
+    }
 }

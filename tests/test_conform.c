@@ -1,0 +1,774 @@
+/* Part 7: the conformance checker. Every rule of the catalogue breaks once
+   in a minimal stream and is caught there, at its offset, with its id; a
+   near variant that is legal gives no finding at all. SPEC.md 7.3's table
+   is the catalogue. The model's streams, under every workload, policy and
+   setting, give no finding; nor does any real hardware trace give a
+   violation (shared/pt-traces*), and what they do show is the allowance
+   SPEC.md 7.5 describes. */
+#define _POSIX_C_SOURCE 200809L
+#define PTCODEC_IMPLEMENTATION
+#include "../ptcodec.h"
+#include "testlib.h"
+#include "../tools/pktgen.h"
+#include "../tools/modelcfg.h"
+#include "../tools/workloads.h"
+#include "../tools/modelrec.h"
+
+#include <string.h>
+
+static const char *spec_path = "SPEC.md";
+
+/* ---- streams built packet by packet ---------------------------------- */
+
+typedef struct sb {
+    uint8_t b[8192];
+    size_t len;
+    uint64_t mark;           /* where the finding is expected (UINT64_MAX: none set) */
+    ptc_conform_config cfg;  /* the checker's settings for this stream */
+} sb;
+
+static void sb_init(sb *s)
+{
+    memset(s, 0, sizeof *s);
+    s->mark = UINT64_MAX;
+}
+
+static void put(sb *s, ptc_packet p)
+{
+    size_t n = 0;
+    ptc_status st = ptc_encode_packet(&p, s->b + s->len, sizeof s->b - s->len, &n);
+    CHECK(st == PTC_OK, "encoding a %s: %s", ptc_packet_type_name(p.type), ptc_status_name(st));
+    s->len += n;
+}
+
+/* The next packet is where the rule breaks. */
+static void mark(sb *s) { s->mark = s->len; }
+
+static ptc_packet pk(ptc_packet_type t)
+{
+    ptc_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = t;
+    return p;
+}
+static ptc_packet pk_ip(ptc_packet_type t, uint8_t ipc, uint64_t payload)
+{
+    ptc_packet p = pk(t);
+    p.u.ip.ipc = ipc;
+    p.u.ip.payload = payload;
+    return p;
+}
+static ptc_packet pk_tnt(void) /* one taken branch: 0x06, not a BIP's pattern */
+{
+    ptc_packet p = pk(PTC_TNT8);
+    p.u.tnt.count = 1;
+    p.u.tnt.bits = 1;
+    return p;
+}
+static ptc_packet pk_tsc(uint64_t v) { ptc_packet p = pk(PTC_TSC); p.u.tsc.tsc = v; return p; }
+static ptc_packet pk_mtc(uint8_t ctc) { ptc_packet p = pk(PTC_MTC); p.u.mtc.ctc = ctc; return p; }
+static ptc_packet pk_cbr(uint8_t reserved) { ptc_packet p = pk(PTC_CBR); p.u.cbr.ratio = 0x20; p.u.cbr.reserved = reserved; return p; }
+static ptc_packet pk_exec(uint8_t csl, uint8_t csd)
+{
+    ptc_packet p = pk(PTC_MODE_EXEC);
+    p.u.mode_exec.csl = csl;
+    p.u.mode_exec.csd = csd;
+    return p;
+}
+static ptc_packet pk_tsx(uint8_t intx, uint8_t abrt)
+{
+    ptc_packet p = pk(PTC_MODE_TSX);
+    p.u.mode_tsx.intx = intx;
+    p.u.mode_tsx.abrt = abrt;
+    return p;
+}
+static ptc_packet pk_fup(void) { return pk_ip(PTC_FUP, PTC_IPC_FULL, 0x401000); }
+static ptc_packet pk_tip(void) { return pk_ip(PTC_TIP, PTC_IPC_UPDATE_16, 0x1040); }
+
+/* A PSB+: TSC and TMA, CBR, and with PacketEn the MODE.Exec and FUP. */
+static void psb_plus(sb *s, int packet_en)
+{
+    ptc_packet tma = pk(PTC_TMA);
+    put(s, pk(PTC_PSB));
+    if (packet_en) {
+        put(s, pk_exec(1, 0));
+        put(s, pk_fup());
+    }
+    put(s, pk_tsc(0x100000 + s->len));
+    tma.u.tma.ctc = 0x10;
+    put(s, tma);
+    put(s, pk_cbr(0));
+    put(s, pk(PTC_PSBEND));
+}
+
+/* ---- the checker over a whole buffer --------------------------------- */
+
+typedef struct found {
+    ptc_finding f[64];
+    size_t n;
+    uint64_t packets;
+} found;
+
+static void check_bytes(const ptc_conform_config *cfg, const uint8_t *b, size_t len, unsigned flags, found *out)
+{
+    ptc_conform c;
+    ptc_decoder d;
+    ptc_item it;
+    ptc_finding f[PTC_CONFORM_MAX_FINDINGS];
+    memset(out, 0, sizeof *out);
+    ptc_conform_init(&c, cfg);
+    ptc_decoder_init_buffer(&d, flags, b, len);
+    while (ptc_decoder_next(&d, &it) == PTC_OK) {
+        size_t n = ptc_conform_item(&c, &it, f), i;
+        out->packets += it.error == PTC_OK;
+        for (i = 0; i < n && out->n < 64; i++) out->f[out->n++] = f[i];
+    }
+}
+
+static void show(const found *fd, char *buf, size_t cap)
+{
+    size_t i, at = 0;
+    buf[0] = 0;
+    for (i = 0; i < fd->n && at + 60 < cap; i++)
+        at += (size_t)snprintf(buf + at, cap - at, " %s@%llu(%s)", ptc_rule_name(fd->f[i].rule),
+                               (unsigned long long)fd->f[i].offset, ptc_severity_name(fd->f[i].severity));
+}
+
+/* ---- 7.3: a minimal stream per rule ----------------------------------- */
+
+/* Builds the stream that breaks the case's rule (bad = 1; mark() says
+   where) or its legal near variant (bad = 0). */
+typedef void (*build_fn)(sb *s, int bad);
+
+static void b_psb_member(sb *s, int bad)
+{
+    put(s, pk(PTC_PSB));
+    put(s, pk_cbr(0));
+    if (bad) { mark(s); put(s, pk_tnt()); }
+    put(s, pk(PTC_PSBEND));
+    if (!bad) put(s, pk(PTC_PAD));
+}
+static void b_psb_nested(sb *s, int bad)
+{
+    put(s, pk(PTC_PSB));
+    put(s, pk_cbr(0));
+    if (!bad) put(s, pk(PTC_PSBEND));
+    mark(s);
+    put(s, pk(PTC_PSB));
+    put(s, pk_cbr(0));
+    put(s, pk(PTC_PSBEND));
+}
+static void b_psbend_alone(sb *s, int bad)
+{
+    psb_plus(s, 0);
+    if (bad) { mark(s); put(s, pk(PTC_PSBEND)); }
+}
+static void b_psb_no_cbr(sb *s, int bad)
+{
+    mark(s);
+    put(s, pk(PTC_PSB));
+    if (!bad) put(s, pk_cbr(0));
+    put(s, pk(PTC_PSBEND));
+    put(s, pk(PTC_PAD));
+}
+static void b_psb_no_tsc(sb *s, int bad)
+{
+    s->cfg.tsc_en = PTC_CONF_ON;
+    mark(s);
+    put(s, pk(PTC_PSB));
+    if (!bad) put(s, pk_tsc(5));
+    put(s, pk_cbr(0));
+    put(s, pk(PTC_PSBEND));
+}
+static void b_psb_fup_mode(sb *s, int bad)
+{
+    mark(s);
+    put(s, pk(PTC_PSB));
+    if (!bad) put(s, pk_exec(1, 0));
+    put(s, pk_fup());
+    put(s, pk_cbr(0));
+    put(s, pk(PTC_PSBEND));
+}
+static void b_psb_period(sb *s, int bad)
+{
+    size_t i;
+    s->cfg.have_psb_freq = 1; /* 2 KiB */
+    psb_plus(s, 0);
+    for (i = 0; i < (bad ? 4200u : 3000u); i++) put(s, pk(PTC_PAD));
+    mark(s);
+    psb_plus(s, 0);
+}
+static void b_flow_while_off(sb *s, int bad)
+{
+    psb_plus(s, !bad);
+    mark(s);
+    put(s, pk_tnt());
+}
+static void b_pge_while_on(sb *s, int bad)
+{
+    psb_plus(s, 1);
+    put(s, pk_tnt());
+    if (!bad) put(s, pk_ip(PTC_TIP_PGD, PTC_IPC_SUPPRESSED, 0));
+    mark(s);
+    put(s, pk_ip(PTC_TIP_PGE, PTC_IPC_FULL, 0x402000));
+}
+static void b_pgd_while_off(sb *s, int bad)
+{
+    psb_plus(s, !bad);
+    mark(s);
+    put(s, pk_ip(PTC_TIP_PGD, PTC_IPC_SUPPRESSED, 0));
+}
+static void b_pge_no_ip(sb *s, int bad)
+{
+    psb_plus(s, 0);
+    mark(s);
+    put(s, bad ? pk_ip(PTC_TIP_PGE, PTC_IPC_SUPPRESSED, 0) : pk_ip(PTC_TIP_PGE, PTC_IPC_FULL, 0x402000));
+}
+static void b_after_stop(sb *s, int bad)
+{
+    psb_plus(s, 1);
+    put(s, pk_ip(PTC_TIP_PGD, PTC_IPC_SUPPRESSED, 0));
+    put(s, pk(PTC_STOP));
+    if (!bad) { put(s, pk_tsc(0x900000)); put(s, pk_cbr(0)); } /* TraceEn set again */
+    mark(s);
+    put(s, pk_mtc(7));
+}
+static void b_fup_alone(sb *s, int bad)
+{
+    psb_plus(s, 1);
+    mark(s);
+    put(s, pk_fup());
+    put(s, pk_mtc(3)); /* timing packets may come between */
+    put(s, bad ? pk_tnt() : pk_tip());
+}
+static void b_mode_exec_alone(sb *s, int bad)
+{
+    psb_plus(s, 1);
+    mark(s);
+    put(s, pk_exec(0, 1));
+    put(s, bad ? pk_tnt() : pk_tip());
+}
+static void b_mode_tsx_alone(sb *s, int bad)
+{
+    psb_plus(s, 1);
+    mark(s);
+    put(s, pk_tsx(1, 0));
+    put(s, bad ? pk_tnt() : pk_fup());
+}
+static void b_ip_bit_no_fup(sb *s, int bad)
+{
+    ptc_packet w = pk(PTC_PTW);
+    w.u.ptw.bytes = 4;
+    w.u.ptw.ip = 1;
+    w.u.ptw.payload = 42;
+    psb_plus(s, 1);
+    mark(s);
+    put(s, w);
+    put(s, bad ? pk_tnt() : pk_fup());
+}
+static void b_ovf_follower(sb *s, int bad)
+{
+    psb_plus(s, 1);
+    mark(s);
+    put(s, pk(PTC_OVF));
+    if (!bad) put(s, pk_fup());
+    put(s, pk_tnt());
+}
+static void b_mwait_alone(sb *s, int bad)
+{
+    ptc_packet e = pk(PTC_EXSTOP);
+    psb_plus(s, 1);
+    mark(s);
+    put(s, pk(PTC_MWAIT));
+    if (!bad) put(s, pk(PTC_PWRE));
+    e.u.exstop.ip = 1;
+    put(s, e);
+    put(s, pk_fup());
+}
+static void b_pwrx_alone(sb *s, int bad)
+{
+    psb_plus(s, 1);
+    put(s, pk(PTC_PWRE));
+    put(s, pk(PTC_EXSTOP));
+    put(s, pk(PTC_PWRX));
+    if (bad) { mark(s); put(s, pk(PTC_PWRX)); }
+}
+static void b_bep_alone(sb *s, int bad)
+{
+    ptc_packet bip = pk(PTC_BIP);
+    bip.u.bip.bytes = 8;
+    bip.u.bip.value = 99;
+    psb_plus(s, 1);
+    if (!bad) { put(s, pk(PTC_BBP)); put(s, bip); }
+    mark(s);
+    put(s, pk(PTC_BEP));
+}
+static void b_block_unended(sb *s, int bad)
+{
+    ptc_packet bip = pk(PTC_BIP);
+    bip.u.bip.bytes = 8;
+    psb_plus(s, 1);
+    mark(s);
+    put(s, pk(PTC_BBP));
+    put(s, bip);
+    if (!bad) put(s, pk(PTC_BEP));
+    put(s, pk_tnt());
+}
+static void b_evd_alone(sb *s, int bad)
+{
+    ptc_packet cfe = pk(PTC_CFE);
+    cfe.u.cfe.cfe_type = 1;
+    psb_plus(s, 1);
+    mark(s);
+    put(s, pk(PTC_EVD));
+    put(s, bad ? pk_tnt() : cfe);
+}
+static void b_mode_exec_l_d(sb *s, int bad)
+{
+    psb_plus(s, 1);
+    mark(s);
+    put(s, pk_exec(1, (uint8_t)bad));
+    put(s, pk_tip());
+}
+static void b_mode_tsx_both(sb *s, int bad)
+{
+    psb_plus(s, 1);
+    mark(s);
+    put(s, pk_tsx((uint8_t)bad, 1));
+    put(s, pk_fup());
+    put(s, pk_tip());
+}
+static void b_cfe_evd_type(sb *s, int bad)
+{
+    ptc_packet cfe = pk(PTC_CFE);
+    cfe.u.cfe.cfe_type = bad ? 11 : 10;
+    psb_plus(s, 1);
+    mark(s);
+    put(s, cfe);
+}
+static void b_reserved_bits(sb *s, int bad)
+{
+    psb_plus(s, 1);
+    mark(s);
+    put(s, pk_cbr((uint8_t)bad));
+}
+static void b_cyc_not_shortest(sb *s, int bad)
+{
+    ptc_packet c = pk(PTC_CYC);
+    c.u.cyc.cycles = 31;
+    c.size = bad ? 2 : 1;
+    psb_plus(s, 1);
+    mark(s);
+    put(s, c);
+}
+static void b_tma_alone(sb *s, int bad)
+{
+    ptc_packet tma = pk(PTC_TMA);
+    psb_plus(s, 1);
+    put(s, bad ? pk_tnt() : pk_tsc(0x200000));
+    mark(s);
+    put(s, tma);
+}
+static void b_tsc_no_tma(sb *s, int bad)
+{
+    ptc_packet tma = pk(PTC_TMA);
+    s->cfg.mtc_en = PTC_CONF_ON;
+    psb_plus(s, 1);
+    put(s, pk_tnt());
+    mark(s);
+    put(s, pk_tsc(0x200000));
+    put(s, pk_cbr(0)); /* a CBR may come between (a wake: TSC, TMA, CBR in either order) */
+    if (!bad) put(s, tma);
+    put(s, pk_tnt());
+}
+static void b_tsc_backwards(sb *s, int bad)
+{
+    ptc_packet tma = pk(PTC_TMA);
+    psb_plus(s, 1);
+    mark(s);
+    put(s, pk_tsc(bad ? 0x1000 : 0x300000));
+    put(s, tma);
+}
+static void b_disabled_packet(sb *s, int bad)
+{
+    ptc_packet c = pk(PTC_CYC);
+    c.u.cyc.cycles = 3;
+    s->cfg.cyc_en = bad ? PTC_CONF_OFF : PTC_CONF_ON;
+    psb_plus(s, 1);
+    mark(s);
+    put(s, c);
+}
+/* MTC suppression: the policy and payloads in a row, with no other packet
+   between them */
+static void mtcs(sb *s, const ptc_mtc_policy *pol, const uint8_t *ctc, size_t n)
+{
+    size_t i;
+    s->cfg.have_policy = 1;
+    s->cfg.policy = *pol;
+    psb_plus(s, 1);
+    put(s, pk_tnt());
+    for (i = 0; i < n; i++) {
+        if (i + 1 == n) mark(s);
+        put(s, pk_mtc(ctc[i]));
+    }
+}
+static ptc_mtc_policy policy(uint8_t threshold, uint8_t resume_after, int on_value, uint8_t value)
+{
+    ptc_mtc_policy p;
+    ptc_mtc_policy_default(&p);
+    p.threshold = threshold;
+    p.resume_after = resume_after;
+    p.resume_on_value = (uint8_t)on_value;
+    p.resume_value = value;
+    return p;
+}
+static void b_mtc_not_suppressed(sb *s, int bad)
+{
+    /* after two, 255 suppressed: the next one 256 periods on, the same payload */
+    static const uint8_t good[] = { 1, 2, 2 }, wrong[] = { 1, 2, 3 };
+    ptc_mtc_policy p = policy(2, 255, 0, 0);
+    mtcs(s, &p, bad ? wrong : good, 3);
+}
+static void b_missing_mtc(sb *s, int bad)
+{
+    static const uint8_t good[] = { 1, 2 }, wrong[] = { 1, 3 };
+    ptc_mtc_policy p = policy(0, 0, 0, 0);
+    mtcs(s, &p, bad ? wrong : good, 2);
+}
+static void b_gap_too_long(sb *s, int bad)
+{
+    static const uint8_t good[] = { 1, 2, 7 }, wrong[] = { 1, 2, 8 };
+    ptc_mtc_policy p = policy(2, 4, 0, 0);
+    mtcs(s, &p, bad ? wrong : good, 3);
+}
+static void b_early_resume(sb *s, int bad)
+{
+    static const uint8_t good[] = { 1, 2, 7 }, wrong[] = { 1, 2, 5 };
+    ptc_mtc_policy p = policy(2, 4, 0, 0);
+    mtcs(s, &p, bad ? wrong : good, 3);
+}
+static void b_late_resume(sb *s, int bad)
+{
+    static const uint8_t good[] = { 1, 2, 3 }, wrong[] = { 1, 2, 6 };
+    ptc_mtc_policy p = policy(2, 255, 1, 3);
+    mtcs(s, &p, bad ? wrong : good, 3);
+}
+
+static const struct rule_case {
+    ptc_rule rule;
+    build_fn build;
+} cases[] = {
+    { PTC_RULE_PSB_MEMBER, b_psb_member }, { PTC_RULE_PSB_NESTED, b_psb_nested },
+    { PTC_RULE_PSBEND_ALONE, b_psbend_alone }, { PTC_RULE_PSB_NO_CBR, b_psb_no_cbr },
+    { PTC_RULE_PSB_NO_TSC, b_psb_no_tsc }, { PTC_RULE_PSB_FUP_MODE, b_psb_fup_mode },
+    { PTC_RULE_PSB_PERIOD, b_psb_period }, { PTC_RULE_FLOW_WHILE_OFF, b_flow_while_off },
+    { PTC_RULE_PGE_WHILE_ON, b_pge_while_on }, { PTC_RULE_PGD_WHILE_OFF, b_pgd_while_off },
+    { PTC_RULE_PGE_NO_IP, b_pge_no_ip }, { PTC_RULE_AFTER_STOP, b_after_stop },
+    { PTC_RULE_FUP_ALONE, b_fup_alone }, { PTC_RULE_MODE_EXEC_ALONE, b_mode_exec_alone },
+    { PTC_RULE_MODE_TSX_ALONE, b_mode_tsx_alone }, { PTC_RULE_IP_BIT_NO_FUP, b_ip_bit_no_fup },
+    { PTC_RULE_OVF_FOLLOWER, b_ovf_follower }, { PTC_RULE_MWAIT_ALONE, b_mwait_alone },
+    { PTC_RULE_PWRX_ALONE, b_pwrx_alone }, { PTC_RULE_BEP_ALONE, b_bep_alone },
+    { PTC_RULE_BLOCK_UNENDED, b_block_unended }, { PTC_RULE_EVD_ALONE, b_evd_alone },
+    { PTC_RULE_MODE_EXEC_L_D, b_mode_exec_l_d }, { PTC_RULE_MODE_TSX_BOTH, b_mode_tsx_both },
+    { PTC_RULE_CFE_EVD_TYPE, b_cfe_evd_type }, { PTC_RULE_RESERVED_BITS, b_reserved_bits },
+    { PTC_RULE_CYC_NOT_SHORTEST, b_cyc_not_shortest }, { PTC_RULE_TMA_ALONE, b_tma_alone },
+    { PTC_RULE_TSC_NO_TMA, b_tsc_no_tma }, { PTC_RULE_TSC_BACKWARDS, b_tsc_backwards },
+    { PTC_RULE_DISABLED_PACKET, b_disabled_packet }, { PTC_RULE_MTC_NOT_SUPPRESSED, b_mtc_not_suppressed },
+    { PTC_RULE_MISSING_MTC, b_missing_mtc }, { PTC_RULE_GAP_TOO_LONG, b_gap_too_long },
+    { PTC_RULE_EARLY_RESUME, b_early_resume }, { PTC_RULE_LATE_RESUME, b_late_resume }
+};
+
+static void every_rule_breaks_once_at_its_offset(void)
+{
+    size_t k;
+    unsigned r, covered[PTC_RULE_COUNT];
+    memset(covered, 0, sizeof covered);
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        static sb s;
+        found fd;
+        char shown[600];
+        const char *name = ptc_rule_name(cases[k].rule);
+        covered[cases[k].rule]++;
+        sb_init(&s);
+        s.cfg.cpu_known = 1; /* with no errata: no finding is an erratum's */
+        cases[k].build(&s, 1);
+        CHECK(s.mark != UINT64_MAX, "%s: the breaking stream marks no offset", name);
+        check_bytes(&s.cfg, s.b, s.len, 0, &fd);
+        show(&fd, shown, sizeof shown);
+        CHECK(fd.n == 1 && fd.f[0].rule == cases[k].rule && fd.f[0].offset == s.mark &&
+                  fd.f[0].severity == ptc_rule_severity(cases[k].rule) && fd.f[0].erratum == 0,
+              "%s at %llu: found%s", name, (unsigned long long)s.mark, shown);
+        sb_init(&s);
+        s.cfg.cpu_known = 1;
+        cases[k].build(&s, 0);
+        check_bytes(&s.cfg, s.b, s.len, 0, &fd);
+        show(&fd, shown, sizeof shown);
+        CHECK(fd.n == 0 && fd.packets > 3, "%s, legal variant: found%s", name, shown);
+    }
+    for (r = 1; r < PTC_RULE_COUNT; r++) CHECK(covered[r] == 1, "rule %s has %u cases", ptc_rule_name((ptc_rule)r), covered[r]);
+}
+
+/* ---- 7.2: errata, resync, the end of the input ------------------------- */
+
+/* One finding of rule at offset, and its severity and erratum. */
+static void one_finding(const sb *s, ptc_rule rule, ptc_severity sev, uint32_t erratum, const char *what)
+{
+    found fd;
+    char shown[600];
+    check_bytes(&s->cfg, s->b, s->len, 0, &fd);
+    show(&fd, shown, sizeof shown);
+    CHECK(fd.n == 1 && fd.f[0].rule == rule && fd.f[0].offset == s->mark && fd.f[0].severity == sev &&
+              fd.f[0].erratum == erratum,
+          "%s: found%s", what, shown);
+}
+
+static void errata_explain_what_they_say(void)
+{
+    static sb s;
+    /* BDM70: a PSB+ holding FUP and MODE.Exec right before a TIP.PGE */
+    sb_init(&s);
+    psb_plus(&s, 1);
+    mark(&s);
+    put(&s, pk_ip(PTC_TIP_PGE, PTC_IPC_FULL, 0x401000));
+    one_finding(&s, PTC_RULE_PGE_WHILE_ON, PTC_SEV_SUSPICIOUS, PTC_ERRATUM_BDM70, "bdm70, CPU unknown");
+    s.cfg.cpu_known = 1;
+    s.cfg.errata = ptc_errata_for_cpu(6, 0x4e, 3);
+    one_finding(&s, PTC_RULE_PGE_WHILE_ON, PTC_SEV_ERRATUM, PTC_ERRATUM_BDM70, "bdm70, a Skylake");
+    s.cfg.errata = ptc_errata_for_cpu(6, 0x5c, 9);
+    one_finding(&s, PTC_RULE_PGE_WHILE_ON, PTC_SEV_VIOLATION, 0, "bdm70, a CPU without it");
+    /* SKD010: no FUP after an OVF; APL11: a TIP.PGD there */
+    sb_init(&s);
+    b_ovf_follower(&s, 1);
+    s.cfg.cpu_known = 1;
+    s.cfg.errata = PTC_ERRATUM_SKD010;
+    one_finding(&s, PTC_RULE_OVF_FOLLOWER, PTC_SEV_ERRATUM, PTC_ERRATUM_SKD010, "skd010");
+    sb_init(&s);
+    psb_plus(&s, 1);
+    mark(&s);
+    put(&s, pk(PTC_OVF));
+    put(&s, pk_ip(PTC_TIP_PGD, PTC_IPC_SUPPRESSED, 0));
+    s.cfg.cpu_known = 1;
+    s.cfg.errata = ptc_errata_for_cpu(6, 0x7a, 1);
+    one_finding(&s, PTC_RULE_OVF_FOLLOWER, PTC_SEV_ERRATUM, PTC_ERRATUM_APL11, "apl11");
+    CHECK(ptc_errata_for_cpu(6, 78, 3) & PTC_ERRATUM_BDM70 && !(ptc_errata_for_cpu(6, 0x5c, 0) & PTC_ERRATUM_BDM70),
+          "errata by CPU");
+}
+
+static void resync_after_errors_and_ovf(void)
+{
+    static sb s;
+    found fd;
+    char shown[600];
+    /* a MODE.Exec whose TIP a bad byte took, rules broken before the next
+       PSB (a PSBEND with no PSB+), then a clean PSB+ */
+    sb_init(&s);
+    psb_plus(&s, 1);
+    put(&s, pk_exec(1, 0));
+    s.b[s.len++] = 0xC9; /* no packet has this first byte */
+    put(&s, pk(PTC_PSBEND));
+    put(&s, pk_tnt());
+    psb_plus(&s, 0);
+    check_bytes(&s.cfg, s.b, s.len, 0, &fd);
+    show(&fd, shown, sizeof shown);
+    CHECK(fd.n == 0, "after a decode error: found%s", shown);
+    /* before the first PSB (no sync): only what a packet shows alone */
+    sb_init(&s);
+    put(&s, pk(PTC_PSBEND));
+    put(&s, pk_exec(1, 0));
+    mark(&s);
+    put(&s, pk_cbr(1));
+    psb_plus(&s, 0);
+    check_bytes(&s.cfg, s.b, s.len, PTC_DECODE_NO_SYNC, &fd);
+    show(&fd, shown, sizeof shown);
+    CHECK(fd.n == 1 && fd.f[0].rule == PTC_RULE_RESERVED_BITS && fd.f[0].offset == s.mark, "before a PSB: found%s", shown);
+    /* an OVF: what was owed before it is not held against the stream */
+    sb_init(&s);
+    psb_plus(&s, 1);
+    put(&s, pk_fup());
+    put(&s, pk_exec(1, 0));
+    put(&s, pk(PTC_OVF));
+    put(&s, pk_fup());
+    put(&s, pk_tnt());
+    check_bytes(&s.cfg, s.b, s.len, 0, &fd);
+    show(&fd, shown, sizeof shown);
+    CHECK(fd.n == 0, "an OVF: found%s", shown);
+    /* the end of the input: a follower still owed is not reported */
+    sb_init(&s);
+    psb_plus(&s, 1);
+    put(&s, pk_exec(1, 0));
+    check_bytes(&s.cfg, s.b, s.len, 0, &fd);
+    CHECK(fd.n == 0, "a MODE.Exec at the end of the input");
+    /* a PSB+ between a FUP and its TIP, after an OVF: waited out */
+    sb_init(&s);
+    psb_plus(&s, 1);
+    put(&s, pk(PTC_OVF));
+    psb_plus(&s, 0);
+    put(&s, pk_exec(1, 0));
+    put(&s, pk_ip(PTC_TIP_PGE, PTC_IPC_FULL, 0x401000));
+    check_bytes(&s.cfg, s.b, s.len, 0, &fd);
+    show(&fd, shown, sizeof shown);
+    CHECK(fd.n == 0, "OVF, PSB+, MODE.Exec, TIP.PGE: found%s", shown);
+}
+
+/* ---- the catalogue: names, SPEC.md 7.3's table ------------------------- */
+
+static void catalogue_matches_spec(void)
+{
+    size_t len = 0;
+    char *spec = (char *)ut_read_file(spec_path, &len);
+    const char *table;
+    unsigned r, rows = 0;
+    CHECK(spec != NULL, "cannot read %s", spec_path);
+    if (!spec) return;
+    table = strstr(spec, "<!-- rule-catalogue -->");
+    CHECK(table != NULL, "SPEC.md has no rule catalogue");
+    for (r = 1; table && r < PTC_RULE_COUNT; r++) {
+        char want[400];
+        snprintf(want, sizeof want, "| `%s` | %s | %s | %s |", ptc_rule_name((ptc_rule)r),
+                 ptc_severity_name(ptc_rule_severity((ptc_rule)r)), ptc_rule_sdm((ptc_rule)r), ptc_rule_text((ptc_rule)r));
+        CHECK(strstr(table, want) != NULL, "SPEC.md 7.3 has no row %s", want);
+        CHECK(ptc_rule_from_name(ptc_rule_name((ptc_rule)r)) == (ptc_rule)r, "rule %u's name", r);
+    }
+    if (table) {
+        const char *p = strstr(table, "\n\n"), *q;
+        for (q = strstr(table, "\n| `"); q && (!p || q < p); q = strstr(q + 1, "\n| `")) rows++;
+    }
+    CHECK(rows == PTC_RULE_COUNT - 1, "SPEC.md 7.3 has %u rows, the header %d rules", rows, PTC_RULE_COUNT - 1);
+    CHECK(ptc_rule_from_name("nope") == PTC_RULE_NONE && ptc_rule_from_name(NULL) == PTC_RULE_NONE, "unknown names");
+    CHECK(strcmp(ptc_rule_name((ptc_rule)999), "none") == 0 && strcmp(ptc_severity_name((ptc_severity)9), "unknown_severity") == 0,
+          "out of range");
+    free(spec);
+}
+
+/* ---- the model: every workload, policy and setting is clean ------------ */
+
+static void model_streams_give_no_finding(void)
+{
+    static const char *const policies[] = { "off", "seed", "threshold=1,resume_after=3", "threshold=3,resume_value=0x40" };
+    static const char *const settings[] = {
+        "", "cyc_en=1", "cyc_en=1,cyc_thresh=3,mtc_freq=0", "mtc_en=0", "tsc_en=0,mtc_en=0",
+        "pwr_evt_en=1,ptw_en=1,fup_on_ptw=1,cyc_en=1,long_tnt=1,dis_retc=1", "branch_en=0", "psb_freq=0",
+        "fifo_bytes=2048,drain_bytes=1,drain_cycles=3",
+        "cyc_en=1,skl168=1,mtc_lost=1,skd007=1,fifo_bytes=2048,drain_bytes=1,drain_cycles=3",
+        "skz84=1", "trigger_ip=0x401010,trigger_nth=20,trigger_fup=1,trace_stop=1,stop_delay=50"
+    };
+    int wi;
+    size_t p, s, runs = 0;
+    uint64_t packets = 0;
+    for (wi = 0; wi < WL_COUNT; wi++)
+        for (p = 0; p < sizeof policies / sizeof policies[0]; p++)
+            for (s = 0; s < sizeof settings / sizeof settings[0]; s++) {
+                mr_trace tr;
+                ptc_model_sink sink = mr_start(&tr, 1);
+                ptc_model_config mc;
+                ptc_conform_config cc;
+                found fd;
+                char err[200], shown[600];
+                if ((wi + p + s) % 2) continue; /* half the grid: every setting over the workloads */
+                if (!wl_run_configured(wi, policies[p], settings[s], 1000000, 3 + s, &sink, &mc, err, sizeof err)) {
+                    CHECK(0, "%s", err);
+                    mr_free(&tr);
+                    continue;
+                }
+                ptc_conform_config_from_model(&cc, &mc);
+                check_bytes(&cc, tr.bytes, tr.len, mr_decode_flags(&mc), &fd);
+                show(&fd, shown, sizeof shown);
+                /* SKD007's cut CYC read where two whole CYCs were: its OVF's
+                   missing FUP is that erratum's (SPEC 7.5) */
+                if (fd.n) {
+                    size_t i, errata = 0;
+                    for (i = 0; i < fd.n; i++) errata += fd.f[i].severity == PTC_SEV_ERRATUM && fd.f[i].erratum == PTC_ERRATUM_SKD007;
+                    CHECK(errata == fd.n && mc.skd007, "%s/%s [%s]: found%s", wl_names[wi], policies[p], settings[s], shown);
+                }
+                runs++;
+                packets += fd.packets;
+                mr_free(&tr);
+            }
+    CHECK(runs > 100 && packets > 1000000, "%zu runs, %llu packets", runs, (unsigned long long)packets);
+}
+
+/* ---- real hardware (shared/pt-traces): no violation -------------------- */
+
+static void real_traces_break_no_rule(void)
+{
+    static const char *const names[] = {
+        "pt-traces/keeper_IntelPT_summary__traced_data.pt", "pt-traces/libxdc_experiments__Kernel_trace.pt",
+        "pt-traces/libxdc_experiments__Unzip_trace.pt", "pt-traces/libxdc_experiments__avscript_32_failed_trace_12709_1.pt",
+        "pt-traces/libxdc_experiments__dyn_test_sample_raw_0.pt", "pt-traces/libxdc_experiments__foo_trace.pt",
+        "pt-traces/libxdc_experiments__icelake_tip_ptlog.pt",
+        "pt-traces/libxdc_experiments__infinite_loop_linux_loop_trace_26023_0.pt",
+        "pt-traces/libxdc_experiments__mruby_trace.pt", "pt-traces/libxdc_experiments__qemu_trace1.pt",
+        "pt-traces-timed/DynamoRIO_dynamorio__drptpostprocessor_test_simple.tracedir_pt.316e5058.bin",
+        "pt-traces-timed/DynamoRIO_dynamorio__test_simple.raw_pt.ad6a637b.bin",
+        "pt-traces-timed/DynamoRIO_dynamorio__test_simple.tracedir_pt.f80d7df0.bin"
+    };
+    const char *shared = tl_shared_dir();
+    size_t k, bdm70 = 0;
+    if (!shared) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
+    for (k = 0; k < sizeof names / sizeof names[0]; k++) {
+        char path[1024];
+        size_t len = 0, i;
+        uint8_t *buf;
+        ptc_conform_config none;
+        ptc_conform c;
+        ptc_decoder d;
+        ptc_item it;
+        uint64_t packets = 0;
+        snprintf(path, sizeof path, "%s/%s", shared, names[k]);
+        buf = ut_read_file(path, &len);
+        CHECK(buf != NULL, "cannot read %s", path);
+        if (!buf) continue;
+        memset(&none, 0, sizeof none); /* no settings: what ptdump --check does with a raw trace */
+        ptc_conform_init(&c, &none);
+        ptc_decoder_init_buffer(&d, 0, buf, len);
+        while (ptc_decoder_next(&d, &it) == PTC_OK) {
+            ptc_finding f[PTC_CONFORM_MAX_FINDINGS];
+            size_t n = ptc_conform_item(&c, &it, f);
+            packets++;
+            /* the one thing real hardware shows: BDM70 (SPEC 7.5) */
+            for (i = 0; i < n; i++) {
+                CHECK(f[i].rule == PTC_RULE_PGE_WHILE_ON && f[i].severity == PTC_SEV_SUSPICIOUS &&
+                          f[i].erratum == PTC_ERRATUM_BDM70,
+                      "%s: %s at %llu", names[k], ptc_rule_name(f[i].rule), (unsigned long long)f[i].offset);
+                bdm70++;
+            }
+        }
+        CHECK(packets > 100, "%s: %llu items", names[k], (unsigned long long)packets);
+        free(buf);
+    }
+    CHECK(bdm70 > 100, "BDM70 seen %zu times", bdm70);
+}
+
+/* libipt's loop-tnt vector (pttc, not hardware) has a PSB+ without CBR:
+   the SDM sends CBR in every PSB+ (SPEC 7.5). */
+static void libipt_synthetic_vector_lacks_cbr(void)
+{
+    const char *shared = tl_shared_dir();
+    char path[1024];
+    size_t len = 0;
+    uint8_t *buf;
+    ptc_conform_config none;
+    found fd;
+    if (!shared) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
+    snprintf(path, sizeof path, "%s/pt-traces/keeper_IntelPT_summary__loop-tnt.pt", shared);
+    buf = ut_read_file(path, &len);
+    CHECK(buf != NULL, "cannot read %s", path);
+    if (!buf) return;
+    memset(&none, 0, sizeof none);
+    check_bytes(&none, buf, len, 0, &fd);
+    CHECK(fd.n == 1 && fd.f[0].rule == PTC_RULE_PSB_NO_CBR && fd.f[0].offset == 0, "%zu findings", fd.n);
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) spec_path = argv[1];
+    RUN(catalogue_matches_spec);
+    RUN(every_rule_breaks_once_at_its_offset);
+    RUN(errata_explain_what_they_say);
+    RUN(resync_after_errors_and_ovf);
+    RUN(model_streams_give_no_finding);
+    RUN(real_traces_break_no_rule);
+    RUN(libipt_synthetic_vector_lacks_cbr);
+    TL_EXIT();
+}
