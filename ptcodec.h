@@ -1579,12 +1579,12 @@ typedef enum ptc_severity {
       "a FUP of an asynchronous event with no TIP or TIP.PGD after it") \
     X(PTC_RULE_MODE_EXEC_ALONE, "mode_exec_alone",   PTC_SEV_VIOLATION,  "36.4.2.8", \
       "a MODE.Exec outside PSB+ with no TIP or TIP.PGE after it") \
-    X(PTC_RULE_MODE_TSX_ALONE,  "mode_tsx_alone",    PTC_SEV_SUSPICIOUS, "36.4.1", \
-      "a MODE.TSX outside PSB+ with no FUP after it") \
+    X(PTC_RULE_MODE_TSX_ALONE,  "mode_tsx_alone",    PTC_SEV_VIOLATION,  "36.4.1", \
+      "a MODE.TSX outside PSB+, packet generation on, with no FUP after it") \
     X(PTC_RULE_IP_BIT_NO_FUP,   "ip_bit_no_fup",     PTC_SEV_VIOLATION,  "36.4.2.21", \
       "a PTW, EXSTOP, TRIG, BEP or CFE with its IP bit set and no FUP after it") \
     X(PTC_RULE_OVF_FOLLOWER,    "ovf_follower",      PTC_SEV_VIOLATION,  "36.4.2.16", \
-      "after an OVF, a packet of the flow before the FUP or TIP.PGE that must come first") \
+      "after an OVF, a TNT, TIP or TIP.PGD before the FUP or TIP.PGE that must come first") \
     X(PTC_RULE_MWAIT_ALONE,     "mwait_alone",       PTC_SEV_SUSPICIOUS, "36.4.2.23", \
       "an MWAIT with no PWRE after it") \
     X(PTC_RULE_PWRX_ALONE,      "pwrx_alone",        PTC_SEV_SUSPICIOUS, "36.4.2.25", \
@@ -1713,11 +1713,13 @@ typedef struct ptc_conform {
     uint64_t pend_off[PTC_CONFORM_FOLLOWERS];
     uint32_t pend_psb[PTC_CONFORM_FOLLOWERS];
     uint8_t tma_may_follow;    /* a TSC, and since it only packets a TMA may come after */
+    uint8_t tsx_fup_owed;      /* the open MODE.TSX came with packets on: its FUP must follow */
     uint8_t have_tsc;
     uint64_t last_tsc;
     uint64_t cut_cyc_end;      /* SKD007: where the OVF after a cut CYC is (0: none) */
     uint8_t ovf_after_cut;     /* the owed OVF follower is that OVF's */
     uint64_t count[PTC_RULE_COUNT]; /* findings so far, by rule */
+    uint64_t fast;             /* bit per packet type that can break nothing now */
 } ptc_conform;
 
 PTCDEF void ptc_conform_init(ptc_conform *c, const ptc_conform_config *cfg);
@@ -6986,11 +6988,11 @@ static const struct ptc__conf_follower {
       PTC__CONF_ANYWHERE | PTC__CONF_T(PTC_PIP) | PTC__CONF_T(PTC_VMCS) },
     { PTC_RULE_MODE_TSX_ALONE, PTC__CONF_T(PTC_FUP), PTC__CONF_ANYWHERE },
     { PTC_RULE_IP_BIT_NO_FUP, PTC__CONF_T(PTC_FUP), PTC__CONF_ANYWHERE },
-    /* with ContextEn 0 nothing of the flow comes before the TIP.PGE, but
-       the power events (TriggerEn and PwrEvtEn only), PIP and VMCS may */
+    /* with PacketEn 0 no TNT or TIP comes before the TIP.PGE; what needs
+       only ContextEn (MWAIT, MODE.TSX, PIP, TraceStop) or less (power
+       events, PEBS blocks) may */
     { PTC_RULE_OVF_FOLLOWER, PTC__CONF_T(PTC_FUP) | PTC__CONF_T(PTC_TIP_PGE),
-      PTC__CONF_ANYWHERE | PTC__CONF_T(PTC_MODE_EXEC) | PTC__CONF_T(PTC_PIP) | PTC__CONF_T(PTC_VMCS) |
-      PTC__CONF_T(PTC_EXSTOP) | PTC__CONF_T(PTC_PWRE) | PTC__CONF_T(PTC_PWRX) | PTC__CONF_T(PTC_TRIG) },
+      ~(PTC__CONF_T(PTC_TNT8) | PTC__CONF_T(PTC_TNT64) | PTC__CONF_T(PTC_TIP) | PTC__CONF_T(PTC_TIP_PGD)) },
     { PTC_RULE_EVD_ALONE, PTC__CONF_T(PTC_CFE), PTC__CONF_ANYWHERE | PTC__CONF_T(PTC_EVD) },
     { PTC_RULE_MWAIT_ALONE, PTC__CONF_T(PTC_PWRE), PTC__CONF_ANYWHERE },
     /* what the stream decoder keeps a block open for (SPEC 1.6) */
@@ -7025,6 +7027,25 @@ static void ptc__conf_report(ptc_conform *c, ptc__conf_out *o, ptc_rule rule, ui
     f->erratum = erratum;
 }
 
+/* The packet types that can break nothing in the state the checker is in,
+   and change nothing but saw_mtc: a PAD always; an MTC or CYC that every
+   follower lets pass and the configuration allows (a CYC that is not the
+   shortest is checked apart); a TNT or TIP with packets on and nothing
+   owed. Most of a stream is these: the checker keeps the set, so that
+   taking one costs a test of a bit (SPEC 7.1: at the stream decoder's
+   speed). */
+static uint64_t ptc__conf_fast_types(const ptc_conform *c)
+{
+    uint64_t m = PTC__CONF_T(PTC_PAD);
+    if (c->stopped) return m;
+    if (!c->cfg.have_policy && c->cfg.mtc_en != PTC_CONF_OFF) m |= PTC__CONF_T(PTC_MTC);
+    if (c->cfg.cyc_en != PTC_CONF_OFF) m |= PTC__CONF_T(PTC_CYC);
+    if (c->synced && !c->in_psb && !c->pending && c->pkt_en == PTC_CONF_ON && !c->en_by_psb && !c->tma_may_follow &&
+        !c->cfg.have_policy)
+        m |= PTC__CONF_T(PTC_TNT8) | PTC__CONF_T(PTC_TNT64) | PTC__CONF_T(PTC_TIP);
+    return m;
+}
+
 /* Nothing known of the state the stream is in: after a decode error
    (and at the start) until the next PSB. */
 static void ptc__conf_lose_sync(ptc_conform *c)
@@ -7047,6 +7068,7 @@ PTCDEF void ptc_conform_init(ptc_conform *c, const ptc_conform_config *cfg)
     memset(c, 0, sizeof *c);
     if (cfg) c->cfg = *cfg;
     ptc__conf_lose_sync(c);
+    c->fast = ptc__conf_fast_types(c);
 }
 
 /* An enable that is on: known so, or (unknown) shown by the stream. */
@@ -7103,9 +7125,17 @@ static int ptc__conf_disabled(const ptc_conform_config *k, ptc_packet_type t)
     }
 }
 
+/* The types ptc__conf_check_values has a rule for. */
+#define PTC__CONF_VALUE_TYPES \
+    (PTC__CONF_T(PTC_MODE_EXEC) | PTC__CONF_T(PTC_MODE_TSX) | PTC__CONF_T(PTC_CBR) | PTC__CONF_T(PTC_PWRE) | \
+     PTC__CONF_T(PTC_PWRX) | PTC__CONF_T(PTC_CFE) | PTC__CONF_T(PTC_EVD) | PTC__CONF_T(PTC_TRIG) | PTC__CONF_T(PTC_BBP) | \
+     PTC__CONF_T(PTC_MWAIT) | PTC__CONF_T(PTC_CYC) | PTC__CONF_T(PTC_TIP_PGE) | PTC__CONF_T(PTC_TSC) | \
+     PTC__CONF_T(PTC_TMA) | PTC__CONF_T(PTC_MTC) | PTC__CONF_T(PTC_PTW) | PTC__CONF_T(PTC_EXSTOP))
+
 static void ptc__conf_check_values(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
 {
     const ptc_packet *p = &it->pkt;
+    if (!(PTC__CONF_VALUE_TYPES & PTC__CONF_T(p->type))) return;
     if (p->type == PTC_MODE_EXEC && p->u.mode_exec.csl && p->u.mode_exec.csd)
         ptc__conf_report(c, o, PTC_RULE_MODE_EXEC_L_D, it->offset, 0);
     if (p->type == PTC_MODE_TSX && p->u.mode_tsx.intx && p->u.mode_tsx.abrt)
@@ -7209,6 +7239,7 @@ static int ptc__conf_settle(ptc_conform *c, ptc__conf_out *o, const ptc_item *it
     uint64_t bit = PTC__CONF_T(t);
     int bound = 0;
     unsigned k;
+    if (!c->pending) return 0;
     if (c->in_psb && t == PTC_FUP && (c->pending & (1u << PTC__CONF_F_OVF))) {
         c->pending &= ~(1u << PTC__CONF_F_OVF); /* PSB+ after the OVF: its FUP gives the IP */
         return 1;
@@ -7222,7 +7253,7 @@ static int ptc__conf_settle(ptc_conform *c, ptc__conf_out *o, const ptc_item *it
             bound |= t == PTC_FUP;
         } else if (f->may_precede & bit) {
             continue;
-        } else {
+        } else if (k != PTC__CONF_F_TSX_FUP || c->tsx_fup_owed) {
             ptc__conf_report(c, o, f->rule, c->pend_off[k], k == PTC__CONF_F_OVF ? ptc__conf_ovf_erratum(c, t) : 0);
         }
         c->pending &= ~(1u << k);
@@ -7246,7 +7277,11 @@ static void ptc__conf_open(ptc_conform *c, const ptc_item *it, int bound)
         if (!c->in_psb) ptc__conf_owe(c, PTC__CONF_F_MODE_EXEC, it->offset);
         return;
     case PTC_MODE_TSX:
-        if (!c->in_psb) ptc__conf_owe(c, PTC__CONF_F_TSX_FUP, it->offset);
+        /* its FUP needs PacketEn, MODE.TSX only ContextEn: it owes the FUP
+           with packets on; otherwise a FUP right after it is still its own */
+        if (c->in_psb) return;
+        ptc__conf_owe(c, PTC__CONF_F_TSX_FUP, it->offset);
+        c->tsx_fup_owed = c->pkt_en == PTC_CONF_ON;
         return;
     case PTC_OVF:
         ptc__conf_owe(c, PTC__CONF_F_OVF, it->offset);
@@ -7338,14 +7373,14 @@ static void ptc__conf_power(ptc_conform *c, ptc__conf_out *o, const ptc_item *it
     c->sleeping = PTC_CONF_OFF;
 }
 
-PTCDEF size_t ptc_conform_item(ptc_conform *c, const ptc_item *it, ptc_finding *out)
+/* Every rule for one item (ptc_conform_item when the item is no fast type). */
+static size_t ptc__conf_item(ptc_conform *c, const ptc_item *it, ptc_finding *out)
 {
     ptc__conf_out o;
     ptc_packet_type t;
     int bound;
     o.f = out;
     o.n = 0;
-    if (!c || !it || !out) return 0;
     if (it->error == PTC_ERR_CORRUPT_TMA) { /* SKZ84: the TMA a TSC owed, corrupt */
         c->pending &= ~(1u << PTC__CONF_F_TMA);
         c->tma_may_follow = 0;
@@ -7383,6 +7418,22 @@ PTCDEF size_t ptc_conform_item(ptc_conform *c, const ptc_item *it, ptc_finding *
     ptc__conf_timing(c, &o, it);
     ptc__conf_power(c, &o, it);
     return o.n;
+}
+
+PTCDEF size_t ptc_conform_item(ptc_conform *c, const ptc_item *it, ptc_finding *out)
+{
+    ptc_packet_type t;
+    size_t n;
+    if (!c || !it || !out) return 0;
+    t = it->pkt.type;
+    if (PTC__LIKELY(it->error == PTC_OK && (unsigned)t < PTC_PACKET_TYPE_COUNT && ((c->fast >> t) & 1)) &&
+        (t != PTC_CYC || it->pkt.size == 1 || it->pkt.size <= ptc__conf_cyc_bytes(it->pkt.u.cyc.cycles))) {
+        c->saw_mtc |= t == PTC_MTC;
+        return 0;
+    }
+    n = ptc__conf_item(c, it, out);
+    c->fast = ptc__conf_fast_types(c);
+    return n;
 }
 
 #ifdef __cplusplus

@@ -1,149 +1,275 @@
-/* fuzz_checker: the policy checker (SPEC.md 2.2) accepts every stream the
-   model writes and catches streams that break a rule.
+/* fuzz_checker: the conformance checker (SPEC.md part 7) finds nothing in
+   any stream the model writes, and in a stream broken on purpose finds
+   the rule broken, where it was broken, first.
 
    The input's last bytes choose the model's configuration and policy (as
-   in fuzz_model), then a mutation and where to make it; the rest is the
-   workload program. The model's stream must pass the checker. Then one
-   MTC of the stream is changed so that, by the rules of SPEC.md 2.2, the
-   stream breaks its policy at a known MTC, and the checker must report
-   its first violation exactly there. "Chained" below means two MTCs with
-   only timing packets between them, so that the rules relate them.
+   in fuzz_model), then a breaker and where to apply it; the rest is the
+   workload program. The model's stream, checked with what its
+   configuration says (ptc_conform_config_from_model), must give no
+   finding. Then one breaker changes it, and the first finding the checker
+   reports must be the breaker's rule at the breaker's offset.
 
-   - insert: A and B chained with k >= 1 edges between them: an MTC at
+   MTC suppression (part 2's rules, SPEC 7.3.6). "Chained" means two MTCs
+   with only timing packets between them, so that the rules relate them.
+   - mtc_insert: A and B chained with k >= 1 edges between them: an MTC at
      edge A+1 is inserted before B. Those edges were suppressed, so
      suppression was due after A; A+1 is not the resume value (that would
      have made the original gap a late resume): mtc_not_suppressed at the
      new MTC.
-   - drop: A, B, C chained and fewer than 255 edges between A and C: B is
-     removed. If suppression was not due after A, C shows missing edges;
-     if it was, B was a resume (by value: now a late resume; by count: now
-     a gap longer than the counter allows): a violation at C.
-   - shift: A and B chained with no edge between them: B's payload is
+   - mtc_drop: A, B, C chained and fewer than 255 edges between A and C: B
+     is removed. If suppression was not due after A, C shows missing
+     edges; if it was, B was a resume (by value: now a late resume; by
+     count: now a gap longer than the counter allows): a finding at C.
+   - mtc_shift: A and B chained with no edge between them: B's payload is
      moved one edge on. Suppression not due: missing_mtc; due: B passed
-     only as the resume value, which is now skipped: late_resume. */
+     only as the resume value, which is now skipped: late_resume.
+
+   The rest of the catalogue (SPEC 7.3.1-7.3.5). In a clean stream no
+   follower is owed at a TNT (every debt breaks on one), so a packet
+   inserted right before a TNT meets no debt of another packet.
+   - psbend_alone: a PSBEND right after a PSBEND.
+   - tma_alone: a TMA right after a TNT.
+   - mode_exec_alone: a MODE.Exec right before a TNT.
+   - flow_while_off: a TNT right after a TIP.PGD.
+   - ovf_follower: an OVF right before a TNT.
+   - after_stop: a TraceStop right before a TNT: the TNT breaks it.
+   - psb_member: a TNT right after a PSB.
+   - psb_nested: a PSB after the packet that follows a PSB, when that
+     packet is no PSBEND.
+   - psb_no_cbr: a PSB+'s CBR removed: found at its PSB. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
 
 #include <string.h>
 
-enum { MUT_INSERT, MUT_DROP, MUT_SHIFT, MUT_COUNT };
-enum { MAX_MTC = 1 << 14 };
+#define BREAKER_LIST(X) \
+    X(MUT_MTC_INSERT,  PTC_RULE_MTC_NOT_SUPPRESSED) \
+    X(MUT_MTC_DROP,    PTC_RULE_NONE) /* missing_mtc, gap_too_long or late_resume */ \
+    X(MUT_MTC_SHIFT,   PTC_RULE_NONE) /* missing_mtc or late_resume */ \
+    X(MUT_PSBEND,      PTC_RULE_PSBEND_ALONE) \
+    X(MUT_TMA,         PTC_RULE_TMA_ALONE) \
+    X(MUT_MODE_EXEC,   PTC_RULE_MODE_EXEC_ALONE) \
+    X(MUT_TNT_OFF,     PTC_RULE_FLOW_WHILE_OFF) \
+    X(MUT_OVF,         PTC_RULE_OVF_FOLLOWER) \
+    X(MUT_STOP,        PTC_RULE_AFTER_STOP) \
+    X(MUT_PSB_TNT,     PTC_RULE_PSB_MEMBER) \
+    X(MUT_PSB_NESTED,  PTC_RULE_PSB_NESTED) \
+    X(MUT_NO_CBR,      PTC_RULE_PSB_NO_CBR)
 
-typedef struct mtc_at {
-    size_t off;    /* byte offset of the MTC */
-    uint8_t ctc;   /* payload */
-    int chained;   /* the previous MTC is chained to this one */
-} mtc_at;
+enum {
+#define X(e, rule) e,
+    BREAKER_LIST(X)
+#undef X
+    MUT_COUNT
+};
+static const ptc_rule breaker_rule[MUT_COUNT] = {
+#define X(e, rule) rule,
+    BREAKER_LIST(X)
+#undef X
+};
 
-/* The checker over a whole byte stream: the offset of the first violation
-   (UINT64_MAX for none) and its kind. */
-static uint64_t first_violation(const ptc_mtc_policy *pol, const uint8_t *b, size_t n, ptc_violation *kind)
+enum { MAX_PKT = 1 << 15 };
+
+typedef struct pkt_at {
+    size_t off;
+    uint8_t size;
+    ptc_packet_type type;
+    uint8_t ctc;      /* MTC: payload */
+    int chained;      /* MTC: the previous MTC is chained to this one, */
+    uint8_t prev_ctc; /*   and its payload */
+    int in_psb;       /* after a PSB, up to its PSBEND */
+} pkt_at;
+
+/* The checker over a whole byte stream: the first item that gives
+   findings, and they. Returns how many (0: none anywhere). */
+static size_t first_findings(const ptc_conform_config *cfg, unsigned flags, const uint8_t *b, size_t n,
+                             ptc_finding *out)
 {
-    ptc_checker chk;
+    static ptc_conform chk;
     ptc_decoder dec;
     ptc_item it;
-    ptc_checker_init(&chk, pol);
-    ptc_decoder_init_buffer(&dec, 0, b, n);
+    ptc_conform_init(&chk, cfg);
+    ptc_decoder_init_buffer(&dec, flags, b, n);
     while (ptc_decoder_next(&dec, &it) == PTC_OK) {
-        FZ_ASSERT(it.error == PTC_OK, "stream does not decode: %s at %llu", ptc_status_name(it.error),
-                  (unsigned long long)it.offset);
-        *kind = ptc_checker_packet(&chk, &it.pkt);
-        if (*kind != PTC_VIOL_NONE) return it.offset;
+        size_t k;
+        FZ_ASSERT(it.error == PTC_OK || mr_erratum_error(it.error), "stream does not decode: %s at %llu",
+                  ptc_status_name(it.error), (unsigned long long)it.offset);
+        k = ptc_conform_item(&chk, &it, out);
+        if (k) return k;
     }
-    return UINT64_MAX;
+    return 0;
+}
+
+/* Every packet of the stream, with what the breakers look for. */
+static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at *p)
+{
+    ptc_decoder dec;
+    ptc_item it;
+    size_t n = 0;
+    int chain_open = 0, in_psb = 0;
+    uint8_t prev_ctc = 0;
+    ptc_decoder_init_buffer(&dec, flags, b, len);
+    while (ptc_decoder_next(&dec, &it) == PTC_OK && n < MAX_PKT) {
+        ptc_packet_type t = it.pkt.type;
+        if (it.error != PTC_OK) { chain_open = 0; continue; }
+        memset(&p[n], 0, sizeof p[n]);
+        p[n].off = (size_t)it.offset;
+        p[n].size = it.pkt.size;
+        p[n].type = t;
+        if (t == PTC_PSB) in_psb = 1;
+        p[n].in_psb = in_psb;
+        if (t == PTC_PSBEND || t == PTC_OVF) in_psb = 0;
+        if (t == PTC_MTC) {
+            p[n].ctc = it.pkt.u.mtc.ctc;
+            p[n].chained = chain_open;
+            p[n].prev_ctc = prev_ctc;
+            prev_ctc = it.pkt.u.mtc.ctc;
+            chain_open = 1;
+        } else if (!(ptc_packet_is_timing(t) || t == PTC_PAD)) {
+            chain_open = 0;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* MTC payload gap: equal payloads are 256 periods apart. */
+static unsigned mtc_gap(uint8_t from, uint8_t to)
+{
+    unsigned g = (uint8_t)(to - from);
+    return g ? g : 256;
+}
+
+/* Where breaker `what` can go: the index of the packet it works at. */
+static int candidate(unsigned what, const pkt_at *p, size_t n, size_t i)
+{
+    ptc_packet_type t = p[i].type, next = i + 1 < n ? p[i + 1].type : PTC_NONE;
+    switch (what) {
+    case MUT_MTC_INSERT: return t == PTC_MTC && p[i].chained && mtc_gap(p[i].prev_ctc, p[i].ctc) >= 2;
+    case MUT_MTC_SHIFT: return t == PTC_MTC && p[i].chained && mtc_gap(p[i].prev_ctc, p[i].ctc) == 1;
+    case MUT_MTC_DROP: {
+        size_t c;
+        if (t != PTC_MTC || !p[i].chained) return 0;
+        for (c = i + 1; c < n && p[c].type != PTC_MTC; c++) {}
+        return c < n && p[c].chained && mtc_gap(p[i].prev_ctc, p[i].ctc) + mtc_gap(p[i].ctc, p[c].ctc) < 256;
+    }
+    case MUT_PSBEND: return t == PTC_PSBEND;
+    case MUT_TMA: return t == PTC_TNT8 || t == PTC_TNT64;
+    case MUT_MODE_EXEC: case MUT_OVF: case MUT_STOP: return (t == PTC_TNT8 || t == PTC_TNT64) && !p[i].in_psb;
+    case MUT_TNT_OFF: return t == PTC_TIP_PGD;
+    case MUT_PSB_TNT: return t == PTC_PSB;
+    case MUT_PSB_NESTED: return t == PTC_PSB && next != PTC_NONE && next != PTC_PSBEND && next != PTC_PSB;
+    case MUT_NO_CBR: return t == PTC_CBR && p[i].in_psb;
+    default: return 0;
+    }
+}
+
+/* Applies breaker `what` at packet i of rec into mut (room for rec->len +
+   16): its length, and in *expect where its finding must be. */
+static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *rec, uint8_t *mut, uint64_t *expect)
+{
+    ptc_packet ins;
+    uint8_t bytes[PTC_MAX_PACKET_SIZE];
+    size_t at = p[i].off, nb = 0, cut = 0, len;
+    memset(&ins, 0, sizeof ins);
+    *expect = at;
+    switch (what) {
+    case MUT_MTC_INSERT: /* the missing edge A+1 as an MTC just before B */
+        ins.type = PTC_MTC;
+        ins.u.mtc.ctc = (uint8_t)(p[i].prev_ctc + 1);
+        break;
+    case MUT_MTC_DROP: { /* B's two bytes removed; C moves back by two */
+        size_t c;
+        for (c = i + 1; p[c].type != PTC_MTC; c++) {}
+        cut = p[i].size;
+        *expect = p[c].off - cut;
+        break;
+    }
+    case MUT_MTC_SHIFT: /* B one edge on */
+        ins.type = PTC_MTC;
+        ins.u.mtc.ctc = (uint8_t)(p[i].ctc + 1);
+        cut = p[i].size;
+        break;
+    case MUT_PSBEND: ins.type = PTC_PSBEND; at = *expect = p[i].off + p[i].size; break;
+    case MUT_TMA: ins.type = PTC_TMA; at = *expect = p[i].off + p[i].size; break;
+    case MUT_MODE_EXEC: ins.type = PTC_MODE_EXEC; ins.u.mode_exec.csl = 1; break;
+    case MUT_TNT_OFF:
+        ins.type = PTC_TNT8;
+        ins.u.tnt.count = 1; /* 0x06: no BIP's pattern */
+        ins.u.tnt.bits = 1;
+        at = *expect = p[i].off + p[i].size;
+        break;
+    case MUT_OVF: ins.type = PTC_OVF; break;
+    case MUT_STOP: ins.type = PTC_STOP; *expect = at + 2; break; /* the TNT after it */
+    case MUT_PSB_TNT:
+        ins.type = PTC_TNT8;
+        ins.u.tnt.count = 1;
+        ins.u.tnt.bits = 1;
+        at = *expect = p[i].off + p[i].size;
+        break;
+    case MUT_PSB_NESTED: ins.type = PTC_PSB; at = *expect = p[i + 1].off + p[i + 1].size; break;
+    default: { /* MUT_NO_CBR: found at the PSB of its PSB+ */
+        size_t s;
+        for (s = i; p[s].type != PTC_PSB; s--) {}
+        cut = p[i].size;
+        *expect = p[s].off;
+        break;
+    }
+    }
+    if (ins.type != PTC_NONE) FZ_ASSERT(ptc_encode_packet(&ins, bytes, sizeof bytes, &nb) == PTC_OK, "breaker %u", what);
+    memcpy(mut, rec->bytes, at);
+    memcpy(mut + at, bytes, nb);
+    memcpy(mut + at + nb, rec->bytes + at + cut, rec->len - at - cut);
+    len = rec->len + nb - cut;
+    return len;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static mtc_at mtc[MAX_MTC];
+    static pkt_at pkts[MAX_PKT];
+    static size_t cand[MAX_PKT];
     fz_input in;
     ptc_model_config cfg;
+    ptc_conform_config cc;
     mr_trace rec;
-    ptc_decoder dec;
-    ptc_item it;
-    ptc_violation kind = PTC_VIOL_NONE;
+    ptc_finding f[PTC_CONFORM_MAX_FINDINGS];
     uint8_t *mut;
-    static size_t cand[MAX_MTC];
-    size_t nm = 0, nc = 0, i, b, len;
-    uint64_t expect_at, got;
-    int chain_open = 0;
-    unsigned what, pick;
+    size_t np, nc = 0, i, k, nf, len;
+    uint64_t expect;
+    unsigned what, pick, flags;
+    int hit = 0;
     if (size > 4096) return 0;
     in.data = data;
     in.size = size;
     fz_model_config(&in, &cfg);
     cfg.mtc_lost = 0; /* lost MTCs (an erratum) break the policy on purpose: not here */
-    cfg.skd007 = 0;   /* and a cut CYC decodes as two CYCs without the erratum's decoder flag, */
-    cfg.skz84 = 0;    /* a corrupt TMA as a reserved error and a bogus packet */
+    cfg.skd007 = 0;   /* and a cut CYC reads as an OVF that two whole CYCs write too (SPEC 7.5) */
     what = fz_take(&in, 0, MUT_COUNT - 1);
     pick = fz_take(&in, 0, 0xFFFF);
     fz_model_run(&cfg, in.data, in.size, &rec);
+    ptc_conform_config_from_model(&cc, &cfg);
+    flags = mr_decode_flags(&cfg);
 
-    got = first_violation(&cfg.policy, rec.bytes, rec.len, &kind);
-    FZ_ASSERT(got == UINT64_MAX, "the model's own stream breaks its policy: %s at %llu", ptc_violation_name(kind),
-              (unsigned long long)got);
+    nf = first_findings(&cc, flags, rec.bytes, rec.len, f);
+    FZ_ASSERT(nf == 0, "the model's own stream breaks %s at %llu (%s)", ptc_rule_name(f[0].rule),
+              (unsigned long long)f[0].offset, ptc_severity_name(f[0].severity));
 
-    /* the MTCs, and which are chained to the one before */
-    ptc_decoder_init_buffer(&dec, 0, rec.bytes, rec.len);
-    while (ptc_decoder_next(&dec, &it) == PTC_OK && nm < MAX_MTC) {
-        if (it.pkt.type != PTC_MTC) {
-            if (!(it.pkt.type == PTC_CYC || it.pkt.type == PTC_TSC || it.pkt.type == PTC_TMA || it.pkt.type == PTC_PAD))
-                chain_open = 0;
-            continue;
-        }
-        mtc[nm].off = (size_t)it.offset;
-        mtc[nm].ctc = it.pkt.u.mtc.ctc;
-        mtc[nm].chained = chain_open;
-        chain_open = 1;
-        nm++;
-    }
-    /* candidates: the index of B */
-    for (i = 1; i < nm; i++) {
-        unsigned gap = (uint8_t)(mtc[i].ctc - mtc[i - 1].ctc);
-        if (!mtc[i].chained) continue;
-        if (gap == 0) gap = 256;
-        if (what == MUT_INSERT && gap >= 2) cand[nc++] = i;
-        if (what == MUT_SHIFT && gap == 1) cand[nc++] = i;
-        if (what == MUT_DROP && i + 1 < nm && mtc[i + 1].chained) {
-            unsigned gap2 = (uint8_t)(mtc[i + 1].ctc - mtc[i].ctc);
-            if (gap2 == 0) gap2 = 256;
-            if (gap + gap2 < 256) cand[nc++] = i;
-        }
-    }
+    np = list_packets(rec.bytes, rec.len, flags, pkts);
+    for (i = 1; i < np; i++)
+        if (candidate(what, pkts, np, i)) cand[nc++] = i;
     if (!nc) { mr_free(&rec); return 0; }
-    b = cand[pick % nc];
-
-    mut = (uint8_t *)malloc(rec.len + 2);
+    i = cand[pick % nc];
+    mut = (uint8_t *)malloc(rec.len + PTC_MAX_PACKET_SIZE);
     FZ_ASSERT(mut != NULL, "out of memory");
-    switch (what) {
-    case MUT_INSERT: /* the missing edge A+1 as an MTC just before B */
-        memcpy(mut, rec.bytes, mtc[b].off);
-        mut[mtc[b].off] = 0x59;
-        mut[mtc[b].off + 1] = (uint8_t)(mtc[b - 1].ctc + 1);
-        memcpy(mut + mtc[b].off + 2, rec.bytes + mtc[b].off, rec.len - mtc[b].off);
-        len = rec.len + 2;
-        expect_at = mtc[b].off;
-        break;
-    case MUT_DROP: /* B's two bytes removed; C moves back by two */
-        memcpy(mut, rec.bytes, mtc[b].off);
-        memcpy(mut + mtc[b].off, rec.bytes + mtc[b].off + 2, rec.len - mtc[b].off - 2);
-        len = rec.len - 2;
-        expect_at = mtc[b + 1].off - 2;
-        break;
-    default: /* MUT_SHIFT */
-        memcpy(mut, rec.bytes, rec.len);
-        mut[mtc[b].off + 1] = (uint8_t)(mtc[b].ctc + 1);
-        len = rec.len;
-        expect_at = mtc[b].off;
-        break;
-    }
-    got = first_violation(&cfg.policy, mut, len, &kind);
-    FZ_ASSERT(got == expect_at, "mutation %u of the MTC at %zu: first violation at %lld (%s), expected at %llu",
-              what, mtc[b].off, got == UINT64_MAX ? -1LL : (long long)got, ptc_violation_name(kind),
-              (unsigned long long)expect_at);
-    FZ_ASSERT(what != MUT_INSERT || kind == PTC_VIOL_NOT_SUPPRESSED, "inserted edge reported as %s",
-              ptc_violation_name(kind));
+    len = apply(what, pkts, i, &rec, mut, &expect);
+
+    nf = first_findings(&cc, flags, mut, len, f);
+    for (k = 0; k < nf; k++)
+        hit |= f[k].offset == expect && (breaker_rule[what] == PTC_RULE_NONE || f[k].rule == breaker_rule[what]);
+    FZ_ASSERT(nf && hit, "breaker %u at packet %zu (%s, offset %zu): first finding %s at %lld, expected %s at %llu", what, i,
+              ptc_packet_type_name(pkts[i].type), pkts[i].off, nf ? ptc_rule_name(f[0].rule) : "none",
+              nf ? (long long)f[0].offset : -1LL, ptc_rule_name(breaker_rule[what]), (unsigned long long)expect);
     free(mut);
     mr_free(&rec);
     return 0;

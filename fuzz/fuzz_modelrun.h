@@ -74,7 +74,11 @@ UT_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t
             }
             break;
         case 9:
-            if (arg & 1) ptc_model_mode(&m, ip, target, arg & 2 ? 1 : 0, arg & 2 ? 0 : 1);
+            /* (a far transfer: the next event is at its target, or the model
+               would see the flow leave the filter with no branch) */
+            if (arg & 1) {
+                if (ptc_model_mode(&m, ip, target, arg & 2 ? 1 : 0, arg & 2 ? 0 : 1) == PTC_OK) ip = target;
+            }
             else ptc_model_set_ratio(&m, ip, fz_ratios[arg % sizeof fz_ratios]);
             break;
         case 11: { /* a CALL: direct, indirect or zero-length */
