@@ -220,6 +220,133 @@ static void model_streams_decode_in_libipt(void)
         }
 }
 
+/* ---- SPEC 7.5: libipt's query decoder against the conformance checker ----
+   A model stream with one packet put where the SDM does not allow it: every
+   error libipt's query decoder reports there (a context error, no IP, a bad
+   packet: libipt's word that the stream is wrong) must have a ptcodec
+   finding or decode error in the same PSB segment (libipt may report at the
+   PSB it synced from). */
+
+/* The PSB segment an offset is in: the start of the last PSB at or before it. */
+static uint64_t segment_of(const uint64_t *psbs, size_t npsb, uint64_t off)
+{
+    size_t i;
+    uint64_t seg = 0;
+    for (i = 0; i < npsb && psbs[i] <= off; i++) seg = psbs[i];
+    return seg;
+}
+
+/* The segments where libipt's query decoder, driven by the stream alone
+   (events, then a conditional or else an indirect branch), fails with one
+   of those errors; it syncs forward after each. */
+static size_t libipt_error_segments(const uint8_t *b, size_t len, const uint64_t *psbs, size_t npsb, uint64_t *segs,
+                                    size_t cap, int *codes)
+{
+    struct pt_config cfg;
+    struct pt_query_decoder *q;
+    uint64_t ip, off = 0;
+    size_t n = 0;
+    int st;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.size = sizeof cfg;
+    cfg.begin = (uint8_t *)(uintptr_t)b;
+    cfg.end = cfg.begin + len;
+    q = pt_qry_alloc_decoder(&cfg);
+    if (!q) return 0;
+    st = pt_qry_sync_forward(q, &ip);
+    while (st != -pte_eos) {
+        int taken;
+        struct pt_event ev;
+        if (st >= 0 && (st & pts_eos)) break;
+        if (st >= 0 && (st & pts_event_pending)) {
+            st = pt_qry_event(q, &ev, sizeof ev);
+        } else if (st >= 0) {
+            st = pt_qry_cond_branch(q, &taken);
+            if (st == -pte_bad_query) st = pt_qry_indirect_branch(q, &ip);
+        }
+        if (st >= 0) continue;
+        if ((st == -pte_bad_context || st == -pte_noip || st == -pte_bad_packet || st == -pte_bad_opc) && n < cap &&
+            pt_qry_get_offset(q, &off) >= 0) {
+            codes[n] = -st;
+            segs[n++] = segment_of(psbs, npsb, off);
+        }
+        if (st == -pte_eos) break;
+        st = pt_qry_sync_forward(q, &ip);
+    }
+    pt_qry_free_decoder(q);
+    return n;
+}
+
+static void libipt_context_errors_have_a_finding(void)
+{
+    static const ptc_packet_type strays[] = { PTC_TNT8, PTC_TIP, PTC_FUP, PTC_MODE_EXEC, PTC_MODE_TSX, PTC_OVF,
+                                              PTC_TIP_PGE, PTC_TIP_PGD, PTC_PSBEND, PTC_TMA, PTC_STOP };
+    static uint8_t mut[1 << 20];
+    static uint64_t psbs[4096], segs[256];
+    int codes[256];
+    pg_rng r = pg_seed(77);
+    size_t trial, streams = 0, errors = 0, flagged_ptc = 0, flagged_ipt = 0;
+    for (trial = 0; trial < 300; trial++) {
+        int wi = (int)(trial % WL_COUNT);
+        ptc_model_config cfg;
+        ptc_conform_config cc;
+        static ptc_conform chk;
+        mr_trace o;
+        ptc_model_sink sink = mr_start(&o, 1);
+        ptc_decoder d;
+        ptc_item it;
+        ptc_packet stray;
+        ptc_finding f[PTC_CONFORM_MAX_FINDINGS];
+        uint8_t bytes[PTC_MAX_PACKET_SIZE];
+        size_t nb = 0, npsb = 0, nerr, i, k, at = 0, len, boundaries = 0;
+        uint64_t found[512];
+        size_t nfound = 0;
+        char err[100];
+        if (!wl_run_configured(wi, "off", "", 300000, trial + 1, &sink, &cfg, err, sizeof err)) { CHECK(0, "%s", err); continue; }
+        /* a packet boundary at random, and a packet of the flow put there */
+        ptc_decoder_init_buffer(&d, 0, o.bytes, o.len);
+        k = (size_t)pg_range(&r, 1, 2000);
+        while (ptc_decoder_next(&d, &it) == PTC_OK && boundaries++ < k) at = (size_t)(it.offset + it.pkt.size);
+        memset(&stray, 0, sizeof stray);
+        stray.type = strays[trial % (sizeof strays / sizeof strays[0])];
+        if (stray.type == PTC_TNT8) { stray.u.tnt.count = 1; stray.u.tnt.bits = 1; }
+        if (ptc_packet_is_ip(stray.type)) { stray.u.ip.ipc = PTC_IPC_UPDATE_16; stray.u.ip.payload = 0x1234; }
+        if (stray.type == PTC_MODE_TSX) stray.u.mode_tsx.intx = 1;
+        CHECK(ptc_encode_packet(&stray, bytes, sizeof bytes, &nb) == PTC_OK);
+        if (o.len + nb > sizeof mut) { mr_free(&o); continue; }
+        memcpy(mut, o.bytes, at);
+        memcpy(mut + at, bytes, nb);
+        memcpy(mut + at + nb, o.bytes + at, o.len - at);
+        len = o.len + nb;
+        /* ptcodec: its PSBs, and the segments with a finding or a decode error */
+        ptc_conform_config_from_model(&cc, &cfg);
+        ptc_conform_init(&chk, &cc);
+        ptc_decoder_init_buffer(&d, 0, mut, len);
+        while (ptc_decoder_next(&d, &it) == PTC_OK) {
+            size_t nf = ptc_conform_item(&chk, &it, f);
+            if (it.error == PTC_OK && it.pkt.type == PTC_PSB && npsb < 4096) psbs[npsb++] = it.offset;
+            if (it.error != PTC_OK && nfound < 512) found[nfound++] = it.offset;
+            for (i = 0; i < nf && nfound < 512; i++) found[nfound++] = f[i].offset;
+        }
+        for (i = 0; i < nfound; i++) found[i] = segment_of(psbs, npsb, found[i]);
+        nerr = libipt_error_segments(mut, len, psbs, npsb, segs, 256, codes);
+        for (k = 0; k < nerr; k++) {
+            int hit = 0;
+            for (i = 0; i < nfound; i++) hit |= found[i] == segs[k];
+            CHECK(hit, "%s, a %s at %zu: libipt's %s in the segment at %llu, ptcodec found nothing there", wl_names[wi],
+                  ptc_packet_type_name(stray.type), at, pt_errstr((enum pt_error_code)codes[k]), (unsigned long long)segs[k]);
+        }
+        errors += nerr;
+        flagged_ipt += nerr != 0;
+        flagged_ptc += nfound != 0;
+        streams++;
+        mr_free(&o);
+    }
+    printf("# %zu streams with a stray packet: libipt's query decoder failed on %zu (%zu errors, each with a ptcodec "
+           "finding in its segment), ptcodec found something in %zu\n", streams, flagged_ipt, errors, flagged_ptc);
+    CHECK(streams > 250 && errors > 30 && flagged_ptc >= flagged_ipt, "%zu streams, %zu libipt errors", streams, errors);
+}
+
 /* SPEC 1.9 rule 5: the model's CYCs cut by erratum SKD007 (skd007). Told of
    the erratum, ptcodec's decoder and libipt's query decoder find the same
    OVFs; libipt not told misses those after the cut CYCs (so the check can
@@ -454,5 +581,6 @@ int main(void)
     RUN(skd007_cuts_read_alike_in_libipt);
     RUN(skz84_corrupt_tmas_read_alike_in_libipt);
     RUN(model_flow_is_libipts_instruction_flow);
+    RUN(libipt_context_errors_have_a_finding);
     TL_EXIT();
 }
