@@ -36,7 +36,8 @@
    - psb_member: a TNT right after a PSB.
    - psb_nested: a PSB after the packet that follows a PSB, when that
      packet is no PSBEND.
-   - psb_no_cbr: a PSB+'s CBR removed: found at its PSB. */
+   - psb_no_cbr: the CBR of a PSB+ that a PSBEND ends removed: found at
+     its PSB. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
@@ -160,7 +161,12 @@ static int candidate(unsigned what, const pkt_at *p, size_t n, size_t i)
     case MUT_TNT_OFF: return t == PTC_TIP_PGD;
     case MUT_PSB_TNT: return t == PTC_PSB;
     case MUT_PSB_NESTED: return t == PTC_PSB && next != PTC_NONE && next != PTC_PSBEND && next != PTC_PSB;
-    case MUT_NO_CBR: return t == PTC_CBR && p[i].in_psb;
+    case MUT_NO_CBR: { /* (in a PSB+ that a PSBEND ends: an OVF ends one unchecked) */
+        size_t e;
+        if (t != PTC_CBR || !p[i].in_psb) return 0;
+        for (e = i + 1; e < n && p[e].type != PTC_PSBEND && p[e].type != PTC_OVF && p[e].type != PTC_PSB; e++) {}
+        return e < n && p[e].type == PTC_PSBEND;
+    }
     default: return 0;
     }
 }
