@@ -341,6 +341,13 @@ then pass raw_trace_on_stdin; else fail raw_trace_on_stdin "status $st: $(head -
 "$b/ptdump" --jsonl --cpu 1 "$tmp/p.data" > "$tmp/p1.jsonl"; st=$?
 if [ $st = 0 ] && ! grep -q '"queue":0' "$tmp/p1.jsonl" && [ "$(grep -vc '^{"queue":1,"cpu":1,"tid":1001,' "$tmp/p1.jsonl")" = 0 ]
 then pass perf_data_select_queue_jsonl; else fail perf_data_select_queue_jsonl "status $st: $(head -2 "$tmp/p1.jsonl")"; fi
+expect_status perf_data_no_such_queue 2 "$b/ptdump" --cpu 7 "$tmp/p.data"
+grep -q "cpu 7: $tmp/p.data has no AUX queue of that cpu" "$tmp/err" && [ ! -s "$tmp/out" ] && pass perf_data_no_such_queue_named \
+  || fail perf_data_no_such_queue_named "$(cat "$tmp/err")"
+# --check on a perf.data: each queue on its own, with the file's settings (SPEC.md 7.4)
+expect_status check_perf_data 0 "$b/ptdump" --check "$tmp/p.data"
+[ "$(grep -c '^\[perf.data queue' "$tmp/out")" = 2 ] && tail -1 "$tmp/out" | grep -q ' 0 violations, 0 suspicious' \
+  && pass check_perf_data_queues || fail check_perf_data_queues "$(head -4 "$tmp/out")"
 # --sideband: each queue's ITRACE_START and COMM (its thread's, at the
 # trace's start time) before its first timed packet, and only its own
 "$b/ptdump" --time --sideband "$tmp/p.data" > "$tmp/ps.txt"; st=$?

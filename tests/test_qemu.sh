@@ -172,4 +172,15 @@ elif qemu-x86_64 -plugin "$plugin,out=$tmp/x.pt,bogus=1" /bin/true 2> "$tmp/err"
 elif qemu-x86_64 -plugin "$plugin,help" /bin/true 2> "$tmp/err" || ! grep -q 'retc=1|0' "$tmp/err"; then
   fail "qemu_plugin_refuses_bad_settings: help printed no usage"
 else echo "ok - qemu_plugin_refuses_bad_settings: os=1, mtc_freq=99, an unknown key, and help"; fi
+
+# a file it cannot write is refused once, named with the system's reason,
+# before the program runs; QEMU ends non-zero and no file is left behind
+rm -f "$tmp"/w.pt*
+if qemu-x86_64 -plugin "$plugin,out=$tmp/w.pt,insns=/nonexistent/x" /bin/true 2> "$tmp/err" ||
+   ! grep -q '^ptqemu: cannot write /nonexistent/x: No such file or directory$' "$tmp/err" ||
+   [ "$(grep -c 'ptqemu:' "$tmp/err")" != 1 ] || ls "$tmp"/w.pt* > /dev/null 2>&1; then
+  fail "qemu_plugin_refuses_unwritable_files: insns=/nonexistent/x: $(head -c 300 "$tmp/err"); $(ls "$tmp" | head -3)"
+elif qemu-x86_64 -plugin "$plugin,out=$tmp" /bin/true 2> "$tmp/err" || ! grep -q "cannot write $tmp: Is a directory" "$tmp/err"; then
+  fail "qemu_plugin_refuses_unwritable_files: out=a directory: $(head -c 300 "$tmp/err")"
+else echo "ok - qemu_plugin_refuses_unwritable_files: a missing folder and a directory, each named once"; fi
 exit $failed

@@ -401,7 +401,7 @@ static uint8_t *read_rest_of_stdin(const uint8_t *head, size_t head_n, size_t *l
 static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *policy, int timed, unsigned flags,
                      long only_queue, const char *path, const uint8_t *head, size_t head_n)
 {
-    size_t len = 0, i, from;
+    size_t len = 0, i, from, shown;
     uint8_t *buf = head ? read_rest_of_stdin(head, head_n, &len) : ut_read_file(path, &len);
     pa_file pf;
     const perf_chunk *c;
@@ -449,12 +449,20 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
             return 2;
         }
     }
-    for (from = 0; from < n; from = i) {
+    for (from = 0, shown = 0; from < n; from = i) {
         for (i = from + 1; i < n && c[i].queue == c[from].queue && c[i].sample == c[from].sample; i++) {}
         if (only_queue >= 0 && (c[from].sample || c[from].queue != (uint64_t)only_queue)) continue;
+        shown++;
         dump_queue(pr, &pf.cc, timed, flags, pf.snapshot, c, from, i);
     }
     if (!n) printf(pr->jsonl ? "{\"perf_data\":\"no Intel PT data\"}\n" : "[perf.data: no Intel PT data in it]\n");
+    if (n && only_queue >= 0 && !shown) { /* (as ptnav says it) */
+        fprintf(stderr, "ptdump: --cpu %ld: %s has no AUX queue of that cpu\n", only_queue, path);
+        free(pf.chunks);
+        free(pf.side);
+        free(buf);
+        return 2;
+    }
     free(pf.chunks);
     free(pf.side);
     free(buf);

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,8 +113,11 @@ static void pq_thread_file(char *path, size_t cap, const char *base, unsigned nu
     else snprintf(path, cap, "%s", base);
 }
 
+/* QEMU's stderr, kept: programs may close theirs (coreutils do at exit) */
+static FILE *pq_err;
+
 /* A thread's file; NULL when not asked for (empty name) or on failure
-   (*failed). */
+   (*failed, and said with the file's name and the system's reason). */
 static FILE *pq_open_for(const char *base, unsigned number, const char *mode, int *failed)
 {
     char path[4200];
@@ -121,13 +125,14 @@ static FILE *pq_open_for(const char *base, unsigned number, const char *mode, in
     if (!*base) return NULL;
     pq_thread_file(path, sizeof path, base, number);
     f = fopen(path, mode);
-    if (f) setvbuf(f, NULL, _IOFBF, 1 << 20);
-    else *failed = 1;
+    if (f) {
+        setvbuf(f, NULL, _IOFBF, 1 << 20);
+    } else {
+        fprintf(pq_err, "ptqemu: cannot write %s: %s\n", path, strerror(errno));
+        *failed = 1;
+    }
     return f;
 }
-
-/* QEMU's stderr, kept: programs may close theirs (coreutils do at exit) */
-static FILE *pq_err;
 static struct timespec pq_started; /* for the summary's instructions a second */
 
 /* ---- the code image: every executed code byte, by page ------------------ */
@@ -268,14 +273,43 @@ static pq_thread *pq_thread_new(void)
         sink.retire = pq_sink_retire;
     }
     if (failed || ptc_model_init(&t->m, &pq_set.cfg, &sink) != PTC_OK) {
-        fprintf(pq_err, "ptqemu: cannot write the files of thread %u (%s, ...)\n", t->number, pq_set.out);
-        if (t->trace) fclose(t->trace);
-        if (t->insns) fclose(t->insns);
-        if (t->truth) fclose(t->truth);
-        free(t);
-        return NULL;
+        /* (a later thread's file: the trace would miss that thread; said
+           once, then QEMU ends, rather than trying again at every block) */
+        fprintf(pq_err, "ptqemu: thread %u cannot be traced: stopping\n", t->number);
+        fflush(pq_err);
+        exit(1);
     }
     return t;
+}
+
+/* Before QEMU runs anything: every file the settings name can be written
+   (the first thread's, the configuration beside the trace). 0, having
+   said which and why, when one cannot; the probe then leaves no file it
+   made, and changes none that was there (it opens them to append). */
+static int pq_outputs_writable(void)
+{
+    const char *names[5];
+    char jpath[4200];
+    int made[5];
+    size_t i, n;
+    int failed = 0;
+    snprintf(jpath, sizeof jpath, "%s.json", pq_set.out);
+    names[0] = pq_set.out;
+    names[1] = pq_set.insns;
+    names[2] = pq_set.truth;
+    names[3] = jpath;
+    names[4] = pq_set.perf;
+    for (n = 0; n < 5 && !failed; n++) {
+        FILE *f = *names[n] ? fopen(names[n], "r") : NULL;
+        made[n] = *names[n] && !f;
+        if (f) fclose(f);
+        f = pq_open_for(names[n], 0, "a", &failed);
+        if (f) fclose(f);
+    }
+    if (failed)
+        for (i = 0; i + 1 < n; i++)
+            if (made[i]) remove(names[i]);
+    return !failed;
 }
 
 /* A system call (or a trap into the kernel) at ip: into the kernel, and
@@ -689,6 +723,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         fprintf(pq_err, "ptqemu: the model refuses the setting %s\n", ptc_model_error_field(&probe));
         return -1;
     }
+    if (!pq_outputs_writable()) return -1;
     clock_gettime(CLOCK_MONOTONIC, &pq_started);
     qemu_plugin_register_vcpu_tb_trans_cb(id, pq_on_translate);
     qemu_plugin_register_vcpu_exit_cb(id, pq_on_vcpu_exit);
