@@ -5688,8 +5688,10 @@ static void ptc__mdl_flow_to(ptc_model *m, uint64_t target, int from, int to, in
 /* Control moves from ip to target, where the CPL is `cpl`: packets for
    entering or leaving the traced region; `inside` says what to emit when
    both ends are traced. Leaving for a context that is not traced (another
-   CPL) leaves the target unsaid. */
-enum { PTC__MDL_XFER_NONE, PTC__MDL_XFER_TIP, PTC__MDL_XFER_FUP_TIP, PTC__MDL_XFER_MODE_TIP };
+   CPL) leaves the target unsaid, and so does a conditional branch
+   (PTC__MDL_XFER_COND: SDM Table 36-50, cases 7e and 7f, TIP.PGD() - the
+   decoder reads the target in the code). */
+enum { PTC__MDL_XFER_NONE, PTC__MDL_XFER_COND, PTC__MDL_XFER_TIP, PTC__MDL_XFER_FUP_TIP, PTC__MDL_XFER_MODE_TIP };
 static void ptc__mdl_transfer(ptc_model *m, uint64_t ip, uint64_t target, int inside, uint8_t cpl)
 {
     int from = ptc__mdl_packet_en(m, ip), to;
@@ -5697,11 +5699,11 @@ static void ptc__mdl_transfer(ptc_model *m, uint64_t ip, uint64_t target, int in
     to = ptc__mdl_packet_en(m, target);
     if (from && inside == PTC__MDL_XFER_FUP_TIP) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
     if (from && to && inside == PTC__MDL_XFER_MODE_TIP) ptc__mdl_mode_exec(m);
-    if (from && to && inside == PTC__MDL_XFER_NONE) { /* a direct branch: the decoder knows where */
-        m->ip = target;
+    if (from && to && (inside == PTC__MDL_XFER_NONE || inside == PTC__MDL_XFER_COND)) {
+        m->ip = target; /* a direct branch: the decoder knows where */
         return;
     }
-    ptc__mdl_flow_to(m, target, from, to, ptc__mdl_context_en(m));
+    ptc__mdl_flow_to(m, target, from, to, inside != PTC__MDL_XFER_COND && ptc__mdl_context_en(m));
 }
 
 /* One more bit for the pending TNT: a conditional branch, or a compressed
@@ -5729,7 +5731,7 @@ PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, i
         ptc__mdl_event(m, PTC_EV_BRANCH, ip, target, taken, before, 1);
         return PTC_OK;
     }
-    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_NONE, m->cpl);
+    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_COND, m->cpl);
     ptc__mdl_event(m, PTC_EV_BRANCH, ip, target, taken, before, 0);
     return PTC_OK;
 }

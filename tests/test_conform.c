@@ -687,6 +687,122 @@ static void model_streams_give_no_finding(void)
     CHECK(runs > 100 && packets > 1000000, "%zu runs, %llu packets", runs, (unsigned long long)packets);
 }
 
+/* ---- the model against the SDM's table (SPEC 7.5) -----------------------
+   Rows of the SDM's table "Packet Generation under Different Enable
+   Conditions" (2016 edition, Table 36-50's cases): an operation, PacketEn
+   before and after it, ContextEn after it, and the packets it makes. The
+   packet strings are the SDM's: "?" marks a packet that may be absent,
+   (BLIP) the branch target, (NLIP) the next instruction, () no IP. The
+   model runs each row with an IP filter deciding PacketEn; the non-timing
+   packets it writes for the operation must be the row's. */
+static const struct sdm_row {
+    const char *id, *operation;
+    int before, after, ctx_after;
+    const char *packets;
+} sdm_rows[] = {
+    { "7b", "conditional taken jump", 0, 1, 1, "MODE.Exec?, TIP.PGE(BLIP)" },
+    { "7e", "conditional taken jump, empty TNT buffer", 1, 0, 1, "TIP.PGD(), TraceStop?" },
+    { "7f", "conditional taken jump, non-empty TNT buffer", 1, 0, 1, "TNT, TIP.PGD(), TraceStop?" },
+    { "7d", "conditional taken jump that fills the TNT buffer", 1, 1, 1, "TNT" },
+    { "8a", "conditional not-taken jump", 0, 0, 1, "" },
+    { "8d", "conditional not-taken jump that fills the TNT buffer", 1, 1, 1, "TNT" },
+    { "9a", "near indirect jump", 0, 0, 1, "" },
+    { "9b", "near indirect jump", 0, 1, 1, "MODE.Exec?, TIP.PGE(BLIP)" },
+    { "9c", "near indirect jump", 1, 0, 1, "TIP.PGD(BLIP), TraceStop?" },
+    { "9d", "near indirect jump", 1, 1, 1, "TIP(BLIP)" },
+    { "11e", "hardware interrupt", 1, 1, 1, "FUP(NLIP), PIP?, MODE.Exec?, TIP(BLIP)" }
+};
+
+enum { TBL_IN = 0x401000, TBL_OUT = 0x600000, TBL_LO = 0x400000, TBL_HI = 0x500000 };
+
+/* The non-timing packets from offset `from` on, as "TYPE(IP)" words,
+   IP by name: BLIP the target, NLIP the operation's IP, () none. */
+static void packets_after(const mr_trace *tr, uint64_t from, uint64_t ip, uint64_t target, char *out, size_t cap)
+{
+    ptc_decoder d;
+    ptc_item it;
+    size_t at = 0;
+    out[0] = 0;
+    ptc_decoder_init_buffer(&d, 0, tr->bytes, tr->len);
+    while (ptc_decoder_next(&d, &it) == PTC_OK && at + 40 < cap) {
+        const char *name = ptc_packet_type_dump_name(it.pkt.type), *arg = "";
+        if (it.offset < from || ptc_packet_is_timing(it.pkt.type) || it.pkt.type == PTC_PAD || it.pkt.type == PTC_CBR) continue;
+        if (it.pkt.type == PTC_TNT8 || it.pkt.type == PTC_TNT64) name = "tnt";
+        if (ptc_packet_is_ip(it.pkt.type))
+            arg = it.pkt.u.ip.ipc == PTC_IPC_SUPPRESSED ? "()" : it.ip == target ? "(BLIP)" : it.ip == ip ? "(NLIP)" : "(?)";
+        at += (size_t)snprintf(out + at, cap - at, "%s%s%s", at ? ", " : "", name, arg);
+    }
+}
+
+/* A word of the SDM's string as packets_after writes it: the packet's
+   name in lower case ("TNT" any TNT, "TraceStop" "stop"), its IP as is. */
+static void sdm_word(const char *w, size_t n, char *out, size_t cap)
+{
+    size_t i, k = 0;
+    int in_ip = 0;
+    if (n >= 9 && !strncmp(w, "TraceStop", 9)) { snprintf(out, cap, "stop%.*s", (int)(n - 9), w + 9); return; }
+    for (i = 0; i < n && k + 1 < cap; i++) {
+        in_ip |= w[i] == '(';
+        out[k++] = (char)(!in_ip && w[i] >= 'A' && w[i] <= 'Z' ? w[i] - 'A' + 'a' : w[i]);
+    }
+    out[k] = 0;
+}
+
+/* Whether got (words as packets_after writes them) is the SDM's string:
+   its words in order, each "?" word present or not. */
+static int matches_row(const char *sdm, const char *got)
+{
+    const char *w = sdm, *g = got;
+    while (*w) {
+        char want[64];
+        size_t wl = strcspn(w, ","), gl = strcspn(g, ",");
+        int optional = wl && w[wl - 1] == '?';
+        sdm_word(w, optional ? wl - 1 : wl, want, sizeof want);
+        if (gl == strlen(want) && !strncmp(g, want, gl)) g += gl + (g[gl] == ',') + (g[gl] == ',' && g[gl + 1] == ' ');
+        else if (!optional) return 0;
+        w += wl + (w[wl] == ',');
+        while (*w == ' ') w++;
+    }
+    return *g == 0;
+}
+
+static void model_follows_the_sdm_table(void)
+{
+    size_t k;
+    for (k = 0; k < sizeof sdm_rows / sizeof sdm_rows[0]; k++) {
+        const struct sdm_row *r = &sdm_rows[k];
+        ptc_model_config cfg;
+        ptc_model m;
+        mr_trace tr;
+        ptc_model_sink sink = mr_start(&tr, 1);
+        uint64_t ip = r->before ? TBL_IN : TBL_OUT, target = r->after ? TBL_IN + 0x800 : TBL_OUT + 0x800, from;
+        char got[400];
+        int fills = strstr(r->operation, "fills") != NULL, i;
+        ptc_model_config_default(&cfg);
+        cfg.nfilters = 1;
+        cfg.filter_lo[0] = TBL_LO;
+        cfg.filter_hi[0] = TBL_HI;
+        CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
+        ptc_model_start(&m, ip);
+        ptc_model_idle(&m, 5000);
+        /* the TNT buffer: one branch in it, or all but the last */
+        if (strstr(r->operation, "non-empty")) ptc_model_branch(&m, ip, ip + 2, 0), ip += 2;
+        for (i = 0; fills && i < 5; i++) ptc_model_branch(&m, ip, ip + 2, 0), ip += 2;
+        from = tr.len;
+        if (strstr(r->operation, "interrupt")) ptc_model_interrupt(&m, ip, target);
+        else if (strstr(r->operation, "indirect")) ptc_model_jump(&m, ip, target, 1);
+        else if (strstr(r->operation, "not-taken")) ptc_model_branch(&m, ip, target = ip + 2, 0);
+        else ptc_model_branch(&m, ip, target, 1);
+        packets_after(&tr, from, ip, target, got, sizeof got);
+        CHECK(matches_row(r->packets, got), "case %s (%s, PacketEn %d to %d): the SDM has \"%s\", the model wrote \"%s\"",
+              r->id, r->operation, r->before, r->after, r->packets, got);
+        ptc_model_stop(&m);
+        mr_free(&tr);
+    }
+    CHECK(matches_row("MODE.Exec?, TIP.PGE(BLIP)", "tip.pge(BLIP)") && !matches_row("TIP(BLIP)", "tip(NLIP)") &&
+          !matches_row("TNT", "") && matches_row("", ""), "the matcher");
+}
+
 /* ---- real hardware (shared/pt-traces): no violation -------------------- */
 
 static void real_traces_break_no_rule(void)
@@ -768,6 +884,7 @@ int main(int argc, char **argv)
     RUN(errata_explain_what_they_say);
     RUN(resync_after_errors_and_ovf);
     RUN(model_streams_give_no_finding);
+    RUN(model_follows_the_sdm_table);
     RUN(real_traces_break_no_rule);
     RUN(libipt_synthetic_vector_lacks_cbr);
     TL_EXIT();

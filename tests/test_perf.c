@@ -105,7 +105,7 @@ static void round_trip(const void *arg)
     CHECK(ptc_clock_config_from_perf(&cc, &rd) == PTC_OK);
     CHECK(cc.mtc_freq == w.cfg.mtc_freq && cc.cpuid_15_eax == w.cfg.cpuid_15_eax && cc.cpuid_15_ebx == w.cfg.cpuid_15_ebx &&
           cc.nom_num == ptc_model_nom_freq(&w.cfg) && !cc.nom_exact && cc.cyc_en == w.cfg.cyc_en &&
-          cc.cyc_thresh == w.cfg.cyc_thresh && cc.errata == PTC_ERRATUM_SKZ84,
+          cc.cyc_thresh == w.cfg.cyc_thresh && cc.errata == (PTC_ERRATUM_SKZ84 | PTC_ERRATUM_BDM70),
           "clock settings from the file");
     /* the model's own jitter and the hardware's tolerances: the file's
        settings must hold the truth */
