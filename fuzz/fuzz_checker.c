@@ -35,7 +35,7 @@
    - after_stop: a TraceStop right before a TNT: the TNT breaks it.
    - psb_member: a TNT right after a PSB.
    - psb_nested: a PSB after the packet that follows a PSB, when that
-     packet is no PSBEND.
+     packet is no PSBEND or OVF.
    - psb_no_cbr: the CBR of a PSB+ that a PSBEND ends removed: found at
      its PSB. */
 #define PTCODEC_IMPLEMENTATION
@@ -160,7 +160,8 @@ static int candidate(unsigned what, const pkt_at *p, size_t n, size_t i)
     case MUT_MODE_EXEC: case MUT_OVF: case MUT_STOP: return (t == PTC_TNT8 || t == PTC_TNT64) && !p[i].in_psb;
     case MUT_TNT_OFF: return t == PTC_TIP_PGD;
     case MUT_PSB_TNT: return t == PTC_PSB;
-    case MUT_PSB_NESTED: return t == PTC_PSB && next != PTC_NONE && next != PTC_PSBEND && next != PTC_PSB;
+    case MUT_PSB_NESTED: /* (a PSBEND or an OVF right after the PSB ends its PSB+) */
+        return t == PTC_PSB && next != PTC_NONE && next != PTC_PSBEND && next != PTC_PSB && next != PTC_OVF;
     case MUT_NO_CBR: { /* (in a PSB+ that a PSBEND ends: an OVF ends one unchecked) */
         size_t e;
         if (t != PTC_CBR || !p[i].in_psb) return 0;
