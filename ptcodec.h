@@ -7162,7 +7162,7 @@ static void ptc__conf_check_values(ptc_conform *c, ptc__conf_out *o, const ptc_i
    configuration or the stream shows, and what it says of PacketEn. */
 static void ptc__conf_psb_end(ptc_conform *c, ptc__conf_out *o)
 {
-    uint32_t m = c->psb_members;
+    uint64_t m = c->psb_members;
     int fup = (m & PTC__CONF_T(PTC_FUP)) != 0, mode = (m & PTC__CONF_T(PTC_MODE_EXEC)) != 0;
     if (!(m & PTC__CONF_T(PTC_CBR))) ptc__conf_report(c, o, PTC_RULE_PSB_NO_CBR, c->psb_off, 0);
     if (!(m & PTC__CONF_T(PTC_TSC)) && ptc__conf_on(c->cfg.tsc_en, c->saw_tsc))
