@@ -1751,7 +1751,7 @@ PTCDEF size_t ptc_conform_item(ptc_conform *c, const ptc_item *it, ptc_finding *
 
 /* PTC__INLINE: small helpers the clock calls several times per packet,
    where a call costs as much as their work (gcc -O2 leaves them out of
-   line on its own; README's Speed section has the figures). */
+   line on its own; bench/README.md has the figures). */
 #if defined(__GNUC__) || defined(__clang__)
 #  define PTC__LIKELY(x) __builtin_expect(!!(x), 1)
 #  define PTC__UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -2838,7 +2838,7 @@ static const uint64_t ptc__str_ipc_keep[8] = {
    masking such packets to the "suppressed" case, made every packet load
    and store the last IP, a dependency from packet to packet. Without it
    the real traces and the sparse stream decode faster and bench_decode's
-   dense mix, where IP packets come at random, slower: README, Speed.) */
+   dense mix, where IP packets come at random, slower: bench/README.md.) */
 static void ptc__str_track_ip(ptc_decoder *dec, ptc_item *item, unsigned classes)
 {
     uint64_t payload, keep, sext, ip;

@@ -302,7 +302,7 @@ untold=$("$b/ptdump" "$tmp/skd.pt" | grep -c 'cut_cyc')
 if [ "$cuts" -gt 0 ] && [ "$by_config" = "$cuts" ] && [ "$by_name" = "$cuts" ] && [ "$by_cpu" = "$cuts" ] && [ "$untold" = 0 ]
 then pass dump_skd007_cut_cyc; else fail dump_skd007_cut_cyc "$cuts cut, read $by_config/$by_name/$by_cpu, untold $untold"; fi
 
-# erratum SKZ84 (SPEC.md 1.9 rule 6, 5.1): the model corrupts TMAs in a VMX guest (README's
+# erratum SKZ84 (SPEC.md 1.9 rule 6, 5.1): the model corrupts TMAs in a VMX guest (docs/time-accuracy.md's
 # command); ptdump reads each as corrupt_tma when told (configuration, name, CPU), else not,
 # and times each at its TSC's instant with no conflict
 printf 'set skz84=1,psb_freq=0\nstart 0x401000\nvmptrld 0x401000 0x3000\nvmentry 0x401008 0x401800 0x7000\nidle 20000000\nstop\n' |

@@ -9,7 +9,7 @@
      error it reports, every item is exactly the clean one (rule 2).
    It prints what it measured: flips, how often the damage showed at the
    damaged packet itself, how often everything after the next PSB survived,
-   and the worst loss in packets and bytes. README quotes these lines. */
+   and the worst loss in packets and bytes. fuzz/README.md quotes these lines. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"

@@ -62,4 +62,31 @@ order=$(awk '
   }' ptcodec.h ptcodec.h)
 if [ -z "$order" ]; then echo "ok - sections_follow_the_data: no section of ptcodec.h uses a later one"
 else echo "FAIL - sections_follow_the_data:"; printf '%s\n' "$order" | head -10 | sed 's/^/  /'; failed=1; fi
+# README's C examples compile as they stand, all in one file, clean
+tmpc=$(mktemp -d)
+awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' README.md > "$tmpc/readme.c"
+n=$(grep -c '^```c$' README.md)
+if [ "$n" -ge 5 ] && gcc -std=c99 -Wall -Wextra -Werror -pedantic -I. -c "$tmpc/readme.c" -o "$tmpc/readme.o" 2> "$tmpc/err"
+then echo "ok - readme_examples_compile: $n examples"
+else echo "FAIL - readme_examples_compile: $n examples"; head -5 "$tmpc/err" | sed 's/^/  /'; failed=1; fi
+rm -rf "$tmpc"
+# Documents the sources and documents name exist: links in the Markdown
+# files, and every *.md path written in code, tests and SPEC; and a
+# "README's X" or "README, X" names a section README has.
+dangling=""
+for f in README.md TESTING.md SPEC.md fuzz/README.md bench/README.md docs/*.md; do
+  dir=$(dirname "$f")
+  for link in $(grep -o '](\([^)#]*\.md\)' "$f" | sed 's/^](//'); do
+    [ -f "$dir/$link" ] || dangling="$dangling $f->$link"
+  done
+done
+for ref in $(grep -ohE '\b(TESTING|CHANGELOG|SPEC|(docs|fuzz|bench)/[A-Za-z0-9_.-]+)\.md\b' ptcodec.h tools/*.c tools/*.h tools/qemu/*.c \
+               tests/*.c tests/*.h tests/*.sh fuzz/*.c fuzz/*.h bench/*.c Makefile SPEC.md | sort -u); do
+  [ -f "$ref" ] || dangling="$dangling $ref"
+done
+for sec in $(grep -ohE "README('s|,) [A-Z][a-z]+" ptcodec.h tools/*.c tests/*.c tests/*.sh fuzz/*.c bench/*.c SPEC.md | sed -E "s/README('s|,) //" | sort -u); do
+  grep -q "^## $sec" README.md || dangling="$dangling README:$sec"
+done
+if [ -z "$dangling" ]; then echo "ok - no_dangling_document_references"
+else echo "FAIL - no_dangling_document_references:$dangling"; failed=1; fi
 exit $failed
