@@ -9,7 +9,32 @@
      In exactly one C or C++ file:
          #define PTCODEC_IMPLEMENTATION
          #include "ptcodec.h"
-     Everywhere else just #include "ptcodec.h".
+     Everywhere else just #include "ptcodec.h". Then, for example, every
+     packet of a trace in memory, and the SDM's rules it breaks:
+         ptc_decoder dec;
+         ptc_conform chk;
+         ptc_conform_config nothing_known = { 0 };
+         ptc_finding f[PTC_CONFORM_MAX_FINDINGS];
+         ptc_item it;
+         ptc_decoder_init_buffer(&dec, 0, buf, len);
+         ptc_conform_init(&chk, &nothing_known);
+         while (ptc_decoder_next(&dec, &it) == PTC_OK) {
+             if (it.error != PTC_OK) printf("%s\n", ptc_status_name(it.error));
+             else printf("%s\n", ptc_packet_type_name(it.pkt.type));
+             if (ptc_conform_item(&chk, &it, f)) printf("  breaks %s\n", ptc_rule_name(f[0].rule));
+         }
+     README.md has more examples (a stream in chunks, time, perf.data, the
+     model); SPEC.md says what every call does.
+
+   NOTES
+     - Nothing here allocates, keeps a global, or does I/O: every state is a
+       struct the caller owns. Structs marked "All fields are private" are
+       public only so that they can live anywhere; use their functions.
+     - Sizes on x86-64: ptc_clock about 61 KiB (it holds PTC_CLOCK_WINDOW
+       items: keep it off the stack), ptc_model 2.6 KiB, ptc_conform 264
+       bytes, ptc_decoder 120 bytes.
+     - Bad input is never an abort or an assert: every function returns a
+       status with a name (ptc_status_name).
 
    BUILD OPTIONS (define before including the header)
      PTCODEC_IMPLEMENTATION  emit the function bodies in this translation unit
