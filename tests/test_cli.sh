@@ -15,6 +15,16 @@ expect_status() { # name want cmd...
   if [ "$got" = "$want" ]; then pass "$name"; else fail "$name" "exit $got, want $want: $(head -c 300 "$tmp/err")"; fi
 }
 
+# every tool: -h and --help exit 0; an unknown flag is named as unknown, a
+# known one given no value says so
+for t in ptdump ptsim ptnav ptgen; do
+  if "$b/$t" -h > /dev/null && "$b/$t" --help > /dev/null; then pass "${t}_help_exits_0"; else fail "${t}_help_exits_0"; fi
+  "$b/$t" --bogus > /dev/null 2> "$tmp/err"; st=$?
+  if [ $st = 2 ] && head -1 "$tmp/err" | grep -q "^$t: unknown option --bogus$"; then pass "${t}_names_unknown_flag"
+  else fail "${t}_names_unknown_flag" "status $st: $(head -1 "$tmp/err")"; fi
+done
+"$b/ptsim" -o > /dev/null 2> "$tmp/err"
+head -1 "$tmp/err" | grep -q '^ptsim: -o needs a value$' && pass cli_flag_needs_a_value || fail cli_flag_needs_a_value "$(head -1 "$tmp/err")"
 expect_status cli_help 0 "$b/ptdump" --help
 grep -q "usage: ptdump" "$tmp/out" && grep -q -- "--no-sync" "$tmp/out" && grep -q -- "--jsonl" "$tmp/out" \
   && pass cli_help_text || fail cli_help_text "help text incomplete"

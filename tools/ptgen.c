@@ -71,13 +71,14 @@ int main(int argc, char **argv)
     ut_prog = "ptgen";
     for (i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0) { fputs(usage, stdout); return 0; }
+        static const char *const with_value[] = { "-o", "--mix", "--one", "--bytes", "--seed", "--psb-every", NULL };
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { fputs(usage, stdout); return 0; }
         if (strcmp(a, "--list-types") == 0) {
             int t;
             for (t = 1; t < PTC_PACKET_TYPE_COUNT; t++) puts(ptc_packet_type_name((ptc_packet_type)t));
             return 0;
         }
-        if (!v) { fprintf(stderr, "ptgen: %s needs a value\n%s", a, usage); return 2; }
+        if (!v) return ut_no_value(a, with_value, usage);
         if (strcmp(a, "-o") == 0) out = v;
         else if (strcmp(a, "--mix") == 0) mixname = v;
         else if (strcmp(a, "--one") == 0) one = v;

@@ -154,7 +154,9 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { fputs(usage, stdout); return 0; }
         if (a[0] == '-' && a[1]) {
-            if (i + 1 >= argc) { fprintf(stderr, "ptnav: %s needs a value\n%s", a, usage); return 2; }
+            static const char *const with_value[] = { "--config", "--cpu", "--cycle", "--tsc", "--retire", "--from-end",
+                                                      "--pebs", "--skid", "--back", NULL };
+            if (i + 1 >= argc) return ut_no_value(a, with_value, usage);
             if (strcmp(a, "--config") == 0) config = argv[++i];
             else if (strcmp(a, "--cpu") == 0) {
                 if (!ut_parse_u64(a, argv[++i], 0x7FFFFFFF, &value)) return 2;

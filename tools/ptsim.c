@@ -374,7 +374,10 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(k, "--help") == 0 || strcmp(k, "-h") == 0) { fputs(usage, stdout); return 0; }
         if (strcmp(k, "--quiet") == 0) { quiet = 1; continue; }
-        if (!v) { fprintf(stderr, "ptsim: %s needs a value\n%s", k, usage); return 2; }
+        static const char *const with_value[] = { "-o", "--workload", "--scenario", "--cycles", "--seed", "--policy", "--set",
+                                                  "--truth", "--svg", "--compare-policy", "--snapshot", "--perf-data",
+                                                  "--perf-snapshot", "--counter", "--threads", "--history", "--after", NULL };
+        if (!v) return ut_no_value(k, with_value, usage);
         i++;
         if (strcmp(k, "-o") == 0) out = v;
         else if (strcmp(k, "--workload") == 0) {
@@ -408,7 +411,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
             if (threads < 1) { fprintf(stderr, "ptsim: --threads: at least 1\n"); return 2; }
         } else if (strcmp(k, "--history") == 0) { if (!ut_parse_u64(k, v, UINT64_MAX, &history)) return 2; }
         else if (strcmp(k, "--after") == 0) { if (!ut_parse_u64(k, v, UINT64_MAX, &after)) return 2; }
-        else { fprintf(stderr, "ptsim: bad option %s %s\n%s", k, v, usage); return 2; }
+        else { fprintf(stderr, "ptsim: unknown option %s\n%s", k, usage); return 2; }
     }
     if (!out) { fprintf(stderr, "ptsim: no -o OUT.pt\n%s", usage); return 2; }
     if (a.ncounters) (void)ptc_counters_init(&counters, a.counter, a.ncounters); /* mc_counter checked them */
