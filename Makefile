@@ -33,7 +33,7 @@ CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model 
                 test_x86class test_conform
 GCC_TESTS    := test_packets test_stream test_model test_conform
 NOI128_TESTS := test_model test_clock
-LIBIPT_TESTS := test_libipt timecmp
+LIBIPT_TESTS := test_libipt test_conform_libipt timecmp
 FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/pktgen.h tools/modelrec.h tests/libipt_allowlist.h \
            tools/qemu/x86class.h
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
@@ -157,6 +157,16 @@ TEST_PROGRAMS += $(addprefix $(BUILD)/test/clang/,$(LIBIPT_TESTS))
 CHECK_QEMU := $(QEMU_BIN)
 BENCH_SAN += $(BUILD)/san/bench_decode
 endif
+# libipt 2.2, built from the shared reference tarball into $(BUILD) (nothing
+# installed), for test_conform_libipt against its event decoder too
+LIBIPT22_TAR := $(firstword $(foreach d,$(PTCODEC_SHARED) ../shared /work/shared,$(wildcard $(d)/reference/libipt-2.2.tar.gz)))
+LIBIPT22_DIR := $(BUILD)/libipt-2.2
+LIBIPT22 := $(LIBIPT22_DIR)/b/lib/libipt.so
+ifneq ($(LIBIPT22_TAR),)
+ifneq ($(shell command -v cmake 2>/dev/null),)
+TEST_PROGRAMS += $(BUILD)/test/clang/test_conform_libipt22
+endif
+endif
 CHECK_BIN := $(TEST_PROGRAMS) $(CHECK_QEMU) $(BENCH_SAN) \
              $(addprefix $(BUILD)/san/,$(TOOLS)) \
              $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS)) \
@@ -173,10 +183,19 @@ check-build: $(CHECK_BIN) | $(BUILD)
 	@printf '%s\n' $(TEST_PROGRAMS) > $(BUILD)/test-programs
 
 $(BUILD)/test/clang/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/clang
-	$(CLANG) $(TESTCFLAGS) -o $@ $< $(if $(filter test_libipt,$*),-lipt)
+	$(CLANG) $(TESTCFLAGS) -o $@ $< $(if $(filter test_libipt test_conform_libipt,$*),-lipt)
 
 $(BUILD)/test/gcc/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
-	gcc $(TESTCFLAGS) -o $@ $< $(if $(filter test_libipt,$*),-lipt)
+	gcc $(TESTCFLAGS) -o $@ $< $(if $(filter test_libipt test_conform_libipt,$*),-lipt)
+
+$(LIBIPT22): $(LIBIPT22_TAR) | $(BUILD)
+	rm -rf $(LIBIPT22_DIR) && tar xzf $(LIBIPT22_TAR) -C $(BUILD)
+	cmake -S $(LIBIPT22_DIR) -B $(LIBIPT22_DIR)/b -DCMAKE_BUILD_TYPE=Release > $(BUILD)/libipt-2.2.log 2>&1
+	cmake --build $(LIBIPT22_DIR)/b -j2 >> $(BUILD)/libipt-2.2.log 2>&1
+
+$(BUILD)/test/clang/test_conform_libipt22: tests/test_conform_libipt.c $(HDR) $(TESTHDR) $(LIBIPT22) | $(BUILD)/test/clang
+	$(CLANG) $(TESTCFLAGS) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
+	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
 # the time accuracy comparison, sanitized, for make check (make bench runs the -O2 one)
 $(BUILD)/test/clang/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) | $(BUILD)/test/clang
