@@ -692,9 +692,12 @@ static void model_streams_give_no_finding(void)
    Conditions" (2016 edition, Table 36-50's cases): an operation, PacketEn
    before and after it, ContextEn after it, and the packets it makes. The
    packet strings are the SDM's: "?" marks a packet that may be absent,
-   (BLIP) the branch target, (NLIP) the next instruction, () no IP. The
-   model runs each row with an IP filter deciding PacketEn; the non-timing
-   packets it writes for the operation must be the row's. */
+   (BLIP) the branch target, (NLIP) the next instruction, (CLIP) the
+   current one, () no IP. The model runs each row with an IP filter
+   deciding PacketEn, and kernel code untraced (os 0) where ContextEn
+   ends 0; a software interrupt (INT n) is an interrupt at the INT itself,
+   which its FUP names. The non-timing packets it writes for the
+   operation must be the row's. */
 static const struct sdm_row {
     const char *id, *operation;
     int before, after, ctx_after;
@@ -710,14 +713,19 @@ static const struct sdm_row {
     { "9b", "near indirect jump", 0, 1, 1, "MODE.Exec?, TIP.PGE(BLIP)" },
     { "9c", "near indirect jump", 1, 0, 1, "TIP.PGD(BLIP), TraceStop?" },
     { "9d", "near indirect jump", 1, 1, 1, "TIP(BLIP)" },
-    { "11e", "hardware interrupt", 1, 1, 1, "FUP(NLIP), PIP?, MODE.Exec?, TIP(BLIP)" }
+    { "11e", "hardware interrupt", 1, 1, 1, "FUP(NLIP), PIP?, MODE.Exec?, TIP(BLIP)" },
+    { "12a", "software interrupt", 0, 0, 0, "" },
+    { "12b", "software interrupt", 0, 1, 1, "PIP?, MODE.Exec?, TIP.PGE(BLIP)" },
+    { "12c", "software interrupt", 1, 0, 0, "FUP(CLIP), TIP.PGD()" }
 };
 
 enum { TBL_IN = 0x401000, TBL_OUT = 0x600000, TBL_LO = 0x400000, TBL_HI = 0x500000 };
 
 /* The non-timing packets from offset `from` on, as "TYPE(IP)" words,
-   IP by name: BLIP the target, NLIP the operation's IP, () none. */
-static void packets_after(const mr_trace *tr, uint64_t from, uint64_t ip, uint64_t target, char *out, size_t cap)
+   IP by name: BLIP the target, ip_name (NLIP or CLIP) the operation's IP,
+   () none. */
+static void packets_after(const mr_trace *tr, uint64_t from, uint64_t ip, const char *ip_name, uint64_t target, char *out,
+                          size_t cap)
 {
     ptc_decoder d;
     ptc_item it;
@@ -729,7 +737,7 @@ static void packets_after(const mr_trace *tr, uint64_t from, uint64_t ip, uint64
         if (it.offset < from || ptc_packet_is_timing(it.pkt.type) || it.pkt.type == PTC_PAD || it.pkt.type == PTC_CBR) continue;
         if (it.pkt.type == PTC_TNT8 || it.pkt.type == PTC_TNT64) name = "tnt";
         if (ptc_packet_is_ip(it.pkt.type))
-            arg = it.pkt.u.ip.ipc == PTC_IPC_SUPPRESSED ? "()" : it.ip == target ? "(BLIP)" : it.ip == ip ? "(NLIP)" : "(?)";
+            arg = it.pkt.u.ip.ipc == PTC_IPC_SUPPRESSED ? "()" : it.ip == target ? "(BLIP)" : it.ip == ip ? ip_name : "(?)";
         at += (size_t)snprintf(out + at, cap - at, "%s%s%s", at ? ", " : "", name, arg);
     }
 }
@@ -779,6 +787,7 @@ static void model_follows_the_sdm_table(void)
         char got[400];
         int fills = strstr(r->operation, "fills") != NULL, i;
         ptc_model_config_default(&cfg);
+        cfg.os = 0; /* kernel code untraced: an interrupt into CPL 0 ends ContextEn */
         cfg.nfilters = 1;
         cfg.filter_lo[0] = TBL_LO;
         cfg.filter_hi[0] = TBL_HI;
@@ -789,11 +798,11 @@ static void model_follows_the_sdm_table(void)
         if (strstr(r->operation, "non-empty")) ptc_model_branch(&m, ip, ip + 2, 0), ip += 2;
         for (i = 0; fills && i < 5; i++) ptc_model_branch(&m, ip, ip + 2, 0), ip += 2;
         from = tr.len;
-        if (strstr(r->operation, "interrupt")) ptc_model_interrupt(&m, ip, target);
+        if (strstr(r->operation, "interrupt")) ptc_model_interrupt_cpl(&m, ip, target, r->ctx_after ? 3 : 0);
         else if (strstr(r->operation, "indirect")) ptc_model_jump(&m, ip, target, 1);
         else if (strstr(r->operation, "not-taken")) ptc_model_branch(&m, ip, target = ip + 2, 0);
         else ptc_model_branch(&m, ip, target, 1);
-        packets_after(&tr, from, ip, target, got, sizeof got);
+        packets_after(&tr, from, ip, strstr(r->operation, "software") ? "(CLIP)" : "(NLIP)", target, got, sizeof got);
         CHECK(matches_row(r->packets, got), "case %s (%s, PacketEn %d to %d): the SDM has \"%s\", the model wrote \"%s\"",
               r->id, r->operation, r->before, r->after, r->packets, got);
         ptc_model_stop(&m);
