@@ -99,6 +99,21 @@ cat "$tmp/big.pt" | "$b/ptdump" --jsonl - > "$tmp/big2.json"; s2=$?
 if [ $s1 = 0 ] && [ $s2 = 0 ] && cmp -s "$tmp/big1.json" "$tmp/big2.json" && [ "$(wc -l < "$tmp/big1.json")" -gt 10000 ]; then
   pass cli_stdin; else fail cli_stdin "status $s1/$s2"; fi
 
+# nothing decoded is no success, and is said; errors are counted on stderr too;
+# --time with no settings says what it assumed (SPEC.md 1.10, 3.9)
+: > "$tmp/empty.pt"
+expect_status dump_empty_input 1 "$b/ptdump" "$tmp/empty.pt"
+grep -q "ptdump: $tmp/empty.pt is empty: nothing to decode" "$tmp/err" && pass dump_empty_input_said || fail dump_empty_input_said "$(cat "$tmp/err")"
+printf '\002\202\002\202\002\202\002\202\002\202\002\202\002\202\002\202\311' > "$tmp/bad1.pt"
+expect_status dump_errors_counted 1 "$b/ptdump" "$tmp/bad1.pt"
+grep -q "ptdump: 1 error in $tmp/bad1.pt (in the listing)" "$tmp/err" && pass dump_errors_counted_on_stderr \
+  || fail dump_errors_counted_on_stderr "$(cat "$tmp/err")"
+"$b/ptgen" --mix sparse --bytes 20000 -o "$tmp/g.pt"
+"$b/ptdump" --time "$tmp/g.pt" > /dev/null 2> "$tmp/err"
+"$b/ptdump" --time --mtc-freq 3 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 200 --nom-freq 24 "$tmp/g.pt" > /dev/null 2> "$tmp/err2"
+grep -q 'no clock settings given' "$tmp/err" && ! grep -q 'no clock settings' "$tmp/err2" && pass time_says_what_it_assumed \
+  || fail time_says_what_it_assumed "$(cat "$tmp/err")"
+
 # ---- ptsim and ptdump --check (SPEC.md 2.2, 5.6) ----
 expect_status sim_help 0 "$b/ptsim" --help
 grep -q "resume_after=N" "$tmp/out" && grep -q -- "--compare-policy" "$tmp/out" && pass sim_help_text || fail sim_help_text

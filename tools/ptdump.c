@@ -455,7 +455,11 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
         shown++;
         dump_queue(pr, &pf.cc, timed, flags, pf.snapshot, c, from, i);
     }
-    if (!n) printf(pr->jsonl ? "{\"perf_data\":\"no Intel PT data\"}\n" : "[perf.data: no Intel PT data in it]\n");
+    if (!n) { /* nothing decoded: said, and not a success */
+        printf(pr->jsonl ? "{\"perf_data\":\"no Intel PT data\"}\n" : "[perf.data: no Intel PT data in it]\n");
+        fprintf(stderr, "ptdump: %s holds no Intel PT data\n", path);
+        pr->errors++;
+    }
     if (n && only_queue >= 0 && !shown) { /* (as ptnav says it) */
         fprintf(stderr, "ptdump: --cpu %ld: %s has no AUX queue of that cpu\n", only_queue, path);
         free(pf.chunks);
@@ -537,6 +541,7 @@ int main(int argc, char **argv)
     unsigned flags = 0;
     long only_queue = -1;
     int i, eof = 0, timed = 0, from_stdin, rules = 0;
+    uint64_t total = 0; /* bytes read */
     size_t head_n = 0;
     uint64_t ring_written = UINT64_MAX; /* the trace is a snapshot ring's buffer */
     FILE *in;
@@ -630,6 +635,11 @@ int main(int argc, char **argv)
         return 2;
     }
     apply_options(&cc, &opt);
+    if (timed && !config && !opt.numset[OPT_MTC_FREQ] && !opt.numset[OPT_NOM_FREQ] && !opt.numset[OPT_EAX] &&
+        !opt.numset[OPT_EBX])
+        fprintf(stderr, "ptdump: --time: no clock settings given, so only TSCs time the packets (MTCs and CYCs need "
+                        "them) and intervals are wide; give --config OUT.pt.json, or --mtc-freq, --nom-freq, "
+                        "--cpuid-0x15.eax and --cpuid-0x15.ebx as the trace was recorded\n");
     if (timed && ptc_clock_init(&clk, &cc) != PTC_OK) {
         fprintf(stderr, "ptdump: --time: the configuration is not usable (cpuid-0x15.eax and .ebx go together; "
                         "cyc-bits is 1..64)\n");
@@ -659,6 +669,7 @@ int main(int argc, char **argv)
             take_item(&pr, &clk, timed, &it);
         } else if (st == PTC_NEED_INPUT) {
             size_t n = eof ? 0 : ut_read_chunk(in, chunk, sizeof chunk);
+            total += n;
             if (n == 0) {
                 if (ferror(in)) { /* (fread sets errno: a directory says EISDIR) */
                     fprintf(stderr, "ptdump: cannot read %s: %s\n", path, strerror(errno));
@@ -678,6 +689,12 @@ int main(int argc, char **argv)
         drain_clock(&pr, &clk);
     }
     if (in != stdin) fclose(in);
+    if (!total && !head_n) { /* nothing decoded: said, and not a success */
+        fprintf(stderr, "ptdump: %s is empty: nothing to decode\n", path);
+        return 1;
+    }
+    if (pr.errors && !pr.check)
+        fprintf(stderr, "ptdump: %d error%s in %s (in the listing)\n", pr.errors, pr.errors == 1 ? "" : "s", path);
     {
         int st = pr.check ? check_summary(&pr) : pr.errors ? 1 : 0;
         if (fflush(stdout) != 0) return 2;
