@@ -40,7 +40,7 @@ else
   echo "skip - install_pkg_config_consumer: pkg-config is not installed"
 fi
 
-# CMake: find_package(ptcodec 0.2) gives ptcodec::ptcodec; a newer minor version is refused
+# CMake: find_package(ptcodec 0.3) gives ptcodec::ptcodec; a newer minor version is refused
 if command -v cmake > /dev/null 2>&1; then
   if cmake -S tests/install -B "$w/cmake" -DCMAKE_PREFIX_PATH="$stage$prefix" > "$w/cmake.log" 2>&1 \
      && cmake --build "$w/cmake" >> "$w/cmake.log" 2>&1 && "$w/cmake/consumer" > /dev/null; then
@@ -49,7 +49,7 @@ if command -v cmake > /dev/null 2>&1; then
     fail install_cmake_consumer "$(tail -8 "$w/cmake.log")"
   fi
   mkdir -p "$w/cmake-new"
-  sed 's/find_package(ptcodec 0.2 REQUIRED)/find_package(ptcodec 0.99 REQUIRED)/' tests/install/CMakeLists.txt > "$w/cmake-new/CMakeLists.txt"
+  sed 's/find_package(ptcodec 0.3 REQUIRED)/find_package(ptcodec 0.99 REQUIRED)/' tests/install/CMakeLists.txt > "$w/cmake-new/CMakeLists.txt"
   cp tests/install/consumer.c "$w/cmake-new/"
   if cmake -S "$w/cmake-new" -B "$w/cmake-new/b" -DCMAKE_PREFIX_PATH="$stage$prefix" > "$w/cmake-new.log" 2>&1; then
     fail install_cmake_version_check "find_package(ptcodec 0.99) accepted version $(sed -n 's/^#define PTCODEC_VERSION_STRING "\(.*\)"/\1/p' ptcodec.h)"
