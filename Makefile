@@ -3,8 +3,9 @@
 #   make           the tools: build/ptdump, build/ptsim, build/ptgen
 #   make demo      ptsim on the filtered workload, with and without MTC suppression
 #   make demo-qemu a real program traced under QEMU, and decoded by libipt
-#   make check     every test (installs missing Debian packages as root;
-#                  builds on JOBS cores, all up to 8 by default)
+#   make check     every test (installs missing Debian packages as root, and
+#                  says which; builds on JOBS cores, all up to 8 by default)
+#   make test      the unit tests, tools and sources only, installing nothing
 #   make bench     decoder throughput against libipt, the model's speed, and
 #                  time accuracy against libipt and perf (bench/timecmp, with real clocks too)
 #   make fuzz      every fuzz target for libFuzzer, AFL++ (+ cmplog) and replay
@@ -50,7 +51,7 @@ HAVE_AFL    := $(shell command -v afl-clang-fast >/dev/null 2>&1 && echo yes)
 HAVE_LIBFUZZER := $(shell printf 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){(void)d;(void)n;return 0;}' \
                    | $(CLANG) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo yes)
 
-.PHONY: all tools qemu demo demo-qemu check check-build deps bench fuzz fuzz-run corpus coverage install uninstall clean
+.PHONY: all tools qemu demo demo-qemu check check-build test deps bench fuzz fuzz-run corpus coverage install uninstall clean
 
 all: tools
 tools: $(addprefix $(BUILD)/,$(TOOLS))
@@ -146,6 +147,13 @@ JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 8 ] && n=8; echo 
 check: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) check-build
 	@sh tests/run.sh $(BUILD)
+
+# the unit tests, the tools' and the sources' checks, under the sanitizers,
+# installing nothing (tests that need what is missing skip, saying so)
+test:
+	@$(MAKE) --no-print-directory -j$(JOBS) $(TEST_PROGRAMS) $(addprefix $(BUILD)/san/,$(TOOLS))
+	@printf '%s\n' $(TEST_PROGRAMS) > $(BUILD)/test-programs
+	@UNIT_ONLY=1 sh tests/run.sh $(BUILD)
 
 TEST_PROGRAMS := $(addprefix $(BUILD)/test/clang/,$(CLANG_TESTS)) \
                  $(addprefix $(BUILD)/test/gcc/,$(GCC_TESTS)) \

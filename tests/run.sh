@@ -66,10 +66,18 @@ for src in tests/test_*.c; do
     echo "FAIL - never_built: $src is in no list of the Makefile, so make check never runs it" | tee -a "$log"
 done
 run test_cli sh tests/test_cli.sh "$b/san"
+run test_sources sh tests/test_sources.sh
+# make test: the unit tests, the tools' and the sources' checks, and no more
+if [ -n "${UNIT_ONLY:-}" ]; then
+  [ -n "${started_timecmp:-}" ] && bg_report timecmp time_accuracy_vs_libipt_and_perf
+  passed=$(grep -c '^ok - ' "$log"); failed=$(grep -c '^FAIL - ' "$log"); skipped=$(grep -c '^skip - ' "$log")
+  [ "$skipped" != 0 ] && echo "($skipped skipped)"
+  echo "$passed passed, $failed failed"
+  [ "$failed" = 0 ]; exit
+fi
 run test_perf_oracle sh tests/test_perf_oracle.sh "$b/san"
 run test_qemu sh tests/test_qemu.sh "$b"
 run compile_matrix env BUILD="$b" sh tests/compile_matrix.sh
-run test_sources sh tests/test_sources.sh
 run test_windows sh tests/test_windows.sh "$b/windows"
 run test_install sh tests/test_install.sh "$b/install"
 # make bench's programs at a fraction of their sizes, sanitized: they run
