@@ -366,6 +366,12 @@ then pass raw_trace_on_stdin; else fail raw_trace_on_stdin "status $st: $(head -
 "$b/ptdump" --jsonl --cpu 1 "$tmp/p.data" > "$tmp/p1.jsonl"; st=$?
 if [ $st = 0 ] && ! grep -q '"queue":0' "$tmp/p1.jsonl" && [ "$(grep -vc '^{"queue":1,"cpu":1,"tid":1001,' "$tmp/p1.jsonl")" = 0 ]
 then pass perf_data_select_queue_jsonl; else fail perf_data_select_queue_jsonl "status $st: $(head -2 "$tmp/p1.jsonl")"; fi
+# one time base with perf: --time on a perf.data also gives perf's nanoseconds
+# (ptsim's perf.data converts TSC to ns as 1:1), and a raw trace does not
+"$b/ptdump" --time --jsonl "$tmp/p.data" | grep -m1 '"perf_ns"' > "$tmp/ns.json"
+t_hex=$(sed 's/.*"time":"0x\([0-9a-f]*\)".*/\1/' "$tmp/ns.json"); ns=$(sed 's/.*"perf_ns":\([0-9]*\)}.*/\1/' "$tmp/ns.json")
+if [ -n "$ns" ] && [ "$((0x$t_hex))" = "$ns" ] && ! grep -q perf_ns "$tmp/p_raw.txt" && grep -q ' perf [0-9]*\.[0-9]\{9\}$' "$tmp/p.txt"
+then pass perf_data_time_in_perf_ns; else fail perf_data_time_in_perf_ns "$(head -c 300 "$tmp/ns.json")"; fi
 expect_status perf_data_no_such_queue 2 "$b/ptdump" --cpu 7 "$tmp/p.data"
 grep -q "cpu 7: $tmp/p.data has no AUX queue of that cpu" "$tmp/err" && [ ! -s "$tmp/out" ] && pass perf_data_no_such_queue_named \
   || fail perf_data_no_such_queue_named "$(cat "$tmp/err")"

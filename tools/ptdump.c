@@ -121,6 +121,7 @@ typedef struct printer {
     size_t nside, next_side;
     const perf_chunk *queue;
     ptc_perf_pt_info info;
+    int perf_time;         /* a perf.data with its time conversion: --time also in perf's ns */
     char tag[96];          /* --jsonl of a perf.data: the queue's fields, on every line */
     char line[640];
 } printer;
@@ -208,6 +209,12 @@ static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
     pr->line[0] = 0;
     if (pr->jsonl) df_json(&b, it); else df_text(&b, it);
     if (t) { if (pr->jsonl) df_time_json(&b, t); else df_time_text(&b, t); }
+    if (t && t->have_time && pr->perf_time) { /* perf's time base, to match a perf script line */
+        uint64_t ns = ptc_perf_tsc_to_ns(&pr->info, t->tsc);
+        if (pr->jsonl && b.len && pr->line[b.len - 1] == '}') b.len--, df_printf(&b, ",\"perf_ns\":%llu}", (unsigned long long)ns);
+        else if (!pr->jsonl) df_printf(&b, " perf %llu.%09llu", (unsigned long long)(ns / 1000000000u),
+                                       (unsigned long long)(ns % 1000000000u));
+    }
     if (pr->jsonl && pr->tag[0] && pr->line[0] == '{') printf("{%s,", pr->tag), fputs(pr->line + 1, stdout);
     else fputs(pr->line, stdout);
     fputc('\n', stdout);
@@ -417,6 +424,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
     pr->side = pf.side;
     pr->nside = pf.nside;
     pr->info = pf.info;
+    pr->perf_time = pf.info.time_mult != 0;
     if (pf.end != PTC_END) {
         pr->errors++;
         printf(pr->jsonl ? "{\"perf_off\":%llu,\"error\":\"%s\",\"what\":\"the rest of the file cannot be read\"}\n"
