@@ -146,6 +146,14 @@ static void print_sideband(printer *pr, uint64_t until)
     }
 }
 
+/* pr->line out, with a perf.data queue's fields first in a JSON object. */
+static void emit_line(const printer *pr)
+{
+    if (pr->jsonl && pr->tag[0] && pr->line[0] == '{') printf("{%s,", pr->tag), fputs(pr->line + 1, stdout);
+    else fputs(pr->line, stdout);
+    fputc('\n', stdout);
+}
+
 /* --check: the rules an item breaks, a line each (SPEC 7.4). A decode
    error is printed as without --check. */
 static void check_item(printer *pr, const ptc_item *it)
@@ -156,8 +164,7 @@ static void check_item(printer *pr, const ptc_item *it)
     if (it->error != PTC_OK) {
         b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
         if (pr->jsonl) df_json(&b, it); else df_text(&b, it);
-        printf(pr->jsonl && pr->tag[0] ? "{%s,%s\n" : "%s%s\n", pr->jsonl && pr->tag[0] ? pr->tag : "",
-               pr->jsonl && pr->tag[0] ? pr->line + 1 : pr->line);
+        emit_line(pr);
         /* neither a cut trace nor an erratum's damage is malformed (SPEC 7.4) */
         pr->malformed += it->error != PTC_ERR_TRUNCATED && it->error != PTC_ERR_CUT_CYC && it->error != PTC_ERR_CORRUPT_TMA;
         return;
@@ -215,9 +222,7 @@ static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
         else if (!pr->jsonl) df_printf(&b, " perf %llu.%09llu", (unsigned long long)(ns / 1000000000u),
                                        (unsigned long long)(ns % 1000000000u));
     }
-    if (pr->jsonl && pr->tag[0] && pr->line[0] == '{') printf("{%s,", pr->tag), fputs(pr->line + 1, stdout);
-    else fputs(pr->line, stdout);
-    fputc('\n', stdout);
+    emit_line(pr);
     pr->errors += it->error != PTC_OK;
 }
 
