@@ -398,85 +398,67 @@ static void b_disabled_packet(sb *s, int bad)
     mark(s);
     put(s, c);
 }
-/* MTC suppression: the policy and payloads in a row, with no other packet
-   between them */
-static void mtcs(sb *s, const ptc_mtc_policy *pol, const uint8_t *ctc, size_t n)
+/* MTC suppression (part 2's rules): a policy, and the payloads of MTCs in a
+   row, with no other packet between them, that keep it and that break it
+   at the last one. */
+static const struct mtc_case {
+    uint8_t threshold, resume_after, resume_on_value, resume_value;
+    size_t n;
+    uint8_t good[3], wrong[3];
+} mtc_not_suppressed = { 2, 255, 0, 0, 3, { 1, 2, 2 }, { 1, 2, 3 } }, /* after two, 255 suppressed: 256 periods on */
+  missing_mtc = { 0, 0, 0, 0, 2, { 1, 2 }, { 1, 3 } },
+  gap_too_long = { 2, 4, 0, 0, 3, { 1, 2, 7 }, { 1, 2, 8 } },
+  early_resume = { 2, 4, 0, 0, 3, { 1, 2, 7 }, { 1, 2, 5 } },
+  late_resume = { 2, 255, 1, 3, 3, { 1, 2, 3 }, { 1, 2, 6 } };
+
+static void b_mtcs(sb *s, int bad, const struct mtc_case *m)
 {
     size_t i;
+    ptc_mtc_policy_default(&s->cfg.policy);
+    s->cfg.policy.threshold = m->threshold;
+    s->cfg.policy.resume_after = m->resume_after;
+    s->cfg.policy.resume_on_value = m->resume_on_value;
+    s->cfg.policy.resume_value = m->resume_value;
     s->cfg.have_policy = 1;
-    s->cfg.policy = *pol;
     psb_plus(s, 1);
     put(s, pk_tnt());
-    for (i = 0; i < n; i++) {
-        if (i + 1 == n) mark(s);
-        put(s, pk_mtc(ctc[i]));
+    for (i = 0; i < m->n; i++) {
+        if (i + 1 == m->n) mark(s);
+        put(s, pk_mtc(bad ? m->wrong[i] : m->good[i]));
     }
-}
-static ptc_mtc_policy policy(uint8_t threshold, uint8_t resume_after, int on_value, uint8_t value)
-{
-    ptc_mtc_policy p;
-    ptc_mtc_policy_default(&p);
-    p.threshold = threshold;
-    p.resume_after = resume_after;
-    p.resume_on_value = (uint8_t)on_value;
-    p.resume_value = value;
-    return p;
-}
-static void b_mtc_not_suppressed(sb *s, int bad)
-{
-    /* after two, 255 suppressed: the next one 256 periods on, the same payload */
-    static const uint8_t good[] = { 1, 2, 2 }, wrong[] = { 1, 2, 3 };
-    ptc_mtc_policy p = policy(2, 255, 0, 0);
-    mtcs(s, &p, bad ? wrong : good, 3);
-}
-static void b_missing_mtc(sb *s, int bad)
-{
-    static const uint8_t good[] = { 1, 2 }, wrong[] = { 1, 3 };
-    ptc_mtc_policy p = policy(0, 0, 0, 0);
-    mtcs(s, &p, bad ? wrong : good, 2);
-}
-static void b_gap_too_long(sb *s, int bad)
-{
-    static const uint8_t good[] = { 1, 2, 7 }, wrong[] = { 1, 2, 8 };
-    ptc_mtc_policy p = policy(2, 4, 0, 0);
-    mtcs(s, &p, bad ? wrong : good, 3);
-}
-static void b_early_resume(sb *s, int bad)
-{
-    static const uint8_t good[] = { 1, 2, 7 }, wrong[] = { 1, 2, 5 };
-    ptc_mtc_policy p = policy(2, 4, 0, 0);
-    mtcs(s, &p, bad ? wrong : good, 3);
-}
-static void b_late_resume(sb *s, int bad)
-{
-    static const uint8_t good[] = { 1, 2, 3 }, wrong[] = { 1, 2, 6 };
-    ptc_mtc_policy p = policy(2, 255, 1, 3);
-    mtcs(s, &p, bad ? wrong : good, 3);
 }
 
 static const struct rule_case {
     ptc_rule rule;
-    build_fn build;
+    build_fn build;              /* or, for the policy's rules: */
+    const struct mtc_case *mtcs;
 } cases[] = {
-    { PTC_RULE_PSB_MEMBER, b_psb_member }, { PTC_RULE_PSB_NESTED, b_psb_nested },
-    { PTC_RULE_PSBEND_ALONE, b_psbend_alone }, { PTC_RULE_PSB_NO_CBR, b_psb_no_cbr },
-    { PTC_RULE_PSB_NO_TSC, b_psb_no_tsc }, { PTC_RULE_PSB_FUP_MODE, b_psb_fup_mode },
-    { PTC_RULE_PSB_PERIOD, b_psb_period }, { PTC_RULE_FLOW_WHILE_OFF, b_flow_while_off },
-    { PTC_RULE_PGE_WHILE_ON, b_pge_while_on }, { PTC_RULE_PGD_WHILE_OFF, b_pgd_while_off },
-    { PTC_RULE_PGE_NO_IP, b_pge_no_ip }, { PTC_RULE_AFTER_STOP, b_after_stop },
-    { PTC_RULE_FUP_ALONE, b_fup_alone }, { PTC_RULE_MODE_EXEC_ALONE, b_mode_exec_alone },
-    { PTC_RULE_MODE_TSX_ALONE, b_mode_tsx_alone }, { PTC_RULE_IP_BIT_NO_FUP, b_ip_bit_no_fup },
-    { PTC_RULE_OVF_FOLLOWER, b_ovf_follower }, { PTC_RULE_MWAIT_ALONE, b_mwait_alone },
-    { PTC_RULE_PWRX_ALONE, b_pwrx_alone }, { PTC_RULE_BEP_ALONE, b_bep_alone },
-    { PTC_RULE_BLOCK_UNENDED, b_block_unended }, { PTC_RULE_EVD_ALONE, b_evd_alone },
-    { PTC_RULE_MODE_EXEC_L_D, b_mode_exec_l_d }, { PTC_RULE_MODE_TSX_BOTH, b_mode_tsx_both },
-    { PTC_RULE_CFE_EVD_TYPE, b_cfe_evd_type }, { PTC_RULE_RESERVED_BITS, b_reserved_bits },
-    { PTC_RULE_CYC_NOT_SHORTEST, b_cyc_not_shortest }, { PTC_RULE_TMA_ALONE, b_tma_alone },
-    { PTC_RULE_TSC_NO_TMA, b_tsc_no_tma }, { PTC_RULE_TSC_BACKWARDS, b_tsc_backwards },
-    { PTC_RULE_DISABLED_PACKET, b_disabled_packet }, { PTC_RULE_MTC_NOT_SUPPRESSED, b_mtc_not_suppressed },
-    { PTC_RULE_MISSING_MTC, b_missing_mtc }, { PTC_RULE_GAP_TOO_LONG, b_gap_too_long },
-    { PTC_RULE_EARLY_RESUME, b_early_resume }, { PTC_RULE_LATE_RESUME, b_late_resume }
+    { PTC_RULE_PSB_MEMBER, b_psb_member, NULL }, { PTC_RULE_PSB_NESTED, b_psb_nested, NULL },
+    { PTC_RULE_PSBEND_ALONE, b_psbend_alone, NULL }, { PTC_RULE_PSB_NO_CBR, b_psb_no_cbr, NULL },
+    { PTC_RULE_PSB_NO_TSC, b_psb_no_tsc, NULL }, { PTC_RULE_PSB_FUP_MODE, b_psb_fup_mode, NULL },
+    { PTC_RULE_PSB_PERIOD, b_psb_period, NULL }, { PTC_RULE_FLOW_WHILE_OFF, b_flow_while_off, NULL },
+    { PTC_RULE_PGE_WHILE_ON, b_pge_while_on, NULL }, { PTC_RULE_PGD_WHILE_OFF, b_pgd_while_off, NULL },
+    { PTC_RULE_PGE_NO_IP, b_pge_no_ip, NULL }, { PTC_RULE_AFTER_STOP, b_after_stop, NULL },
+    { PTC_RULE_FUP_ALONE, b_fup_alone, NULL }, { PTC_RULE_MODE_EXEC_ALONE, b_mode_exec_alone, NULL },
+    { PTC_RULE_MODE_TSX_ALONE, b_mode_tsx_alone, NULL }, { PTC_RULE_IP_BIT_NO_FUP, b_ip_bit_no_fup, NULL },
+    { PTC_RULE_OVF_FOLLOWER, b_ovf_follower, NULL }, { PTC_RULE_MWAIT_ALONE, b_mwait_alone, NULL },
+    { PTC_RULE_PWRX_ALONE, b_pwrx_alone, NULL }, { PTC_RULE_BEP_ALONE, b_bep_alone, NULL },
+    { PTC_RULE_BLOCK_UNENDED, b_block_unended, NULL }, { PTC_RULE_EVD_ALONE, b_evd_alone, NULL },
+    { PTC_RULE_MODE_EXEC_L_D, b_mode_exec_l_d, NULL }, { PTC_RULE_MODE_TSX_BOTH, b_mode_tsx_both, NULL },
+    { PTC_RULE_CFE_EVD_TYPE, b_cfe_evd_type, NULL }, { PTC_RULE_RESERVED_BITS, b_reserved_bits, NULL },
+    { PTC_RULE_CYC_NOT_SHORTEST, b_cyc_not_shortest, NULL }, { PTC_RULE_TMA_ALONE, b_tma_alone, NULL },
+    { PTC_RULE_TSC_NO_TMA, b_tsc_no_tma, NULL }, { PTC_RULE_TSC_BACKWARDS, b_tsc_backwards, NULL },
+    { PTC_RULE_DISABLED_PACKET, b_disabled_packet, NULL },
+    { PTC_RULE_MTC_NOT_SUPPRESSED, NULL, &mtc_not_suppressed }, { PTC_RULE_MISSING_MTC, NULL, &missing_mtc },
+    { PTC_RULE_GAP_TOO_LONG, NULL, &gap_too_long }, { PTC_RULE_EARLY_RESUME, NULL, &early_resume },
+    { PTC_RULE_LATE_RESUME, NULL, &late_resume }
 };
+
+static void build_case(const struct rule_case *c, sb *s, int bad)
+{
+    if (c->mtcs) b_mtcs(s, bad, c->mtcs);
+    else c->build(s, bad);
+}
 
 static void every_rule_breaks_once_at_its_offset(void)
 {
@@ -491,7 +473,7 @@ static void every_rule_breaks_once_at_its_offset(void)
         covered[cases[k].rule]++;
         sb_init(&s);
         s.cfg.cpu_known = 1; /* with no errata: no finding is an erratum's */
-        cases[k].build(&s, 1);
+        build_case(&cases[k], &s, 1);
         CHECK(s.mark != UINT64_MAX, "%s: the breaking stream marks no offset", name);
         check_bytes(&s.cfg, s.b, s.len, 0, &fd);
         show(&fd, shown, sizeof shown);
@@ -500,7 +482,7 @@ static void every_rule_breaks_once_at_its_offset(void)
               "%s at %llu: found%s", name, (unsigned long long)s.mark, shown);
         sb_init(&s);
         s.cfg.cpu_known = 1;
-        cases[k].build(&s, 0);
+        build_case(&cases[k], &s, 0);
         check_bytes(&s.cfg, s.b, s.len, 0, &fd);
         show(&fd, shown, sizeof shown);
         CHECK(fd.n == 0 && fd.packets > 3, "%s, legal variant: found%s", name, shown);
