@@ -31,7 +31,7 @@
        struct the caller owns. Structs marked "All fields are private" are
        public only so that they can live anywhere; use their functions.
      - Sizes on x86-64: ptc_clock about 61 KiB (it holds PTC_CLOCK_WINDOW
-       items: keep it off the stack), ptc_model 2.6 KiB, ptc_conform 264
+       items: keep it off the stack), ptc_model 2.6 KiB, ptc_conform 272
        bytes, ptc_decoder 120 bytes.
      - Bad input is never an abort or an assert: every function returns a
        status with a name (ptc_status_name).
@@ -1713,7 +1713,7 @@ PTCDEF ptc_status ptc_conform_config_from_perf(ptc_conform_config *cfg, const pt
 #define PTC_CONFORM_FOLLOWERS 9
 
 /* All fields are private; the struct is public so it can live anywhere
-   (264 bytes on x86-64; no allocation). */
+   (272 bytes on x86-64; no allocation). */
 typedef struct ptc_conform {
     ptc_conform_config cfg;
     ptc_checker policy;        /* part 2's checker, with cfg.have_policy */
@@ -1732,13 +1732,14 @@ typedef struct ptc_conform {
     uint8_t en_by_psb;         /* pkt_en is ON only because a PSB+ held a FUP (BDM70) */
     uint8_t stopped;           /* TraceStop, tracing not enabled again yet */
     uint8_t sleeping;          /* PTC_CONF_UNKNOWN, _OFF (PWRX seen), _ON (PWRE seen) */
-    /* followers owed (SPEC 7.3.3): bit k set while kind k is owed by the
-       packet at pend_off[k], opened after pend_psb[k] PSBs */
-    uint32_t pending;
+    /* followers owed (SPEC 7.3.3): bit k of pending set while kind k is
+       awaited after the packet at pend_off[k], opened after pend_psb[k]
+       PSBs; of owed, when its absence is a finding (a MODE.TSX with packets
+       off binds a FUP that comes, but owes none) */
+    uint32_t pending, owed;
     uint64_t pend_off[PTC_CONFORM_FOLLOWERS];
     uint32_t pend_psb[PTC_CONFORM_FOLLOWERS];
     uint8_t tma_may_follow;    /* a TSC, and since it only packets a TMA may come after */
-    uint8_t tsx_fup_owed;      /* the open MODE.TSX came with packets on: its FUP must follow */
     uint8_t have_tsc;
     uint64_t last_tsc;
     uint64_t cut_cyc_end;      /* SKD007: where the OVF after a cut CYC is (0: none) */
@@ -7102,15 +7103,6 @@ static int ptc__conf_on(uint8_t known, int shown) { return known == PTC_CONF_ON 
 /* ---- 7.3.4 values and 7.3.5 what the configuration turns off: each
    packet on its own, synced or not ---- */
 
-/* The fewest bytes that carry a CYC's count: 5 bits in the first, 7 in
-   each further byte. */
-static unsigned ptc__conf_cyc_bytes(uint64_t cycles)
-{
-    unsigned n = 1;
-    for (cycles >>= 5; cycles; cycles >>= 7) n++;
-    return n;
-}
-
 static int ptc__conf_reserved_set(const ptc_packet *p)
 {
     switch (p->type) {
@@ -7167,7 +7159,7 @@ static void ptc__conf_check_values(ptc_conform *c, ptc__conf_out *o, const ptc_i
         ptc__conf_report(c, o, PTC_RULE_MODE_TSX_BOTH, it->offset, 0);
     if (ptc__conf_type_undefined(p)) ptc__conf_report(c, o, PTC_RULE_CFE_EVD_TYPE, it->offset, 0);
     if (ptc__conf_reserved_set(p)) ptc__conf_report(c, o, PTC_RULE_RESERVED_BITS, it->offset, 0);
-    if (p->type == PTC_CYC && p->size > ptc__conf_cyc_bytes(p->u.cyc.cycles))
+    if (p->type == PTC_CYC && p->size > ptc__enc_cyc_size(p->u.cyc.cycles))
         ptc__conf_report(c, o, PTC_RULE_CYC_NOT_SHORTEST, it->offset, 0);
     if (p->type == PTC_TIP_PGE && p->u.ip.ipc == PTC_IPC_SUPPRESSED)
         ptc__conf_report(c, o, PTC_RULE_PGE_NO_IP, it->offset, 0);
@@ -7238,12 +7230,15 @@ static void ptc__conf_psb(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
 
 /* ---- 7.3.3 followers ---- */
 
-static void ptc__conf_owe(ptc_conform *c, unsigned kind, uint64_t offset)
+static void ptc__conf_await(ptc_conform *c, unsigned kind, uint64_t offset, int owed)
 {
     c->pending |= 1u << kind;
+    if (owed) c->owed |= 1u << kind; else c->owed &= ~(1u << kind);
     c->pend_off[kind] = offset;
     c->pend_psb[kind] = c->psb_seq;
 }
+
+static void ptc__conf_owe(ptc_conform *c, unsigned kind, uint64_t offset) { ptc__conf_await(c, kind, offset, 1); }
 
 /* The erratum that explains a packet breaking an OVF's follower: SKD007
    when the OVF is the one a cut CYC was read with (two whole CYCs have
@@ -7278,7 +7273,7 @@ static int ptc__conf_settle(ptc_conform *c, ptc__conf_out *o, const ptc_item *it
             bound |= t == PTC_FUP;
         } else if (f->may_precede & bit) {
             continue;
-        } else if (k != PTC__CONF_F_TSX_FUP || c->tsx_fup_owed) {
+        } else if (c->owed & (1u << k)) {
             ptc__conf_report(c, o, f->rule, c->pend_off[k], k == PTC__CONF_F_OVF ? ptc__conf_ovf_erratum(c, t) : 0);
         }
         c->pending &= ~(1u << k);
@@ -7304,9 +7299,7 @@ static void ptc__conf_open(ptc_conform *c, const ptc_item *it, int bound)
     case PTC_MODE_TSX:
         /* its FUP needs PacketEn, MODE.TSX only ContextEn: it owes the FUP
            with packets on; otherwise a FUP right after it is still its own */
-        if (c->in_psb) return;
-        ptc__conf_owe(c, PTC__CONF_F_TSX_FUP, it->offset);
-        c->tsx_fup_owed = c->pkt_en == PTC_CONF_ON;
+        if (!c->in_psb) ptc__conf_await(c, PTC__CONF_F_TSX_FUP, it->offset, c->pkt_en == PTC_CONF_ON);
         return;
     case PTC_OVF:
         ptc__conf_owe(c, PTC__CONF_F_OVF, it->offset);
@@ -7452,7 +7445,7 @@ PTCDEF size_t ptc_conform_item(ptc_conform *c, const ptc_item *it, ptc_finding *
     if (!c || !it || !out) return 0;
     t = it->pkt.type;
     if (PTC__LIKELY(it->error == PTC_OK && (unsigned)t < PTC_PACKET_TYPE_COUNT && ((c->fast >> t) & 1)) &&
-        (t != PTC_CYC || it->pkt.size == 1 || it->pkt.size <= ptc__conf_cyc_bytes(it->pkt.u.cyc.cycles))) {
+        (t != PTC_CYC || it->pkt.size == 1 || it->pkt.size <= ptc__enc_cyc_size(it->pkt.u.cyc.cycles))) {
         c->saw_mtc |= t == PTC_MTC;
         return 0;
     }
