@@ -23,7 +23,7 @@ WARN    := -Wall -Wextra -Werror -pedantic
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
-TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
+TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/jsonread.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
            tools/perforacle.h
 TESTHDR := tests/testlib.h tests/libipt_allowlist.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen ptnav
@@ -36,14 +36,15 @@ GCC_TESTS    := test_packets test_stream test_model test_conform
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt test_conform_libipt timecmp
 FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/pktgen.h tools/modelrec.h tests/libipt_allowlist.h \
-           tools/qemu/x86class.h
+           tools/qemu/x86class.h tools/modelcfg.h tools/jsonread.h
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
 # targets whose input is a workload program, not PT bytes: their own dictionary
 MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker fuzz_nav
-fuzz_dict = $(if $(filter $(MODEL_FUZZ_TARGETS),$(1)),fuzz/modelprog.dict,$(if $(filter fuzz_x86class,$(1)),fuzz/x86.dict,fuzz/ptcodec.dict))
+# the other targets' dictionaries: fuzz/<target without fuzz_>.dict, else PT's
+fuzz_dict = $(if $(filter $(MODEL_FUZZ_TARGETS),$(1)),fuzz/modelprog.dict,$(firstword $(wildcard fuzz/$(patsubst fuzz_%,%,$(1)).dict) fuzz/ptcodec.dict))
 
 HAVE_LIBIPT := $(shell test -f /usr/include/intel-pt.h && echo yes)
-FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_perfdata fuzz_x86class \
+FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_perfdata fuzz_x86class fuzz_config \
                 $(if $(HAVE_LIBIPT),fuzz_diff_libipt)
 # MemorySanitizer needs every byte's producer instrumented; libipt is not
 MSAN_TARGETS := $(filter-out fuzz_diff_libipt,$(FUZZ_TARGETS))

@@ -8,7 +8,7 @@
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${OUT:?set OUT}" "${CC:?set CC}" "${LIB_FUZZING_ENGINE:?set LIB_FUZZING_ENGINE}"
 CFLAGS=${CFLAGS:-}
-packet_targets="fuzz_stream fuzz_roundtrip fuzz_perfdata fuzz_x86class"
+packet_targets="fuzz_stream fuzz_roundtrip fuzz_perfdata fuzz_x86class fuzz_config"
 model_targets="fuzz_model fuzz_clock fuzz_checker fuzz_nav"
 if [ -f /usr/include/intel-pt.h ] && [ "${SANITIZER:-}" != memory ]; then
   packet_targets="$packet_targets fuzz_diff_libipt"
@@ -22,8 +22,8 @@ for t in $packet_targets $model_targets; do
   $CC $CFLAGS -std=c99 -I"$root" "$root/fuzz/$t.c" -o "$OUT/$t" $LIB_FUZZING_ENGINE $libs
   case " $model_targets " in
     *" $t "*) cp "$root/fuzz/modelprog.dict" "$OUT/$t.dict" ;;
-    *) if [ "$t" = fuzz_x86class ]; then cp "$root/fuzz/x86.dict" "$OUT/$t.dict"
-       else cp "$root/fuzz/ptcodec.dict" "$OUT/$t.dict"; fi ;;
+    *) own="$root/fuzz/${t#fuzz_}.dict"
+       if [ -f "$own" ]; then cp "$own" "$OUT/$t.dict"; else cp "$root/fuzz/ptcodec.dict" "$OUT/$t.dict"; fi ;;
   esac
   printf '[libfuzzer]\nmax_len = 4096\ndict = %s.dict\n' "$t" > "$OUT/$t.options"
   rm -f "$OUT/${t}_seed_corpus.zip"

@@ -79,3 +79,13 @@ printf '\004\350\373\377\377\377\004\350\000\000\000\000\001\377\320\002\101\377
 printf '\000\313\001\110\317\001\017\007\001\017\005\001\017\064\000\314\001\315\200\000\316' > "$x86/seed-far-kernel"
 printf '\001\363\244\002\363\110\245\001\362\256\000\244\000\220\002\110\211\345\003\363\017\036\372\001\377\300' > "$x86/seed-rep-other"
 printf '\001\350\000\000\164\002\017\205\000\000\377\000\017' > "$x86/seed-truncated"
+# fuzz_config: the configuration files ptsim writes (default, filtered with
+# a policy and CYC, a snapshot ring's), one laid out on lines, and the
+# smallest one
+mkdir -p "$corpus/fuzz_config"
+"$ptsim" --quiet -o "$tmp/c.pt" --cycles 20000 && cp "$tmp/c.pt.json" "$corpus/fuzz_config/seed-default.json"
+"$ptsim" --quiet --workload filtered --policy threshold=3,resume_value=0 --set cyc_en=1,mtc_freq=4 -o "$tmp/c.pt" \
+  --cycles 20000 && cp "$tmp/c.pt.json" "$corpus/fuzz_config/seed-filtered.json"
+"$ptsim" --quiet --snapshot auto -o "$tmp/c.pt" --cycles 20000 && cp "$tmp/c.pt.json" "$corpus/fuzz_config/seed-ring.json"
+sed 's/,"/,\n  "/g; s/{/{\n  /; s/}}/}\n}/' "$corpus/fuzz_config/seed-filtered.json" > "$corpus/fuzz_config/seed-lines.json"
+printf '{ }' > "$corpus/fuzz_config/seed-empty.json"

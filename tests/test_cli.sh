@@ -137,6 +137,34 @@ grep -q "bytes saved by threshold=2" "$tmp/sim.out" && grep -q "ptdump --config"
 grep '^{"off"' "$tmp/f.truth" | sed 's/{"off":\([0-9]*\),"type":"\([a-z_0-9]*\)".*/\1 \2/' > "$tmp/truth.ot"
 if cmp -s "$tmp/dump.ot" "$tmp/truth.ot" && [ "$(wc -l < "$tmp/truth.ot")" -gt 50 ] && grep -q '^{"suppressed":"mtc"' "$tmp/f.truth"; then
   pass sim_truth_matches_trace; else fail sim_truth_matches_trace "$(diff "$tmp/dump.ot" "$tmp/truth.ot" | head -5)"; fi
+# a configuration file is strict JSON with known keys (SPEC 5.6): each bad
+# one is refused by ptdump and ptnav with the key or the place named
+cfg_refused() { # name text what-the-message-names
+  printf '%s' "$2" > "$tmp/bad.json"
+  for t in ptdump ptnav; do
+    query=""; [ $t = ptnav ] && query="--tsc 0"
+    # shellcheck disable=SC2086 # the query is two words or none
+    "$b/$t" --config "$tmp/bad.json" "$tmp/f.pt" $query > /dev/null 2> "$tmp/err"; st=$?
+    if [ $st = 2 ] && grep -q -- "$3" "$tmp/err"; then pass "config_refused_${1}_$t"
+    else fail "config_refused_${1}_$t" "status $st: $(head -c 300 "$tmp/err")"; fi
+  done
+}
+cfg_refused random_bytes "$(head -c 64 "$tmp/f.pt" | tr -d '\000')" "line 1, column 1:"
+cfg_refused unclosed '{"mtc_freq":3' "expected ',' or '}'"
+cfg_refused misspelt_key '{"mtc_frq":3}' 'unknown key "mtc_frq"'
+cfg_refused misspelt_policy_key '{"policy":{"treshold":2}}' 'unknown key "treshold"'
+cfg_refused wrong_type '{"cyc_en":true}' "cyc_en must be a whole number from 0 to 1, not true or false"
+cfg_refused string_number '{"mtc_freq":"3"}' "mtc_freq must be a whole number from 0 to 15, not a string"
+cfg_refused out_of_range '{"psb_freq":16}' "psb_freq must be a whole number from 0 to 15"
+cfg_refused twice '{"os":1,"os":0}' '"os" is given twice'
+cfg_refused trailing_comma '{"os":1,}' "a comma before '}'"
+cfg_refused after_object '{"os":1}{}' "text after the end"
+cfg_refused bad_filter '{"filters":[[1]]}' "a filter is \[lo, hi\]"
+cfg_refused model_refuses '{"cpuid_0x15_eax":0}' "the model refuses this cpuid_0x15_eax"
+cfg_refused nom_freq_disagrees '{"nom_freq":7}' "nom_freq is 7, but"
+sed 's/,"/,\n  "/g' "$tmp/f.pt.json" > "$tmp/lines.json"
+if "$b/ptdump" --check --config "$tmp/lines.json" "$tmp/f.pt" > "$tmp/out" && "$b/ptdump" --check --config "$tmp/f.pt.json" "$tmp/f.pt" | cmp -s - "$tmp/out"
+then pass config_on_lines_reads_the_same; else fail config_on_lines_reads_the_same "$(head -2 "$tmp/out")"; fi
 expect_status check_with_config 0 "$b/ptdump" --check --config "$tmp/f.pt.json" "$tmp/f.pt"
 grep -q '^\[check: [0-9]* packets; 0 violations, 0 suspicious' "$tmp/out" && [ "$(wc -l < "$tmp/out")" = 1 ] \
   && pass check_prints_findings_only || fail check_prints_findings_only "$(head -3 "$tmp/out")"

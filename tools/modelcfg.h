@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "jsonread.h"
 
 /* X(key, field, max value) for the plain integer fields */
 #define MC_FIELDS(X) \
@@ -74,6 +75,32 @@ UT_FN int mc_number(const char *s, uint64_t *v)
     return s && ut_parse_u64_n(s, strcspn(s, ", "), UINT64_MAX, v);
 }
 
+/* Sets the plain integer field named key: 1, or 0 with err when v is above
+   its maximum, or -1 with err when no field has that name. */
+UT_FN int mc_set_number(ptc_model_config *c, const char *key, uint64_t v, char *err, size_t errlen)
+{
+#define MC_X(k, fld, max) \
+    if (strcmp(key, k) == 0) { \
+        if (v > (uint64_t)(max)) { snprintf(err, errlen, "%s is at most %llu", k, (unsigned long long)(max)); return 0; } \
+        c->fld = v; \
+        return 1; \
+    }
+    MC_FIELDS(MC_X)
+#undef MC_X
+    snprintf(err, errlen, "unknown setting '%s'", key);
+    return -1;
+}
+
+/* The largest value of the plain integer field named key. */
+UT_FN uint64_t mc_field_max(const char *key)
+{
+#define MC_X(k, fld, max) \
+    if (strcmp(key, k) == 0) return (uint64_t)(max);
+    MC_FIELDS(MC_X)
+#undef MC_X
+    return UINT64_MAX;
+}
+
 /* Sets one configuration key. Returns 0 and says why in err when the key or
    value is wrong. "filter" takes LO-HI and adds a range. */
 UT_FN int mc_set(ptc_model_config *c, const char *key, const char *val, char *err, size_t errlen)
@@ -97,16 +124,7 @@ UT_FN int mc_set(ptc_model_config *c, const char *key, const char *val, char *er
         snprintf(err, errlen, "%s wants a number, got '%s'", key, val);
         return 0;
     }
-#define MC_X(k, fld, max) \
-    if (strcmp(key, k) == 0) { \
-        if (v > (uint64_t)(max)) { snprintf(err, errlen, "%s is at most %llu", k, (unsigned long long)(max)); return 0; } \
-        c->fld = v; \
-        return 1; \
-    }
-    MC_FIELDS(MC_X)
-#undef MC_X
-    snprintf(err, errlen, "unknown setting '%s'", key);
-    return 0;
+    return mc_set_number(c, key, v, err, errlen) > 0;
 }
 
 /* Applies "k=v,k=v,..." (or space separated). */
@@ -257,63 +275,142 @@ UT_FN void mc_write_json(FILE *f, const ptc_model_config *c, const uint64_t *rin
             c->policy.min_burst);
 }
 
-/* Reads a configuration written by mc_write_json (keys in any order;
-   unknown keys are ignored so later versions can add some). */
-UT_FN int mc_read_json(const char *text, ptc_model_config *c, char *err, size_t errlen)
+/* The keys a configuration file may have (SPEC 5.6): the plain fields,
+   then those read otherwise; and the keys of its "policy" object. */
+static const char *const mc_json_keys[] = {
+#define MC_X(k, fld, max) k,
+    MC_FIELDS(MC_X)
+#undef MC_X
+    "nom_freq", "ring_written", "filters", "policy"
+};
+static const char *const mc_json_policy_keys[] = { "threshold", "resume_on_value", "resume_value", "resume_after",
+                                                   "min_burst" };
+
+/* The index of key in names[0, n), or n. */
+UT_FN size_t mc_key_index(const char *const *names, size_t n, const char *key)
 {
-    const char *p = text;
-    ptc_model_config_default(c);
-    c->nfilters = 0;
-    while ((p = strchr(p, '"')) != NULL) {
-        char key[64], val[32];
-        const char *q = strchr(p + 1, '"');
-        size_t n;
-        if (!q || (size_t)(q - p - 1) >= sizeof key) break;
-        n = (size_t)(q - p - 1);
-        memcpy(key, p + 1, n);
-        key[n] = 0;
-        p = q + 1;
-        if (*p != ':') continue;
-        p++;
-        if (strcmp(key, "filters") == 0) {
-            /* "filters":[[lo,hi],...] or [] */
-            const char *end = strstr(p, "]]"), *r = p + 1;
-            unsigned long long lo, hi;
-            if (!end) end = strchr(p, ']');
-            if (!end) break;
-            while ((r = strchr(r, '[')) != NULL && r < end && sscanf(r, "[%llu,%llu]", &lo, &hi) == 2) {
-                if (c->nfilters < 4) { c->filter_lo[c->nfilters] = lo; c->filter_hi[c->nfilters] = hi; c->nfilters++; }
-                r++;
-            }
-            p = end + 1;
-            continue;
-        }
-        n = strspn(p, "0123456789");
-        if (!n || n >= sizeof val) continue;
-        memcpy(val, p, n);
-        val[n] = 0;
-        if (mc_policy_field(&c->policy, key)) {
-            uint64_t v;
-            if (!ut_parse_u64_n(val, n, 255, &v)) {
-                snprintf(err, errlen, "%s is a number from 0 to 255, not %s", key, val);
-                return 0;
-            }
-            *mc_policy_field(&c->policy, key) = (uint8_t)v;
-        } else if (strcmp(key, "nom_freq") == 0 || strcmp(key, "ring_written") == 0) continue;
-        else {
-            char e2[128];
-            if (!mc_set(c, key, val, e2, sizeof e2) && strncmp(e2, "unknown", 7) != 0) {
-                snprintf(err, errlen, "%s", e2);
-                return 0;
-            }
-        }
+    size_t i = 0;
+    while (i < n && strcmp(names[i], key) != 0) i++;
+    return i;
+}
+
+/* The next key of an object whose keys are names[0, n): 1 with *index
+   set, or 0 at the object's end or on an unknown or repeated key (which
+   stops the reader). *seen has a bit per key already read. */
+UT_FN int mc_json_key(jr_reader *r, int *first, const char *const *names, size_t n, uint64_t *seen, size_t *index)
+{
+    char key[64];
+    const char *at;
+    if (!jr_next(r, '}', first)) return 0;
+    jr_peek(r);
+    at = r->p;
+    if (!jr_string(r, key, sizeof key) || !jr_take(r, ':', "':' after a key")) return 0;
+    *index = mc_key_index(names, n, key);
+    if (*index < n && !(*seen >> *index & 1)) {
+        *seen |= (uint64_t)1 << *index;
+        return 1;
     }
-    return 1;
+    r->p = at;
+    return jr_fail(r, *index == n ? "unknown key \"%s\"" : "\"%s\" is given twice", key);
+}
+
+/* "filters": [[lo, hi], ...], at most four ranges. */
+UT_FN int mc_json_filters(jr_reader *r, ptc_model_config *c)
+{
+    int first = 1;
+    if (!jr_open(r, '[', "filters")) return 0;
+    while (jr_next(r, ']', &first)) {
+        int inner = 1;
+        uint64_t range[2];
+        unsigned k;
+        if (c->nfilters == 4) return jr_fail(r, "filters has at most 4 ranges");
+        if (!jr_open(r, '[', "a filter")) return 0;
+        for (k = 0; k < 2; k++)
+            if (!jr_next(r, ']', &inner) || !jr_u64(r, "a filter's bound", UINT64_MAX, &range[k]))
+                return jr_fail(r, "a filter is [lo, hi]");
+        if (jr_next(r, ']', &inner)) return jr_fail(r, "a filter is [lo, hi]");
+        c->filter_lo[c->nfilters] = range[0];
+        c->filter_hi[c->nfilters] = range[1];
+        c->nfilters++;
+    }
+    return !jr_failed(r);
+}
+
+/* "policy": {"threshold": N, ...}, each from 0 to 255. */
+UT_FN int mc_json_policy(jr_reader *r, ptc_mtc_policy *p)
+{
+    const size_t n = sizeof mc_json_policy_keys / sizeof mc_json_policy_keys[0];
+    int first = 1;
+    uint64_t seen = 0, v;
+    size_t i;
+    if (!jr_open(r, '{', "policy")) return 0;
+    while (mc_json_key(r, &first, mc_json_policy_keys, n, &seen, &i) &&
+           jr_u64(r, mc_json_policy_keys[i], 255, &v))
+        *mc_policy_field(p, mc_json_policy_keys[i]) = (uint8_t)v;
+    return !jr_failed(r);
+}
+
+/* One top-level value: the key's reader, then the field's own limit. */
+UT_FN void mc_json_value(jr_reader *r, const char *key, ptc_model_config *c, uint64_t *ring_written,
+                         uint64_t *nom_freq)
+{
+    const char *at = jr_peek(r) >= 0 ? r->p : r->end;
+    char why[128];
+    uint64_t v;
+    if (strcmp(key, "filters") == 0) mc_json_filters(r, c);
+    else if (strcmp(key, "policy") == 0) mc_json_policy(r, &c->policy);
+    else if (strcmp(key, "nom_freq") == 0) jr_u64(r, key, 255, nom_freq);
+    else if (strcmp(key, "ring_written") == 0) jr_u64(r, key, UINT64_MAX, ring_written);
+    else if (jr_u64(r, key, mc_field_max(key), &v) && mc_set_number(c, key, v, why, sizeof why) <= 0) {
+        r->p = at;
+        jr_fail(r, "%s", why);
+    }
+}
+
+/* After reading: what the model would refuse, and a nom_freq that is not
+   the one the configuration gives (it is derived, written for decoders). */
+UT_FN int mc_json_check(const ptc_model_config *c, uint64_t nom_freq, char *err, size_t errlen)
+{
+    ptc_model *m = (ptc_model *)malloc(sizeof *m);
+    ptc_status st;
+    if (!m) { snprintf(err, errlen, "out of memory"); return 0; }
+    st = ptc_model_init(m, c, NULL);
+    if (st != PTC_OK) snprintf(err, errlen, "the model refuses this %s (SPEC 5.6 gives the ranges)", st == PTC_ERR_BAD_CONFIG ? m->error_field : ptc_status_name(st));
+    else if (nom_freq != UINT64_MAX && nom_freq != ptc_model_nom_freq(c))
+        snprintf(err, errlen, "nom_freq is %llu, but art_hz and cpuid_0x15 give %u (leave it out, or make it agree)",
+                 (unsigned long long)nom_freq, ptc_model_nom_freq(c));
+    free(m);
+    return st == PTC_OK && (nom_freq == UINT64_MAX || nom_freq == ptc_model_nom_freq(c));
+}
+
+/* Reads a configuration as mc_write_json writes it: one JSON object, keys
+   in any order, each at most once; a key left out keeps the default of
+   ptc_model_config_default (no filters, the seed's policy). An unknown key,
+   a value of the wrong type or out of its range, and broken JSON are
+   refused with the line, column and key in err. *ring_written gets the
+   file's ring_written, or UINT64_MAX when it has none (NULL: ignored). */
+UT_FN int mc_read_json(const char *text, size_t n, ptc_model_config *c, uint64_t *ring_written, char *err,
+                       size_t errlen)
+{
+    const size_t nkeys = sizeof mc_json_keys / sizeof mc_json_keys[0];
+    jr_reader r;
+    int first = 1;
+    uint64_t seen = 0, ring = UINT64_MAX, nom_freq = UINT64_MAX;
+    size_t i;
+    ptc_model_config_default(c);
+    jr_init(&r, text, n);
+    jr_open(&r, '{', "the configuration");
+    while (mc_json_key(&r, &first, mc_json_keys, nkeys, &seen, &i)) mc_json_value(&r, mc_json_keys[i], c, &ring, &nom_freq);
+    if (!jr_finish(&r)) {
+        snprintf(err, errlen, "%s", r.err);
+        return 0;
+    }
+    if (ring_written) *ring_written = ring;
+    return mc_json_check(c, nom_freq, err, errlen);
 }
 
 /* Reads the configuration file at path (what ptsim writes beside a trace);
-   *ring_written gets its ring_written, or UINT64_MAX when the trace is not
-   a ring (ring_written may be NULL). */
+   see mc_read_json. */
 UT_FN int mc_read_json_file(const char *path, ptc_model_config *c, uint64_t *ring_written, char *err, size_t errlen)
 {
     size_t n;
@@ -323,16 +420,7 @@ UT_FN int mc_read_json_file(const char *path, ptc_model_config *c, uint64_t *rin
         snprintf(err, errlen, "%s", strerror(errno));
         return 0;
     }
-    if (ring_written) {
-        const char *k = strstr(text, "\"ring_written\":");
-        *ring_written = UINT64_MAX;
-        if (k && !ut_parse_u64_n(k + 15, strspn(k + 15, "0123456789"), UINT64_MAX, ring_written)) {
-            snprintf(err, errlen, "ring_written is not a number");
-            free(text);
-            return 0;
-        }
-    }
-    ok = mc_read_json(text, c, err, errlen);
+    ok = mc_read_json(text, n, c, ring_written, err, errlen);
     free(text);
     return ok;
 }
