@@ -1777,19 +1777,24 @@ PTCDEF size_t ptc_conform_item(ptc_conform *c, const ptc_item *it, ptc_finding *
 
 /* PTC__INLINE: small helpers the clock calls several times per packet,
    where a call costs as much as their work (gcc -O2 leaves them out of
-   line on its own; bench/README.md has the figures). */
+   line on its own; bench/README.md has the figures). PTC__NOINLINE: the
+   rare path of a function whose common path is a few instructions, so
+   that path needs no stack frame (the conformance checker's). */
 #if defined(__GNUC__) || defined(__clang__)
 #  define PTC__LIKELY(x) __builtin_expect(!!(x), 1)
 #  define PTC__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #  define PTC__INLINE __attribute__((always_inline)) inline
+#  define PTC__NOINLINE __attribute__((noinline))
 #elif defined(_MSC_VER)
 #  define PTC__LIKELY(x) (x)
 #  define PTC__UNLIKELY(x) (x)
 #  define PTC__INLINE __forceinline
+#  define PTC__NOINLINE __declspec(noinline)
 #else
 #  define PTC__LIKELY(x) (x)
 #  define PTC__UNLIKELY(x) (x)
 #  define PTC__INLINE inline
+#  define PTC__NOINLINE
 #endif
 
 #ifdef __cplusplus
@@ -7054,9 +7059,9 @@ static void ptc__conf_report(ptc_conform *c, ptc__conf_out *o, ptc_rule rule, ui
 }
 
 /* The packet types that can break nothing in the state the checker is in,
-   and change nothing but saw_mtc: a PAD always; an MTC or CYC that every
-   follower lets pass and the configuration allows (a CYC that is not the
-   shortest is checked apart); a TNT or TIP with packets on and nothing
+   and change nothing: a PAD always; an MTC (once one has shown MTCs are on)
+   or CYC that every follower lets pass and the configuration allows (a CYC
+   that is not the shortest is checked apart); a TNT or TIP with packets on and nothing
    owed. Most of a stream is these: the checker keeps the set, so that
    taking one costs a test of a bit (SPEC 7.1: at the stream decoder's
    speed). */
@@ -7064,7 +7069,7 @@ static uint64_t ptc__conf_fast_types(const ptc_conform *c)
 {
     uint64_t m = PTC__CONF_T(PTC_PAD);
     if (c->stopped) return m;
-    if (!c->cfg.have_policy && c->cfg.mtc_en != PTC_CONF_OFF) m |= PTC__CONF_T(PTC_MTC);
+    if (!c->cfg.have_policy && c->cfg.mtc_en != PTC_CONF_OFF && c->saw_mtc) m |= PTC__CONF_T(PTC_MTC);
     if (c->cfg.cyc_en != PTC_CONF_OFF) m |= PTC__CONF_T(PTC_CYC);
     if (c->synced && !c->in_psb && !c->pending && c->pkt_en == PTC_CONF_ON && !c->en_by_psb && !c->tma_may_follow &&
         !c->cfg.have_policy)
@@ -7142,6 +7147,26 @@ static int ptc__conf_disabled(const ptc_conform_config *k, ptc_packet_type t)
     }
 }
 
+/* A CYC in more bytes than its count needs (SPEC 7.3.4): one whose last
+   byte's 7 bits are all zero, as the bits the bytes before it hold
+   (5 + 7 * (size - 2)) show; ten bytes hold any count. It runs on every
+   packet of the fast path, where CYCs and other packets come in no order a
+   branch predictor could learn, so it has no branch; and it reads the
+   union only for a CYC: another type's union was written a byte at a time,
+   and a wider load of it waits for those stores to drain (this cost the
+   checker a fifth of its speed on the sparse stream of bench_decode). */
+static const uint64_t ptc__conf_not_cyc = 1; /* read for other types: "shortest" */
+static int ptc__conf_cyc_long(const ptc_packet *p)
+{
+    unsigned size = p->size, is_cyc = p->type == PTC_CYC;
+    const uint64_t *from[2];
+    uint64_t v;
+    from[0] = &ptc__conf_not_cyc;
+    from[1] = &p->u.cyc.cycles;
+    v = *from[is_cyc];
+    return (int)(is_cyc & ((size > 10) | ((size >= 2) & ((v >> ((7u * size - 9u) & 63u)) == 0))));
+}
+
 /* The types ptc__conf_check_values has a rule for. */
 #define PTC__CONF_VALUE_TYPES \
     (PTC__CONF_T(PTC_MODE_EXEC) | PTC__CONF_T(PTC_MODE_TSX) | PTC__CONF_T(PTC_CBR) | PTC__CONF_T(PTC_PWRE) | \
@@ -7159,7 +7184,7 @@ static void ptc__conf_check_values(ptc_conform *c, ptc__conf_out *o, const ptc_i
         ptc__conf_report(c, o, PTC_RULE_MODE_TSX_BOTH, it->offset, 0);
     if (ptc__conf_type_undefined(p)) ptc__conf_report(c, o, PTC_RULE_CFE_EVD_TYPE, it->offset, 0);
     if (ptc__conf_reserved_set(p)) ptc__conf_report(c, o, PTC_RULE_RESERVED_BITS, it->offset, 0);
-    if (p->type == PTC_CYC && p->size > ptc__enc_cyc_size(p->u.cyc.cycles))
+    if (ptc__conf_cyc_long(p))
         ptc__conf_report(c, o, PTC_RULE_CYC_NOT_SHORTEST, it->offset, 0);
     if (p->type == PTC_TIP_PGE && p->u.ip.ipc == PTC_IPC_SUPPRESSED)
         ptc__conf_report(c, o, PTC_RULE_PGE_NO_IP, it->offset, 0);
@@ -7438,20 +7463,23 @@ static size_t ptc__conf_item(ptc_conform *c, const ptc_item *it, ptc_finding *ou
     return o.n;
 }
 
+/* Every rule, then the fast set again: out of line (see PTC__NOINLINE). */
+static PTC__NOINLINE size_t ptc__conf_slow(ptc_conform *c, const ptc_item *it, ptc_finding *out)
+{
+    size_t n = ptc__conf_item(c, it, out);
+    c->fast = ptc__conf_fast_types(c);
+    return n;
+}
+
 PTCDEF size_t ptc_conform_item(ptc_conform *c, const ptc_item *it, ptc_finding *out)
 {
     ptc_packet_type t;
-    size_t n;
     if (!c || !it || !out) return 0;
     t = it->pkt.type;
-    if (PTC__LIKELY(it->error == PTC_OK && (unsigned)t < PTC_PACKET_TYPE_COUNT && ((c->fast >> t) & 1)) &&
-        (t != PTC_CYC || it->pkt.size == 1 || it->pkt.size <= ptc__enc_cyc_size(it->pkt.u.cyc.cycles))) {
-        c->saw_mtc |= t == PTC_MTC;
+    if (PTC__LIKELY((it->error == PTC_OK) & ((unsigned)t < PTC_PACKET_TYPE_COUNT) & (unsigned)(c->fast >> (t & 63)) &
+                    !ptc__conf_cyc_long(&it->pkt) & 1u))
         return 0;
-    }
-    n = ptc__conf_item(c, it, out);
-    c->fast = ptc__conf_fast_types(c);
-    return n;
+    return ptc__conf_slow(c, it, out);
 }
 
 #ifdef __cplusplus

@@ -490,6 +490,38 @@ static void every_rule_breaks_once_at_its_offset(void)
     for (r = 1; r < PTC_RULE_COUNT; r++) CHECK(covered[r] == 1, "rule %s has %u cases", ptc_rule_name((ptc_rule)r), covered[r]);
 }
 
+/* The checker's test of a CYC's length (a shift, without a branch: SPEC
+   7.1's speed) says what the encoder's count of bits says, for every size
+   and the counts at each size's edges: a CYC is too long when a shorter
+   one holds its count. */
+static void cyc_length_matches_the_encoder(void)
+{
+    static const int64_t nudge[3] = { -1, 0, 1 };
+    unsigned size, k, j, cases = 0;
+    for (size = 1; size <= 10; size++)
+        for (k = 0; k < 64; k++)
+            for (j = 0; j < 3; j++) {
+                uint64_t v = (UINT64_C(1) << k) + (uint64_t)nudge[j];
+                ptc_packet c = pk(PTC_CYC);
+                static sb s;
+                found fd;
+                unsigned want;
+                if (ptc__enc_cyc_size(v) > size) continue;
+                want = size > ptc__enc_cyc_size(v);
+                sb_init(&s);
+                psb_plus(&s, 1);
+                c.u.cyc.cycles = v;
+                c.size = (uint8_t)size;
+                put(&s, c);
+                check_bytes(&s.cfg, s.b, s.len, 0, &fd);
+                CHECK(fd.n == want && (!want || fd.f[0].rule == PTC_RULE_CYC_NOT_SHORTEST),
+                      "a %u-byte CYC of %llu: %u findings (want %u), first %s", size, (unsigned long long)v,
+                      (unsigned)fd.n, want, fd.n ? ptc_rule_name(fd.f[0].rule) : "-");
+                cases++;
+            }
+    printf("# %u CYC sizes and counts\n", cases);
+}
+
 /* ---- 7.2: errata, resync, the end of the input ------------------------- */
 
 /* One finding of rule at offset, and its severity and erratum. */
@@ -882,6 +914,7 @@ int main(int argc, char **argv)
     if (argc > 1) spec_path = argv[1];
     RUN(catalogue_matches_spec);
     RUN(every_rule_breaks_once_at_its_offset);
+    RUN(cyc_length_matches_the_encoder);
     RUN(errata_explain_what_they_say);
     RUN(resync_after_errors_and_ovf);
     RUN(model_streams_give_no_finding);
