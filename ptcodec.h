@@ -1269,7 +1269,12 @@ PTCDEF const char *ptc_model_error_field(const ptc_model *m);
 /* TraceEn 0 -> 1 with the next instruction at ip: PSB+, then MODE.Exec and
    TIP.PGE if packets are enabled there. */
 PTCDEF ptc_status ptc_model_start(ptc_model *m, uint64_t ip);
-/* TraceEn 1 -> 0: pending TNT, TIP.PGD if packets were enabled. */
+/* TraceEn 1 -> 0 by a WRMSR at ip (SDM Table 36-50 case 3b): the pending
+   TNT, then FUP(ip) and TIP.PGD() if packets were enabled. */
+PTCDEF ptc_status ptc_model_stop_at(ptc_model *m, uint64_t ip);
+/* The same where no instruction is known (the end of a run): no FUP, so
+   TIP.PGD() alone, as a branch leaving the filter with no TNT pending
+   also ends packets (case 7e). */
 PTCDEF ptc_status ptc_model_stop(ptc_model *m);
 
 /* Time passes: `cycles` core cycles without control flow. MTCs, CYC
@@ -5683,18 +5688,24 @@ PTCDEF ptc_status ptc_model_start(ptc_model *m, uint64_t ip)
     return PTC_OK;
 }
 
-PTCDEF ptc_status ptc_model_stop(ptc_model *m)
+/* TraceEn 1 -> 0; wrmsr_ip NULL when no instruction is known. */
+static ptc_status ptc__mdl_stop(ptc_model *m, const uint64_t *wrmsr_ip)
 {
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     if (!m->enabled) return PTC_ERR_BAD_STATE;
     ptc__mdl_mtc_flush(m); /* an edge seen before TraceEn cleared */
     ptc__mdl_flush_tnt(m);
+    if (m->packet_en && wrmsr_ip) ptc__mdl_retiring_ip_packet(m, PTC_FUP, *wrmsr_ip);
     if (m->packet_en) ptc__mdl_ip_packet(m, PTC_TIP_PGD, 0, 1);
     m->enabled = 0;
     m->packet_en = 0;
     m->cyc_count = 0; /* the cycle counter resets when TriggerEn clears */
     return PTC_OK;
 }
+
+PTCDEF ptc_status ptc_model_stop(ptc_model *m) { return ptc__mdl_stop(m, NULL); }
+
+PTCDEF ptc_status ptc_model_stop_at(ptc_model *m, uint64_t ip) { return ptc__mdl_stop(m, &ip); }
 
 /* Control arrives at target; `from` and `to` say whether packets were
    enabled where it left and are where it arrives: TIP (both), TIP.PGD
@@ -7493,7 +7504,9 @@ REVISION HISTORY
     0.3.0  part 7, conformance: ptc_conform, PTC_RULE_LIST, ptc_severity,
            ptc_conform_config_from_model, ptc_conform_config_from_perf;
            errata BDM70, SKD010, APL11; ptc_errata_for_cpu knows every CPU
-           libipt gives errata for
+           libipt gives errata for; ptc_model_stop_at (SDM Table 36-50 case
+           3b); a conditional branch leaving the filter writes TIP.PGD()
+           (CHANGELOG.md has the why)
     0.2.0  sections in data-flow order, numbered as SPEC.md's parts (the
            model is part 5, MTC suppression and the checker part 2);
            ptc_opcode; packet classes, sizes and ptc_packet_is_*() from

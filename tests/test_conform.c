@@ -726,6 +726,9 @@ static const struct sdm_row {
     int before, after, ctx_after;
     const char *packets;
 } sdm_rows[] = {
+    { "3b", "WRMSR that clears TraceEn", 1, 0, 0, "FUP(CLIP), TIP.PGD()" },
+    { "5d", "MOV to CR3", 1, 1, 1, "PIP" },
+    { "5f", "MOV to CR3", 0, 0, 1, "PIP, TraceStop?" },
     { "7b", "conditional taken jump", 0, 1, 1, "MODE.Exec?, TIP.PGE(BLIP)" },
     { "7e", "conditional taken jump, empty TNT buffer", 1, 0, 1, "TIP.PGD(), TraceStop?" },
     { "7f", "conditional taken jump, non-empty TNT buffer", 1, 0, 1, "TNT, TIP.PGD(), TraceStop?" },
@@ -736,10 +739,24 @@ static const struct sdm_row {
     { "9b", "near indirect jump", 0, 1, 1, "MODE.Exec?, TIP.PGE(BLIP)" },
     { "9c", "near indirect jump", 1, 0, 1, "TIP.PGD(BLIP), TraceStop?" },
     { "9d", "near indirect jump", 1, 1, 1, "TIP(BLIP)" },
+    { "10d", "far branch that changes the mode", 1, 0, 1, "PIP?, TIP.PGD(BLIP), TraceStop?" },
+    { "10e", "far branch that changes the mode", 1, 1, 1, "PIP?, MODE.Exec?, TIP(BLIP)" },
+    { "11a", "hardware interrupt", 0, 0, 0, "" },
+    { "11b", "hardware interrupt", 0, 1, 1, "PIP?, MODE.Exec?, TIP.PGE(BLIP)" },
+    { "11c", "hardware interrupt", 1, 0, 0, "FUP(NLIP), TIP.PGD()" },
+    { "11d", "hardware interrupt", 1, 0, 1, "FUP(NLIP), PIP?, TIP.PGD(BLIP), TraceStop?" },
     { "11e", "hardware interrupt", 1, 1, 1, "FUP(NLIP), PIP?, MODE.Exec?, TIP(BLIP)" },
+    { "11f", "hardware interrupt", 0, 0, 1, "PIP?, TraceStop?" },
     { "12a", "software interrupt", 0, 0, 0, "" },
     { "12b", "software interrupt", 0, 1, 1, "PIP?, MODE.Exec?, TIP.PGE(BLIP)" },
-    { "12c", "software interrupt", 1, 0, 0, "FUP(CLIP), TIP.PGD()" }
+    { "12c", "software interrupt", 1, 0, 0, "FUP(CLIP), TIP.PGD()" },
+    { "12d", "software interrupt", 1, 0, 1, "FUP(CLIP), PIP?, TIP.PGD(BLIP), TraceStop?" },
+    { "12f", "software interrupt", 0, 0, 1, "PIP?, TraceStop?" },
+    { "13b", "exception (a fault at the instruction)", 0, 1, 1, "PIP?, MODE.Exec?, TIP.PGE(BLIP)" },
+    { "13c", "exception (a fault at the instruction)", 1, 0, 0, "FUP(CLIP), TIP.PGD()" },
+    { "13d", "exception (a fault at the instruction)", 1, 0, 1, "FUP(CLIP), PIP?, TIP.PGD(BLIP), TraceStop?" },
+    { "13e", "exception (a fault at the instruction)", 1, 1, 1, "FUP(CLIP), PIP?, MODE.Exec?, TIP(BLIP)" },
+    { "13f", "exception (a fault at the instruction)", 0, 0, 1, "PIP?, TraceStop?" }
 };
 
 enum { TBL_IN = 0x401000, TBL_OUT = 0x600000, TBL_LO = 0x400000, TBL_HI = 0x500000 };
@@ -810,7 +827,9 @@ static void model_follows_the_sdm_table(void)
         char got[400];
         int fills = strstr(r->operation, "fills") != NULL, i;
         ptc_model_config_default(&cfg);
-        cfg.os = 0; /* kernel code untraced: an interrupt into CPL 0 ends ContextEn */
+        /* kernel code untraced, so an interrupt into CPL 0 ends ContextEn;
+           but a PIP needs OS (its dependencies), which the CR3 rows show */
+        cfg.os = strstr(r->operation, "CR3") != NULL;
         cfg.nfilters = 1;
         cfg.filter_lo[0] = TBL_LO;
         cfg.filter_hi[0] = TBL_HI;
@@ -821,14 +840,18 @@ static void model_follows_the_sdm_table(void)
         if (strstr(r->operation, "non-empty")) ptc_model_branch(&m, ip, ip + 2, 0), ip += 2;
         for (i = 0; fills && i < 5; i++) ptc_model_branch(&m, ip, ip + 2, 0), ip += 2;
         from = tr.len;
-        if (strstr(r->operation, "interrupt")) ptc_model_interrupt_cpl(&m, ip, target, r->ctx_after ? 3 : 0);
+        if (strstr(r->operation, "interrupt") || strstr(r->operation, "exception"))
+            ptc_model_interrupt_cpl(&m, ip, target, r->ctx_after ? 3 : 0);
+        else if (strstr(r->operation, "WRMSR")) ptc_model_stop_at(&m, ip);
+        else if (strstr(r->operation, "CR3")) ptc_model_cr3(&m, ip, 0x1000);
+        else if (strstr(r->operation, "far")) ptc_model_mode(&m, ip, target, 0, 1);
         else if (strstr(r->operation, "indirect")) ptc_model_jump(&m, ip, target, 1);
         else if (strstr(r->operation, "not-taken")) ptc_model_branch(&m, ip, target = ip + 2, 0);
         else ptc_model_branch(&m, ip, target, 1);
-        packets_after(&tr, from, ip, strstr(r->operation, "software") ? "(CLIP)" : "(NLIP)", target, got, sizeof got);
+        packets_after(&tr, from, ip, strstr(r->operation, "hardware") ? "(NLIP)" : "(CLIP)", target, got, sizeof got);
         CHECK(matches_row(r->packets, got), "case %s (%s, PacketEn %d to %d): the SDM has \"%s\", the model wrote \"%s\"",
               r->id, r->operation, r->before, r->after, r->packets, got);
-        ptc_model_stop(&m);
+        if (!strstr(r->operation, "WRMSR")) ptc_model_stop(&m);
         mr_free(&tr);
     }
     CHECK(matches_row("MODE.Exec?, TIP.PGE(BLIP)", "tip.pge(BLIP)") && !matches_row("TIP(BLIP)", "tip(NLIP)") &&
