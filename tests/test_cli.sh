@@ -252,6 +252,14 @@ expect_status nav_no_pebs_records 1 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n
 expect_status nav_cycle_needs_cyc 2 "$b/ptnav" --config "$tmp/s.pt.json" "$tmp/s.pt" --cycle 1
 expect_status nav_missing_trace 2 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/nope.pt" --cycle 1
 expect_status nav_before_anything 1 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --tsc 0
+# every path frees what it took: a query with no answer (LeakSanitizer in the sanitized build)
+for q in "--retire 999999999" "--tsc 0" "--pebs 0"; do
+  # shellcheck disable=SC2086 # the query is two words
+  "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" $q > /dev/null 2> "$tmp/err"; st=$?
+  name="nav_no_answer_frees_all_$(echo "${q#--}" | cut -d' ' -f1)"
+  if [ $st = 1 ] && ! grep -q "LeakSanitizer" "$tmp/err" && grep -q "has [0-9][0-9]* retirements over [0-9][0-9]* cycles)" "$tmp/err"; then pass "$name"
+  else fail "$name" "status $st: $(head -c 300 "$tmp/err")"; fi
+done
 grep -q "not_found" "$tmp/err" && pass nav_not_found_named || fail nav_not_found_named "$(cat "$tmp/err")"
 
 # ---- snapshot capture around a trigger (SPEC.md 4.5, 5.7) ----

@@ -132,22 +132,93 @@ static int find_pebs(const uint8_t *buf, size_t cap, uint64_t written, uint64_t 
     return 0;
 }
 
-int main(int argc, char **argv)
+/* One query, as the options gave it. */
+typedef struct nav_query {
+    const char *kind; /* "--cycle", "--tsc", "--retire", "--from-end" or "--pebs" */
+    uint64_t value, skid, back;
+    int cyc_en;       /* the trace has CYC packets: say its cycles */
+} nav_query;
+
+/* Entries the index needs: one per packet that may carry a retirement (a
+   TNT, TIP, TIP.PGD or FUP, SPEC 4.1), not one per byte of trace. They are
+   counted by the reader the index is built with, so the count bounds what
+   it stores. */
+static size_t entries_needed(const uint8_t *buf, size_t len, uint64_t written, uint32_t errata)
+{
+    ptc_ring_reader rd;
+    ptc_item it;
+    size_t n = 1;
+    if (ptc_ring_reader_init_flags(&rd, buf, len, written, ptc_errata_decode_flags(errata)) != PTC_OK) return len + 1;
+    while (ptc_ring_reader_next(&rd, &it) == PTC_OK)
+        n += it.error == PTC_OK && (ptc_packet_is_tnt(it.pkt.type) || it.pkt.type == PTC_TIP ||
+                                    it.pkt.type == PTC_TIP_PGD || it.pkt.type == PTC_FUP);
+    return n;
+}
+
+static ptc_status find(const ptc_nav *nav, const nav_query *q, const uint8_t *buf, size_t len, uint64_t written,
+                       ptc_nav_hit *hit, uint64_t pebs[2])
+{
+    uint64_t off = 0;
+    if (strcmp(q->kind, "--cycle") == 0) return ptc_nav_find(nav, PTC_NAV_CYCLE, q->value, q->skid, hit);
+    if (strcmp(q->kind, "--tsc") == 0) return ptc_nav_find(nav, PTC_NAV_TSC, q->value, q->skid, hit);
+    if (strcmp(q->kind, "--from-end") == 0) return ptc_nav_from_end(nav, q->value, q->skid, hit);
+    if (strcmp(q->kind, "--pebs") == 0)
+        return find_pebs(buf, len, written, q->value, &off, &pebs[0], &pebs[1]) ? ptc_nav_at_offset(nav, off, hit)
+                                                                              : PTC_ERR_NOT_FOUND;
+    return q->value > INT64_MAX ? PTC_ERR_NOT_FOUND : ptc_nav_step(nav, 0, (int64_t)q->value, hit);
+}
+
+/* Indexes the trace, answers the query on standard output; the exit
+   status (1: no answer, 2: the trace cannot be indexed). Frees what it
+   took on every path. */
+static int answer(const char *path, const ptc_clock_config *cc, const uint8_t *buf, size_t len, uint64_t written,
+                  const nav_query *q)
 {
     static ptc_clock clk;
+    size_t cap = entries_needed(buf, len, written, cc->errata), k;
+    ptc_nav_entry *entries = (ptc_nav_entry *)malloc(cap * sizeof *entries);
+    uint64_t pebs[2] = { 0, 0 };
+    ptc_nav nav;
+    ptc_nav_hit hit;
+    ptc_status st = entries ? ptc_clock_init(&clk, cc) : PTC_ERR_NO_SPACE;
+    if (st == PTC_OK) st = ptc_nav_init(&nav, cc, entries, cap);
+    if (st == PTC_OK) st = ptc_nav_build_ring(&nav, &clk, buf, len, written);
+    if (st != PTC_OK) {
+        fprintf(stderr, "ptnav: cannot index %s: %s\n", path, entries ? ptc_status_message(st) : "out of memory");
+        free(entries);
+        return 2;
+    }
+    st = find(&nav, q, buf, len, written, &hit, pebs);
+    if (st != PTC_OK) {
+        fprintf(stderr, "ptnav: %s: %s (the trace has %llu retirements", ptc_status_name(st), ptc_status_message(st),
+                (unsigned long long)ptc_nav_retirements(&nav));
+        if (q->cyc_en) fprintf(stderr, " over %llu cycles", (unsigned long long)ptc_nav_end_cycle(&nav));
+        fprintf(stderr, ")\n");
+        free(entries);
+        return 1;
+    }
+    print_hit(&hit, 1, strcmp(q->kind, "--pebs") == 0 ? pebs : NULL);
+    for (k = 1; k <= q->back; k++) {
+        ptc_nav_hit h;
+        if (ptc_nav_step(&nav, hit.retire, -(int64_t)k, &h) != PTC_OK) break;
+        print_hit(&h, 0, NULL);
+    }
+    free(entries);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
     const char *path = NULL, *config = NULL, *query = NULL;
-    uint64_t value = 0, skid = 0, back = 0, ring_written, pebs_ip = 0, pebs_tsc = 0, pebs[2];
+    uint64_t value = 0, skid = 0, back = 0, ring_written;
     ptc_model_config cfg;
     ptc_clock_config cc;
-    ptc_nav nav;
-    ptc_nav_entry *entries;
-    ptc_nav_hit hit;
-    ptc_status st;
+    nav_query q;
     uint8_t *buf;
-    size_t len, k;
+    size_t len;
     char err[200];
     long want_queue = -1;
-    int i, perf = 0;
+    int i, perf = 0, status;
 
     ut_prog = "ptnav";
     for (i = 1; i < argc; i++) {
@@ -216,35 +287,12 @@ int main(int argc, char **argv)
         free(buf);
         return 2;
     }
-    entries = (ptc_nav_entry *)malloc((len ? len : 1) * sizeof *entries); /* one per byte always suffices */
-    if (!entries || ptc_clock_init(&clk, &cc) != PTC_OK || ptc_nav_init(&nav, &cc, entries, len) != PTC_OK ||
-        ptc_nav_build_ring(&nav, &clk, buf, len, ring_written) != PTC_OK) {
-        fprintf(stderr, "ptnav: cannot index %s\n", path);
-        return 2;
-    }
-    if (strcmp(query, "--cycle") == 0) st = ptc_nav_find(&nav, PTC_NAV_CYCLE, value, skid, &hit);
-    else if (strcmp(query, "--tsc") == 0) st = ptc_nav_find(&nav, PTC_NAV_TSC, value, skid, &hit);
-    else if (strcmp(query, "--from-end") == 0) st = ptc_nav_from_end(&nav, value, skid, &hit);
-    else if (strcmp(query, "--pebs") == 0) {
-        uint64_t off = 0;
-        st = find_pebs(buf, len, ring_written, value, &off, &pebs_ip, &pebs_tsc) ? ptc_nav_at_offset(&nav, off, &hit)
-                                                                             : PTC_ERR_NOT_FOUND;
-    } else st = value > INT64_MAX ? PTC_ERR_NOT_FOUND : ptc_nav_step(&nav, 0, (int64_t)value, &hit);
-    if (st != PTC_OK) {
-        fprintf(stderr, "ptnav: %s: %s (the trace has %llu retirements over %llu cycles)\n", ptc_status_name(st),
-                ptc_status_message(st), (unsigned long long)ptc_nav_retirements(&nav),
-                (unsigned long long)ptc_nav_end_cycle(&nav));
-        return 1;
-    }
-    pebs[0] = pebs_ip;
-    pebs[1] = pebs_tsc;
-    print_hit(&hit, 1, strcmp(query, "--pebs") == 0 ? pebs : NULL);
-    for (k = 1; k <= back; k++) {
-        ptc_nav_hit h;
-        if (ptc_nav_step(&nav, hit.retire, -(int64_t)k, &h) != PTC_OK) break;
-        print_hit(&h, 0, NULL);
-    }
-    free(entries);
+    q.kind = query;
+    q.value = value;
+    q.skid = skid;
+    q.back = back;
+    q.cyc_en = cfg.cyc_en;
+    status = answer(path, &cc, buf, len, ring_written, &q);
     free(buf);
-    return 0;
+    return status;
 }
