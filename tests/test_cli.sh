@@ -252,6 +252,21 @@ expect_status nav_no_pebs_records 1 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n
 expect_status nav_cycle_needs_cyc 2 "$b/ptnav" --config "$tmp/s.pt.json" "$tmp/s.pt" --cycle 1
 expect_status nav_missing_trace 2 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/nope.pt" --cycle 1
 expect_status nav_before_anything 1 "$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --tsc 0
+# a raw trace with no --config: the clock flags as ptdump takes them, read
+# here from the trace's own configuration; the answer is the same retirement
+num() { sed 's/.*"'"$1"'":\([0-9]*\).*/\1/' "$tmp/n.pt.json"; }
+flags="--mtc-freq $(num mtc_freq) --nom-freq $(num nom_freq) --cpuid-0x15.eax $(num cpuid_0x15_eax) --cpuid-0x15.ebx $(num cpuid_0x15_ebx)"
+with_config=$("$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --retire 500 | cut -d, -f1-5)
+# shellcheck disable=SC2086 # flags is a list of words
+raw=$("$b/ptnav" $flags "$tmp/n.pt" --retire 500 2> "$tmp/err" | cut -d, -f1-5); st=$?
+if [ -n "$raw" ] && [ "$raw" = "$with_config" ] && [ ! -s "$tmp/err" ]; then pass nav_raw_trace_with_clock_flags
+else fail nav_raw_trace_with_clock_flags "'$raw' vs '$with_config': $(head -c 200 "$tmp/err")"; fi
+"$b/ptnav" "$tmp/n.pt" --retire 500 > /dev/null 2> "$tmp/err"
+grep -q "^ptnav: no clock settings given" "$tmp/err" && pass nav_raw_trace_says_what_is_assumed \
+  || fail nav_raw_trace_says_what_is_assumed "$(head -c 200 "$tmp/err")"
+expect_status nav_raw_trace_cycle_needs_config 2 "$b/ptnav" "$tmp/n.pt" --cycle 5
+expect_status nav_bad_clock_flag 2 "$b/ptnav" --mtc-freq 16 "$tmp/n.pt" --retire 1
+grep -q -- "--mtc-freq" "$tmp/err" && pass nav_bad_clock_flag_named || fail nav_bad_clock_flag_named "$(head -c 200 "$tmp/err")"
 # every path frees what it took: a query with no answer (LeakSanitizer in the sanitized build)
 for q in "--retire 999999999" "--tsc 0" "--pebs 0"; do
   # shellcheck disable=SC2086 # the query is two words

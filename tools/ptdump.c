@@ -5,15 +5,13 @@
 #include "dumpfmt.h"
 #include "modelcfg.h"
 #include "perfaux.h"
+#include "clockopts.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* " skl168 skz84 ...": every erratum's name */
-#define ERRATA_NAME_(e, bit, name, what) " " name
-#define ERRATA_NAMES PTC_ERRATA_LIST(ERRATA_NAME_)
 
 static const char usage[] =
     "usage: ptdump [options] FILE\n"
@@ -52,7 +50,7 @@ static const char usage[] =
     "  --sideband  a perf.data: each queue's COMM, MMAP, ITRACE_START and SWITCH\n"
     "              records among its packets, by time with --time (else after its\n"
     "              header line)\n"
-    "  --errata E,...  errata by name, in addition:" ERRATA_NAMES "\n"
+    "  --errata E,...  errata by name, in addition:" CO_ERRATA_NAMES "\n"
     "  --help      this text\n"
     "\n"
     "Exit status: 0 decoded without errors, 1 the input had errors, 2 bad\n"
@@ -61,51 +59,6 @@ static const char usage[] =
     "format: SPEC.md sections 1.10, 3.9 and 7.4.\n";
 
 enum { CHUNK = 65536 };
-
-/* --cpu FAMILY/MODEL[/STEPPING] -> the errata that CPU has. */
-static int parse_cpu(const char *text, uint32_t *errata)
-{
-    uint64_t v[3] = { 0, 0, 0 };
-    size_t k = 0;
-    const char *p = text;
-    while (k < 3) {
-        const char *slash = strchr(p, '/');
-        size_t n = slash ? (size_t)(slash - p) : strlen(p);
-        if (!ut_parse_u64_n(p, n, 255, &v[k])) break;
-        k++;
-        if (!slash) break;
-        p = slash + 1;
-        if (k == 3) k = 4; /* a fourth part */
-    }
-    if (k < 2 || k > 3) {
-        fprintf(stderr, "ptdump: --cpu: '%s' is not FAMILY/MODEL[/STEPPING]\n", text);
-        return 0;
-    }
-    *errata |= ptc_errata_for_cpu((unsigned)v[0], (unsigned)v[1], (unsigned)v[2]);
-    return 1;
-}
-
-/* --errata NAME,NAME,... */
-static int parse_errata(const char *text, uint32_t *errata)
-{
-    char name[32];
-    while (*text) {
-        size_t n = strcspn(text, ",");
-        uint32_t e = 0;
-        if (n < sizeof name) {
-            memcpy(name, text, n);
-            name[n] = 0;
-            e = ptc_erratum_from_name(name);
-        }
-        if (!e) {
-            fprintf(stderr, "ptdump: --errata: unknown erratum '%.*s' (known:" ERRATA_NAMES ")\n", (int)n, text);
-            return 0;
-        }
-        *errata |= e;
-        text += n + (text[n] == ',');
-    }
-    return 1;
-}
 
 typedef struct printer {
     int jsonl, check, errors;
@@ -356,37 +309,6 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
     pr->tag[0] = 0;
 }
 
-/* The clock's settings given as options, over what the trace's
-   configuration says (indices: OPT_*). */
-enum { OPT_MTC_FREQ, OPT_NOM_FREQ, OPT_EAX, OPT_EBX, OPT_CYC_BITS, OPT_MTC_JITTER, OPT_RATE_PPM, OPT_MTC_LOST, NNUMS };
-static const struct { const char *name; uint64_t max; } nums[NNUMS] = {
-    { "--mtc-freq", 15 }, { "--nom-freq", 255 }, { "--cpuid-0x15.eax", 0xFFFFFFFFu },
-    { "--cpuid-0x15.ebx", 0xFFFFFFFFu }, { "--cyc-bits", 64 }, { "--mtc-jitter", 255 },
-    { "--rate-ppm", 999999 }, { "--mtc-lost", 255 }
-};
-
-typedef struct clock_options {
-    uint64_t numv[NNUMS];
-    int numset[NNUMS];
-    uint32_t errata;
-    int cpu_known;      /* --cpu F/M or --errata: errata holds all the CPU has */
-    int policy_unknown; /* --policy unknown */
-} clock_options;
-
-static void apply_options(ptc_clock_config *cc, const clock_options *o)
-{
-    if (o->numset[OPT_MTC_FREQ]) cc->mtc_freq = (uint8_t)o->numv[OPT_MTC_FREQ];
-    if (o->numset[OPT_NOM_FREQ]) { cc->nom_num = o->numv[OPT_NOM_FREQ]; cc->nom_den = 1; cc->nom_exact = 0; }
-    if (o->numset[OPT_EAX]) cc->cpuid_15_eax = (uint32_t)o->numv[OPT_EAX];
-    if (o->numset[OPT_EBX]) cc->cpuid_15_ebx = (uint32_t)o->numv[OPT_EBX];
-    if (o->numset[OPT_CYC_BITS]) cc->cyc_bits = (uint8_t)o->numv[OPT_CYC_BITS];
-    if (o->numset[OPT_MTC_JITTER]) cc->mtc_jitter = (uint8_t)o->numv[OPT_MTC_JITTER];
-    if (o->numset[OPT_RATE_PPM]) cc->rate_ppm = (uint32_t)o->numv[OPT_RATE_PPM];
-    if (o->numset[OPT_MTC_LOST]) cc->mtc_lost = (uint8_t)o->numv[OPT_MTC_LOST];
-    if (o->policy_unknown) cc->have_policy = 0;
-    cc->errata |= o->errata;
-}
-
 /* A perf.data given on standard input (`perf record -o -` writes pipe mode
    there): its first bytes, already read, and the rest. NULL with errno set
    when it cannot be read. */
@@ -443,7 +365,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
                (unsigned long long)len);
     }
     pf.cc.policy = *policy;
-    apply_options(&pf.cc, o);
+    co_apply(&pf.cc, o);
     /* --check: what the file records, and what the options add */
     pf.conf.errata |= o->errata;
     pf.conf.cpu_known |= o->cpu_known;
@@ -565,27 +487,19 @@ int main(int argc, char **argv)
     ut_prog = "ptdump";
     memset(&opt, 0, sizeof opt);
     for (i = 1; i < argc; i++) {
-        size_t k;
-        for (k = 0; k < NNUMS && strcmp(argv[i], nums[k].name) != 0; k++) {}
-        if (k < NNUMS) {
-            if (i + 1 >= argc) { fprintf(stderr, "ptdump: %s needs a value\n", argv[i]); return 2; }
-            if (!ut_parse_u64(nums[k].name, argv[++i], nums[k].max, &opt.numv[k])) return 2;
-            opt.numset[k] = 1;
-        } else if (strcmp(argv[i], "--no-sync") == 0) flags |= PTC_DECODE_NO_SYNC;
+        int took = co_take(&opt, argc, argv, &i);
+        if (took < 0) return 2;
+        if (took) continue;
+        if (strcmp(argv[i], "--no-sync") == 0) flags |= PTC_DECODE_NO_SYNC;
         else if (strcmp(argv[i], "--jsonl") == 0) pr.jsonl = 1;
         else if (strcmp(argv[i], "--check") == 0) pr.check = 1;
         else if (strcmp(argv[i], "--rules") == 0) rules = 1;
         else if (strcmp(argv[i], "--time") == 0) timed = 1;
         else if (strcmp(argv[i], "--sideband") == 0) pr.sideband = 1;
-        else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
+        else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) { /* N, a perf.data's queue (F/M is co_take's) */
             uint64_t q;
-            ++i; /* N: a perf.data's queue; F/M[/S]: the recording CPU */
-            if (!strchr(argv[i], '/') && ut_parse_u64("--cpu", argv[i], 0x7FFFFFFF, &q)) only_queue = (long)q;
-            else if (strchr(argv[i], '/') == NULL || !parse_cpu(argv[i], &opt.errata)) return 2;
-            else opt.cpu_known = 1;
-        } else if (strcmp(argv[i], "--errata") == 0 && i + 1 < argc) {
-            if (!parse_errata(argv[++i], &opt.errata)) return 2;
-            opt.cpu_known = 1;
+            if (!ut_parse_u64("--cpu", argv[++i], 0x7FFFFFFF, &q)) return 2;
+            only_queue = (long)q;
         }
         else if ((strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--policy") == 0) && i + 1 < argc) {
             if (argv[i][2] == 'c') config = argv[++i]; else policy = argv[++i];
@@ -647,9 +561,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "ptdump: --cpu N picks a queue of a perf.data, and %s is a raw trace (the CPU's model is F/M)\n", path);
         return 2;
     }
-    apply_options(&cc, &opt);
-    if (timed && !config && !opt.numset[OPT_MTC_FREQ] && !opt.numset[OPT_NOM_FREQ] && !opt.numset[OPT_EAX] &&
-        !opt.numset[OPT_EBX])
+    co_apply(&cc, &opt);
+    if (timed && !config && !co_has_clock(&opt))
         fprintf(stderr, "ptdump: --time: no clock settings given, so only TSCs time the packets (MTCs and CYCs need "
                         "them) and intervals are wide; give --config OUT.pt.json, or --mtc-freq, --nom-freq, "
                         "--cpuid-0x15.eax and --cpuid-0x15.ebx as the trace was recorded\n");

@@ -7,6 +7,7 @@
 #include "../ptcodec.h"
 #include "modelcfg.h"
 #include "perfaux.h"
+#include "clockopts.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,8 +16,9 @@
 
 static const char usage[] =
     "usage: ptnav --config X.pt.json X.pt (--cycle C | --tsc T | --retire N | --from-end F | --pebs N)\n"
-    "             [--skid S] [--back K]\n"
+    "             [--skid S] [--back K] [clock options]\n"
     "       ptnav [--cpu N] PERF.DATA (query as above)\n"
+    "       ptnav [clock options] RAW.PT (query as above)\n"
     "Prints, as one JSON line, the retirement (TNT bit, TIP, TIP.PGD or FUP) that\n"
     "retired at or nearest before the given time:\n"
     "  {\"retire\":N,\"retire_min\":M,\"off\":O,\"type\":..,\"bit\":..,\"cycle_lo\":..,\"cycle_hi\":..,...}\n"
@@ -33,7 +35,11 @@ static const char usage[] =
     "              instruction retired: look S earlier\n"
     "  --back K    also print the K retirements before it, nearest first\n"
     "  --pebs N    the instruction of the N-th PEBS-via-PT record (0 = the first):\n"
-    "              the retirement its FUP carries, with the record's IP and TSC\n";
+    "              the retirement its FUP carries, with the record's IP and TSC\n"
+    "clock options, over what --config or the perf.data says (as ptdump's):\n"
+    "  --mtc-freq N --nom-freq N --cpuid-0x15.eax N --cpuid-0x15.ebx N\n"
+    "  --cyc-bits N --mtc-jitter N --rate-ppm N --mtc-lost N\n"
+    "  --cpu F/M[/S]  the recording CPU (its errata); --errata E,...:" CO_ERRATA_NAMES "\n";
 
 static void bound(const char *key, uint64_t v)
 {
@@ -213,6 +219,8 @@ int main(int argc, char **argv)
     uint64_t value = 0, skid = 0, back = 0, ring_written;
     ptc_model_config cfg;
     ptc_clock_config cc;
+    static ptc_clock probe; /* the settings tried before the trace is indexed */
+    clock_options opt;
     nav_query q;
     uint8_t *buf;
     size_t len;
@@ -221,12 +229,16 @@ int main(int argc, char **argv)
     int i, perf = 0, status;
 
     ut_prog = "ptnav";
+    memset(&opt, 0, sizeof opt);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int took = co_take(&opt, argc, argv, &i);
+        if (took < 0) return 2;
+        if (took) continue;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { fputs(usage, stdout); return 0; }
         if (a[0] == '-' && a[1]) {
             static const char *const with_value[] = { "--config", "--cpu", "--cycle", "--tsc", "--retire", "--from-end",
-                                                      "--pebs", "--skid", "--back", NULL };
+                                                      "--pebs", "--skid", "--back", "--errata", NULL };
             if (i + 1 >= argc) return ut_no_value(a, with_value, usage);
             if (strcmp(a, "--config") == 0) config = argv[++i];
             else if (strcmp(a, "--cpu") == 0) {
@@ -254,8 +266,8 @@ int main(int argc, char **argv)
         }
     }
     perf = path && !config && pa_is_perf_data(path);
-    if (!path || (!config && !perf) || !query) {
-        fprintf(stderr, "ptnav: needs --config (or a perf.data), a trace and a query\n%s", usage);
+    if (!path || !query) {
+        fprintf(stderr, "ptnav: needs a trace and a query\n%s", usage);
         return 2;
     }
     if (perf) {
@@ -263,8 +275,15 @@ int main(int argc, char **argv)
         cfg.cyc_en = cc.cyc_en;
         ring_written = len;
     } else {
-        if (want_queue >= 0) { fprintf(stderr, "ptnav: --cpu picks a queue of a perf.data\n"); return 2; }
-        if (!mc_read_json_file(config, &cfg, &ring_written, err, sizeof err)) {
+        if (want_queue >= 0) { fprintf(stderr, "ptnav: --cpu N picks a queue of a perf.data (the CPU's model is F/M)\n"); return 2; }
+        if (!config) { /* a raw trace: the clock options say what is known */
+            ptc_model_config_default(&cfg);
+            cfg.cyc_en = 0; /* as ptdump --time: CYCs unused, the threshold being unknown */
+            ring_written = UINT64_MAX;
+            if (!co_has_clock(&opt))
+                fprintf(stderr, "ptnav: no clock settings given, so only TSCs time the trace and intervals are wide; "
+                                "give --mtc-freq, --nom-freq, --cpuid-0x15.eax and --cpuid-0x15.ebx as it was recorded\n");
+        } else if (!mc_read_json_file(config, &cfg, &ring_written, err, sizeof err)) {
             fprintf(stderr, "ptnav: cannot use %s: %s\n", config, err);
             return 2;
         }
@@ -273,10 +292,17 @@ int main(int argc, char **argv)
             fprintf(stderr, "ptnav: cannot read %s: %s\n", path, strerror(errno));
             return 2;
         }
-        ptc_clock_config_from_model(&cc, &cfg);
+        if (config) ptc_clock_config_from_model(&cc, &cfg);
+        else ptc_clock_config_default(&cc);
+    }
+    co_apply(&cc, &opt);
+    if (ptc_clock_init(&probe, &cc) != PTC_OK) {
+        fprintf(stderr, "ptnav: the clock settings are not usable (cpuid-0x15.eax and .ebx go together; cyc-bits is 1..64)\n");
+        free(buf);
+        return 2;
     }
     if (strcmp(query, "--cycle") == 0 && !cfg.cyc_en) {
-        fprintf(stderr, "ptnav: --cycle needs a trace with CYC packets (cyc_en); use --tsc\n");
+        fprintf(stderr, "ptnav: --cycle needs a trace with CYC packets (cyc_en) and its --config; use --tsc\n");
         free(buf);
         return 2;
     }
