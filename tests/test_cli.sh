@@ -126,6 +126,14 @@ expect_status sim_bad_policy 2 "$b/ptsim" --policy threshold=2,bogus=1 -o "$tmp/
 expect_status sim_unbounded_policy 2 "$b/ptsim" --policy threshold=2,resume_after=0 -o "$tmp/x.pt"
 grep -q "policy.resume" "$tmp/err" && pass sim_unbounded_policy_named || fail sim_unbounded_policy_named "$(cat "$tmp/err")"
 expect_status sim_bad_setting 2 "$b/ptsim" --set mtc_freq=99 -o "$tmp/x.pt"
+# the keys OUT.pt.json gives for decoders are named as such, not as unknown
+expect_status sim_set_derived_key 2 "$b/ptsim" --set nom_freq=24 -o "$tmp/x.pt"
+grep -q "nom_freq is not a setting.*art_hz" "$tmp/err" && pass sim_set_derived_key_explained \
+  || fail sim_set_derived_key_explained "$(head -c 200 "$tmp/err")"
+# ptgen says its mixes are random, not timelines, and that --bytes is a maximum
+"$b/ptgen" --help > "$tmp/out"
+grep -q "timing packets do not agree" "$tmp/out" && grep -q -- "--bytes    at most N bytes" "$tmp/out" \
+  && pass ptgen_help_says_what_it_writes || fail ptgen_help_says_what_it_writes "$(head -5 "$tmp/out")"
 
 "$b/ptsim" --workload filtered --cycles 3000000 -o "$tmp/f.pt" --truth "$tmp/f.truth" --compare-policy off > "$tmp/sim.out"; st=$?
 if [ $st = 0 ] && grep -q '"mtc_freq":3,"cpuid_0x15_eax":2,"cpuid_0x15_ebx":200,"nom_freq":24' "$tmp/f.pt.json" \

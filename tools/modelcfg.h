@@ -87,7 +87,10 @@ UT_FN int mc_set_number(ptc_model_config *c, const char *key, uint64_t v, char *
     }
     MC_FIELDS(MC_X)
 #undef MC_X
-    snprintf(err, errlen, "unknown setting '%s'", key);
+    if (strcmp(key, "nom_freq") == 0 || strcmp(key, "ring_written") == 0)
+        snprintf(err, errlen, "%s is not a setting: the configuration file gives it for decoders (%s)", key,
+                 key[0] == 'n' ? "set art_hz, cpuid_0x15_eax and cpuid_0x15_ebx" : "set by --snapshot");
+    else snprintf(err, errlen, "unknown setting '%s'", key);
     return -1;
 }
 
