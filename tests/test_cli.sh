@@ -23,6 +23,22 @@ for t in ptdump ptsim ptnav ptgen; do
   if [ $st = 2 ] && head -1 "$tmp/err" | grep -q "^$t: unknown option --bogus$"; then pass "${t}_names_unknown_flag"
   else fail "${t}_names_unknown_flag" "status $st: $(head -1 "$tmp/err")"; fi
 done
+# each option is described in the man page, and --help lists the same
+# options (those its lines start with) and the tool takes each: none is
+# "unknown" given alone
+src=$(cd "$(dirname "$0")/.." && pwd)
+opts() { grep -o -- '--[a-z0-9][a-z0-9.-]*[a-z0-9]' | sort -u; }
+for t in ptdump ptsim ptnav ptgen; do
+  sed -n '/^\.SH OPTIONS/,/^\.SH [^O]/p' "$src/tools/$t.1" | grep -E '^(\.BI? |\\fB)\\-' | sed 's/\\-/-/g; s/\\f[BIRP]//g' \
+    | opts > "$tmp/man.opts"
+  "$b/$t" --help | grep -E '^ *--' | sed 's/(.*//' | opts > "$tmp/help.opts"
+  unknown=""
+  for o in $(cat "$tmp/man.opts"); do
+    "$b/$t" "$o" 2>&1 | grep -q "unknown option" && unknown="$unknown $o"
+  done
+  if [ -s "$tmp/man.opts" ] && cmp -s "$tmp/man.opts" "$tmp/help.opts" && [ -z "$unknown" ]; then pass "${t}_options_man_help_agree"
+  else fail "${t}_options_man_help_agree" "man/help: $(diff "$tmp/man.opts" "$tmp/help.opts" | grep '^[<>]' | tr '\n' ' ') unknown:$unknown"; fi
+done
 "$b/ptsim" -o > /dev/null 2> "$tmp/err"
 head -1 "$tmp/err" | grep -q '^ptsim: -o needs a value$' && pass cli_flag_needs_a_value || fail cli_flag_needs_a_value "$(head -1 "$tmp/err")"
 expect_status cli_help 0 "$b/ptdump" --help

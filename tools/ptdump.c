@@ -487,9 +487,15 @@ int main(int argc, char **argv)
     ut_prog = "ptdump";
     memset(&opt, 0, sizeof opt);
     for (i = 1; i < argc; i++) {
+        static const char *const with_value[] = { "--config", "--policy", "--cpu", NULL };
         int took = co_take(&opt, argc, argv, &i);
         if (took < 0) return 2;
         if (took) continue;
+        if (argv[i][0] == '-' && i + 1 >= argc) {
+            size_t k;
+            for (k = 0; with_value[k] && strcmp(argv[i], with_value[k]) != 0; k++) {}
+            if (with_value[k]) return ut_no_value(argv[i], with_value, usage);
+        }
         if (strcmp(argv[i], "--no-sync") == 0) flags |= PTC_DECODE_NO_SYNC;
         else if (strcmp(argv[i], "--jsonl") == 0) pr.jsonl = 1;
         else if (strcmp(argv[i], "--check") == 0) pr.check = 1;

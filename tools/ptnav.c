@@ -39,7 +39,8 @@ static const char usage[] =
     "clock options, over what --config or the perf.data says (as ptdump's):\n"
     "  --mtc-freq N --nom-freq N --cpuid-0x15.eax N --cpuid-0x15.ebx N\n"
     "  --cyc-bits N --mtc-jitter N --rate-ppm N --mtc-lost N\n"
-    "  --cpu F/M[/S]  the recording CPU (its errata); --errata E,...:" CO_ERRATA_NAMES "\n";
+    "  --cpu F/M[/S], --errata E,...  the recording CPU, or errata by name:\n"
+    "             " CO_ERRATA_NAMES "\n";
 
 static void bound(const char *key, uint64_t v)
 {

@@ -45,6 +45,8 @@ static const char usage[] =
     "              size that keeps --history bytes (default 4096) before the TRIG\n"
     "              decodable. OUT.pt.json gets ring_written, which ptdump and\n"
     "              ptnav use to read the ring\n"
+    "  --history H, --after A  with --snapshot: the bytes before the TRIG that\n"
+    "              auto keeps, the bytes after it the ring takes\n"
     "  --counter EVENT[,outcome=N,threads=MASK,usr=0|1,os=0|1,pebs=0|1,start=N]\n"
     "              an event counter (up to 4; SPEC 5.8); pebs=1 writes a PEBS\n"
     "              record into the trace at each overflow\n"
@@ -54,7 +56,9 @@ static const char usage[] =
     "              ring of SIZE bytes copied out each time EVERY more bytes\n"
     "              (default SIZE/2: the copies overlap) were written, and at the end\n"
     "  --threads N the core's hardware threads (1..8): thread T runs the workload\n"
-    "              with seed S+T into OUT.pt.tT; the counters are shared\n";
+    "              with seed S+T into OUT.pt.tT; the counters are shared\n"
+    "  --quiet     no summary on standard output\n"
+    "  --help      this text\n";
 
 typedef struct sim_stats {
     uint64_t count[PTC_PACKET_TYPE_COUNT], bytes[PTC_PACKET_TYPE_COUNT];
