@@ -23,7 +23,7 @@ WARN    := -Wall -Wextra -Werror -pedantic
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
-TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
+TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/progress.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
            tools/perforacle.h
 TESTHDR := tests/testlib.h tests/libipt_allowlist.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen ptnav

@@ -142,6 +142,16 @@ expect_status sim_bad_policy 2 "$b/ptsim" --policy threshold=2,bogus=1 -o "$tmp/
 expect_status sim_unbounded_policy 2 "$b/ptsim" --policy threshold=2,resume_after=0 -o "$tmp/x.pt"
 grep -q "policy.resume" "$tmp/err" && pass sim_unbounded_policy_named || fail sim_unbounded_policy_named "$(cat "$tmp/err")"
 expect_status sim_bad_setting 2 "$b/ptsim" --set mtc_freq=99 -o "$tmp/x.pt"
+# long work says how far it got on standard error when that is a terminal
+# (script(1) gives it one), and says nothing into a pipe or a file
+if command -v script > /dev/null 2>&1; then
+  script -qc "'$b/ptsim' --cycles 150000000 --quiet -o '$tmp/p.pt'" /dev/null < /dev/null | tr '\r' '\n' > "$tmp/tty.out"
+  "$b/ptsim" --cycles 150000000 --quiet -o "$tmp/p.pt" 2> "$tmp/err"
+  if grep -q "^ptsim: [0-9]* of 150000000 cycles ([0-9]*%)" "$tmp/tty.out" && [ ! -s "$tmp/err" ]; then pass sim_progress_on_a_terminal_only
+  else fail sim_progress_on_a_terminal_only "tty: $(head -c 200 "$tmp/tty.out"); pipe: $(head -c 200 "$tmp/err")"; fi
+else
+  echo "skip - sim_progress_on_a_terminal_only: script(1) is not installed"
+fi
 # the keys OUT.pt.json gives for decoders are named as such, not as unknown
 expect_status sim_set_derived_key 2 "$b/ptsim" --set nom_freq=24 -o "$tmp/x.pt"
 grep -q "nom_freq is not a setting.*art_hz" "$tmp/err" && pass sim_set_derived_key_explained \

@@ -6,6 +6,7 @@
 #include "modelcfg.h"
 #include "perfaux.h"
 #include "clockopts.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -464,6 +465,16 @@ static int print_rules(int jsonl)
     return fflush(stdout) != 0 ? 2 : 0;
 }
 
+/* The size of an open file, or 0 when it cannot be told (a pipe). */
+static uint64_t file_size(FILE *f)
+{
+    long at = ftell(f), end;
+    if (at < 0 || fseek(f, 0, SEEK_END) != 0) return 0;
+    end = ftell(f);
+    if (fseek(f, at, SEEK_SET) != 0) return 0;
+    return end > 0 ? (uint64_t)end : 0;
+}
+
 int main(int argc, char **argv)
 {
     static unsigned char chunk[CHUNK];
@@ -483,6 +494,7 @@ int main(int argc, char **argv)
     ptc_decoder dec;
     ptc_model_config cfg;
     ptc_clock_config cc;
+    ut_progress shown;
 
     ut_prog = "ptdump";
     memset(&opt, 0, sizeof opt);
@@ -594,6 +606,7 @@ int main(int argc, char **argv)
     ptc_decoder_init(&dec, flags | ptc_errata_decode_flags(cc.errata), 0);
     ptc_conform_init(&pr.conform, &pr.conf);
     if (head_n) (void)ptc_decoder_feed(&dec, head, head_n);
+    ut_progress_start(&shown, "bytes read", from_stdin ? 0 : file_size(in), 1);
     for (;;) {
         ptc_item it;
         ptc_status st = ptc_decoder_next(&dec, &it);
@@ -602,6 +615,7 @@ int main(int argc, char **argv)
         } else if (st == PTC_NEED_INPUT) {
             size_t n = eof ? 0 : ut_read_chunk(in, chunk, sizeof chunk);
             total += n;
+            ut_progress_at(&shown, total);
             if (n == 0) {
                 if (ferror(in)) { /* (fread sets errno: a directory says EISDIR) */
                     fprintf(stderr, "ptdump: cannot read %s: %s\n", path, strerror(errno));
@@ -620,6 +634,7 @@ int main(int argc, char **argv)
         ptc_clock_finish(&clk);
         drain_clock(&pr, &clk);
     }
+    ut_progress_end(&shown);
     if (in != stdin) fclose(in);
     if (!total && !head_n) { /* nothing decoded: said, and not a success */
         fprintf(stderr, "ptdump: %s is empty: nothing to decode\n", path);

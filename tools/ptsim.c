@@ -158,7 +158,10 @@ static int simulate(const sim_args *a, sim_out *o, ptc_model *m, double *seconds
             return 2;
         }
         if (a->ncounters) (void)ptc_model_attach_counters(m, a->counters, a->thread);
-        wl_run_workload(a->workload, m, a->cycles, a->seed + a->thread);
+        ut_progress shown;
+        ut_progress_start(&shown, "cycles", a->cycles, 1024);
+        wl_run_workload_shown(a->workload, m, a->cycles, a->seed + a->thread, &shown);
+        ut_progress_end(&shown);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "progress.h"
 
 static const char *const wl_names[] = { "dense", "sparse", "filtered", "ptwrite", "idle", "dvfs", "mixed" };
 #define WL_COUNT 7
@@ -52,10 +53,15 @@ UT_FN void wl_configure(int w, ptc_model_config *c)
 typedef struct wl_run {
     ptc_model *m;
     pg_rng r;
-    uint64_t end, ip;
+    uint64_t start, end, ip;
+    ut_progress *progress; /* NULL: none shown */
 } wl_run;
 
-static int wl_more(wl_run *w) { return w->m->cycle < w->end; }
+static int wl_more(wl_run *w)
+{
+    ut_progress_at(w->progress, w->m->cycle - w->start);
+    return w->m->cycle < w->end;
+}
 
 UT_FN void wl_idle(wl_run *w, uint64_t lo, uint64_t hi)
 {
@@ -102,11 +108,15 @@ UT_FN void wl_dense_burst(wl_run *w, uint64_t cycles)
 }
 
 /* Runs workload w for `cycles` core cycles from TraceEn to TraceEn off. */
-UT_FN void wl_run_workload(int wi, ptc_model *m, uint64_t cycles, uint64_t seed)
+/* Workload wi for `cycles` on m, showing how far it got on progress (NULL:
+   nothing shown). */
+UT_FN void wl_run_workload_shown(int wi, ptc_model *m, uint64_t cycles, uint64_t seed, ut_progress *progress)
 {
     wl_run w;
     w.m = m;
     w.r = pg_seed(seed * 2654435761u + (uint64_t)wi + 1);
+    w.progress = progress;
+    w.start = m->cycle;
     w.end = m->cycle + cycles;
     w.ip = WL_MAIN;
     ptc_model_start(m, w.ip);
@@ -176,6 +186,11 @@ UT_FN void wl_run_workload(int wi, ptc_model *m, uint64_t cycles, uint64_t seed)
     ptc_model_stop(m);
 }
 
+UT_FN void wl_run_workload(int wi, ptc_model *m, uint64_t cycles, uint64_t seed)
+{
+    wl_run_workload_shown(wi, m, cycles, seed, NULL);
+}
+
 /* Not one of the numbered workloads (their loops stay as they are): the
    dense loop run in a traced VMX guest for `cycles`, with a VM exit to
    the host and an entry back every 0.2 to 2 million cycles, so that many
@@ -185,6 +200,8 @@ UT_FN void wl_run_in_guest(ptc_model *m, uint64_t cycles, uint64_t seed)
     wl_run w;
     w.m = m;
     w.r = pg_seed(seed * 2654435761u + WL_COUNT + 1);
+    w.progress = NULL;
+    w.start = m->cycle;
     w.end = m->cycle + cycles;
     w.ip = WL_MAIN;
     ptc_model_start(m, w.ip);
