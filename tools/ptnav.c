@@ -8,6 +8,7 @@
 #include "modelcfg.h"
 #include "perfaux.h"
 #include "clockopts.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -162,6 +163,29 @@ static size_t entries_needed(const uint8_t *buf, size_t len, uint64_t written, u
     return n;
 }
 
+/* ptc_nav_build_ring's work, done here so that a long one can say how far
+   it got (tools/progress.h): decode, time, index, finish. */
+static ptc_status index_trace(ptc_nav *nav, ptc_clock *clk, const uint8_t *buf, size_t len, uint64_t written)
+{
+    ptc_ring_reader rd;
+    ptc_item it;
+    ptc_timed_item t;
+    ut_progress shown;
+    ptc_status st = ptc_ring_reader_init_flags(&rd, buf, len, written, ptc_errata_decode_flags(clk->cfg.errata));
+    ut_progress_start(&shown, "bytes indexed", len, 4096);
+    while (st == PTC_OK && ptc_ring_reader_next(&rd, &it) == PTC_OK) {
+        ut_progress_at(&shown, it.offset - (written - len));
+        st = ptc_clock_push(clk, &it);
+        while (st == PTC_OK && ptc_clock_pop(clk, &t) == PTC_OK) st = ptc_nav_add(nav, &t);
+    }
+    ut_progress_end(&shown);
+    if (st != PTC_OK) return st;
+    ptc_clock_finish(clk);
+    while (st == PTC_OK && ptc_clock_pop(clk, &t) == PTC_OK) st = ptc_nav_add(nav, &t);
+    if (st == PTC_OK) ptc_nav_finish(nav);
+    return st;
+}
+
 static ptc_status find(const ptc_nav *nav, const nav_query *q, const uint8_t *buf, size_t len, uint64_t written,
                        ptc_nav_hit *hit, uint64_t pebs[2])
 {
@@ -189,7 +213,7 @@ static int answer(const char *path, const ptc_clock_config *cc, const uint8_t *b
     ptc_nav_hit hit;
     ptc_status st = entries ? ptc_clock_init(&clk, cc) : PTC_ERR_NO_SPACE;
     if (st == PTC_OK) st = ptc_nav_init(&nav, cc, entries, cap);
-    if (st == PTC_OK) st = ptc_nav_build_ring(&nav, &clk, buf, len, written);
+    if (st == PTC_OK) st = index_trace(&nav, &clk, buf, len, written);
     if (st != PTC_OK) {
         fprintf(stderr, "ptnav: cannot index %s: %s\n", path, entries ? ptc_status_message(st) : "out of memory");
         free(entries);
