@@ -251,10 +251,9 @@ fuzz: deps
 
 TARGET  ?= fuzz_stream
 SECONDS ?= 60
+# one campaign, merged into corpus/, and its row of fuzz/README.md's table
 fuzz-run: $(BUILD)/libfuzzer/$(TARGET)
-	mkdir -p $(BUILD)/fuzz-work/$(TARGET)
-	$(BUILD)/libfuzzer/$(TARGET) -max_total_time=$(SECONDS) -max_len=4096 -dict=$(call fuzz_dict,$(TARGET)) \
-	  -artifact_prefix=$(BUILD)/ $(BUILD)/fuzz-work/$(TARGET) corpus/$(TARGET)
+	@sh fuzz/campaign.sh $(TARGET) $(SECONDS) $(call fuzz_dict,$(TARGET)) $(BUILD)
 
 $(BUILD)/gen_model_seeds: fuzz/gen_model_seeds.c $(HDR) $(FUZZHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 $(WARN) -o $@ $<
