@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static const char usage[] =
     "usage: ptdump [options] FILE\n"
     "Print every packet of the raw Intel PT trace FILE (- for standard input),\n"

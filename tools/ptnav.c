@@ -327,7 +327,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (strcmp(query, "--cycle") == 0 && !cfg.cyc_en) {
-        fprintf(stderr, "ptnav: --cycle needs a trace with CYC packets (cyc_en) and its --config; use --tsc\n");
+        fprintf(stderr, "ptnav: --cycle needs a trace with CYC packets (cyc_en), as its --config or perf.data says; use --tsc\n");
         free(buf);
         return 2;
     }
