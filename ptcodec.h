@@ -994,6 +994,25 @@ PTCDEF ptc_status ptc_nav_at_offset(const ptc_nav *nav, uint64_t offset, ptc_nav
    outside the trace. */
 PTCDEF ptc_status ptc_nav_step(const ptc_nav *nav, uint64_t from, int64_t delta, ptc_nav_hit *hit);
 
+/* Bounded memory for one query known before the trace is indexed (SPEC
+   4.3): the retirements from `from` to `to` are what its answer can need. */
+typedef struct ptc_nav_window {
+    uint64_t from, to;
+} ptc_nav_window;
+/* Makes room in the storage: drops the entries before the one holding
+   retirement keep.from, and folds those after the one holding keep.to into
+   it (their upper bounds still narrow it when the index is finished) once
+   nothing can change them. Returns how many entries it dropped or folded.
+   Queries then answer from what is kept: ptc_nav_step and
+   ptc_nav_at_offset say PTC_ERR_NOT_FOUND for the rest, and
+   ptc_nav_find is exact for the query `keep` came from. */
+PTCDEF size_t ptc_nav_forget(ptc_nav *nav, ptc_nav_window keep);
+/* What a later ptc_nav_find(basis, value, 0), and `back` steps back from
+   its answer, can need given the entries so far: to give ptc_nav_forget
+   each time the storage is full. */
+PTCDEF ptc_nav_window ptc_nav_window_for_find(const ptc_nav *nav, ptc_nav_basis basis, uint64_t value,
+                                              uint64_t back);
+
 /* ===================================================================== */
 /* 5. Hardware model (SPEC.md part 5)                                    */
 /* ===================================================================== */
@@ -4685,9 +4704,11 @@ PTCDEF ptc_status ptc_nav_step(const ptc_nav *nav, uint64_t from, int64_t delta,
     if (!nav->finished) return PTC_ERR_BAD_STATE;
     memset(hit, 0, sizeof *hit);
     if (from >= nav->retirements) return PTC_ERR_NOT_FOUND;
+    if (!nav->count || from < nav->entries[0].first) return PTC_ERR_NOT_FOUND; /* forgotten */
     if (delta < 0 ? (uint64_t)-(delta + 1) + 1 > from : (uint64_t)delta >= nav->retirements - from)
         return PTC_ERR_NOT_FOUND;
     to = delta < 0 ? from - ((uint64_t)-(delta + 1) + 1) : from + (uint64_t)delta;
+    if (to < nav->entries[0].first) return PTC_ERR_NOT_FOUND; /* forgotten */
     /* the entry holding retirement `to`: the last whose first is <= to */
     hi = nav->count;
     while (lo < hi) {
@@ -4695,9 +4716,94 @@ PTCDEF ptc_status ptc_nav_step(const ptc_nav *nav, uint64_t from, int64_t delta,
         if (nav->entries[mid].first <= to) lo = mid + 1;
         else hi = mid;
     }
+    if (to >= nav->entries[lo - 1].first + nav->entries[lo - 1].count) return PTC_ERR_NOT_FOUND; /* folded */
     ptc__nav_hit(nav, lo - 1, to, hit);
     hit->retire_min = to;
     return PTC_OK;
+}
+
+/* Whether an entry from `pending` on may still get a cycle upper bound:
+   not once cycles are broken, unless a bound taken before is still due. */
+static int ptc__nav_cycle_bounds_due(const ptc_nav *nav)
+{
+    return !nav->cycles_broken || nav->cyc_bound_pending || nav->fup_bound_valid;
+}
+
+/* The end of the entries after `b` whose upper bounds nothing later can
+   make lower than b's: those already bounded, or, b waiting for its cycle
+   bound too, any that will get the same one; not a TNT waiting for its
+   TSC bound. */
+static size_t ptc__nav_foldable_end(const ptc_nav *nav, size_t b)
+{
+    size_t end = nav->count;
+    if (ptc__nav_cycle_bounds_due(nav) && b < nav->pending) end = nav->pending;
+    if (nav->tnt_waiting && nav->tnt_waiting - 1 > b && nav->tnt_waiting - 1 < end) end = nav->tnt_waiting - 1;
+    return end;
+}
+
+/* Drops entries [at, at + n) and closes the gap. */
+static void ptc__nav_drop(ptc_nav *nav, size_t at, size_t n)
+{
+    memmove(nav->entries + at, nav->entries + at + n, (nav->count - at - n) * sizeof *nav->entries);
+    nav->count -= n;
+    /* the pending and waiting entries move with the rest; a dropped one
+       waits for nothing any more */
+    if (nav->pending > at) nav->pending = nav->pending >= at + n ? nav->pending - n : at;
+    if (nav->tnt_waiting > at) nav->tnt_waiting = nav->tnt_waiting > at + n ? nav->tnt_waiting - n : 0;
+}
+
+PTCDEF size_t ptc_nav_forget(ptc_nav *nav, ptc_nav_window keep)
+{
+    size_t front = 0, b, end, i;
+    if (!nav || nav->finished) return 0;
+    while (front < nav->count && nav->entries[front].first + nav->entries[front].count <= keep.from) front++;
+    ptc__nav_drop(nav, 0, front);
+    for (b = 0; b < nav->count && nav->entries[b].first + nav->entries[b].count <= keep.to; b++) {}
+    if (b >= nav->count) return front;
+    end = ptc__nav_foldable_end(nav, b);
+    if (end <= b + 1) return front;
+    for (i = b + 1; i < end; i++) {
+        ptc_nav_entry *e = &nav->entries[b];
+        if (nav->entries[i].cycle_hi < e->cycle_hi) e->cycle_hi = nav->entries[i].cycle_hi;
+        if (nav->entries[i].tsc_hi < e->tsc_hi) e->tsc_hi = nav->entries[i].tsc_hi;
+    }
+    ptc__nav_drop(nav, b + 1, end - b - 1);
+    return front + (end - b - 1);
+}
+
+PTCDEF ptc_nav_window ptc_nav_window_for_find(const ptc_nav *nav, ptc_nav_basis basis, uint64_t value, uint64_t back)
+{
+    ptc_nav_window w;
+    size_t i;
+    int cycle = basis == PTC_NAV_CYCLE;
+    w.from = nav ? nav->retirements : 0;
+    w.to = UINT64_MAX;
+    if (!nav) return w;
+    /* the answer so far (the last lower bound at or before value), and the
+       `back` retirements before it */
+    for (i = nav->count; i-- > 0;) {
+        const ptc_nav_entry *e = &nav->entries[i];
+        if ((cycle ? e->cycle_lo : e->tsc_lo) <= value) {
+            w.to = e->first + e->count - 1;
+            w.from = w.to > back ? w.to - back : 0;
+            break;
+        }
+    }
+    /* retire_min: the last upper bound at or before value */
+    for (i = nav->count; i-- > 0;) {
+        const ptc_nav_entry *e = &nav->entries[i];
+        if ((cycle ? e->cycle_hi : e->tsc_hi) <= value) {
+            if (e->first < w.from) w.from = e->first;
+            if (w.to == UINT64_MAX || e->first + e->count - 1 > w.to) w.to = e->first + e->count - 1;
+            break;
+        }
+    }
+    /* an entry whose upper bound is still to come may become retire_min
+       (never one after the answer: its lower bound is past value already) */
+    i = cycle ? (ptc__nav_cycle_bounds_due(nav) ? nav->pending : nav->count)
+              : (nav->tnt_waiting ? nav->tnt_waiting - 1 : nav->count);
+    if (i < nav->count && nav->entries[i].first < w.from) w.from = nav->entries[i].first;
+    return w;
 }
 
 /* ---- 5. Hardware model ---------------------------------------------- */

@@ -11,14 +11,62 @@
      cycle interval;
    - from every retirement's true cycle and TSC, ptc_nav_find lands on a
      range that holds the last retirement at or before it;
-   - stepping back and forth by K lands K away. */
+   - stepping back and forth by K lands K away;
+   - an index kept to one query's window (tools/navwindow.h, from room for
+     one entry) answers that query, and the steps back from its answer, as
+     the whole index does. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
+#include "../tools/navwindow.h"
 
 static int tsc_at_most(const ptc_retire_truth *t, uint64_t v)
 {
     return t->time.tsc < v || (t->time.tsc == v && t->time.num == 0);
+}
+
+/* The ring indexed again, kept to the window `query` needs. */
+static void windowed(const ptc_clock_config *cc, const uint8_t *ring, size_t cap, size_t written, nw_needed needed,
+                     const void *query, nw_index *x)
+{
+    static ptc_clock clk;
+    ptc_ring_reader rd;
+    ptc_item it;
+    ptc_timed_item t;
+    ptc_status st = nw_init(x, cc, 1);
+    FZ_ASSERT(st == PTC_OK && ptc_clock_init(&clk, cc) == PTC_OK, "window init");
+    FZ_ASSERT(ptc_ring_reader_init_flags(&rd, ring, cap, written, ptc_errata_decode_flags(cc->errata)) == PTC_OK, "rd");
+    while (st == PTC_OK && ptc_ring_reader_next(&rd, &it) == PTC_OK) {
+        st = ptc_clock_push(&clk, &it);
+        while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) st = nw_add(x, &t, needed, query);
+    }
+    ptc_clock_finish(&clk);
+    while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) st = nw_add(x, &t, needed, query);
+    FZ_ASSERT(st == PTC_OK, "window: %s", ptc_status_name(st));
+    ptc_nav_finish(&x->nav);
+}
+
+static int same_hit(ptc_status sa, const ptc_nav_hit *a, ptc_status sb, const ptc_nav_hit *b)
+{
+    return sa == sb && (sa != PTC_OK || (a->retire == b->retire && a->retire_min == b->retire_min &&
+                                         a->maybe_none == b->maybe_none && a->bit == b->bit &&
+                                         memcmp(&a->entry, &b->entry, sizeof a->entry) == 0));
+}
+
+/* The answer, and `back` steps before it, from the window and the whole. */
+static void same_answers(const ptc_nav *whole, const nw_index *x, ptc_status sw, const ptc_nav_hit *w, ptc_status sx,
+                         const ptc_nav_hit *h, uint64_t back, const char *what)
+{
+    uint64_t k;
+    FZ_ASSERT(same_hit(sw, w, sx, h), "%s: the window answers %s [%llu, %llu], the index %s [%llu, %llu]", what,
+              ptc_status_name(sx), (unsigned long long)h->retire_min, (unsigned long long)h->retire,
+              ptc_status_name(sw), (unsigned long long)w->retire_min, (unsigned long long)w->retire);
+    for (k = 1; sw == PTC_OK && k <= back; k++) {
+        ptc_nav_hit a, b;
+        ptc_status sa = ptc_nav_step(whole, w->retire, -(int64_t)k, &a);
+        ptc_status sb = ptc_nav_step(&x->nav, w->retire, -(int64_t)k, &b);
+        FZ_ASSERT(same_hit(sa, &a, sb, &b), "%s: %llu back", what, (unsigned long long)k);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -32,13 +80,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_nav nav;
     ptc_ring ring;
     mr_trace r;
-    size_t cut, first = 0, n, i, psb, cap, written, after, k;
+    size_t cut, first = 0, n, i, psb, cap, written, after, k, pick;
     if (size > 4096) return 0;
     in.data = data;
     in.size = size;
     fz_model_config(&in, &cfg);
     cut = fz_take(&in, 0, 255);
     after = fz_take(&in, 0, 2000);
+    pick = fz_take(&in, 0, 65535);
     fz_model_run(&cfg, in.data, in.size, &r);
     if (r.len > sizeof entries / sizeof entries[0] || r.len == 0 || mr_skd007_ambiguous(&cfg, &r)) {
         mr_free(&r);
@@ -119,6 +168,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else {
             FZ_ASSERT(ptc_nav_step(&nav, i, -3, &h) == PTC_ERR_NOT_FOUND, "3 back from %zu is before the start", i);
         }
+    }
+    /* windows: a query by TSC, by cycle and by retirement at a point the
+       input picks */
+    if (n) {
+        const ptc_retire_truth *t = &r.rt[first + pick % n];
+        nw_index x;
+        ptc_nav_hit w, h;
+        nw_find f;
+        nw_retire q;
+        f.basis = PTC_NAV_TSC;
+        f.value = t->time.tsc + pick % 3;
+        f.back = pick % 9;
+        windowed(&cc, ringbuf, cap, written, nw_needed_by_find, &f, &x);
+        same_answers(&nav, &x, ptc_nav_find(&nav, f.basis, f.value, 0, &w), &w,
+                     ptc_nav_find(&x.nav, f.basis, f.value, 0, &h), &h, f.back, "by tsc");
+        nw_free(&x);
+        if (cfg.cyc_en) {
+            f.basis = PTC_NAV_CYCLE;
+            f.value = psb == 0 ? t->cycle : t->cycle / 2;
+            windowed(&cc, ringbuf, cap, written, nw_needed_by_find, &f, &x);
+            same_answers(&nav, &x, ptc_nav_find(&nav, f.basis, f.value, 0, &w), &w,
+                         ptc_nav_find(&x.nav, f.basis, f.value, 0, &h), &h, f.back, "by cycle");
+            nw_free(&x);
+        }
+        q.retire = pick % (n + 2);
+        q.back = pick % 5;
+        windowed(&cc, ringbuf, cap, written, nw_needed_by_retire, &q, &x);
+        same_answers(&nav, &x, ptc_nav_step(&nav, q.retire, 0, &w), &w, ptc_nav_step(&x.nav, q.retire, 0, &h), &h,
+                     q.back, "by retirement");
+        nw_free(&x);
     }
     mr_free(&r);
     return 0;

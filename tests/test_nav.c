@@ -11,6 +11,7 @@
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
 #include "../tools/modelrec.h"
+#include "../tools/navwindow.h"
 
 #include <string.h>
 
@@ -194,6 +195,116 @@ static void every_retirement_is_found_where_it_retired(void)
     printf("  by TSC: %llu queries, %llu exact, %llu within one packet, mean width %.2f retirements\n",
            (unsigned long long)tsc.queries, (unsigned long long)tsc.exact, (unsigned long long)tsc.one_packet,
            (double)tsc.width / (double)tsc.queries);
+}
+
+/* ---- 4.3 an index kept to one query's window ----------------------------- */
+
+/* The run's trace indexed again, kept to the window `query` needs,
+   starting from room for one entry so that it forgets all along. */
+static ptc_status windowed(const nav_run *r, nw_needed needed, const void *query, nw_index *x)
+{
+    static ptc_clock clk;
+    ptc_ring_reader rd;
+    ptc_item it;
+    ptc_timed_item t;
+    ptc_status st = nw_init(x, &r->cc, 1);
+    if (st == PTC_OK) st = ptc_clock_init(&clk, &r->cc);
+    if (st == PTC_OK)
+        st = ptc_ring_reader_init_flags(&rd, r->tr.bytes, r->tr.len, r->tr.len, ptc_errata_decode_flags(r->cc.errata));
+    while (st == PTC_OK && ptc_ring_reader_next(&rd, &it) == PTC_OK) {
+        st = ptc_clock_push(&clk, &it);
+        while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) st = nw_add(x, &t, needed, query);
+    }
+    ptc_clock_finish(&clk);
+    while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) st = nw_add(x, &t, needed, query);
+    if (st == PTC_OK) ptc_nav_finish(&x->nav);
+    return st;
+}
+
+/* Two answers are the same: status, range and the entry with its bounds. */
+static int same_hit(ptc_status sa, const ptc_nav_hit *a, ptc_status sb, const ptc_nav_hit *b)
+{
+    return sa == sb && (sa != PTC_OK || (a->retire == b->retire && a->retire_min == b->retire_min &&
+                                         a->maybe_none == b->maybe_none && a->bit == b->bit &&
+                                         memcmp(&a->entry, &b->entry, sizeof a->entry) == 0));
+}
+
+/* The window answers a query, and the --back steps before its answer,
+   as the whole index does. */
+static void check_window(const nav_run *r, const nw_index *x, ptc_status st, const ptc_nav_hit *want, uint64_t back,
+                         const char *what, uint64_t value)
+{
+    uint64_t k;
+    CHECK(st == PTC_OK || st == PTC_ERR_NOT_FOUND, "%s %llu: %s", what, (unsigned long long)value,
+          ptc_status_name(st));
+    if (st != PTC_OK) return;
+    for (k = 1; k <= back && want->retire >= k; k++) {
+        ptc_nav_hit wb, hb;
+        ptc_status swb = ptc_nav_step(&r->nav, want->retire, -(int64_t)k, &wb);
+        ptc_status shb = ptc_nav_step(&x->nav, want->retire, -(int64_t)k, &hb);
+        CHECK(same_hit(swb, &wb, shb, &hb), "%s %llu: %llu back from the answer", what, (unsigned long long)value,
+              (unsigned long long)k);
+    }
+}
+
+static void a_window_answers_as_the_whole_index(void)
+{
+    size_t c, i;
+    uint64_t most = 0, whole = 0;
+    for (c = 0; c < sizeof nav_cases / sizeof nav_cases[0]; c++) {
+        const nav_case *k = &nav_cases[c];
+        nav_run r;
+        memset(&r, 0, sizeof r);
+        if (!nav_run_make(&r, k->workload, k->policy, k->settings, 1000000, 31 + c)) return;
+        if (r.tr.nrt > whole) whole = r.tr.nrt;
+        for (i = 0; i < 8; i++) {
+            const ptc_retire_truth *t = &r.tr.rt[r.tr.nrt * i / 8];
+            nw_find f;
+            nw_index x;
+            ptc_nav_hit want, got;
+            ptc_status sw, sg;
+            uint64_t retire = r.tr.nrt * (2 * i + 1) / 16 + (i == 7) * r.tr.nrt; /* the last: past the end */
+            f.basis = (i & 1) && r.cfg.cyc_en ? PTC_NAV_CYCLE : PTC_NAV_TSC;
+            f.value = f.basis == PTC_NAV_CYCLE ? t->cycle : t->time.tsc + i;
+            f.back = i * 7;
+            sw = ptc_nav_find(&r.nav, f.basis, f.value, 0, &want);
+            CHECK(windowed(&r, nw_needed_by_find, &f, &x) == PTC_OK);
+            sg = ptc_nav_find(&x.nav, f.basis, f.value, 0, &got);
+            CHECK(same_hit(sw, &want, sg, &got), "case %zu, %s %llu: the window answers %s [%llu, %llu], the index "
+                  "%s [%llu, %llu]", c, f.basis == PTC_NAV_CYCLE ? "cycle" : "tsc", (unsigned long long)f.value,
+                  ptc_status_name(sg), (unsigned long long)got.retire_min, (unsigned long long)got.retire,
+                  ptc_status_name(sw), (unsigned long long)want.retire_min, (unsigned long long)want.retire);
+            check_window(&r, &x, sg, &want, f.back, "find", f.value);
+            /* the window holds the answer's range and what waits for a
+               bound; growing by doubling, at most twice that */
+            if (sw == PTC_OK)
+                CHECK(x.most <= 2 * (want.retire - want.retire_min + f.back) + 4096,
+                      "case %zu: %zu entries held for an answer %llu wide", c, x.most,
+                      (unsigned long long)(want.retire - want.retire_min));
+            if (x.most > most) most = x.most;
+            nw_free(&x);
+            /* by retirement: what ptnav --retire N --back K keeps */
+            {
+                nw_retire w;
+                w.retire = retire;
+                w.back = i * 3;
+                sw = ptc_nav_step(&r.nav, retire, 0, &want);
+                CHECK(windowed(&r, nw_needed_by_retire, &w, &x) == PTC_OK);
+                sg = ptc_nav_step(&x.nav, retire, 0, &got);
+                CHECK(same_hit(sw, &want, sg, &got), "case %zu: retirement %llu", c, (unsigned long long)retire);
+                check_window(&r, &x, sg, &want, w.back, "retire", retire);
+                CHECK(x.most <= 2 * w.back + 4096, "case %zu: %zu entries held for retirement %llu", c, x.most,
+                      (unsigned long long)retire);
+                if (x.most > most) most = x.most;
+                nw_free(&x);
+            }
+        }
+        if (tl_check_failures) printf("  in case %zu (workload %d, %s, %s)\n", c, k->workload, k->policy, k->settings);
+        nav_run_free(&r);
+        if (tl_check_failures) return;
+    }
+    printf("  at most %llu entries held for one query (an answer as wide as SKL168's cut bounds make it); the "
+           "traces have up to %llu retirements\n", (unsigned long long)most, (unsigned long long)whole);
 }
 
 /* With CYC before every eligible packet, a TIP's cycle is exact: a query
@@ -808,6 +919,7 @@ int main(void)
 {
     RUN(api_contract);
     RUN(every_retirement_is_found_where_it_retired);
+    RUN(a_window_answers_as_the_whole_index);
     RUN(tip_cycles_are_exact_with_cyc);
     RUN(freeze_and_skid);
     RUN(damaged_input);

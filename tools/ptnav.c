@@ -9,6 +9,7 @@
 #include "perfaux.h"
 #include "clockopts.h"
 #include "progress.h"
+#include "navwindow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -140,101 +141,129 @@ static int find_pebs(const uint8_t *buf, size_t cap, uint64_t written, uint64_t 
     return 0;
 }
 
-/* One query, as the options gave it. */
+/* One query, as the options gave it, and what indexing learns of it. */
 typedef struct nav_query {
     const char *kind; /* "--cycle", "--tsc", "--retire", "--from-end" or "--pebs" */
     uint64_t value, skid, back;
     int cyc_en;       /* the trace has CYC packets: say its cycles */
+    uint64_t pebs_off;   /* --pebs: the offset of the record's FUP, */
+    uint64_t pebs_first; /*   and its retirement once indexed (UINT64_MAX: not yet) */
+    uint64_t end_cycle;  /* --from-end: the trace's last cycle, from a first pass */
 } nav_query;
 
-/* Entries the index needs: one per packet that may carry a retirement (a
-   TNT, TIP, TIP.PGD or FUP, SPEC 4.1), not one per byte of trace. They are
-   counted by the reader the index is built with, so the count bounds what
-   it stores. */
-static size_t entries_needed(const uint8_t *buf, size_t len, uint64_t written, uint32_t errata)
+/* The retirements the query's answer, and the --back ones before it,
+   can need, given what is indexed so far (an nw_needed). */
+static ptc_nav_window needed(const ptc_nav *nav, const void *query)
 {
-    ptc_ring_reader rd;
-    ptc_item it;
-    size_t n = 1;
-    if (ptc_ring_reader_init_flags(&rd, buf, len, written, ptc_errata_decode_flags(errata)) != PTC_OK) return len + 1;
-    while (ptc_ring_reader_next(&rd, &it) == PTC_OK)
-        n += it.error == PTC_OK && (ptc_packet_is_tnt(it.pkt.type) || it.pkt.type == PTC_TIP ||
-                                    it.pkt.type == PTC_TIP_PGD || it.pkt.type == PTC_FUP);
-    return n;
+    const nav_query *q = (const nav_query *)query;
+    int cycle = strcmp(q->kind, "--cycle") == 0, from_end = strcmp(q->kind, "--from-end") == 0;
+    if (cycle || from_end || strcmp(q->kind, "--tsc") == 0) {
+        uint64_t at = from_end ? q->end_cycle - q->value : q->value;
+        if (at < q->skid || (from_end && q->end_cycle < q->value)) return nw_window_at(nav, UINT64_MAX, 0); /* none */
+        return ptc_nav_window_for_find(nav, cycle || from_end ? PTC_NAV_CYCLE : PTC_NAV_TSC, at - q->skid, q->back);
+    }
+    return nw_window_at(nav, strcmp(q->kind, "--retire") == 0 ? q->value : q->pebs_first, q->back);
 }
 
-/* ptc_nav_build_ring's work, done here so that a long one can say how far
-   it got (tools/progress.h): decode, time, index, finish. */
-static ptc_status index_trace(ptc_nav *nav, ptc_clock *clk, const uint8_t *buf, size_t len, uint64_t written)
+/* ptc_nav_build_ring's work, done here so that the index stays a window
+   and a long run says how far it got (tools/progress.h). */
+static ptc_status index_trace(nw_index *x, nav_query *q, const ptc_clock_config *cc, const uint8_t *buf, size_t len,
+                              uint64_t written)
 {
+    static ptc_clock clk;
     ptc_ring_reader rd;
     ptc_item it;
     ptc_timed_item t;
     ut_progress shown;
-    ptc_status st = ptc_ring_reader_init_flags(&rd, buf, len, written, ptc_errata_decode_flags(clk->cfg.errata));
+    ptc_status st = nw_init(x, cc, 1024);
+    if (st == PTC_OK) st = ptc_clock_init(&clk, cc);
+    if (st == PTC_OK) st = ptc_ring_reader_init_flags(&rd, buf, len, written, ptc_errata_decode_flags(cc->errata));
     ut_progress_start(&shown, "bytes indexed", len, 4096);
     while (st == PTC_OK && ptc_ring_reader_next(&rd, &it) == PTC_OK) {
         ut_progress_at(&shown, it.offset - (written - len));
-        st = ptc_clock_push(clk, &it);
-        while (st == PTC_OK && ptc_clock_pop(clk, &t) == PTC_OK) st = ptc_nav_add(nav, &t);
+        st = ptc_clock_push(&clk, &it);
+        while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) {
+            if (t.item.offset == q->pebs_off && q->pebs_first == UINT64_MAX) q->pebs_first = ptc_nav_retirements(&x->nav);
+            st = nw_add(x, &t, needed, q);
+        }
     }
     ut_progress_end(&shown);
     if (st != PTC_OK) return st;
-    ptc_clock_finish(clk);
-    while (st == PTC_OK && ptc_clock_pop(clk, &t) == PTC_OK) st = ptc_nav_add(nav, &t);
-    if (st == PTC_OK) ptc_nav_finish(nav);
+    ptc_clock_finish(&clk);
+    while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) st = nw_add(x, &t, needed, q);
+    if (st == PTC_OK) ptc_nav_finish(&x->nav);
     return st;
 }
 
-static ptc_status find(const ptc_nav *nav, const nav_query *q, const uint8_t *buf, size_t len, uint64_t written,
-                       ptc_nav_hit *hit, uint64_t pebs[2])
+static ptc_status find(const ptc_nav *nav, const nav_query *q, ptc_nav_hit *hit)
 {
-    uint64_t off = 0;
     if (strcmp(q->kind, "--cycle") == 0) return ptc_nav_find(nav, PTC_NAV_CYCLE, q->value, q->skid, hit);
     if (strcmp(q->kind, "--tsc") == 0) return ptc_nav_find(nav, PTC_NAV_TSC, q->value, q->skid, hit);
     if (strcmp(q->kind, "--from-end") == 0) return ptc_nav_from_end(nav, q->value, q->skid, hit);
-    if (strcmp(q->kind, "--pebs") == 0)
-        return find_pebs(buf, len, written, q->value, &off, &pebs[0], &pebs[1]) ? ptc_nav_at_offset(nav, off, hit)
-                                                                              : PTC_ERR_NOT_FOUND;
-    return q->value > INT64_MAX ? PTC_ERR_NOT_FOUND : ptc_nav_step(nav, 0, (int64_t)q->value, hit);
+    if (strcmp(q->kind, "--pebs") == 0) return ptc_nav_at_offset(nav, q->pebs_off, hit);
+    /* from the retirement itself: those before it may be forgotten */
+    return ptc_nav_step(nav, q->value, 0, hit);
+}
+
+/* The index's passes: --from-end first needs the trace's last cycle
+   (a pass that keeps nothing), --pebs the record's FUP. */
+static ptc_status prepare(nav_query *q, const ptc_clock_config *cc, const uint8_t *buf, size_t len, uint64_t written,
+                          uint64_t pebs[2])
+{
+    q->pebs_off = UINT64_MAX;
+    q->pebs_first = UINT64_MAX;
+    q->end_cycle = 0;
+    if (strcmp(q->kind, "--pebs") == 0 && !find_pebs(buf, len, written, q->value, &q->pebs_off, &pebs[0], &pebs[1]))
+        q->pebs_off = UINT64_MAX; /* no such record: the query finds nothing */
+    if (strcmp(q->kind, "--from-end") == 0) {
+        nav_query all = *q; /* a --retire query past every retirement keeps nothing */
+        nw_index x;
+        ptc_status st;
+        all.kind = "--retire";
+        all.value = UINT64_MAX;
+        all.back = 0;
+        st = index_trace(&x, &all, cc, buf, len, written);
+        q->end_cycle = ptc_nav_end_cycle(&x.nav);
+        nw_free(&x);
+        return st;
+    }
+    return PTC_OK;
 }
 
 /* Indexes the trace, answers the query on standard output; the exit
    status (1: no answer, 2: the trace cannot be indexed). Frees what it
    took on every path. */
 static int answer(const char *path, const ptc_clock_config *cc, const uint8_t *buf, size_t len, uint64_t written,
-                  const nav_query *q)
+                  nav_query *q)
 {
-    static ptc_clock clk;
-    size_t cap = entries_needed(buf, len, written, cc->errata), k;
-    ptc_nav_entry *entries = (ptc_nav_entry *)malloc(cap * sizeof *entries);
-    uint64_t pebs[2] = { 0, 0 };
-    ptc_nav nav;
+    uint64_t pebs[2] = { 0, 0 }, k;
+    nw_index x;
     ptc_nav_hit hit;
-    ptc_status st = entries ? ptc_clock_init(&clk, cc) : PTC_ERR_NO_SPACE;
-    if (st == PTC_OK) st = ptc_nav_init(&nav, cc, entries, cap);
-    if (st == PTC_OK) st = index_trace(&nav, &clk, buf, len, written);
+    ptc_status st = prepare(q, cc, buf, len, written, pebs);
+    x.entries = NULL;
+    if (st == PTC_OK) st = index_trace(&x, q, cc, buf, len, written);
     if (st != PTC_OK) {
-        fprintf(stderr, "ptnav: cannot index %s: %s\n", path, entries ? ptc_status_message(st) : "out of memory");
-        free(entries);
+        fprintf(stderr, "ptnav: cannot index %s: %s\n", path,
+                st == PTC_ERR_NO_SPACE ? "out of memory" : ptc_status_message(st));
+        nw_free(&x);
         return 2;
     }
-    st = find(&nav, q, buf, len, written, &hit, pebs);
+    st = find(&x.nav, q, &hit);
     if (st != PTC_OK) {
         fprintf(stderr, "ptnav: %s: %s (the trace has %llu retirements", ptc_status_name(st), ptc_status_message(st),
-                (unsigned long long)ptc_nav_retirements(&nav));
-        if (q->cyc_en) fprintf(stderr, " over %llu cycles", (unsigned long long)ptc_nav_end_cycle(&nav));
+                (unsigned long long)ptc_nav_retirements(&x.nav));
+        if (q->cyc_en) fprintf(stderr, " over %llu cycles", (unsigned long long)ptc_nav_end_cycle(&x.nav));
         fprintf(stderr, ")\n");
-        free(entries);
+        nw_free(&x);
         return 1;
     }
     print_hit(&hit, 1, strcmp(q->kind, "--pebs") == 0 ? pebs : NULL);
     for (k = 1; k <= q->back; k++) {
         ptc_nav_hit h;
-        if (ptc_nav_step(&nav, hit.retire, -(int64_t)k, &h) != PTC_OK) break;
+        if (ptc_nav_step(&x.nav, hit.retire, -(int64_t)k, &h) != PTC_OK) break;
         print_hit(&h, 0, NULL);
     }
-    free(entries);
+    nw_free(&x);
     return 0;
 }
 

@@ -1,0 +1,92 @@
+/* navwindow.h - a navigation index kept to the window one query needs
+   (SPEC 4.3): ptc_nav_add, and when the storage is full, ptc_nav_forget of
+   what the query cannot need, growing the storage only when that freed
+   little. ptnav builds its index so; test_nav and fuzz_nav hold the answers
+   to the whole index's. Include after util.h. */
+#ifndef PTCODEC_NAVWINDOW_H
+#define PTCODEC_NAVWINDOW_H
+
+#include <stdlib.h>
+
+#include "util.h"
+
+/* What the query can need, given the index so far (ptc_nav_window_for_find
+   or a window of its own). */
+typedef ptc_nav_window (*nw_needed)(const ptc_nav *nav, const void *query);
+
+typedef struct nw_index {
+    ptc_nav nav;
+    ptc_nav_entry *entries; /* malloc'd, `cap` of them */
+    size_t cap;
+    size_t most;            /* the largest `cap` reached */
+} nw_index;
+
+/* An empty index of `cap` entries to start with (at least 1). */
+UT_FN ptc_status nw_init(nw_index *x, const ptc_clock_config *cc, size_t cap)
+{
+    x->cap = x->most = cap ? cap : 1;
+    x->entries = (ptc_nav_entry *)malloc(x->cap * sizeof *x->entries);
+    if (!x->entries) return PTC_ERR_NO_SPACE;
+    return ptc_nav_init(&x->nav, cc, x->entries, x->cap);
+}
+
+UT_FN void nw_free(nw_index *x)
+{
+    free(x->entries);
+    x->entries = NULL;
+}
+
+/* ptc_nav_add that makes room: PTC_ERR_NO_SPACE only when memory ran out. */
+UT_FN ptc_status nw_add(nw_index *x, const ptc_timed_item *t, nw_needed needed, const void *query)
+{
+    ptc_status st = ptc_nav_add(&x->nav, t);
+    while (st == PTC_ERR_NO_SPACE) {
+        /* a quarter free, or the storage doubles: O(1) amortized per entry */
+        if (ptc_nav_forget(&x->nav, needed(&x->nav, query)) < (x->cap + 3) / 4) {
+            ptc_nav_entry *more = (ptc_nav_entry *)realloc(x->entries, 2 * x->cap * sizeof *more);
+            if (!more) return PTC_ERR_NO_SPACE;
+            x->entries = more;
+            x->cap *= 2;
+            if (x->cap > x->most) x->most = x->cap;
+        }
+        if (ptc_nav_set_storage(&x->nav, x->entries, x->cap) != PTC_OK) return PTC_ERR_BAD_STATE;
+        st = ptc_nav_add(&x->nav, t);
+    }
+    return st;
+}
+
+/* The window of ptc_nav_find(basis, value, 0) and `back` steps before it. */
+typedef struct nw_find {
+    ptc_nav_basis basis;
+    uint64_t value, back;
+} nw_find;
+
+UT_FN ptc_nav_window nw_needed_by_find(const ptc_nav *nav, const void *query)
+{
+    const nw_find *f = (const nw_find *)query;
+    return ptc_nav_window_for_find(nav, f->basis, f->value, f->back);
+}
+
+/* The window of retirement `retire` (UINT64_MAX: not known yet, any so
+   far) and the `back` before it. */
+UT_FN ptc_nav_window nw_window_at(const ptc_nav *nav, uint64_t retire, uint64_t back)
+{
+    ptc_nav_window w;
+    uint64_t last = retire == UINT64_MAX ? ptc_nav_retirements(nav) : retire;
+    w.to = retire;
+    w.from = last > back ? last - back : 0;
+    return w;
+}
+
+/* The window of retirement `retire` and the `back` before it. */
+typedef struct nw_retire {
+    uint64_t retire, back;
+} nw_retire;
+
+UT_FN ptc_nav_window nw_needed_by_retire(const ptc_nav *nav, const void *query)
+{
+    const nw_retire *r = (const nw_retire *)query;
+    return nw_window_at(nav, r->retire, r->back);
+}
+
+#endif
