@@ -29,21 +29,8 @@ static int tsc_at_most(const ptc_retire_truth *t, uint64_t v)
 static void windowed(const ptc_clock_config *cc, const uint8_t *ring, size_t cap, size_t written, nw_needed needed,
                      const void *query, nw_index *x)
 {
-    static ptc_clock clk;
-    ptc_ring_reader rd;
-    ptc_item it;
-    ptc_timed_item t;
-    ptc_status st = nw_init(x, cc, 1);
-    FZ_ASSERT(st == PTC_OK && ptc_clock_init(&clk, cc) == PTC_OK, "window init");
-    FZ_ASSERT(ptc_ring_reader_init_flags(&rd, ring, cap, written, ptc_errata_decode_flags(cc->errata)) == PTC_OK, "rd");
-    while (st == PTC_OK && ptc_ring_reader_next(&rd, &it) == PTC_OK) {
-        st = ptc_clock_push(&clk, &it);
-        while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) st = nw_add(x, &t, needed, query);
-    }
-    ptc_clock_finish(&clk);
-    while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) st = nw_add(x, &t, needed, query);
+    ptc_status st = nw_build_ring(x, cc, ring, cap, written, needed, query, NULL, NULL);
     FZ_ASSERT(st == PTC_OK, "window: %s", ptc_status_name(st));
-    ptc_nav_finish(&x->nav);
 }
 
 static int same_hit(ptc_status sa, const ptc_nav_hit *a, ptc_status sb, const ptc_nav_hit *b)

@@ -200,25 +200,10 @@ static void every_retirement_is_found_where_it_retired(void)
 /* ---- 4.3 an index kept to one query's window ----------------------------- */
 
 /* The run's trace indexed again, kept to the window `query` needs,
-   starting from room for one entry so that it forgets all along. */
+   from room for one entry so that it forgets all along. */
 static ptc_status windowed(const nav_run *r, nw_needed needed, const void *query, nw_index *x)
 {
-    static ptc_clock clk;
-    ptc_ring_reader rd;
-    ptc_item it;
-    ptc_timed_item t;
-    ptc_status st = nw_init(x, &r->cc, 1);
-    if (st == PTC_OK) st = ptc_clock_init(&clk, &r->cc);
-    if (st == PTC_OK)
-        st = ptc_ring_reader_init_flags(&rd, r->tr.bytes, r->tr.len, r->tr.len, ptc_errata_decode_flags(r->cc.errata));
-    while (st == PTC_OK && ptc_ring_reader_next(&rd, &it) == PTC_OK) {
-        st = ptc_clock_push(&clk, &it);
-        while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) st = nw_add(x, &t, needed, query);
-    }
-    ptc_clock_finish(&clk);
-    while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) st = nw_add(x, &t, needed, query);
-    if (st == PTC_OK) ptc_nav_finish(&x->nav);
-    return st;
+    return nw_build_ring(x, &r->cc, r->tr.bytes, r->tr.len, r->tr.len, needed, query, NULL, NULL);
 }
 
 /* Two answers are the same: status, range and the entry with its bounds. */

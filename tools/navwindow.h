@@ -2,7 +2,7 @@
    (SPEC 4.3): ptc_nav_add, and when the storage is full, ptc_nav_forget of
    what the query cannot need, growing the storage only when that freed
    little. ptnav builds its index so; test_nav and fuzz_nav hold the answers
-   to the whole index's. Include after util.h. */
+   to the whole index's. Include after util.h. Not thread-safe (one clock). */
 #ifndef PTCODEC_NAVWINDOW_H
 #define PTCODEC_NAVWINDOW_H
 
@@ -52,6 +52,39 @@ UT_FN ptc_status nw_add(nw_index *x, const ptc_timed_item *t, nw_needed needed, 
         if (ptc_nav_set_storage(&x->nav, x->entries, x->cap) != PTC_OK) return PTC_ERR_BAD_STATE;
         st = ptc_nav_add(&x->nav, t);
     }
+    return st;
+}
+
+/* Called with each timed item before the index takes it. */
+typedef void (*nw_on_item)(void *ctx, const ptc_timed_item *t, const ptc_nav *nav);
+
+/* ptc_nav_build_ring kept to a window: decodes the ring (with the decoder
+   flags of cc's errata), times it, indexes it into x (nw_init is done
+   here; nw_free it on every path) and finishes. on_item may be NULL. */
+UT_FN ptc_status nw_build_ring(nw_index *x, const ptc_clock_config *cc, const uint8_t *buf, size_t cap,
+                               uint64_t written, nw_needed needed, const void *query, nw_on_item on_item, void *ctx)
+{
+    static ptc_clock clk; /* 60 KiB: not on the stack */
+    ptc_ring_reader rd;
+    ptc_item it;
+    ptc_timed_item t;
+    ptc_status st = nw_init(x, cc, 1);
+    if (st == PTC_OK) st = ptc_clock_init(&clk, cc);
+    if (st == PTC_OK) st = ptc_ring_reader_init_flags(&rd, buf, cap, written, ptc_errata_decode_flags(cc->errata));
+    while (st == PTC_OK && ptc_ring_reader_next(&rd, &it) == PTC_OK) {
+        st = ptc_clock_push(&clk, &it);
+        while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) {
+            if (on_item) on_item(ctx, &t, &x->nav);
+            st = nw_add(x, &t, needed, query);
+        }
+    }
+    if (st != PTC_OK) return st;
+    ptc_clock_finish(&clk);
+    while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) {
+        if (on_item) on_item(ctx, &t, &x->nav);
+        st = nw_add(x, &t, needed, query);
+    }
+    if (st == PTC_OK) ptc_nav_finish(&x->nav);
     return st;
 }
 

@@ -165,33 +165,32 @@ static ptc_nav_window needed(const ptc_nav *nav, const void *query)
     return nw_window_at(nav, strcmp(q->kind, "--retire") == 0 ? q->value : q->pebs_first, q->back);
 }
 
-/* ptc_nav_build_ring's work, done here so that the index stays a window
-   and a long run says how far it got (tools/progress.h). */
+/* What ptnav does with each item as it is indexed: say how far it got
+   (tools/progress.h), and note the retirement of --pebs's FUP. */
+typedef struct indexing {
+    ut_progress shown;
+    uint64_t from;   /* the ring's first stream offset */
+    nav_query *q;
+} indexing;
+
+static void on_item(void *ctx, const ptc_timed_item *t, const ptc_nav *nav)
+{
+    indexing *ix = (indexing *)ctx;
+    ut_progress_at(&ix->shown, t->item.offset - ix->from);
+    if (t->item.offset == ix->q->pebs_off && ix->q->pebs_first == UINT64_MAX)
+        ix->q->pebs_first = ptc_nav_retirements(nav);
+}
+
 static ptc_status index_trace(nw_index *x, nav_query *q, const ptc_clock_config *cc, const uint8_t *buf, size_t len,
                               uint64_t written)
 {
-    static ptc_clock clk;
-    ptc_ring_reader rd;
-    ptc_item it;
-    ptc_timed_item t;
-    ut_progress shown;
-    ptc_status st = nw_init(x, cc, 1024);
-    if (st == PTC_OK) st = ptc_clock_init(&clk, cc);
-    if (st == PTC_OK) st = ptc_ring_reader_init_flags(&rd, buf, len, written, ptc_errata_decode_flags(cc->errata));
-    ut_progress_start(&shown, "bytes indexed", len, 4096);
-    while (st == PTC_OK && ptc_ring_reader_next(&rd, &it) == PTC_OK) {
-        ut_progress_at(&shown, it.offset - (written - len));
-        st = ptc_clock_push(&clk, &it);
-        while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) {
-            if (t.item.offset == q->pebs_off && q->pebs_first == UINT64_MAX) q->pebs_first = ptc_nav_retirements(&x->nav);
-            st = nw_add(x, &t, needed, q);
-        }
-    }
-    ut_progress_end(&shown);
-    if (st != PTC_OK) return st;
-    ptc_clock_finish(&clk);
-    while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) st = nw_add(x, &t, needed, q);
-    if (st == PTC_OK) ptc_nav_finish(&x->nav);
+    indexing ix;
+    ptc_status st;
+    ix.from = written - len;
+    ix.q = q;
+    ut_progress_start(&ix.shown, "bytes indexed", len, 4096);
+    st = nw_build_ring(x, cc, buf, len, written, needed, q, on_item, &ix);
+    ut_progress_end(&ix.shown);
     return st;
 }
 
