@@ -9,6 +9,8 @@
 # - ptcodec.h's sections follow the data: no section uses a name that a
 #   later section defines (the interface's types and functions, the
 #   implementation's functions, tables and macros; comments aside).
+# - README's examples compile, documents named exist, and fuzz/README.md's
+#   campaign table is the one fuzz/campaign.sh makes.
 cd "$(dirname "$0")/.." || exit 1
 failed=0
 enum=$(sed -n '/^typedef enum ptc_opcode {/,/^} ptc_opcode;/p' ptcodec.h)
@@ -89,4 +91,12 @@ for sec in $(grep -ohE "README('s|,) [A-Z][a-z]+" ptcodec.h tools/*.c tests/*.c 
 done
 if [ -z "$dangling" ]; then echo "ok - no_dangling_document_references"
 else echo "FAIL - no_dangling_document_references:$dangling"; failed=1; fi
+# fuzz/README.md's campaign table is fuzz/campaigns.tsv as fuzz/campaign.sh
+# writes it: nobody edits the table by hand
+shown=$(sed -n '/^<!-- campaigns: begin/,/^<!-- campaigns: end/p' fuzz/README.md | sed '1d;$d')
+made=$(sh fuzz/campaign.sh --table)
+rows=$(grep -vc '^#' fuzz/campaigns.tsv)
+if [ -n "$shown" ] && [ "$shown" = "$made" ]; then echo "ok - campaign_table_is_generated: $rows campaigns"
+else echo "FAIL - campaign_table_is_generated: fuzz/README.md's table is not what sh fuzz/campaign.sh --table prints"
+     failed=1; fi
 exit $failed
