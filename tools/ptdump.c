@@ -502,11 +502,8 @@ int main(int argc, char **argv)
         int took = co_take(&opt, argc, argv, &i);
         if (took < 0) return 2;
         if (took) continue;
-        if (argv[i][0] == '-' && i + 1 >= argc) {
-            size_t k;
-            for (k = 0; with_value[k] && strcmp(argv[i], with_value[k]) != 0; k++) {}
-            if (with_value[k]) return ut_no_value(argv[i], with_value, usage);
-        }
+        if (argv[i][0] == '-' && i + 1 >= argc && ut_is_one_of(argv[i], with_value))
+            return ut_no_value(argv[i], with_value, usage);
         if (strcmp(argv[i], "--no-sync") == 0) flags |= PTC_DECODE_NO_SYNC;
         else if (strcmp(argv[i], "--jsonl") == 0) pr.jsonl = 1;
         else if (strcmp(argv[i], "--check") == 0) pr.check = 1;

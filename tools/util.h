@@ -124,22 +124,26 @@ UT_FN int ut_parse_u64_n(const char *text, size_t n, uint64_t max, uint64_t *out
     return ut_parse_digits(text, n, 10, max, out);
 }
 
-/* The same for a whole string, saying what is wrong on standard error,
-   with the option or key it was given for (`what`). */
-/* An option given last with no value: "needs a value" when the tool has
-   it (one of `known`, a NULL-ended list), else "unknown option". Returns 2,
-   the exit status of bad usage. */
-UT_FN int ut_no_value(const char *option, const char *const *known, const char *usage)
+/* `option` is one of `known`, a NULL-ended list. */
+UT_FN int ut_is_one_of(const char *option, const char *const *known)
 {
     for (; *known; known++)
-        if (strcmp(option, *known) == 0) {
-            fprintf(stderr, "%s: %s needs a value\n%s", ut_prog, option, usage);
-            return 2;
-        }
-    fprintf(stderr, "%s: unknown option %s\n%s", ut_prog, option, usage);
+        if (strcmp(option, *known) == 0) return 1;
+    return 0;
+}
+
+/* An option given last with no value: "needs a value" when the tool has
+   it (one of `known`), else "unknown option". Returns 2, the exit status
+   of bad usage. */
+UT_FN int ut_no_value(const char *option, const char *const *known, const char *usage)
+{
+    if (ut_is_one_of(option, known)) fprintf(stderr, "%s: %s needs a value\n%s", ut_prog, option, usage);
+    else fprintf(stderr, "%s: unknown option %s\n%s", ut_prog, option, usage);
     return 2;
 }
 
+/* The same for a whole string, saying what is wrong on standard error,
+   with the option or key it was given for (`what`). */
 UT_FN int ut_parse_u64(const char *what, const char *text, uint64_t max, uint64_t *out)
 {
     if (text && ut_parse_u64_n(text, strlen(text), max, out)) return 1;
