@@ -3204,8 +3204,11 @@ enum {
     PTC__CLK_FIRST_BRANCH = 2048, /* a TNT with no CYC right before it: its first branch is
                                     after the non-timing packet before it, but maybe before
                                     the timing packets (MTC, CYC) in between */
-    PTC__CLK_LONE_CYC = 4096 /* a CYC with another CYC right after it: no packet of its
+    PTC__CLK_LONE_CYC = 4096, /* a CYC with another CYC right after it: no packet of its
                                 own, so most likely a TNT's first branch */
+    PTC__CLK_UNPINNED = 8192  /* a CYC before an OVF, a PSB or the end: a clock stop the
+                                 trace does not show may lie on either side of it, so its
+                                 cycles bound it only as cycles add time (SPEC 3.5) */
 };
 
 PTCDEF uint32_t ptc_errata_for_cpu(unsigned family, unsigned model, unsigned stepping)
@@ -3428,12 +3431,15 @@ static void ptc__clk_break(ptc_clock *c)
 static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *a,
                               const ptc__clk_anchor *b, uint8_t cbr, uint64_t *lo, uint64_t *hi)
 {
+    /* an unpinned CYC may have a clock stop on either side: its cycles only
+       add time, after the anchor before it and before the one after it */
+    int unpinned = (e->flags & PTC__CLK_UNPINNED) != 0;
     if (a && a->valid && a->epoch == e->epoch) {
         if (e->pos_lo != PTC__CLK_NOPOS && a->pos_hi != PTC__CLK_NOPOS && a->lo) {
             uint64_t l = ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(e->pos_lo, a->pos_hi), cbr, 0));
             if (l > *lo) *lo = l;
         }
-        if (e->pos_hi != PTC__CLK_NOPOS && a->pos_lo != PTC__CLK_NOPOS && a->hi != UINT64_MAX) {
+        if (!unpinned && e->pos_hi != PTC__CLK_NOPOS && a->pos_lo != PTC__CLK_NOPOS && a->hi != UINT64_MAX) {
             uint64_t h = ptc__math_sat_add(a->hi, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(e->pos_hi, a->pos_lo), cbr, 1));
             if (h < *hi) *hi = h;
         }
@@ -3443,7 +3449,7 @@ static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, c
             uint64_t h = ptc__math_sat_sub(b->hi, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(b->pos_lo, e->pos_hi), cbr, 0));
             if (h < *hi) *hi = h;
         }
-        if (e->pos_lo != PTC__CLK_NOPOS && b->pos_hi != PTC__CLK_NOPOS && b->lo) {
+        if (!unpinned && e->pos_lo != PTC__CLK_NOPOS && b->pos_hi != PTC__CLK_NOPOS && b->lo) {
             uint64_t l = ptc__math_sat_sub(b->lo, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(b->pos_hi, e->pos_lo), cbr, 1));
             if (l > *lo) *lo = l;
         }
@@ -3768,8 +3774,10 @@ static void ptc__clk_position_by_time(ptc_clock *c, ptc__clk_entry *e)
 /* The CYCs at the end of what was pushed, when what follows is an OVF, a
    PSB or the end of the trace: they may have gone out after a clock stop
    the trace does not show (a wake whose TSC was lost, tracing stopped or
-   restarted during a sleep), so neither their cycle positions nor the
-   next MTC edge bound them. */
+   restarted during a sleep), so the next MTC edge does not bound them and
+   their cycles do so only as cycles add time: at least their count after
+   the anchor before them, at least their count before the one after. The
+   point still counts them (SPEC 3.7): a stop is the exception. */
 static void ptc__clk_unpin_trailing_cycs(ptc_clock *c)
 {
     size_t i;
@@ -3777,8 +3785,7 @@ static void ptc__clk_unpin_trailing_cycs(ptc_clock *c)
         ptc__clk_entry *o = ptc__clk_at(c, i);
         ptc_packet_type ot = o->it.error == PTC_OK ? o->it.pkt.type : PTC_NONE;
         if (ot != PTC_CYC && ot != PTC_PAD) break;
-        o->pos_lo = o->pos_hi = PTC__CLK_NOPOS;
-        o->flags &= ~(uint32_t)PTC__CLK_EXACT;
+        o->flags = (o->flags & ~(uint32_t)PTC__CLK_EXACT) | PTC__CLK_UNPINNED;
         o->hi_by_mtc = UINT64_MAX;
     }
 }
