@@ -821,6 +821,9 @@ typedef struct ptc_clock {
                                          still in the window, 0: none */
     int psb_point;                    /* a CYC point inside that PSB+ */
     int psb_tail;                     /* after the TSC of a PSB+, before its PSBEND */
+    int fup_bound;                    /* the last packet was a PTW or EXSTOP with its IP bit: */
+    uint64_t fup_pos_lo, fup_pos_hi;  /*   a FUP next is at its instant, its position, */
+    uint32_t fup_flags;               /*   and what it knew of it (EXACT, NEAR) */
     uint64_t psb_lo, psb_hi;          /* that TSC's interval */
     uint64_t psb_cycles;              /* counted by CYCs since the PSB */
     int psb_mtc;                      /* an MTC came in the PSB+ before its TSC */
@@ -4154,6 +4157,14 @@ static void ptc__clk_position(ptc_clock *c, ptc__clk_entry *e, const ptc__clk_st
 {
     ptc_packet_type t = s->type;
     int timed_by_cyc = ptc_packet_is_cyc_eligible(t) || (e->flags & PTC__CLK_TNT);
+    if (t == PTC_FUP && c->fup_bound) {
+        /* the FUP of a PTW or EXSTOP with its IP bit: one instant (SDM
+           "Compound Packet Event Summary"), where that packet is */
+        e->pos_lo = c->fup_pos_lo;
+        e->pos_hi = c->fup_pos_hi;
+        e->flags |= c->fup_flags;
+        return;
+    }
     if (c->cfg.cyc_en && !c->pos_active && ptc_packet_is_cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF && !c->cyc_pending &&
         !c->cyc_just_before)
         e->flags |= PTC__CLK_NEAR;
@@ -4191,6 +4202,12 @@ static void ptc__clk_place(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
                                                                                                       : UINT64_MAX;
     e->epoch = c->epoch;
     ptc__clk_position(c, e, s);
+    if (t != PTC_PAD) {
+        c->fup_bound = (t == PTC_PTW && e->it.pkt.u.ptw.ip) || (t == PTC_EXSTOP && e->it.pkt.u.exstop.ip);
+        c->fup_pos_lo = e->pos_lo;
+        c->fup_pos_hi = e->pos_hi;
+        c->fup_flags = e->flags & (PTC__CLK_EXACT | PTC__CLK_NEAR);
+    }
     e->cycles = c->cycles_since_tsc;
     e->flags |= (uint32_t)c->cbr << 16;
     if (t != PTC_PAD && t != PTC_CYC) c->cyc_just_before = 0;

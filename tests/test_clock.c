@@ -980,6 +980,60 @@ static void cycs_before_a_break_count_their_cycles(void)
     }
 }
 
+/* (SPEC 3.6) One event, one instant: the FUP bound to a PTW or an EXSTOP
+   with its IP bit is at that packet's time, and a FUP, MODE or PIP right
+   before the TIP, TIP.PGE or TIP.PGD of its event (SDM "Compound Packet
+   Event Summary") at the TIP's. Before 0.3.0 the FUP after an EXSTOP was
+   put in the middle of the sleep that followed (up to 401 ticks off on the
+   idle workload with CYC). */
+static void one_event_one_instant(void)
+{
+    static const struct { const char *workload, *settings; } cases[] = {
+        { "idle", "cyc_en=1" }, { "idle", "cyc_en=0" }, { "ptwrite", "cyc_en=1" }, { "ptwrite", "cyc_en=1,cyc_thresh=3" },
+        { "mixed", "cyc_en=1" }, { "dense", "cyc_en=1,cyc_thresh=6" }, { "filtered", "cyc_en=0" }
+    };
+    size_t c, bound = 0, pairs = 0;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        run r;
+        size_t i, prev = SIZE_MAX;
+        if (!do_run(wl_find(cases[c].workload), "seed", cases[c].settings, 3000000, 3, 1, 1, &r)) return;
+        for (i = 0; i < r.tr.nt; i++) {
+            const ptc_packet *p = &r.tr.t[i].pkt, *q;
+            const ptc_timed_item *a, *b;
+            if (p->type == PTC_PAD) continue;
+            if (prev == SIZE_MAX || !r.ti[prev].have_time || !r.ti[i].have_time) {
+                prev = i;
+                continue;
+            }
+            q = &r.tr.t[prev].pkt;
+            a = &r.ti[prev];
+            b = &r.ti[i];
+            if (p->type == PTC_FUP && ((q->type == PTC_PTW && q->u.ptw.ip) || (q->type == PTC_EXSTOP && q->u.exstop.ip))) {
+                bound++;
+                CHECK(a->tsc == b->tsc && a->tsc_lo == b->tsc_lo && a->tsc_hi == b->tsc_hi,
+                      "%s, %s: the FUP at %llu is at %llu in [%llu, %llu], its %s at %llu in [%llu, %llu]",
+                      cases[c].workload, cases[c].settings, (unsigned long long)r.tr.t[i].offset,
+                      (unsigned long long)b->tsc, (unsigned long long)b->tsc_lo, (unsigned long long)b->tsc_hi,
+                      ptc_packet_type_name(q->type), (unsigned long long)a->tsc, (unsigned long long)a->tsc_lo,
+                      (unsigned long long)a->tsc_hi);
+            }
+            if ((p->type == PTC_TIP || p->type == PTC_TIP_PGE || p->type == PTC_TIP_PGD) &&
+                (q->type == PTC_FUP || q->type == PTC_MODE_EXEC || q->type == PTC_MODE_TSX || q->type == PTC_PIP) &&
+                r.tr.t[prev].time.tsc == r.tr.t[i].time.tsc) {
+                pairs++;
+                CHECK(a->tsc == b->tsc, "%s, %s: the %s at %llu is at %llu, its TIP at %llu", cases[c].workload,
+                      cases[c].settings, ptc_packet_type_name(q->type), (unsigned long long)r.tr.t[prev].offset,
+                      (unsigned long long)a->tsc, (unsigned long long)b->tsc);
+            }
+            prev = i;
+        }
+        run_free(&r);
+        if (tl_check_failures) return;
+    }
+    printf("# %zu FUPs bound to a PTW or EXSTOP, %zu packets before the TIP of their event\n", bound, pairs);
+    CHECK(bound > 100 && pairs > 10);
+}
+
 /* (SPEC 3.7) A TNT whose first branch had no CYC of its own shared the
    CYC of another packet (here each MTC's), and the packets do not say
    whose: its point is in the middle between the first and the last CYC
@@ -1086,6 +1140,7 @@ int main(void)
     RUN(tnt_first_branch_is_not_at_a_counter_wrap);
     RUN(tnt_first_branch_between_shared_cycs_is_in_their_middle);
     RUN(cycs_before_a_break_count_their_cycles);
+    RUN(one_event_one_instant);
     RUN(time_round_trip_every_workload_policy_and_configuration);
     RUN(width_bounds);
     RUN(without_the_policy);
