@@ -678,7 +678,8 @@ typedef struct ptc_clock_config {
                                     a CYC-eligible packet without a CYC before it
                                     came less than 2^(cyc_thresh-1) cycles after
                                     the last CYC (at it, with threshold 0) */
-    uint8_t cyc_thresh;
+    uint8_t cyc_thresh;          /* 0..15, or PTC_CYC_THRESH_UNKNOWN: the CYCs
+                                    seen bound it (SPEC 3.5 rule 4) */
     uint8_t resume_on_ntp;       /* MTCs resume at every non-timing packet (SPEC 2.1):
                                     lets the clock bound packets after suppressed MTCs */
     uint8_t have_policy;         /* policy below is the trace's: without it the clock
@@ -704,11 +705,13 @@ typedef struct ptc_clock_config {
 
 /* Defaults: as hardware writes its traces - every MTC emitted
    (have_policy on, suppression off), within the tolerances below (MTCs up
-   to PTC_CLOCK_HW_MTC_JITTER cycles after their edges, ...) - with nothing else
+   to PTC_CLOCK_HW_MTC_JITTER cycles after their edges, ...), CYCs (if the
+   trace has them) with an unknown threshold - with nothing else
    known: set mtc_freq, the CPUID ratio and nom from the trace's
    configuration. A trace written with MTC suppression needs its policy, or
    have_policy 0. */
 #define PTC_CLOCK_HW_MTC_JITTER 4
+#define PTC_CYC_THRESH_UNKNOWN 0xFF
 #define PTC_CLOCK_HW_RATE_PPM 5000
 #define PTC_CLOCK_HW_MTC_LOST 1
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg);
@@ -821,6 +824,8 @@ typedef struct ptc_clock {
                                          still in the window, 0: none */
     int psb_point;                    /* a CYC point inside that PSB+ */
     int psb_tail;                     /* after the TSC of a PSB+, before its PSBEND */
+    uint64_t cyc_min_eligible;        /* the fewest cycles a CYC right before an eligible packet
+                                         carried (not after a CYC): at least the threshold's */
     int fup_bound;                    /* the last packet was a PTW or EXSTOP with its IP bit: */
     uint64_t fup_pos_lo, fup_pos_hi;  /*   a FUP next is at its instant, its position, */
     uint32_t fup_flags;               /*   and what it knew of it (EXACT, NEAR) */
@@ -3284,6 +3289,8 @@ PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->cyc_bits = 32;
+    cfg->cyc_en = 1; /* harmless without CYCs, and what CYCs in the trace show */
+    cfg->cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
     cfg->resume_on_ntp = 1;
     cfg->have_policy = 1; /* policy all zero: no suppression */
     cfg->mtc_jitter = PTC_CLOCK_HW_MTC_JITTER;
@@ -3385,10 +3392,12 @@ PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
 {
     if (!c || !cfg) return PTC_ERR_BAD_ARGUMENT;
     if (cfg->mtc_freq > 15 || (cfg->cpuid_15_eax == 0) != (cfg->cpuid_15_ebx == 0) || (cfg->nom_num && !cfg->nom_den) ||
-        cfg->cyc_bits == 0 || cfg->rate_ppm >= 1000000 || (cfg->errata & ~(uint32_t)PTC_ERRATA_ALL_))
+        cfg->cyc_bits == 0 || cfg->rate_ppm >= 1000000 || (cfg->errata & ~(uint32_t)PTC_ERRATA_ALL_) ||
+        (cfg->cyc_thresh > 15 && cfg->cyc_thresh != PTC_CYC_THRESH_UNKNOWN))
         return PTC_ERR_BAD_CONFIG;
     memset(c, 0, sizeof *c);
     c->cfg = *cfg;
+    c->cyc_min_eligible = UINT64_MAX;
     if ((cfg->errata & PTC_ERRATUM_SKL168) && !c->cfg.mtc_lost) c->cfg.mtc_lost = 1;
     ptc_checker_init(&c->chk, &cfg->policy);
     ptc__math_divider_init(&c->art_div, cfg->cpuid_15_eax ? cfg->cpuid_15_eax : 1);
@@ -3427,6 +3436,17 @@ static void ptc__clk_break(ptc_clock *c)
 {
     c->epoch++;
     c->pos_active = 0;
+}
+
+/* The cycles within which a CYC-eligible packet with no CYC right before
+   it came after the last CYC position (SPEC 3.5 rule 4): 2^(T-1) for
+   threshold T (1 for 0); with the threshold unknown, the fewest cycles a
+   CYC right before such a packet carried (each carried at least 2^(T-1)),
+   UINT64_MAX before one was seen. */
+static uint64_t ptc__clk_thresh_window(const ptc_clock *c)
+{
+    if (c->cfg.cyc_thresh == PTC_CYC_THRESH_UNKNOWN) return c->cyc_min_eligible;
+    return c->cfg.cyc_thresh ? UINT64_C(1) << (c->cfg.cyc_thresh - 1) : 1;
 }
 
 /* Bounds on entry e from the cycle counts: anchors a (before it) and b
@@ -3601,8 +3621,10 @@ static uint64_t ptc__clk_point(const ptc_clock *c, const ptc__clk_entry *e, cons
        at most half that window past the anchor (a guess, not a bound:
        the counter may have restarted since) */
     if ((e->flags & PTC__CLK_NEAR) && mid > e->lo) {
-        uint64_t d = ptc__clk_cyc_ticks(c, c->cfg.cyc_thresh > 1 ? UINT64_C(1) << (c->cfg.cyc_thresh - 2) : 0,
-                                        (uint8_t)(e->flags >> 16), 0);
+        /* (an unknown threshold: a small one, as those in use are - the
+           CYCs' bound on it says little, an MTC's CYC carries its period) */
+        uint64_t w = c->cfg.cyc_thresh != PTC_CYC_THRESH_UNKNOWN ? ptc__clk_thresh_window(c) : 2;
+        uint64_t d = ptc__clk_cyc_ticks(c, w / 2, (uint8_t)(e->flags >> 16), 0);
         if (mid - e->lo > d) mid = e->lo + d;
     }
     /* and not past the anchor's own guess, so that it need not wait */
@@ -3802,7 +3824,13 @@ static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
     ptc__clk_entry *e = ptc__clk_at(c, c->cyc_pending - 1);
     uint64_t v = e->it.pkt.u.cyc.cycles;
     size_t i;
+    int after_cyc = c->cyc_just_before; /* another CYC right before this one */
     c->cyc_pending = 0;
+    /* what the threshold is at least: a CYC sent for an eligible packet
+       (not inside a PSB+, nor one forced out after another CYC) */
+    if (!after_cyc && !c->psb_at && v < c->cyc_min_eligible &&
+        (ptc_packet_is_tnt(next) || (ptc_packet_is_cyc_eligible(next) && next != PTC_TSC && next != PTC_OVF)))
+        c->cyc_min_eligible = v;
     if (next == PTC_OVF) e->hi_by_mtc = UINT64_MAX; /* sent with the OVF, after packets were lost */
     if (next == PTC_OVF || next == PTC_NONE) return;
     c->cycles_since_tsc += v;
@@ -3936,7 +3964,10 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
            cycles the PSB+'s CYCs counted later (its first CYC counts
            from before the PSB, so this is an upper bound) */
         uint64_t cycles = c->psb_cycles;
-        if (!s->cyc_before && c->cfg.cyc_en && c->cfg.cyc_thresh) cycles += (UINT64_C(1) << (c->cfg.cyc_thresh - 1)) - 1;
+        /* (and the counter's count at the PSB, below the threshold; an
+           unknown one no CYC has bounded yet is taken as small) */
+        if (!s->cyc_before && c->cfg.cyc_en && ptc__clk_thresh_window(c) != UINT64_MAX)
+            cycles += ptc__clk_thresh_window(c) - 1;
         e->hi = ptc__math_sat_add(e->hi, ptc__clk_cyc_ticks(c, cycles, c->cbr, 1));
         e->flags |= PTC__CLK_SAMPLED;
     }
@@ -4181,8 +4212,8 @@ static void ptc__clk_position(ptc_clock *c, ptc__clk_entry *e, const ptc__clk_st
     if (c->cyc_just_before && timed_by_cyc) {
         e->pos_hi = c->pos;
         e->flags |= PTC__CLK_EXACT;
-    } else if (c->cfg.cyc_en && timed_by_cyc && !c->psb_at && t != PTC_OVF) {
-        e->pos_hi = c->pos + (c->cfg.cyc_thresh ? UINT64_C(1) << (c->cfg.cyc_thresh - 1) : 1) - 1;
+    } else if (c->cfg.cyc_en && timed_by_cyc && !c->psb_at && t != PTC_OVF && ptc__clk_thresh_window(c) != UINT64_MAX) {
+        e->pos_hi = c->pos + ptc__clk_thresh_window(c) - 1;
     }
 }
 
@@ -4413,7 +4444,8 @@ PTCDEF void ptc_ring_reader_lost(const ptc_ring_reader *rd, uint64_t *overwritte
 PTCDEF ptc_status ptc_nav_init(ptc_nav *nav, const ptc_clock_config *cfg, ptc_nav_entry *storage, size_t capacity)
 {
     if (!nav || !cfg || (!storage && capacity)) return PTC_ERR_BAD_ARGUMENT;
-    if (cfg->cyc_bits < 1 || cfg->cyc_bits > 64) return PTC_ERR_BAD_CONFIG;
+    if (cfg->cyc_bits < 1 || cfg->cyc_bits > 64 || (cfg->cyc_thresh > 15 && cfg->cyc_thresh != PTC_CYC_THRESH_UNKNOWN))
+        return PTC_ERR_BAD_CONFIG;
     memset(nav, 0, sizeof *nav);
     nav->entries = storage;
     nav->capacity = capacity;
@@ -4505,7 +4537,10 @@ static void ptc__nav_record(ptc_nav *nav, const ptc_item *it, unsigned carried, 
    the count wrapped during the overflow. */
 static void ptc__nav_on_eligible(ptc_nav *nav, const ptc_packet *p)
 {
-    uint64_t slack = nav->last_was_cyc || !nav->cyc_thresh ? 0 : (UINT64_C(1) << (nav->cyc_thresh - 1)) - 1;
+    uint64_t slack;
+    nav->fup_bound_valid = 0;
+    if (nav->cyc_thresh == PTC_CYC_THRESH_UNKNOWN && !nav->last_was_cyc) return; /* no bound without the threshold */
+    slack = nav->last_was_cyc || !nav->cyc_thresh ? 0 : (UINT64_C(1) << (nav->cyc_thresh - 1)) - 1;
     ptc__nav_bound(nav, nav->cycles + slack);
     /* a PTW or EXSTOP with its IP bit set: the FUP right after it is at
        its time */

@@ -270,8 +270,8 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
     ptc_item *items = (ptc_item *)malloc((sm->n + 1) * sizeof *items);
     uint64_t *est = (uint64_t *)malloc((sm->n + 1) * sizeof *est);
     uint64_t *est_perf = (uint64_t *)malloc((sm->n + 1) * sizeof *est_perf);
-    ptc_timed_item *t[2];
-    score s_lib, s[2], s_perf, s_ours; /* the last two over the packets perf times too */
+    ptc_timed_item *t[3];
+    score s_lib, s[3], s_perf, s_ours; /* the last two over the packets perf times too */
     size_t n = 0, k;
     int failed = 0, j, nc = 0, lost = 0, worse = 0, have_perf;
     if (!items || !est || !est_perf) { fprintf(stderr, "timecmp: out of memory\n"); exit(2); }
@@ -289,7 +289,7 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
     memset(&s_perf, 0, sizeof s_perf);
     memset(&s_ours, 0, sizeof s_ours);
     s_perf.outside = (size_t)-1;
-    for (j = 0; j < 2 && cfgs[j]; j++, nc++) {
+    for (j = 0; j < 3 && cfgs[j]; j++, nc++) {
         t[j] = (ptc_timed_item *)calloc(n + 1, sizeof *t[j]);
         if (!t[j]) { fprintf(stderr, "timecmp: out of memory\n"); exit(2); }
         run_ptcodec(cfgs[j], items, n, t[j]);
@@ -356,13 +356,13 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
    ptsim writes. */
 static int model_row(int wi, const char *policy, int cyc, int real, uint64_t cycles, uint64_t seed)
 {
-    static const char *const names[] = { "ptcodec, perf's config", "ptcodec, ptsim config" };
+    static const char *const names[] = { "ptcodec, perf's config", "ptcodec, ptsim config", "ptcodec, no threshold" };
     mr_trace tr;
     ptc_model_config mc;
     ptc_model m;
     ptc_model_sink sink = mr_start(&tr, 1); /* t[i]: the i-th packet of the stream */
-    ptc_clock_config cc_lib, cc_full;
-    const ptc_clock_config *cfgs[3];
+    ptc_clock_config cc_lib, cc_full, cc_raw;
+    const ptc_clock_config *cfgs[4];
     stream sm;
     uint64_t *truth, *offset;
     char err[128], label[80];
@@ -408,9 +408,13 @@ static int model_row(int wi, const char *policy, int cyc, int real, uint64_t cyc
     cc_lib.cyc_en = mc.cyc_en; /* perf records these two with the trace */
     cc_lib.cyc_thresh = mc.cyc_thresh;
     cc_lib.have_policy = 0;
+    /* a raw trace whose CYC threshold nobody wrote down (SPEC 3.5 rule 4) */
+    cc_raw = cc_lib;
+    cc_raw.cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
     cfgs[0] = &cc_lib;
     cfgs[1] = &cc_full;
-    cfgs[2] = NULL;
+    cfgs[2] = cyc ? &cc_raw : NULL;
+    cfgs[3] = NULL;
     snprintf(label, sizeof label, "%s, MTC %s, CYC %s%s", wl_names[wi], policy, cyc ? "on" : "off",
              real ? ", real clocks" : "");
     r = compare(label, &sm, cfgs, names);
@@ -445,15 +449,15 @@ static int model_rows(uint64_t cycles, uint64_t seed, int only)
    shared/pt-traces-timed). ptcodec gets what perf records. */
 static int encoder_rows(uint64_t events, uint64_t seed)
 {
-    static const char *const names[] = { "ptcodec, perf's config" };
+    static const char *const names[] = { "ptcodec, perf's config", "ptcodec, no threshold" };
     int sparse, cyc, f, worst = 0;
     for (sparse = 0; sparse < 2; sparse++)
         for (cyc = 0; cyc < 3; cyc++)
             for (f = 0; f <= 9; f++) {
                 eg_config ec;
                 eg_trace tr;
-                ptc_clock_config cc;
-                const ptc_clock_config *cfgs[2];
+                ptc_clock_config cc, cc_raw;
+                const ptc_clock_config *cfgs[3];
                 stream sm;
                 char label[64];
                 int r;
@@ -478,8 +482,11 @@ static int encoder_rows(uint64_t events, uint64_t seed)
                 cc.nom_den = 1;
                 cc.cyc_en = (uint8_t)ec.cyc;
                 cc.cyc_thresh = ec.cyc_thresh;
+                cc_raw = cc;
+                cc_raw.cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
                 cfgs[0] = &cc;
-                cfgs[1] = NULL;
+                cfgs[1] = ec.cyc ? &cc_raw : NULL;
+                cfgs[2] = NULL;
                 memset(&sm, 0, sizeof sm);
                 sm.bytes = tr.bytes;
                 sm.len = tr.len;

@@ -4,11 +4,12 @@
    - the true TSC lies inside [tsc_lo, tsc_hi], and tsc is inside too;
    - point estimates and lower bounds never go back;
    - no conflict is reported (the configuration the clock gets is true).
-   The clock gets the model's configuration in one of 32 ways, chosen by
+   The clock gets the model's configuration in one of 64 ways, chosen by
    the input: exact nom or nom rounded as the MSR holds it, the policy or
-   no policy at all, the model's errata (SPEC 3.12) or more, and the tolerances of
-   real hardware (SPEC 3.11) or the SDM's clocks; and its window is
-   drained now and then or only when full. */
+   no policy at all, the model's errata (SPEC 3.12) or more, the tolerances of
+   real hardware (SPEC 3.11) or the SDM's clocks, and with CYC the threshold
+   or none (PTC_CYC_THRESH_UNKNOWN); and its window is drained now and then
+   or only when full. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
@@ -30,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in.data = data;
     in.size = size;
     fz_model_config(&in, &cfg);
-    how = fz_take(&in, 0, 31);
+    how = fz_take(&in, 0, 63);
     drain_every = fz_take(&in, 1, 64);
     fz_model_run(&cfg, in.data, in.size, &r);
 
@@ -51,6 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (cc.rate_ppm < hw.rate_ppm) cc.rate_ppm = hw.rate_ppm;
         cc.hidden_stops = hw.hidden_stops;
     }
+    if ((how & 32) && cc.cyc_en) cc.cyc_thresh = PTC_CYC_THRESH_UNKNOWN; /* a raw trace's (SPEC 3.5 rule 4) */
     FZ_ASSERT(ptc_clock_init(&clk, &cc) == PTC_OK, "clock config rejected");
     ptc_clock_order_init(&order);
     if (mr_skd007_ambiguous(&cfg, &r)) { /* (the stream does not say what the truth is) */

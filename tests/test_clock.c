@@ -1034,6 +1034,59 @@ static void one_event_one_instant(void)
     CHECK(bound > 100 && pairs > 10);
 }
 
+/* (SPEC 3.5 rule 4) With the CYC threshold unknown (a raw trace nobody
+   wrote the settings of), the CYCs sent for eligible packets bound it: every
+   true time stays inside its interval, and the intervals are no wider than
+   with the threshold's rules unused (cyc_en 0, what 0.3.0 did), and
+   narrower in all. */
+static void unknown_threshold_is_bounded_by_the_cycs(void)
+{
+    static const char *const workloads[] = { "dense", "sparse", "mixed", "idle" };
+    static const unsigned thresholds[] = { 0, 3, 6 };
+    size_t w, k;
+    ptc_clock_config cc;
+    static ptc_clock clk;
+    ptc_clock_config_default(&cc);
+    CHECK(cc.cyc_en && cc.cyc_thresh == PTC_CYC_THRESH_UNKNOWN, "the default knows nothing of the threshold");
+    CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
+    cc.cyc_thresh = 16;
+    CHECK(ptc_clock_init(&clk, &cc) == PTC_ERR_BAD_CONFIG, "a threshold above 15");
+    for (w = 0; w < sizeof workloads / sizeof workloads[0]; w++)
+        for (k = 0; k < sizeof thresholds / sizeof thresholds[0]; k++) {
+            char settings[40], what[80];
+            run r, off;
+            stats s;
+            size_t i, wider = 0;
+            uint64_t sum_unknown = 0, sum_off = 0;
+            snprintf(settings, sizeof settings, "cyc_en=1,cyc_thresh=%u", thresholds[k]);
+            snprintf(what, sizeof what, "%s, %s, threshold unknown", workloads[w], settings);
+            if (!record_run(wl_find(workloads[w]), "off", settings, 2000000, 9, &r) ||
+                !record_run(wl_find(workloads[w]), "off", settings, 2000000, 9, &off))
+                return;
+            clock_config_for(&r.cfg, 0, 0, &cc);
+            cc.cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
+            if (!time_run(&r, &cc)) return;
+            cc.cyc_en = 0;
+            if (!time_run(&off, &cc)) return;
+            memset(&s, 0, sizeof s);
+            check_validity(&r, &s, what);
+            for (i = 0; i < r.tr.nt; i++) {
+                const ptc_timed_item *a = &r.ti[i], *b = &off.ti[i];
+                if (!a->have_time || !b->have_time || a->tsc_hi == UINT64_MAX || b->tsc_hi == UINT64_MAX) continue;
+                sum_unknown += a->tsc_hi - a->tsc_lo;
+                sum_off += b->tsc_hi - b->tsc_lo;
+                wider += a->tsc_hi - a->tsc_lo > b->tsc_hi - b->tsc_lo;
+            }
+            printf("# %s: widths %llu against %llu with cyc_en 0\n", what, (unsigned long long)sum_unknown,
+                   (unsigned long long)sum_off);
+            CHECK(wider == 0, "%s: %zu intervals wider than with cyc_en 0", what, wider);
+            if (thresholds[k]) CHECK(sum_unknown < sum_off, "%s: the threshold's bound narrows nothing", what);
+            run_free(&r);
+            run_free(&off);
+            if (tl_check_failures) return;
+        }
+}
+
 /* (SPEC 3.7) A TNT whose first branch had no CYC of its own shared the
    CYC of another packet (here each MTC's), and the packets do not say
    whose: its point is in the middle between the first and the last CYC
@@ -1141,6 +1194,7 @@ int main(void)
     RUN(tnt_first_branch_between_shared_cycs_is_in_their_middle);
     RUN(cycs_before_a_break_count_their_cycles);
     RUN(one_event_one_instant);
+    RUN(unknown_threshold_is_bounded_by_the_cycs);
     RUN(time_round_trip_every_workload_policy_and_configuration);
     RUN(width_bounds);
     RUN(without_the_policy);

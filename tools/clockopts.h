@@ -1,7 +1,7 @@
 /* clockopts.h - the clock's settings as ptdump and ptnav take them on the
    command line (SPEC.md 1.10, 4.4): libipt's names for the trace's
    configuration (--mtc-freq, --nom-freq, --cpuid-0x15.eax, .ebx), the
-   cycle counter's width, the real-clock tolerances, and the recording
+   CYC threshold and the cycle counter's width, the real-clock tolerances, and the recording
    CPU (--cpu F/M[/S]) or its errata by name. They apply over what the
    trace's own configuration says. Include after ptcodec.h. */
 #ifndef PTCODEC_CLOCKOPTS_H
@@ -14,10 +14,11 @@
 #define CO_ERRATA_NAMES PTC_ERRATA_LIST(CO_ERRATUM_NAME_)
 
 /* The numeric options, their flags and largest values (indices: CO_*). */
-enum { CO_MTC_FREQ, CO_NOM_FREQ, CO_EAX, CO_EBX, CO_CYC_BITS, CO_MTC_JITTER, CO_RATE_PPM, CO_MTC_LOST, CO_NUMS };
+enum { CO_MTC_FREQ, CO_NOM_FREQ, CO_EAX, CO_EBX, CO_CYC_THRESH, CO_CYC_BITS, CO_MTC_JITTER, CO_RATE_PPM, CO_MTC_LOST,
+       CO_NUMS };
 static const struct { const char *name; uint64_t max; } co_nums[CO_NUMS] = {
     { "--mtc-freq", 15 }, { "--nom-freq", 255 }, { "--cpuid-0x15.eax", 0xFFFFFFFFu },
-    { "--cpuid-0x15.ebx", 0xFFFFFFFFu }, { "--cyc-bits", 64 }, { "--mtc-jitter", 255 },
+    { "--cpuid-0x15.ebx", 0xFFFFFFFFu }, { "--cyc-thresh", 15 }, { "--cyc-bits", 64 }, { "--mtc-jitter", 255 },
     { "--rate-ppm", 999999 }, { "--mtc-lost", 255 }
 };
 
@@ -111,6 +112,7 @@ UT_FN void co_apply(ptc_clock_config *cc, const clock_options *o)
     if (o->numset[CO_NOM_FREQ]) { cc->nom_num = o->numv[CO_NOM_FREQ]; cc->nom_den = 1; cc->nom_exact = 0; }
     if (o->numset[CO_EAX]) cc->cpuid_15_eax = (uint32_t)o->numv[CO_EAX];
     if (o->numset[CO_EBX]) cc->cpuid_15_ebx = (uint32_t)o->numv[CO_EBX];
+    if (o->numset[CO_CYC_THRESH]) { cc->cyc_en = 1; cc->cyc_thresh = (uint8_t)o->numv[CO_CYC_THRESH]; }
     if (o->numset[CO_CYC_BITS]) cc->cyc_bits = (uint8_t)o->numv[CO_CYC_BITS];
     if (o->numset[CO_MTC_JITTER]) cc->mtc_jitter = (uint8_t)o->numv[CO_MTC_JITTER];
     if (o->numset[CO_RATE_PPM]) cc->rate_ppm = (uint32_t)o->numv[CO_RATE_PPM];

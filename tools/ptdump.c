@@ -36,6 +36,8 @@ static const char usage[] =
     "              the --config's, else off (hardware that follows the SDM)\n"
     "  the trace's configuration, by libipt's names (override --config):\n"
     "  --mtc-freq N --nom-freq N --cpuid-0x15.eax N --cpuid-0x15.ebx N\n"
+    "  --cyc-thresh N  the CYC threshold (0..15, IA32_RTIT_CTL.CycThresh; default:\n"
+    "              unknown, bounded by the CYCs seen; --config and a perf.data give it)\n"
     "  --cyc-bits N  width of the cycle counter (default 32)\n"
     "  --mtc-jitter N  an MTC goes out up to N core cycles after its edge\n"
     "              (default 4 for hardware, the model's setting with --config)\n"

@@ -40,7 +40,7 @@ static const char usage[] =
     "              the retirement its FUP carries, with the record's IP and TSC\n"
     "clock options, over what --config or the perf.data says (as ptdump's):\n"
     "  --mtc-freq N --nom-freq N --cpuid-0x15.eax N --cpuid-0x15.ebx N\n"
-    "  --cyc-bits N --mtc-jitter N --rate-ppm N --mtc-lost N\n"
+    "  --cyc-thresh N --cyc-bits N --mtc-jitter N --rate-ppm N --mtc-lost N\n"
     "  --cpu F/M[/S], --errata E,...  the recording CPU, or errata by name:\n"
     "             " CO_ERRATA_NAMES "\n";
 
@@ -331,7 +331,7 @@ int main(int argc, char **argv)
         if (want_queue >= 0) { fprintf(stderr, "ptnav: --cpu N picks a queue of a perf.data (the CPU's model is F/M)\n"); return 2; }
         if (!config) { /* a raw trace: the clock options say what is known */
             ptc_model_config_default(&cfg);
-            cfg.cyc_en = 0; /* as ptdump --time: CYCs unused, the threshold being unknown */
+            cfg.cyc_en = 0; /* not known to have CYCs: --cycle needs --config or a perf.data */
             ring_written = UINT64_MAX;
             if (!co_has_clock(&opt))
                 fprintf(stderr, "ptnav: no clock settings given, so only TSCs time the trace and intervals are wide; "
