@@ -3214,9 +3214,10 @@ enum {
                                     the timing packets (MTC, CYC) in between */
     PTC__CLK_LONE_CYC = 4096, /* a CYC with another CYC right after it: no packet of its
                                 own, so most likely a TNT's first branch */
-    PTC__CLK_UNPINNED = 8192  /* a CYC before an OVF, a PSB or the end: a clock stop the
+    PTC__CLK_UNPINNED = 8192, /* a CYC before an OVF, a PSB or the end: a clock stop the
                                  trace does not show may lie on either side of it, so its
                                  cycles bound it only as cycles add time (SPEC 3.5) */
+    PTC__CLK_AT_TSC = 16384   /* a TSC, and what goes with it: the packet says its time */
 };
 
 PTCDEF uint32_t ptc_errata_for_cpu(unsigned family, unsigned model, unsigned stepping)
@@ -3581,7 +3582,8 @@ static uint64_t ptc__clk_guess(const ptc_clock *c, const ptc__clk_entry *e, cons
         return mid < e->lo ? e->lo : mid;
     if (e->flags & PTC__CLK_MTC)
         return ptc__math_sat_add(e->lo, ptc__clk_cyc_ticks(c, c->cfg.mtc_jitter / 2, (uint8_t)(e->flags >> 16), 0));
-    if (e->flags & PTC__CLK_SAMPLED) /* its value: the guess that holds up later points least */
+    if (e->flags & (PTC__CLK_SAMPLED | PTC__CLK_AT_TSC)) /* its value (sampled early: the guess that
+                                                             holds up later points least) */
         return e->lo;
     if ((mid = ptc__clk_cycle_guess(c, e, b)) != 0) /* the cycles since the last anchor, at nom */
         return mid < e->lo ? e->lo : mid;
@@ -3827,8 +3829,9 @@ static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
     int after_cyc = c->cyc_just_before; /* another CYC right before this one */
     c->cyc_pending = 0;
     /* what the threshold is at least: a CYC sent for an eligible packet
-       (not inside a PSB+, nor one forced out after another CYC) */
-    if (!after_cyc && !c->psb_at && v < c->cyc_min_eligible &&
+       (not inside a PSB+, nor one forced out after another CYC, nor one
+       that may be the counter's wrap: all ones, whatever its width) */
+    if (!after_cyc && !c->psb_at && v < c->cyc_min_eligible && (v & (v + 1)) != 0 &&
         (ptc_packet_is_tnt(next) || (ptc_packet_is_cyc_eligible(next) && next != PTC_TSC && next != PTC_OVF)))
         c->cyc_min_eligible = v;
     if (next == PTC_OVF) e->hi_by_mtc = UINT64_MAX; /* sent with the OVF, after packets were lost */
@@ -4200,6 +4203,7 @@ static void ptc__clk_position(ptc_clock *c, ptc__clk_entry *e, const ptc__clk_st
         !c->cyc_just_before)
         e->flags |= PTC__CLK_NEAR;
     if (s->same_instant && c->tsc_sampled) e->flags |= PTC__CLK_SAMPLED; /* guessed as the TSC is */
+    if (s->same_instant || t == PTC_TSC) e->flags |= PTC__CLK_AT_TSC;
     if (!c->pos_active) return;
     if (s->same_instant) {
         e->pos_lo = c->tsc_pos_lo;

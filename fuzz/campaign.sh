@@ -39,19 +39,22 @@ work=$b/fuzz-work/$t log=$b/fuzz-work/$t.log
 mkdir -p "$work" "$b/fuzz-work/$t-crashes"
 before=$(ls "corpus/$t" | wc -l)
 status=0
+started=$(date +%s)
 "$b/libfuzzer/$t" -max_total_time="$secs" -max_len=4096 -dict="$dict" -artifact_prefix="$b/fuzz-work/$t-crashes/" \
   "$work" "corpus/$t" > "$log" 2>&1 || status=$?
+elapsed=$(( $(date +%s) - started ))
 done_line=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 \2/p' "$log" | tail -1)
 last=$(grep -E '^#[0-9]+' "$log" | tail -1)
 edges=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
 features=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
 found=$(ls "$b/fuzz-work/$t-crashes" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
-if [ -z "$done_line" ]; then done_line="$(echo "$last" | sed -n 's/^#\([0-9]*\).*/\1/p') $secs"; fi
+# (a crash ends libFuzzer early, with no Done line: the runs so far, in the time it ran)
+if [ -z "$done_line" ]; then done_line="$(echo "$last" | sed -n 's/^#\([0-9]*\).*/\1/p') $elapsed"; fi
 "$b/libfuzzer/$t" -merge=1 "corpus/$t" "$work" > "$log.merge" 2>&1
 merged=$(( $(ls "corpus/$t" | wc -l) - before ))
 set -- $done_line
 version=$(sed -n 's/^#define PTCODEC_VERSION_STRING "\(.*\)"/\1/p' ptcodec.h)
-printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$version" "$t" "$(( (secs + 30) / 60 ))" "$1" \
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$version" "$t" "$(( ($2 + 30) / 60 ))" "$1" \
   "$(( $1 / ($2 > 0 ? $2 : 1) ))" "$edges" "$features" "${found:-nothing}" "$merged" >> "$runs"
 rewrite_readme
 table | tail -1

@@ -1042,7 +1042,10 @@ static void one_event_one_instant(void)
 static void unknown_threshold_is_bounded_by_the_cycs(void)
 {
     static const char *const workloads[] = { "dense", "sparse", "mixed", "idle" };
-    static const unsigned thresholds[] = { 0, 3, 6 };
+    /* the last: a counter too narrow to reach the threshold, whose every
+       CYC is a wrap (fuzz_clock's found-unknown-threshold-wrap-cyc) */
+    static const char *const settings_of[] = { "cyc_en=1,cyc_thresh=0", "cyc_en=1,cyc_thresh=3", "cyc_en=1,cyc_thresh=6",
+                                                "cyc_en=1,cyc_thresh=11,cyc_bits=4" };
     size_t w, k;
     ptc_clock_config cc;
     static ptc_clock clk;
@@ -1052,13 +1055,13 @@ static void unknown_threshold_is_bounded_by_the_cycs(void)
     cc.cyc_thresh = 16;
     CHECK(ptc_clock_init(&clk, &cc) == PTC_ERR_BAD_CONFIG, "a threshold above 15");
     for (w = 0; w < sizeof workloads / sizeof workloads[0]; w++)
-        for (k = 0; k < sizeof thresholds / sizeof thresholds[0]; k++) {
-            char settings[40], what[80];
+        for (k = 0; k < sizeof settings_of / sizeof settings_of[0]; k++) {
+            const char *settings = settings_of[k];
+            char what[80];
             run r, off;
             stats s;
             size_t i, wider = 0;
             uint64_t sum_unknown = 0, sum_off = 0;
-            snprintf(settings, sizeof settings, "cyc_en=1,cyc_thresh=%u", thresholds[k]);
             snprintf(what, sizeof what, "%s, %s, threshold unknown", workloads[w], settings);
             if (!record_run(wl_find(workloads[w]), "off", settings, 2000000, 9, &r) ||
                 !record_run(wl_find(workloads[w]), "off", settings, 2000000, 9, &off))
@@ -1080,7 +1083,7 @@ static void unknown_threshold_is_bounded_by_the_cycs(void)
             printf("# %s: widths %llu against %llu with cyc_en 0\n", what, (unsigned long long)sum_unknown,
                    (unsigned long long)sum_off);
             CHECK(wider == 0, "%s: %zu intervals wider than with cyc_en 0", what, wider);
-            if (thresholds[k]) CHECK(sum_unknown < sum_off, "%s: the threshold's bound narrows nothing", what);
+            if (k == 1 || k == 2) CHECK(sum_unknown < sum_off, "%s: the threshold's bound narrows nothing", what);
             run_free(&r);
             run_free(&off);
             if (tl_check_failures) return;
