@@ -53,7 +53,7 @@ grep -q "cannot read $tmp: Is a directory" "$tmp/err" && pass cli_directory_name
 # numbers are strict (tools/util.h): junk, a sign, overflow and out-of-range
 # values are refused with the option named
 for bad in "ptgen --bytes abc" "ptgen --bytes 12x" "ptgen --seed 99999999999999999999" "ptsim --cycles -5" \
-           "ptsim --threads 9" "ptdump --mtc-freq 16" "ptnav --cycle 0x"; do
+           "ptsim --threads 9" "ptdump --mtc-freq 16" "ptdump --cyc-thresh 16" "ptnav --cycle 0x"; do
   set -- $bad
   tool=$1 opt=$2 val=$3
   "$b/$tool" "$opt" "$val" -o "$tmp/num.out" "$tmp/none" > /dev/null 2> "$tmp/num.err"; st=$?
@@ -243,6 +243,7 @@ time_inside() { # name ptdump-args...
 "$b/ptsim" --workload mixed --cycles 3000000 --set cyc_en=1,cyc_thresh=3 -o "$tmp/m.pt" --truth "$tmp/m.truth" --quiet
 time_inside time_with_config --config "$tmp/m.pt.json"
 time_inside time_with_libipt_flags --mtc-freq 3 --nom-freq 24 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 200 --cyc-bits 12 --policy seed
+time_inside time_with_cyc_thresh --mtc-freq 3 --nom-freq 24 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 200 --cyc-bits 12 --policy seed --cyc-thresh 3
 time_inside time_policy_unknown --config "$tmp/m.pt.json" --policy unknown
 "$b/ptdump" --time "$tmp/m.pt" | grep -m1 ' tsc ' > "$tmp/line"
 grep -q '^[0-9a-f]\{16\}  tsc        1000000 *  time 1000000 \[1000000, 1000001\]$' "$tmp/line" \
