@@ -3829,9 +3829,10 @@ static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
     int after_cyc = c->cyc_just_before; /* another CYC right before this one */
     c->cyc_pending = 0;
     /* what the threshold is at least: a CYC sent for an eligible packet
-       (not inside a PSB+, nor one forced out after another CYC, nor one
-       that may be the counter's wrap: all ones, whatever its width) */
-    if (!after_cyc && !c->psb_at && v < c->cyc_min_eligible && (v & (v + 1)) != 0 &&
+       (not inside a PSB+, before or after its TSC, nor one forced out after
+       another CYC, nor one that may be the counter's wrap: all ones,
+       whatever its width) */
+    if (!after_cyc && !c->psb_at && !c->psb_tail && v < c->cyc_min_eligible && (v & (v + 1)) != 0 &&
         (ptc_packet_is_tnt(next) || (ptc_packet_is_cyc_eligible(next) && next != PTC_TSC && next != PTC_OVF)))
         c->cyc_min_eligible = v;
     if (next == PTC_OVF) e->hi_by_mtc = UINT64_MAX; /* sent with the OVF, after packets were lost */
