@@ -33,26 +33,19 @@ static void windowed(const ptc_clock_config *cc, const uint8_t *ring, size_t cap
     FZ_ASSERT(st == PTC_OK, "window: %s", ptc_status_name(st));
 }
 
-static int same_hit(ptc_status sa, const ptc_nav_hit *a, ptc_status sb, const ptc_nav_hit *b)
-{
-    return sa == sb && (sa != PTC_OK || (a->retire == b->retire && a->retire_min == b->retire_min &&
-                                         a->maybe_none == b->maybe_none && a->bit == b->bit &&
-                                         memcmp(&a->entry, &b->entry, sizeof a->entry) == 0));
-}
-
 /* The answer, and `back` steps before it, from the window and the whole. */
 static void same_answers(const ptc_nav *whole, const nw_index *x, ptc_status sw, const ptc_nav_hit *w, ptc_status sx,
                          const ptc_nav_hit *h, uint64_t back, const char *what)
 {
     uint64_t k;
-    FZ_ASSERT(same_hit(sw, w, sx, h), "%s: the window answers %s [%llu, %llu], the index %s [%llu, %llu]", what,
+    FZ_ASSERT(nw_same_hit(sw, w, sx, h), "%s: the window answers %s [%llu, %llu], the index %s [%llu, %llu]", what,
               ptc_status_name(sx), (unsigned long long)h->retire_min, (unsigned long long)h->retire,
               ptc_status_name(sw), (unsigned long long)w->retire_min, (unsigned long long)w->retire);
     for (k = 1; sw == PTC_OK && k <= back; k++) {
         ptc_nav_hit a, b;
         ptc_status sa = ptc_nav_step(whole, w->retire, -(int64_t)k, &a);
         ptc_status sb = ptc_nav_step(&x->nav, w->retire, -(int64_t)k, &b);
-        FZ_ASSERT(same_hit(sa, &a, sb, &b), "%s: %llu back", what, (unsigned long long)k);
+        FZ_ASSERT(nw_same_hit(sa, &a, sb, &b), "%s: %llu back", what, (unsigned long long)k);
     }
 }
 

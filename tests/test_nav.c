@@ -206,14 +206,6 @@ static ptc_status windowed(const nav_run *r, nw_needed needed, const void *query
     return nw_build_ring(x, &r->cc, r->tr.bytes, r->tr.len, r->tr.len, needed, query, NULL, NULL);
 }
 
-/* Two answers are the same: status, range and the entry with its bounds. */
-static int same_hit(ptc_status sa, const ptc_nav_hit *a, ptc_status sb, const ptc_nav_hit *b)
-{
-    return sa == sb && (sa != PTC_OK || (a->retire == b->retire && a->retire_min == b->retire_min &&
-                                         a->maybe_none == b->maybe_none && a->bit == b->bit &&
-                                         memcmp(&a->entry, &b->entry, sizeof a->entry) == 0));
-}
-
 /* The window answers a query, and the --back steps before its answer,
    as the whole index does. */
 static void check_window(const nav_run *r, const nw_index *x, ptc_status st, const ptc_nav_hit *want, uint64_t back,
@@ -227,7 +219,7 @@ static void check_window(const nav_run *r, const nw_index *x, ptc_status st, con
         ptc_nav_hit wb, hb;
         ptc_status swb = ptc_nav_step(&r->nav, want->retire, -(int64_t)k, &wb);
         ptc_status shb = ptc_nav_step(&x->nav, want->retire, -(int64_t)k, &hb);
-        CHECK(same_hit(swb, &wb, shb, &hb), "%s %llu: %llu back from the answer", what, (unsigned long long)value,
+        CHECK(nw_same_hit(swb, &wb, shb, &hb), "%s %llu: %llu back from the answer", what, (unsigned long long)value,
               (unsigned long long)k);
     }
 }
@@ -255,7 +247,7 @@ static void a_window_answers_as_the_whole_index(void)
             sw = ptc_nav_find(&r.nav, f.basis, f.value, 0, &want);
             CHECK(windowed(&r, nw_needed_by_find, &f, &x) == PTC_OK);
             sg = ptc_nav_find(&x.nav, f.basis, f.value, 0, &got);
-            CHECK(same_hit(sw, &want, sg, &got), "case %zu, %s %llu: the window answers %s [%llu, %llu], the index "
+            CHECK(nw_same_hit(sw, &want, sg, &got), "case %zu, %s %llu: the window answers %s [%llu, %llu], the index "
                   "%s [%llu, %llu]", c, f.basis == PTC_NAV_CYCLE ? "cycle" : "tsc", (unsigned long long)f.value,
                   ptc_status_name(sg), (unsigned long long)got.retire_min, (unsigned long long)got.retire,
                   ptc_status_name(sw), (unsigned long long)want.retire_min, (unsigned long long)want.retire);
@@ -276,7 +268,7 @@ static void a_window_answers_as_the_whole_index(void)
                 sw = ptc_nav_step(&r.nav, retire, 0, &want);
                 CHECK(windowed(&r, nw_needed_by_retire, &w, &x) == PTC_OK);
                 sg = ptc_nav_step(&x.nav, retire, 0, &got);
-                CHECK(same_hit(sw, &want, sg, &got), "case %zu: retirement %llu", c, (unsigned long long)retire);
+                CHECK(nw_same_hit(sw, &want, sg, &got), "case %zu: retirement %llu", c, (unsigned long long)retire);
                 check_window(&r, &x, sg, &want, w.back, "retire", retire);
                 CHECK(x.most <= 2 * w.back + 4096, "case %zu: %zu entries held for retirement %llu", c, x.most,
                       (unsigned long long)retire);

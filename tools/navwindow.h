@@ -7,6 +7,7 @@
 #define PTCODEC_NAVWINDOW_H
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -109,6 +110,15 @@ UT_FN ptc_nav_window nw_window_at(const ptc_nav *nav, uint64_t retire, uint64_t 
     w.to = retire;
     w.from = last > back ? last - back : 0;
     return w;
+}
+
+/* Two answers are the same: status, range and the entry with its bounds
+   (how a window is held to the whole index). */
+UT_FN int nw_same_hit(ptc_status sa, const ptc_nav_hit *a, ptc_status sb, const ptc_nav_hit *b)
+{
+    return sa == sb && (sa != PTC_OK || (a->retire == b->retire && a->retire_min == b->retire_min &&
+                                         a->maybe_none == b->maybe_none && a->bit == b->bit &&
+                                         memcmp(&a->entry, &b->entry, sizeof a->entry) == 0));
 }
 
 /* The window of retirement `retire` and the `back` before it. */
