@@ -168,6 +168,8 @@ BENCH_SAN += $(BUILD)/san/bench_decode
 endif
 # libipt 2.2, built from the shared reference tarball into $(BUILD) (nothing
 # installed), for test_conform_libipt against its event decoder too
+# a real trace for bench_decode --stream (make bench), when the shared data is there
+REAL_TRACE := $(firstword $(foreach d,$(PTCODEC_SHARED) ../shared /work/shared,$(wildcard $(d)/pt-traces/libxdc_experiments__mruby_trace.pt)))
 LIBIPT22_TAR := $(firstword $(foreach d,$(PTCODEC_SHARED) ../shared /work/shared,$(wildcard $(d)/reference/libipt-2.2.tar.gz)))
 LIBIPT22_DIR := $(BUILD)/libipt-2.2
 LIBIPT22 := $(LIBIPT22_DIR)/b/lib/libipt.so
@@ -281,6 +283,8 @@ $(BUILD)/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) | $(BUILD)
 bench: deps
 	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/timecmp
 	@$(BUILD)/bench_decode
+	@echo
+	@$(if $(REAL_TRACE),$(BUILD)/bench_decode --stream $(REAL_TRACE),echo "bench_decode --stream: shared/pt-traces not found, skipped")
 	@echo
 	@$(BUILD)/bench_model
 	@echo

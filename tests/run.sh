@@ -88,7 +88,19 @@ bench_quick() { # program
   else tail -20 "$log.r"; echo "FAIL - bench_quick_$1"; return 1; fi
 }
 run bench_quick_bench_model bench_quick bench_model
-if [ -x "$b/san/bench_decode" ]; then run bench_quick_bench_decode bench_quick bench_decode
+# bench_decode --stream on a raw trace ptsim wrote, with libipt's clock
+# flags: all six decoders' rows, and the same packet count from both sides
+bench_stream() {
+  "$b/san/ptsim" --workload dense --cycles 300000 --set cyc_en=1 -o "$log.stream.pt" --quiet &&
+    "$b/san/bench_decode" --stream "$log.stream.pt" --mtc-freq 3 --nom-freq 24 --cpuid-0x15.eax 2 \
+      --cpuid-0x15.ebx 200 --cyc-thresh 0 > "$log.r" 2>&1
+  rows=$(grep -cE ' (packets|answers) +[0-9.]+x$' "$log.r")
+  if [ "$rows" = 6 ] && ! grep -q 'counts differ' "$log.r"; then echo "ok - bench_stream: $rows decoders on one raw trace"
+  else tail -20 "$log.r"; echo "FAIL - bench_stream"; return 1; fi
+}
+if [ -x "$b/san/bench_decode" ]; then
+  run bench_quick_bench_decode bench_quick bench_decode
+  run bench_stream bench_stream
 else echo "skip - bench_quick_bench_decode: libipt-dev is not installed" | tee -a "$log"; fi
 # fuzz/build.sh as OSS-Fuzz runs it, with this machine's clang (about two
 # minutes of one core compiling), beside the corpus runs below
