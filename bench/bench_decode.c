@@ -331,14 +331,7 @@ static int timed_row_run(uint64_t events, int sparse, int cyc, timed_row *row)
         eg_free(&tr);
         return 0;
     }
-    ptc_clock_config_sdm(&timed_cc); /* the encoder's clocks are the SDM's */
-    timed_cc.mtc_freq = ec.mtc_freq;
-    timed_cc.cpuid_15_eax = ec.eax;
-    timed_cc.cpuid_15_ebx = ec.ebx;
-    timed_cc.nom_num = ec.nom;
-    timed_cc.nom_den = 1;
-    timed_cc.cyc_en = (uint8_t)ec.cyc;
-    timed_cc.cyc_thresh = ec.cyc_thresh;
+    eg_clock_config(&ec, &timed_cc);
     timed_ipt.mtc_freq = ec.mtc_freq;
     timed_ipt.nom_freq = ec.nom;
     timed_ipt.eax = ec.eax;

@@ -23,7 +23,8 @@
      every 4 KiB at one instant, the pending TNT flushed before it;
    - TIP.PGD ... TIP.PGE: tracing off for a while, MTCs go on.
 
-   Include after <intel-pt.h> and tools/util.h. Deterministic per seed. */
+   Include after <intel-pt.h>, ptcodec.h (eg_clock_config) and tools/util.h.
+   Deterministic per seed. */
 #ifndef PTCODEC_ENCGEN_H
 #define PTCODEC_ENCGEN_H
 
@@ -281,6 +282,20 @@ static void eg_free(eg_trace *t)
     free(t->bytes);
     free(t->truth);
     memset(t, 0, sizeof *t);
+}
+
+/* ptcodec's clock settings for a stream written with cfg: what perf
+   records of it, with the SDM's clocks (the generator's are ideal). */
+static void eg_clock_config(const eg_config *cfg, ptc_clock_config *cc)
+{
+    ptc_clock_config_sdm(cc);
+    cc->mtc_freq = cfg->mtc_freq;
+    cc->cpuid_15_eax = cfg->eax;
+    cc->cpuid_15_ebx = cfg->ebx;
+    cc->nom_num = cfg->nom;
+    cc->nom_den = 1;
+    cc->cyc_en = (uint8_t)cfg->cyc;
+    cc->cyc_thresh = cfg->cyc_thresh;
 }
 
 #endif

@@ -489,14 +489,7 @@ static int encoder_rows(uint64_t events, uint64_t seed)
                 ec.cbr = 30;
                 eg_generate(&ec, &tr);
                 if (tr.failed) { fprintf(stderr, "timecmp: libipt's encoder failed\n"); exit(2); }
-                ptc_clock_config_sdm(&cc);
-                cc.mtc_freq = ec.mtc_freq;
-                cc.cpuid_15_eax = ec.eax;
-                cc.cpuid_15_ebx = ec.ebx;
-                cc.nom_num = ec.nom;
-                cc.nom_den = 1;
-                cc.cyc_en = (uint8_t)ec.cyc;
-                cc.cyc_thresh = ec.cyc_thresh;
+                eg_clock_config(&ec, &cc);
                 cc_raw = cc;
                 cc_raw.cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
                 cfgs[0] = &cc;
