@@ -209,6 +209,16 @@ grep -q '"rule":"missing_mtc","severity":"violation","sdm":"US 12,386,726"' "$tm
 expect_status check_without_settings 0 "$b/ptdump" --check "$tmp/f.pt"
 expect_status check_refuses_time 2 "$b/ptdump" --check --time "$tmp/f.pt"
 expect_status check_refuses_sideband 2 "$b/ptdump" --check --sideband "$tmp/f.pt"
+# --stats counts what the listing lists, type by type, and the bytes are the file's
+expect_status stats_refuses_check 2 "$b/ptdump" --stats --check "$tmp/f.pt"
+"$b/ptdump" --jsonl "$tmp/f.pt" | sed -n 's/.*"type":"\([a-z0-9_]*\)".*/\1/p' | sort | uniq -c |
+  awk '{ print $2, $1 }' > "$tmp/listed"
+"$b/ptdump" --stats "$tmp/f.pt" | awk 'NR > 1 && !/^\[/ { print $1, $2 }' | sort > "$tmp/counted"
+"$b/ptdump" --stats --time --config "$tmp/f.pt.json" --jsonl "$tmp/f.pt" | tail -1 > "$tmp/total"
+if [ -s "$tmp/counted" ] && cmp -s "$tmp/listed" "$tmp/counted" &&
+   grep -q "\"bytes\":$(wc -c < "$tmp/f.pt" | tr -d ' '),\"errors\":0,.*\"time_last\"" "$tmp/total"
+then pass "stats_count_the_listing: $(wc -l < "$tmp/counted") types"
+else fail stats_count_the_listing "$(diff "$tmp/listed" "$tmp/counted" | head -5) $(cat "$tmp/total")"; fi
 expect_status rules_listed 0 "$b/ptdump" --rules
 # the catalogue has one row a rule in SPEC.md 7.3: as many as --rules prints
 spec_rows=$(sed -n '/<!-- rule-catalogue -->/,/^$/p' "$(dirname "$0")/../SPEC.md" | grep -c '^| `')

@@ -28,6 +28,8 @@ static const char usage[] =
     "              SDM (SPEC.md part 7): one line per finding instead of packets.\n"
     "              Needs no settings; --config, --policy, --cpu F/M, --errata and a\n"
     "              perf.data's recorded settings tighten it\n"
+    "  --stats     no packets: how many of each type and their bytes, the decode\n"
+    "              errors, the PSBs and (with --time) the time the trace spans\n"
     "  --rules     list the rules --check holds a trace to, and exit\n"
     "  --config F  the configuration ptsim wrote beside the trace (OUT.pt.json);\n"
     "              with ring_written in it, FILE is a snapshot ring (SPEC 4.5)\n"
@@ -62,8 +64,16 @@ static const char usage[] =
 
 enum { CHUNK = 65536 };
 
+/* --stats: what the trace holds, in place of its packets */
+typedef struct dump_stats {
+    uint64_t packets[PTC_PACKET_TYPE_COUNT], bytes[PTC_PACKET_TYPE_COUNT];
+    uint64_t timed, first_tsc, last_tsc; /* the items with a time, the first and last */
+} dump_stats;
+
 typedef struct printer {
     int jsonl, check, errors;
+    int stats;
+    dump_stats st;
     /* --check: the checker of the trace being read, with the settings it
        starts from, and what it found */
     ptc_conform conform;
@@ -157,13 +167,75 @@ static int check_summary(const printer *pr)
     return v || m ? 1 : 0;
 }
 
+/* --stats: one item counted. */
+static void stats_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
+{
+    dump_stats *d = &pr->st;
+    if (it->error != PTC_OK) pr->errors++;
+    else if ((unsigned)it->pkt.type < PTC_PACKET_TYPE_COUNT) {
+        d->packets[it->pkt.type]++;
+        d->bytes[it->pkt.type] += it->pkt.size;
+    }
+    if (t && t->have_time) {
+        if (!d->timed++) d->first_tsc = t->tsc;
+        d->last_tsc = t->tsc;
+    }
+}
+
+/* --stats: the summary, a line per packet type present, then the totals. */
+static int stats_summary(const printer *pr)
+{
+    const dump_stats *d = &pr->st;
+    unsigned long long packets = 0, bytes = 0;
+    int k;
+    if (!pr->jsonl) printf("%-12s %12s %14s\n", "type", "packets", "bytes");
+    for (k = 1; k < PTC_PACKET_TYPE_COUNT; k++) {
+        if (!d->packets[k]) continue;
+        packets += d->packets[k];
+        bytes += d->bytes[k];
+        if (pr->jsonl)
+            printf("{\"type\":\"%s\",\"packets\":%llu,\"bytes\":%llu}\n", ptc_packet_type_name((ptc_packet_type)k),
+                   (unsigned long long)d->packets[k], (unsigned long long)d->bytes[k]);
+        else
+            printf("%-12s %12llu %14llu\n", ptc_packet_type_name((ptc_packet_type)k), (unsigned long long)d->packets[k],
+                   (unsigned long long)d->bytes[k]);
+    }
+    if (pr->jsonl) {
+        printf("{\"packets\":%llu,\"bytes\":%llu,\"errors\":%d,\"psb\":%llu", packets, bytes, pr->errors,
+               (unsigned long long)d->packets[PTC_PSB]);
+        if (d->timed) printf(",\"time_first\":\"0x%llx\",\"time_last\":\"0x%llx\"", (unsigned long long)d->first_tsc,
+                             (unsigned long long)d->last_tsc);
+        printf("}\n");
+    } else {
+        printf("[stats: %llu packets, %llu bytes, %d decode errors, %llu PSBs", packets, bytes, pr->errors,
+               (unsigned long long)d->packets[PTC_PSB]);
+        if (d->timed) printf("; time %llx to %llx, %llu ticks", (unsigned long long)d->first_tsc,
+                             (unsigned long long)d->last_tsc, (unsigned long long)(d->last_tsc - d->first_tsc));
+        printf("]\n");
+    }
+    return pr->errors ? 1 : 0;
+}
+
+/* What the run ends with: --check's and --stats's summaries, and the exit
+   status (1: a violation, or a decode error). */
+static int finish_output(const printer *pr)
+{
+    if (pr->check) return check_summary(pr);
+    if (pr->stats) return stats_summary(pr);
+    return pr->errors ? 1 : 0;
+}
+
 /* One item out: its line (with its time, when there is one), or with
-   --check the rules it breaks. */
+   --check the rules it breaks, or with --stats nothing but its count. */
 static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
 {
     df_buf b;
     if (pr->check) {
         check_item(pr, it);
+        return;
+    }
+    if (pr->stats) {
+        stats_item(pr, it, t);
         return;
     }
     if (pr->sideband && t && t->have_time) print_sideband(pr, ptc_perf_tsc_to_ns(&pr->info, t->tsc));
@@ -407,8 +479,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
     free(pf.chunks);
     free(pf.side);
     free(buf);
-    if (pr->check) st = check_summary(pr);
-    else st = pr->errors ? 1 : 0;
+    st = finish_output(pr);
     if (fflush(stdout) != 0) return 2;
     return st;
 }
@@ -509,6 +580,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--no-sync") == 0) flags |= PTC_DECODE_NO_SYNC;
         else if (strcmp(argv[i], "--jsonl") == 0) pr.jsonl = 1;
         else if (strcmp(argv[i], "--check") == 0) pr.check = 1;
+        else if (strcmp(argv[i], "--stats") == 0) pr.stats = 1;
         else if (strcmp(argv[i], "--rules") == 0) rules = 1;
         else if (strcmp(argv[i], "--time") == 0) timed = 1;
         else if (strcmp(argv[i], "--sideband") == 0) pr.sideband = 1;
@@ -536,6 +608,11 @@ int main(int argc, char **argv)
     if (rules) return print_rules(pr.jsonl);
     if (!path) {
         fprintf(stderr, "ptdump: no FILE given\n%s", usage);
+        return 2;
+    }
+    if (pr.stats && (pr.check || pr.sideband)) {
+        fprintf(stderr, "ptdump: --stats prints a summary, not packets: it does not go with %s\n",
+                pr.check ? "--check" : "--sideband");
         return 2;
     }
     if (pr.check && (timed || pr.sideband)) {
@@ -597,7 +674,7 @@ int main(int argc, char **argv)
         int ok = dump_ring(&pr, &clk, timed, ptc_errata_decode_flags(cc.errata), in, ring_written), st;
         if (in != stdin) fclose(in);
         if (!ok) return 2;
-        st = pr.check ? check_summary(&pr) : pr.errors ? 1 : 0;
+        st = finish_output(&pr);
         if (fflush(stdout) != 0) return 2;
         return st;
     }
@@ -639,9 +716,10 @@ int main(int argc, char **argv)
         return 1;
     }
     if (pr.errors && !pr.check)
-        fprintf(stderr, "ptdump: %d error%s in %s (in the listing)\n", pr.errors, pr.errors == 1 ? "" : "s", path);
+        fprintf(stderr, "ptdump: %d error%s in %s (%s)\n", pr.errors, pr.errors == 1 ? "" : "s", path,
+                pr.stats ? "counted" : "in the listing");
     {
-        int st = pr.check ? check_summary(&pr) : pr.errors ? 1 : 0;
+        int st = finish_output(&pr);
         if (fflush(stdout) != 0) return 2;
         return st;
     }
