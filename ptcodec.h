@@ -4543,7 +4543,6 @@ static void ptc__nav_record(ptc_nav *nav, const ptc_item *it, unsigned carried, 
 static void ptc__nav_on_eligible(ptc_nav *nav, const ptc_packet *p)
 {
     uint64_t slack;
-    nav->fup_bound_valid = 0;
     if (nav->cyc_thresh == PTC_CYC_THRESH_UNKNOWN && !nav->last_was_cyc) return; /* no bound without the threshold */
     slack = nav->last_was_cyc || !nav->cyc_thresh ? 0 : (UINT64_C(1) << (nav->cyc_thresh - 1)) - 1;
     ptc__nav_bound(nav, nav->cycles + slack);

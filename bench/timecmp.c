@@ -23,7 +23,10 @@
    is not compared.
 
    With Linux perf installed, each stream is also decoded by perf (see
-   run_perf) and scored over the packets perf reaches.
+   run_perf) and scored over the packets libipt and perf both time, and
+   over every packet perf and ptcodec time ("all"). On a stream with CYC
+   ptcodec also runs without the CYC threshold ("no threshold", SPEC 3.5
+   rule 4), judged as its other configurations.
 
    usage: timecmp [--cycles N] [--events N] [--seed S]
                   [--workload NAME | --model-only | --encoder-only]
@@ -33,8 +36,9 @@
    every other row.
    --check: exit status 1 unless, in every row, ptcodec's times keep G2
    (SPEC 3.8), every true time is inside its interval, and ptcodec's
-   maximum and mean errors (with either configuration) are no worse than
-   libipt's, nor than perf's over perf's packets (make check runs this).
+   maximum and mean errors (with every configuration) are no worse than
+   libipt's, nor than perf's over perf's packets, in both of perf's
+   scorings (make check runs this).
    --trace LABEL: one line per packet of each row whose label contains
    LABEL, with every decoder's error: where to look when a row loses. */
 #define _POSIX_C_SOURCE 200809L
