@@ -750,6 +750,33 @@ typedef struct ptc__clk_entry {
     uint32_t flags;        /* PTC__CLK_*, and the CBR in bits 16..23 */
 } ptc__clk_entry;
 
+/* How core cycles and ART ticks convert to TSC ticks (SPEC 3.5 rule 3,
+   3.3): what the clock and the events decoder (3.13) share. nom (TSC
+   ticks per cycle at ratio 1) lies in [nom_lo, nom_hi], as fractions:
+   from the configuration, narrowed by what the trace shows. */
+typedef struct ptc__clk_rate {
+    uint64_t nom_lo_n, nom_lo_d, nom_hi_n, nom_hi_d;
+    uint8_t cbr;                      /* the core:bus ratio now; 0 before the first CBR */
+    uint32_t rate_ppm, ebx;           /* the configuration's wobble, and CPUID.15H:EBX */
+    uint8_t mtc_jitter;
+    /* kept with nom and the CBR (ptc__clk_rate_set), as every packet asks: */
+    uint64_t mtc_lag;                 /* ptc__clk_mtc_lag() at the current CBR */
+    int tick_div_ok;                  /* at the current CBR (not 0) cycles convert by: */
+    ptc__math_divider tick_div[2];    /*   nom_lo_d * CBR (slowest), nom_hi_d * CBR (fastest) */
+    ptc__math_divider art_div;        /* cpuid_15_eax (ART to TSC) */
+    ptc__math_divider ppm_div;        /* 10^6 (the wobble) */
+} ptc__clk_rate;
+
+/* The CTC base a TMA gives and the last MTC edge counted from it (SPEC 3.3). */
+typedef struct ptc__clk_ctc {
+    int valid, after_tma;
+    uint64_t base_tsc;                /* floor of the TSC at the TMA's ART edge */
+    uint16_t base_low;                /* that edge's CTC[15:0] */
+    uint64_t art_rel;                 /* ART of the last MTC edge, relative to the base */
+    uint8_t last_payload;
+    int have_mtc;                     /* an MTC since the base */
+} ptc__clk_ctc;
+
 /* With a wobbling core clock (rate_ppm), the points count cycles at the
    rate measured since the newest exactly positioned anchor at least
    PTC__CLK_RATE_SPAN cycles back, of the last PTC__CLK_RATE_ANCHORS
@@ -778,29 +805,16 @@ typedef struct ptc_clock {
     uint64_t last_cyc_point;          /*   packet that may time a first branch (0: none) */
     uint64_t cyc_point, fb_point;     /* the points of the last final CYC, and of the first
                                          lone CYC since that packet (0: none) */
-    /* CTC: edges relative to the last TMA */
-    int ctc_valid, mtc_after_tma;
-    uint64_t ctc_base_tsc;            /* floor of the TSC at the TMA's ART edge */
-    uint16_t ctc_base_low;            /* that edge's CTC[15:0] */
-    uint64_t art_rel;                 /* ART of the last MTC edge, relative to the base */
-    uint8_t last_payload;
-    int have_mtc;                     /* an MTC since the base */
+    ptc__clk_ctc ctc;                 /* the MTC edges, relative to the last TMA */
     int seen_gap;                     /* MTCs have gone missing somewhere in the trace */
     int stop_since_mtc;               /* a possible clock stop since that MTC */
     uint64_t next_mtc_hi;             /* the next MTC that must be emitted goes out by then (0: none known) */
     ptc_checker chk;                  /* the policy's run of MTCs, to know which edge that is */
     uint64_t half_period;             /* half an MTC period, in TSC ticks (rounded up) */
-    /* nom (TSC ticks per cycle at ratio 1) lies in [nom_lo, nom_hi], as
-       fractions: from the configuration, narrowed by what the trace shows */
-    uint64_t nom_lo_n, nom_lo_d, nom_hi_n, nom_hi_d;
+    ptc__clk_rate rate;               /* nom, narrowed by what the trace shows, and the CBR */
     /* kept with the rate (ptc__clk_rate_changed), as every packet asks: */
     int nom_cfg_inside;               /* the configured nom is in that range */
-    uint64_t mtc_lag;                 /* ptc__clk_mtc_lag() at the current CBR */
-    int tick_div_ok;                  /* at the current CBR (not 0) cycles convert by: */
-    ptc__math_divider tick_div[2];    /*   nom_lo_d * CBR (slowest), nom_hi_d * CBR (fastest) */
     ptc__math_divider guess_div;      /* cfg.nom_den * CBR, while nom_cfg_inside and a CBR */
-    ptc__math_divider art_div;        /* cpuid_15_eax (ART to TSC) */
-    ptc__math_divider ppm_div;        /* 10^6 (the wobble) */
     ptc__clk_anchor rate_ref;       /* the first exactly positioned anchor of the epoch */
     uint8_t rate_ref_cbr;
     /* the exactly positioned anchors since rate_ref, the newest at
@@ -809,8 +823,7 @@ typedef struct ptc_clock {
     uint64_t seen_pos[PTC__CLK_RATE_ANCHORS], seen_mid[PTC__CLK_RATE_ANCHORS];
     size_t seen_n;
     uint64_t rate_ticks, rate_cycles; /* the rate they measure (PTC__CLK_RATE_SPAN); 0: none */
-    /* rate and cycle positions */
-    uint8_t cbr;
+    /* cycle positions */
     uint32_t epoch;
     int pos_active, cyc_just_before, tsc_run, tsc_in_psb;
     size_t cyc_pending;               /* ring index + 1 of a CYC whose count waits for the next packet */
@@ -856,6 +869,113 @@ typedef struct ptc_clock_order {
 PTCDEF void ptc_clock_order_init(ptc_clock_order *o);
 /* 1 when t keeps G2 after the items given before, else 0. */
 PTCDEF int ptc_clock_order_next(ptc_clock_order *o, const ptc_timed_item *t);
+
+/* -- 3.13 Timed events: the non-timing items only, each with its time -- */
+
+/* Events the decoder holds back until the anchor after them arrives: the
+   look-ahead bound (SPEC 3.13). */
+#ifndef PTC_EVENTS_WINDOW
+#define PTC_EVENTS_WINDOW 256
+#endif
+
+/* Whether the events decoder hands out this item: every packet but PAD,
+   MTC, CYC, TSC and TMA (the timing packets it takes into its anchors),
+   and every error. */
+PTCDEF int ptc_events_is_event(const ptc_item *it);
+
+/* All fields are private. An event waiting for the anchor after it: what
+   bounding it reads first, the item last. */
+typedef struct ptc__ev_entry {
+    uint64_t lo, hi;              /* its interval so far (hi: UINT64_MAX until an anchor) */
+    uint64_t cap;                 /* before the next MTC that must be emitted (UINT64_MAX: none known) */
+    uint64_t pos_hi;              /* the latest cycle position it can have in its epoch
+                                     (PTC__EV_NOPOS until the CYC after it) */
+    uint32_t epoch;
+    uint32_t stops;               /* possible clock stops before it (ptc_events.stops) */
+    uint8_t tnt;                  /* a TNT: its time is its first branch's */
+    uint8_t have_time;
+    uint8_t bound_fup;            /* the FUP of the PTW or EXSTOP before it: at its instant */
+    uint64_t guess;               /* its point from the cycles, 0: none */
+    uint64_t floor;               /* its point is at least this (a TNT's: the latest lower bound) */
+    uint64_t cycles;              /* CYC sum since the last TSC */
+    ptc_item it;
+} ptc__ev_entry;
+
+/* All fields are private. An anchor: a TSC, or an MTC whose CTC edge is
+   known, with its interval and the cycle positions it may have. */
+typedef struct ptc__ev_anchor {
+    uint64_t lo, hi, point, pos_lo, pos_hi;
+    uint32_t epoch;
+    uint8_t valid, exact, cbr;
+} ptc__ev_anchor;
+
+/* The events decoder: bytes in (as the stream decoder takes them), events
+   out, each with the interval the anchors around it give (SPEC 3.13). All
+   fields are private; about 27 KiB with the default window. */
+typedef struct ptc_events {
+    ptc_decoder dec;
+    ptc_clock_config cfg;
+    ptc__clk_rate rate;
+    ptc__clk_ctc ctc;
+    /* the TSC */
+    int have_tsc, tsc_run;            /* tsc_run: a TMA now is the TSC's */
+    uint64_t tsc_full;
+    uint64_t tsc_same_hi;             /* what is sent with it is by then (0: not known) */
+    uint64_t cycles_since_tsc;
+    int have_cycles;
+    /* time and cycles now, at the stream position decoded so far */
+    uint64_t now_lo;                  /* every packet from here on went out at or after it, */
+    uint64_t now_pos;                 /*   as far as the cycles up to this position say, */
+    uint32_t now_epoch;               /*   in this epoch */
+    uint64_t ntp_lo;                  /* now_lo when the last event went out (a TNT's first branch is after it) */
+    uint32_t epoch;
+    uint64_t pos;                     /* CYC sum in the epoch */
+    int cyc_just_before;              /* the last item but PADs was a CYC */
+    ptc__ev_anchor ref;               /* the last anchor: lower bounds count from it */
+    ptc__ev_anchor guess_ref;         /* the last at an exact cycle position: points count from it */
+    int ref_waits_cyc;                /* its pos_hi waits for the next CYC */
+    int ref_stale;                    /* ref is an MTC whose interval is not computed yet */
+    /* PSB+ */
+    int in_psb, psb_after_tsc;        /* in a PSB+; after its TSC, with the SDM's clocks */
+    int psb_tsc;                      /* after the TSC of the open PSB+, whatever the clocks */
+    size_t psb_first;                 /* window index + 1 of the first event of the open PSB+ */
+    uint64_t psb_lo, psb_hi;          /* the TSC's interval, for the events after it up to PSBEND */
+    ptc__math_divider guess_div;      /* cfg.nom_den * CBR: the points' cycles at nom */
+    /* the next MTC that must be emitted (SPEC 3.4 rule 2) */
+    ptc_checker chk;                  /* the policy's run, when it suppresses */
+    int stop_since_mtc, stop_since_ref; /* a possible clock stop since the last MTC, the last anchor */
+    int cap_known;                    /* cap is computed for the last MTC */
+    uint64_t cap;
+    uint32_t stops;                   /* possible clock stops so far (SPEC 3.5 rule 5) */
+    int seen_gap;                     /* MTCs have gone missing somewhere in the trace */
+    uint64_t half_period;             /* half an MTC period, in TSC ticks (rounded up) */
+    int fup_bound;                    /* the last event was a PTW or EXSTOP with its IP bit */
+    /* the CYCs since the last event that may time a TNT's first branch
+       (SPEC 3.7's second guess): the positions of the first lone one (with
+       another CYC right after it) and of the first, PTC__EV_NOPOS: none */
+    uint64_t lone_cyc_pos, first_cyc_pos;
+    uint64_t cand_pos;                /* the last CYC's position, if it may time one (else NOPOS) */
+    uint64_t last_lo, last_hi;        /* the interval and point of the last event handed out */
+    /* the window: the first `ready` events have their final interval */
+    ptc__ev_entry ring[PTC_EVENTS_WINDOW];
+    size_t head, count, ready, open_from; /* events from open_from on wait for the next CYC */
+    uint64_t out_point;               /* the latest point given */
+    int ended;                        /* the decoder said PTC_END */
+} ptc_events;
+
+/* Prepares the decoder: cfg as for ptc_clock_init (PTC_ERR_BAD_CONFIG on
+   the same values), flags and base_offset as for ptc_decoder_init. */
+PTCDEF ptc_status ptc_events_init(ptc_events *ev, const ptc_clock_config *cfg, unsigned flags, uint64_t base_offset);
+/* Input as for ptc_decoder_feed and ptc_decoder_finish. */
+PTCDEF ptc_status ptc_events_feed(ptc_events *ev, const uint8_t *buf, size_t len);
+PTCDEF void ptc_events_finish(ptc_events *ev);
+/* Convenience: init + feed(buf, len) + finish. */
+PTCDEF ptc_status ptc_events_init_buffer(ptc_events *ev, const ptc_clock_config *cfg, unsigned flags,
+                                         const uint8_t *buf, size_t len);
+/* The next event with its time: PTC_OK, PTC_NEED_INPUT (feed more, or
+   finish) or PTC_END. Events come out in stream order once the anchor
+   after them arrived, the window is full, or the input ended. */
+PTCDEF ptc_status ptc_events_next(ptc_events *ev, ptc_timed_item *out);
 
 /* ===================================================================== */
 /* 4. Snapshot rings and navigation (SPEC.md part 4)                     */
@@ -3316,115 +3436,210 @@ PTCDEF void ptc_clock_config_sdm(ptc_clock_config *cfg)
 /* The rate's wobble (rate_ppm) around nom, the average: x scaled by
    (10^6 -+ rate_ppm) / 10^6 (a stretch at the wobble's extreme, from one
    at nom), rounded outwards. */
-static PTC__INLINE uint64_t ptc__clk_wobble(const ptc_clock *c, uint64_t x, int up)
+static PTC__INLINE uint64_t ptc__clk_wobble(const ptc__clk_rate *r, uint64_t x, int up)
 {
-    if (!c->cfg.rate_ppm || x == UINT64_MAX) return x;
-    return ptc__math_muldiv_by(&c->ppm_div, x, up ? 1000000 + (uint64_t)c->cfg.rate_ppm : 1000000 - (uint64_t)c->cfg.rate_ppm,
-                               up);
+    if (!r->rate_ppm || x == UINT64_MAX) return x;
+    return ptc__math_muldiv_by(&r->ppm_div, x, up ? 1000000 + (uint64_t)r->rate_ppm : 1000000 - (uint64_t)r->rate_ppm, up);
 }
 
 /* The other way: x scaled by 10^6 / (10^6 -+ rate_ppm) (what at nom takes
    as long as x at the wobble's extreme), rounded outwards. */
-static uint64_t ptc__clk_unwobble(const ptc_clock *c, uint64_t x, int up)
+static uint64_t ptc__clk_unwobble(const ptc__clk_rate *r, uint64_t x, int up)
 {
-    if (!c->cfg.rate_ppm || x == UINT64_MAX) return x;
-    return ptc__math_muldiv(x, 1000000, up ? 1000000 - (uint64_t)c->cfg.rate_ppm : 1000000 + (uint64_t)c->cfg.rate_ppm, up);
+    if (!r->rate_ppm || x == UINT64_MAX) return x;
+    return ptc__math_muldiv(x, 1000000, up ? 1000000 - (uint64_t)r->rate_ppm : 1000000 + (uint64_t)r->rate_ppm, up);
 }
 
 /* TSC ticks in `cycles` core cycles: at least (the slowest rate nom and
    its wobble allow, rounded down) or at most (the fastest, rounded up).
    Rate = nom / CBR; without a CBR yet, any ratio 1..255. */
-static PTC__INLINE uint64_t ptc__clk_cyc_ticks(const ptc_clock *c, uint64_t cycles, uint8_t cbr, int fastest)
+static PTC__INLINE uint64_t ptc__clk_cyc_ticks(const ptc__clk_rate *r, uint64_t cycles, uint8_t cbr, int fastest)
 {
-    uint64_t n = fastest ? c->nom_hi_n : c->nom_lo_n, d = fastest ? c->nom_hi_d : c->nom_lo_d, t;
+    uint64_t n = fastest ? r->nom_hi_n : r->nom_lo_n, d = fastest ? r->nom_hi_d : r->nom_lo_d, t;
     uint64_t ratio = cbr ? cbr : fastest ? 1 : 255;
     if (!cycles || !n) return 0;
-    if (cbr && cbr == c->cbr && c->tick_div_ok)
-        return ptc__clk_wobble(c, ptc__math_muldiv_by(&c->tick_div[fastest != 0], cycles, n, fastest), fastest);
+    if (cbr && cbr == r->cbr && r->tick_div_ok)
+        return ptc__clk_wobble(r, ptc__math_muldiv_by(&r->tick_div[fastest != 0], cycles, n, fastest), fastest);
     /* cycles * n / (d * ratio), rounded: one division where d * ratio
        fits (rounding twice, by d then by the ratio, gives the same) */
-    if (d <= UINT64_MAX / 256) return ptc__clk_wobble(c, ptc__math_muldiv(cycles, n, d * ratio, fastest), fastest);
+    if (d <= UINT64_MAX / 256) return ptc__clk_wobble(r, ptc__math_muldiv(cycles, n, d * ratio, fastest), fastest);
     t = ptc__math_muldiv(cycles, n, d, fastest);
     if (t == UINT64_MAX) return t;
-    return ptc__clk_wobble(c, fastest ? (t + ratio - 1) / ratio : t / ratio, fastest);
+    return ptc__clk_wobble(r, fastest ? (t + ratio - 1) / ratio : t / ratio, fastest);
 }
 
 /* TSC ticks in `art` ART ticks (ebx/eax each), rounded down or up. */
-static uint64_t ptc__clk_art_ticks(const ptc_clock *c, uint64_t art, int up)
+static uint64_t ptc__clk_art_ticks(const ptc__clk_rate *r, uint64_t art, int up)
 {
-    return ptc__math_muldiv_by(&c->art_div, art, c->cfg.cpuid_15_ebx, up);
+    return ptc__math_muldiv_by(&r->art_div, art, r->ebx, up);
 }
 
 /* Bounds of the TSC at the ART edge art_rel ticks after the TMA's edge. */
-static uint64_t ptc__clk_edge(const ptc_clock *c, uint64_t art_rel, int hi)
+static uint64_t ptc__clk_edge(const ptc__clk_rate *r, const ptc__clk_ctc *k, uint64_t art_rel, int hi)
 {
-    uint64_t q = ptc__clk_art_ticks(c, art_rel, hi);
-    return ptc__math_sat_add(c->ctc_base_tsc, hi ? ptc__math_sat_add(q, 1) : q);
+    uint64_t q = ptc__clk_art_ticks(r, art_rel, hi);
+    return ptc__math_sat_add(k->base_tsc, hi ? ptc__math_sat_add(q, 1) : q);
 }
 
 /* The most TSC ticks by which an MTC packet follows its edge: within the
    cycle of the edge, plus the cycles the core may take to see it. */
-static uint64_t ptc__clk_mtc_lag(const ptc_clock *c)
+static uint64_t ptc__clk_mtc_lag(const ptc__clk_rate *r)
 {
-    return ptc__clk_cyc_ticks(c, 1 + (uint64_t)c->cfg.mtc_jitter, c->cbr, 1);
+    return ptc__clk_cyc_ticks(r, 1 + (uint64_t)r->mtc_jitter, r->cbr, 1);
+}
+
+/* The CBR or nom's range changed: the divisors that convert cycles to
+   ticks at this CBR, and the MTCs' lag. */
+static void ptc__clk_rate_set(ptc__clk_rate *r)
+{
+    r->tick_div_ok = r->cbr && r->nom_lo_d <= UINT64_MAX / 256 && r->nom_hi_d <= UINT64_MAX / 256;
+    if (r->tick_div_ok) {
+        ptc__math_divider_init(&r->tick_div[0], r->nom_lo_d * r->cbr);
+        ptc__math_divider_init(&r->tick_div[1], r->nom_hi_d * r->cbr);
+    }
+    r->mtc_lag = ptc__clk_mtc_lag(r);
+}
+
+/* A configuration the clock can work with (SPEC 3.1). */
+static int ptc__clk_config_ok(const ptc_clock_config *cfg)
+{
+    return cfg->mtc_freq <= 15 && (cfg->cpuid_15_eax == 0) == (cfg->cpuid_15_ebx == 0) && (!cfg->nom_num || cfg->nom_den) &&
+           cfg->cyc_bits != 0 && cfg->rate_ppm < 1000000 && !(cfg->errata & ~(uint32_t)PTC_ERRATA_ALL_) &&
+           (cfg->cyc_thresh <= 15 || cfg->cyc_thresh == PTC_CYC_THRESH_UNKNOWN);
+}
+
+/* cfg with its nom in lowest terms (its products must fit) and SKL168's
+   lost MTC counted; 0 when an inexact nom is too large to double. */
+static int ptc__clk_config_reduce(ptc_clock_config *c)
+{
+    if ((c->errata & PTC_ERRATUM_SKL168) && !c->mtc_lost) c->mtc_lost = 1;
+    if (c->nom_num) {
+        uint64_t g = ptc__math_gcd(c->nom_num, c->nom_den);
+        c->nom_num /= g;
+        c->nom_den /= g;
+    }
+    return !c->nom_num || c->nom_exact || (c->nom_num <= UINT64_MAX / 4 && c->nom_den <= UINT64_MAX / 4);
+}
+
+/* Half an MTC period in TSC ticks, rounded up; 0 without MTC timing. */
+static uint64_t ptc__clk_half_period(const ptc_clock_config *cfg)
+{
+    if (!cfg->cpuid_15_eax) return 0;
+    return (((uint64_t)cfg->cpuid_15_ebx << cfg->mtc_freq) + 2 * (uint64_t)cfg->cpuid_15_eax - 1) /
+           (2 * (uint64_t)cfg->cpuid_15_eax);
+}
+
+/* nom's range from a reduced configuration, and the fixed divisors. */
+static void ptc__clk_rate_init(ptc__clk_rate *r, const ptc_clock_config *cfg)
+{
+    memset(r, 0, sizeof *r);
+    r->rate_ppm = cfg->rate_ppm;
+    r->ebx = cfg->cpuid_15_ebx;
+    r->mtc_jitter = cfg->mtc_jitter;
+    ptc__math_divider_init(&r->art_div, cfg->cpuid_15_eax ? cfg->cpuid_15_eax : 1);
+    ptc__math_divider_init(&r->ppm_div, 1000000);
+    if (!cfg->nom_num) { /* only what the 8-bit MSR field allows: 0 < nom < 255.5 */
+        r->nom_lo_n = 0;
+        r->nom_lo_d = 1;
+        r->nom_hi_n = 511;
+        r->nom_hi_d = 2;
+    } else if (cfg->nom_exact) { /* (the average rate: ptc__clk_wobble bounds the rest) */
+        r->nom_lo_n = r->nom_hi_n = cfg->nom_num;
+        r->nom_lo_d = r->nom_hi_d = cfg->nom_den;
+    } else { /* the MSR holds it rounded: nom -+ 1/2 */
+        r->nom_lo_n = 2 * cfg->nom_num > cfg->nom_den ? 2 * cfg->nom_num - cfg->nom_den : 0;
+        r->nom_hi_n = 2 * cfg->nom_num + cfg->nom_den;
+        r->nom_lo_d = r->nom_hi_d = 2 * cfg->nom_den;
+    }
+    ptc__clk_rate_set(r);
+}
+
+/* ART ticks from the last MTC edge (or from the TMA's) to the edge of
+   the MTC with payload p, MTCFreq n; k->valid drops when p cannot follow
+   the TMA. */
+static uint64_t ptc__clk_mtc_step(ptc__clk_ctc *k, unsigned n, uint8_t p)
+{
+    uint64_t step;
+    if (!k->after_tma) { /* at least one period since the last MTC: equal payloads are 256 */
+        step = (uint64_t)(uint8_t)(p - k->last_payload);
+        return (step ? step : 256) << n;
+    }
+    k->after_tma = 0;
+    /* (an MTC at the TMA's own instant is possible: the TMA read the CTC
+       just as it reached the edge - step 0) */
+    if (n <= 8) /* the TMA holds CTC[N+7:N]: the first edge is exact */
+        return (((uint64_t)p << n) - k->base_low) & ((UINT64_C(1) << (n + 8)) - 1);
+    {   /* not all of them: the first edge after the TMA, if it fits */
+        uint64_t lowmask = (UINT64_C(1) << (16 - n)) - 1, below = k->base_low & ((UINT64_C(1) << n) - 1);
+        if (!below && ((uint64_t)(k->base_low >> n) & lowmask) == (p & lowmask)) return 0;
+        step = (UINT64_C(1) << n) - below;
+        if ((((uint64_t)(k->base_low >> n) + 1) & lowmask) != (p & lowmask)) k->valid = 0;
+        return step;
+    }
+}
+
+/* An MTC with payload p moves the last edge on (SPEC 3.3): 1 when its
+   edge is known, in k->art_rel; the step it took in *step. */
+static int ptc__clk_ctc_mtc(ptc__clk_ctc *k, unsigned n, uint8_t p, uint64_t *step)
+{
+    if (!k->valid) return 0;
+    *step = ptc__clk_mtc_step(k, n, p);
+    if (!k->valid) return 0;
+    k->art_rel += *step;
+    k->last_payload = p;
+    k->have_mtc = 1;
+    return 1;
+}
+
+/* A TMA after the TSC `tsc` with FastCounter fc and CTC ctc: the base. */
+static void ptc__clk_ctc_tma(ptc__clk_ctc *k, uint64_t tsc, uint16_t ctc, uint16_t fc)
+{
+    k->valid = 1;
+    k->base_tsc = tsc - fc; /* TSC at the CTC edge (SDM) */
+    k->base_low = ctc;
+    k->art_rel = 0;
+    k->after_tma = 1;
+    k->have_mtc = 0;
+}
+
+/* The TSC's 56 bits v extended to 64 against the last one, `last` (have:
+   there was one). */
+static uint64_t ptc__clk_tsc_extend(uint64_t last, int have, uint64_t v)
+{
+    const uint64_t m56 = (UINT64_C(1) << 56) - 1;
+    uint64_t full = v;
+    if (have) {
+        full = (last & ~m56) | v;
+        if (full + (UINT64_C(1) << 55) < last) full += UINT64_C(1) << 56;
+    }
+    return full;
 }
 
 static ptc__clk_entry *ptc__clk_at(ptc_clock *c, size_t i) { return &c->ring[(c->head + i) % PTC_CLOCK_WINDOW]; }
 
 /* The CBR or nom's range changed: what depends on them only. Whether
    the configured nom still lies in the range the trace allows (the points
-   use it then, SPEC 3.7), the divisors that convert cycles to ticks at
-   this CBR, and the MTCs' lag. */
+   use it then, SPEC 3.7), and the rate's own divisors. */
 static void ptc__clk_rate_changed(ptc_clock *c)
 {
     c->nom_cfg_inside = c->cfg.nom_num && c->cfg.nom_den <= UINT64_MAX / 256 &&
-                        !ptc__math_frac_less(c->cfg.nom_num, c->cfg.nom_den, c->nom_lo_n, c->nom_lo_d) &&
-                        !ptc__math_frac_less(c->nom_hi_n, c->nom_hi_d, c->cfg.nom_num, c->cfg.nom_den);
-    c->tick_div_ok = c->cbr && c->nom_lo_d <= UINT64_MAX / 256 && c->nom_hi_d <= UINT64_MAX / 256;
-    if (c->tick_div_ok) {
-        ptc__math_divider_init(&c->tick_div[0], c->nom_lo_d * c->cbr);
-        ptc__math_divider_init(&c->tick_div[1], c->nom_hi_d * c->cbr);
-    }
-    if (c->nom_cfg_inside && c->cbr) ptc__math_divider_init(&c->guess_div, c->cfg.nom_den * c->cbr);
-    c->mtc_lag = ptc__clk_mtc_lag(c);
+                        !ptc__math_frac_less(c->cfg.nom_num, c->cfg.nom_den, c->rate.nom_lo_n, c->rate.nom_lo_d) &&
+                        !ptc__math_frac_less(c->rate.nom_hi_n, c->rate.nom_hi_d, c->cfg.nom_num, c->cfg.nom_den);
+    ptc__clk_rate_set(&c->rate);
+    if (c->nom_cfg_inside && c->rate.cbr) ptc__math_divider_init(&c->guess_div, c->cfg.nom_den * c->rate.cbr);
 }
 
 PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
 {
     if (!c || !cfg) return PTC_ERR_BAD_ARGUMENT;
-    if (cfg->mtc_freq > 15 || (cfg->cpuid_15_eax == 0) != (cfg->cpuid_15_ebx == 0) || (cfg->nom_num && !cfg->nom_den) ||
-        cfg->cyc_bits == 0 || cfg->rate_ppm >= 1000000 || (cfg->errata & ~(uint32_t)PTC_ERRATA_ALL_) ||
-        (cfg->cyc_thresh > 15 && cfg->cyc_thresh != PTC_CYC_THRESH_UNKNOWN))
-        return PTC_ERR_BAD_CONFIG;
+    if (!ptc__clk_config_ok(cfg)) return PTC_ERR_BAD_CONFIG;
     memset(c, 0, sizeof *c);
     c->cfg = *cfg;
+    if (!ptc__clk_config_reduce(&c->cfg)) return PTC_ERR_BAD_CONFIG;
     c->cyc_min_eligible = UINT64_MAX;
-    if ((cfg->errata & PTC_ERRATUM_SKL168) && !c->cfg.mtc_lost) c->cfg.mtc_lost = 1;
     ptc_checker_init(&c->chk, &cfg->policy);
-    ptc__math_divider_init(&c->art_div, cfg->cpuid_15_eax ? cfg->cpuid_15_eax : 1);
-    ptc__math_divider_init(&c->ppm_div, 1000000);
-    if (cfg->cpuid_15_eax)
-        c->half_period = (((uint64_t)cfg->cpuid_15_ebx << cfg->mtc_freq) + 2 * (uint64_t)cfg->cpuid_15_eax - 1) /
-                         (2 * (uint64_t)cfg->cpuid_15_eax);
-    if (c->cfg.nom_num) { /* keep the fraction small: its products must fit */
-        uint64_t g = ptc__math_gcd(c->cfg.nom_num, c->cfg.nom_den);
-        c->cfg.nom_num /= g;
-        c->cfg.nom_den /= g;
-    }
-    if (!c->cfg.nom_num) { /* only what the 8-bit MSR field allows: 0 < nom < 255.5 */
-        c->nom_lo_n = 0;
-        c->nom_lo_d = 1;
-        c->nom_hi_n = 511;
-        c->nom_hi_d = 2;
-    } else if (c->cfg.nom_exact) { /* (the average rate: ptc__clk_wobble bounds the rest) */
-        c->nom_lo_n = c->nom_hi_n = c->cfg.nom_num;
-        c->nom_lo_d = c->nom_hi_d = c->cfg.nom_den;
-    } else { /* the MSR holds it rounded: nom -+ 1/2 */
-        if (c->cfg.nom_num > UINT64_MAX / 4 || c->cfg.nom_den > UINT64_MAX / 4) return PTC_ERR_BAD_CONFIG;
-        c->nom_lo_n = 2 * c->cfg.nom_num > c->cfg.nom_den ? 2 * c->cfg.nom_num - c->cfg.nom_den : 0;
-        c->nom_hi_n = 2 * c->cfg.nom_num + c->cfg.nom_den;
-        c->nom_lo_d = c->nom_hi_d = 2 * c->cfg.nom_den;
-    }
+    c->half_period = ptc__clk_half_period(cfg);
+    ptc__clk_rate_init(&c->rate, &c->cfg);
     ptc__clk_rate_changed(c);
     return PTC_OK;
 }
@@ -3460,21 +3675,21 @@ static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, c
     int unpinned = (e->flags & PTC__CLK_UNPINNED) != 0;
     if (a && a->valid && a->epoch == e->epoch) {
         if (e->pos_lo != PTC__CLK_NOPOS && a->pos_hi != PTC__CLK_NOPOS && a->lo) {
-            uint64_t l = ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(e->pos_lo, a->pos_hi), cbr, 0));
+            uint64_t l = ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(&c->rate, ptc__math_sat_sub(e->pos_lo, a->pos_hi), cbr, 0));
             if (l > *lo) *lo = l;
         }
         if (!unpinned && e->pos_hi != PTC__CLK_NOPOS && a->pos_lo != PTC__CLK_NOPOS && a->hi != UINT64_MAX) {
-            uint64_t h = ptc__math_sat_add(a->hi, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(e->pos_hi, a->pos_lo), cbr, 1));
+            uint64_t h = ptc__math_sat_add(a->hi, ptc__clk_cyc_ticks(&c->rate, ptc__math_sat_sub(e->pos_hi, a->pos_lo), cbr, 1));
             if (h < *hi) *hi = h;
         }
     }
     if (b && b->valid && b->epoch == e->epoch) {
         if (e->pos_hi != PTC__CLK_NOPOS && b->pos_lo != PTC__CLK_NOPOS && b->hi != UINT64_MAX) {
-            uint64_t h = ptc__math_sat_sub(b->hi, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(b->pos_lo, e->pos_hi), cbr, 0));
+            uint64_t h = ptc__math_sat_sub(b->hi, ptc__clk_cyc_ticks(&c->rate, ptc__math_sat_sub(b->pos_lo, e->pos_hi), cbr, 0));
             if (h < *hi) *hi = h;
         }
         if (!unpinned && e->pos_lo != PTC__CLK_NOPOS && b->pos_hi != PTC__CLK_NOPOS && b->lo) {
-            uint64_t l = ptc__math_sat_sub(b->lo, ptc__clk_cyc_ticks(c, ptc__math_sat_sub(b->pos_hi, e->pos_lo), cbr, 1));
+            uint64_t l = ptc__math_sat_sub(b->lo, ptc__clk_cyc_ticks(&c->rate, ptc__math_sat_sub(b->pos_hi, e->pos_lo), cbr, 1));
             if (l > *lo) *lo = l;
         }
     }
@@ -3505,7 +3720,7 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
        what the trace shows allows it (the MSR's rounded value is what perf
        assumes), else the middle of the range */
     if (c->cfg.rate_ppm && b && b->mtc && b->epoch == e->epoch && b->pos_lo == b->pos_hi && b->pos_lo > at &&
-        b->hi != UINT64_MAX && c->cbr == cbr) {
+        b->hi != UINT64_MAX && c->rate.cbr == cbr) {
         uint64_t q, r, b_mid = b->lo + (b->hi - b->lo) / 2; /* n * (b_mid - point) / (cycles to b) */
         if (b_mid > a->point && ptc__math_mad_div(n, b_mid - a->point, 0, 0, b->pos_lo - from, &q, &r))
             return ptc__math_sat_add(a->point, q);
@@ -3517,10 +3732,10 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
     if (c->nom_cfg_inside) {
         uint64_t d = c->cfg.nom_den * cbr, q, r, hi; /* n * nom / cbr, rounded down as the truth (a TSC) is */
         ptc__math_mul_wide(n, c->cfg.nom_num, &hi, &q);
-        if (!hi && cbr == c->cbr) return ptc__math_sat_add(a->point, ptc__math_divide(&c->guess_div, q));
+        if (!hi && cbr == c->rate.cbr) return ptc__math_sat_add(a->point, ptc__math_divide(&c->guess_div, q));
         if (ptc__math_mad_div(n, c->cfg.nom_num, 0, 0, d, &q, &r)) return ptc__math_sat_add(a->point, q);
     }
-    return ptc__math_sat_add(a->point, ptc__clk_cyc_ticks(c, n, cbr, 0) / 2 + ptc__clk_cyc_ticks(c, n, cbr, 1) / 2);
+    return ptc__math_sat_add(a->point, ptc__clk_cyc_ticks(&c->rate, n, cbr, 0) / 2 + ptc__clk_cyc_ticks(&c->rate, n, cbr, 1) / 2);
 }
 
 /* A CYC whose value is all ones over the counter's width (cyc_bits), or
@@ -3581,7 +3796,7 @@ static uint64_t ptc__clk_guess(const ptc_clock *c, const ptc__clk_entry *e, cons
         (mid = ptc__clk_cycle_guess(c, e, NULL)) != 0) /* the cycles say where in its lag it went out */
         return mid < e->lo ? e->lo : mid;
     if (e->flags & PTC__CLK_MTC)
-        return ptc__math_sat_add(e->lo, ptc__clk_cyc_ticks(c, c->cfg.mtc_jitter / 2, (uint8_t)(e->flags >> 16), 0));
+        return ptc__math_sat_add(e->lo, ptc__clk_cyc_ticks(&c->rate, c->cfg.mtc_jitter / 2, (uint8_t)(e->flags >> 16), 0));
     if (e->flags & (PTC__CLK_SAMPLED | PTC__CLK_AT_TSC)) /* its value (sampled early: the guess that
                                                              holds up later points least) */
         return e->lo;
@@ -3626,7 +3841,7 @@ static uint64_t ptc__clk_point(const ptc_clock *c, const ptc__clk_entry *e, cons
         /* (an unknown threshold: a small one, as those in use are - the
            CYCs' bound on it says little, an MTC's CYC carries its period) */
         uint64_t w = c->cfg.cyc_thresh != PTC_CYC_THRESH_UNKNOWN ? ptc__clk_thresh_window(c) : 2;
-        uint64_t d = ptc__clk_cyc_ticks(c, w / 2, (uint8_t)(e->flags >> 16), 0);
+        uint64_t d = ptc__clk_cyc_ticks(&c->rate, w / 2, (uint8_t)(e->flags >> 16), 0);
         if (mid - e->lo > d) mid = e->lo + d;
     }
     /* and not past the anchor's own guess, so that it need not wait */
@@ -3709,12 +3924,12 @@ static void ptc__clk_anchor_of(const ptc__clk_entry *e, ptc__clk_anchor *a)
 
 /* Cycles in `ticks` TSC ticks: at least (most = 0) or at most, by the
    rate's bounds; UINT64_MAX when not bounded. */
-static uint64_t ptc__clk_ticks_cycles(const ptc_clock *c, uint64_t ticks, uint8_t cbr, int most)
+static uint64_t ptc__clk_ticks_cycles(const ptc__clk_rate *r, uint64_t ticks, uint8_t cbr, int most)
 {
-    uint64_t n = most ? c->nom_lo_n : c->nom_hi_n, d = most ? c->nom_lo_d : c->nom_hi_d, x;
+    uint64_t n = most ? r->nom_lo_n : r->nom_hi_n, d = most ? r->nom_lo_d : r->nom_hi_d, x;
     if (!cbr || !n) return most ? UINT64_MAX : 0;
     /* cycles at ratio 1, at the wobble's slowest or fastest; then times the ratio */
-    x = ptc__clk_unwobble(c, ptc__math_muldiv(ticks, d, n, most), most);
+    x = ptc__clk_unwobble(r, ptc__math_muldiv(ticks, d, n, most), most);
     return x > UINT64_MAX / cbr ? (most ? UINT64_MAX : 0) : x * cbr;
 }
 
@@ -3753,7 +3968,7 @@ static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
 {
     const ptc__clk_anchor *a = &c->rate_ref;
     uint64_t n, lo, hi;
-    uint8_t cbr = c->cbr;
+    uint8_t cbr = c->rate.cbr;
     int narrowed;
     if (e->pos_lo != e->pos_hi || e->pos_lo == PTC__CLK_NOPOS || !e->lo || e->hi == UINT64_MAX || !cbr) return;
     if (!a->valid || a->epoch != e->epoch || c->rate_ref_cbr != cbr || a->pos_hi >= e->pos_lo) {
@@ -3771,15 +3986,15 @@ static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
     if (c->cfg.rate_ppm) {
         /* the rate between them is an average of a wobbling one, within
            rate_ppm of nom: nom is within [lo / (1 + ppm), hi / (1 - ppm)] */
-        lo = ptc__clk_unwobble(c, lo, 0);
-        hi = ptc__clk_unwobble(c, hi, 1);
+        lo = ptc__clk_unwobble(&c->rate, lo, 0);
+        hi = ptc__clk_unwobble(&c->rate, hi, 1);
         if (hi == UINT64_MAX) return;
     }
     /* only if consistent with what is known: else the trace broke a rule */
-    if (ptc__math_frac_less(c->nom_hi_n, c->nom_hi_d, lo, n) || ptc__math_frac_less(hi, n, c->nom_lo_n, c->nom_lo_d)) return;
+    if (ptc__math_frac_less(c->rate.nom_hi_n, c->rate.nom_hi_d, lo, n) || ptc__math_frac_less(hi, n, c->rate.nom_lo_n, c->rate.nom_lo_d)) return;
     narrowed = 0;
-    if (ptc__math_frac_less(c->nom_lo_n, c->nom_lo_d, lo, n)) { c->nom_lo_n = lo; c->nom_lo_d = n; narrowed = 1; }
-    if (ptc__math_frac_less(hi, n, c->nom_hi_n, c->nom_hi_d)) { c->nom_hi_n = hi; c->nom_hi_d = n; narrowed = 1; }
+    if (ptc__math_frac_less(c->rate.nom_lo_n, c->rate.nom_lo_d, lo, n)) { c->rate.nom_lo_n = lo; c->rate.nom_lo_d = n; narrowed = 1; }
+    if (ptc__math_frac_less(hi, n, c->rate.nom_hi_n, c->rate.nom_hi_d)) { c->rate.nom_hi_n = hi; c->rate.nom_hi_d = n; narrowed = 1; }
     if (narrowed) ptc__clk_rate_changed(c);
 }
 
@@ -3794,7 +4009,7 @@ static void ptc__clk_position_by_time(ptc_clock *c, ptc__clk_entry *e)
         return;
     /* at most as many cycles as could run in the time between them (not
        at least: tracing may have stopped in between, and the counter) */
-    most = ptc__clk_ticks_cycles(c, e->hi - a->lo, c->cbr, 1);
+    most = ptc__clk_ticks_cycles(&c->rate, e->hi - a->lo, c->rate.cbr, 1);
     if (most != UINT64_MAX && a->pos_hi + most < e->pos_hi) e->pos_hi = a->pos_hi + most;
 }
 
@@ -3890,21 +4105,9 @@ static void ptc__clk_on_loss(ptc_clock *c, ptc__clk_entry *e)
 {
     ptc__clk_unpin_trailing_cycs(c);
     ptc__clk_break(c);
-    c->ctc_valid = 0;
+    c->ctc.valid = 0;
     c->psb_at = 0;
     e->flags |= PTC__CLK_STOP;
-}
-
-/* The TSC's 56 bits extended to 64 against the last one. */
-static uint64_t ptc__clk_tsc_extend(const ptc_clock *c, uint64_t v)
-{
-    const uint64_t m56 = (UINT64_C(1) << 56) - 1;
-    uint64_t full = v;
-    if (c->have_tsc) {
-        full = (c->tsc_full & ~m56) | v;
-        if (full + (UINT64_C(1) << 55) < c->tsc_full) full += UINT64_C(1) << 56;
-    }
-    return full;
 }
 
 /* A TSC inside a PSB+: one instant with no clock stop, so the epoch goes
@@ -3958,7 +4161,7 @@ static void ptc__clk_tsc_alone(ptc_clock *c, ptc__clk_entry *e, size_t cyc_befor
 
 static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
 {
-    uint64_t full = ptc__clk_tsc_extend(c, e->it.pkt.u.tsc.tsc);
+    uint64_t full = ptc__clk_tsc_extend(c->tsc_full, c->have_tsc, e->it.pkt.u.tsc.tsc);
     c->tsc_full = full;
     c->have_tsc = 1;
     e->lo = full;
@@ -3972,7 +4175,7 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
            unknown one no CYC has bounded yet is taken as small) */
         if (!s->cyc_before && c->cfg.cyc_en && ptc__clk_thresh_window(c) != UINT64_MAX)
             cycles += ptc__clk_thresh_window(c) - 1;
-        e->hi = ptc__math_sat_add(e->hi, ptc__clk_cyc_ticks(c, cycles, c->cbr, 1));
+        e->hi = ptc__math_sat_add(e->hi, ptc__clk_cyc_ticks(&c->rate, cycles, c->rate.cbr, 1));
         e->flags |= PTC__CLK_SAMPLED;
     }
     if (c->psb_at && c->cfg.psb_early_tsc && c->psb_mtc && c->cfg.cpuid_15_eax) {
@@ -3980,14 +4183,14 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
            sample (the TMA's CTC one short of the MTC's): the packet went out
            within an ART tick and the MTC's lag of its value, whether or not
            that MTC's time is known (with SKZ84 it is not) */
-        uint64_t by = ptc__math_sat_add(full + 1, ptc__math_sat_add(ptc__clk_art_ticks(c, 1, 1), c->mtc_lag));
+        uint64_t by = ptc__math_sat_add(full + 1, ptc__math_sat_add(ptc__clk_art_ticks(&c->rate, 1, 1), c->rate.mtc_lag));
         if (by > e->hi) e->hi = by;
         e->flags |= PTC__CLK_SAMPLED;
     }
     if (c->cfg.psb_early_tsc && c->last_anchor.valid && c->last_anchor.mtc && c->last_anchor.lo > full) {
         /* sampled before the edge of an MTC that went out ahead of it (a
            PSB+'s or a wake's, on Skylake): the packet is after that MTC's */
-        uint64_t after_mtc = ptc__math_sat_add(c->last_anchor.hi, c->mtc_lag);
+        uint64_t after_mtc = ptc__math_sat_add(c->last_anchor.hi, c->rate.mtc_lag);
         if (after_mtc > e->hi) e->hi = after_mtc;
         e->flags |= PTC__CLK_SAMPLED;
     }
@@ -3995,7 +4198,7 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     c->tsc_sampled = (e->flags & PTC__CLK_SAMPLED) != 0;
     e->flags |= PTC__CLK_ANCHOR | PTC__CLK_STOP;
     s->anchor = 1;
-    c->ctc_valid = 0; /* the CTC base waits for the TMA */
+    c->ctc.valid = 0; /* the CTC base waits for the TMA */
     c->cycles_since_tsc = 0;
     c->tsc_run = 1;
     c->tsc_in_psb = c->psb_at != 0;
@@ -4017,50 +4220,21 @@ static void ptc__clk_on_tma(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     e->hi = c->tsc_hi;
     s->same_instant = 1;
     if (corrupt || (c->cfg.errata & PTC_ERRATUM_SKZ84)) return;
-    c->ctc_valid = 1;
-    c->ctc_base_tsc = c->tsc_full - p->u.tma.fc; /* TSC at the CTC edge (SDM) */
-    c->ctc_base_low = p->u.tma.ctc;
-    c->art_rel = 0;
-    c->mtc_after_tma = 1;
-    c->have_mtc = 0;
+    ptc__clk_ctc_tma(&c->ctc, c->tsc_full, p->u.tma.ctc, p->u.tma.fc);
     c->next_mtc_hi = 0; /* none known until the CBR or an MTC */
     e->flags |= PTC__CLK_ANCHOR;
     s->anchor = 1;
 }
 
-/* ART ticks from the last MTC edge (or from the TMA's) to the edge of
-   the MTC with payload p; c->ctc_valid drops when p cannot follow the TMA. */
-static uint64_t ptc__clk_mtc_step(ptc_clock *c, uint8_t p)
-{
-    unsigned n = c->cfg.mtc_freq;
-    uint64_t step;
-    if (!c->mtc_after_tma) { /* at least one period since the last MTC: equal payloads are 256 */
-        step = (uint64_t)(uint8_t)(p - c->last_payload);
-        return (step ? step : 256) << n;
-    }
-    c->mtc_after_tma = 0;
-    /* (an MTC at the TMA's own instant is possible: the TMA read the CTC
-       just as it reached the edge - step 0) */
-    if (n <= 8) /* the TMA holds CTC[N+7:N]: the first edge is exact */
-        return (((uint64_t)p << n) - c->ctc_base_low) & ((UINT64_C(1) << (n + 8)) - 1);
-    {   /* not all of them: the first edge after the TMA, if it fits */
-        uint64_t lowmask = (UINT64_C(1) << (16 - n)) - 1, below = c->ctc_base_low & ((UINT64_C(1) << n) - 1);
-        if (!below && ((uint64_t)(c->ctc_base_low >> n) & lowmask) == (p & lowmask)) return 0;
-        step = (UINT64_C(1) << n) - below;
-        if ((((uint64_t)(c->ctc_base_low >> n) + 1) & lowmask) != (p & lowmask)) c->ctc_valid = 0;
-        return step;
-    }
-}
-
 /* MTC periods from the MTC with payload p to the next edge whose MTC
    must be emitted: the next one while the policy's run is short, else
    the first one a resume rule lets through; plus those hardware may lose. */
-static uint64_t ptc__clk_periods_to_emitted(const ptc_clock *c, uint8_t p)
+static uint64_t ptc__clk_periods_to_emitted(const ptc_clock_config *cfg, const ptc_checker *chk, uint8_t p)
 {
-    const ptc_mtc_policy *pol = &c->cfg.policy;
+    const ptc_mtc_policy *pol = &cfg->policy;
     uint64_t periods = 256; /* no 256 MTCs in a row go missing (SDM, SPEC 2.1) */
-    if (!c->cfg.have_policy) return periods;
-    if (!pol->threshold || c->chk.run < c->chk.need) periods = 1;
+    if (!cfg->have_policy) return periods;
+    if (!pol->threshold || chk->run < chk->need) periods = 1;
     else {
         if (pol->resume_after && (uint64_t)pol->resume_after + 1 < periods) periods = pol->resume_after + 1u;
         if (pol->resume_on_value) {
@@ -4069,7 +4243,7 @@ static uint64_t ptc__clk_periods_to_emitted(const ptc_clock *c, uint8_t p)
             if (d < periods) periods = d;
         }
     }
-    periods += c->cfg.mtc_lost;
+    periods += cfg->mtc_lost;
     return periods > 256 ? 256 : periods;
 }
 
@@ -4080,25 +4254,20 @@ static void ptc__clk_on_mtc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     uint64_t step, lost = (uint64_t)(1 + c->cfg.mtc_lost) << n;
     int stopped = c->stop_since_mtc;
     if (c->psb_at) c->psb_mtc = 1;
-    if (!c->ctc_valid) return;
-    step = ptc__clk_mtc_step(c, p);
-    if (!c->ctc_valid) return;
-    c->art_rel += step;
-    c->last_payload = p;
-    c->have_mtc = 1;
+    if (!ptc__clk_ctc_mtc(&c->ctc, n, p, &step)) return;
     c->stop_since_mtc = 0;
     /* every packet before a clock stop comes before the next emitted MTC */
-    c->next_mtc_hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel + (ptc__clk_periods_to_emitted(c, p) << n), 1),
-                                       c->mtc_lag);
-    e->lo = ptc__clk_edge(c, c->art_rel, 0);
-    e->hi = ptc__math_sat_add(ptc__clk_edge(c, c->art_rel, 1), c->mtc_lag);
+    c->next_mtc_hi = ptc__math_sat_add(ptc__clk_edge(&c->rate, &c->ctc, c->ctc.art_rel + (ptc__clk_periods_to_emitted(&c->cfg, &c->chk, p) << n), 1),
+                                       c->rate.mtc_lag);
+    e->lo = ptc__clk_edge(&c->rate, &c->ctc, c->ctc.art_rel, 0);
+    e->hi = ptc__math_sat_add(ptc__clk_edge(&c->rate, &c->ctc, c->ctc.art_rel, 1), c->rate.mtc_lag);
     e->flags |= PTC__CLK_ANCHOR | PTC__CLK_MTC;
     s->anchor = 1;
     /* more than one period since the last MTC: MTCs were suppressed, and
        packets since then are after the edge before this one (the edges
        hardware may have lost tell nothing) */
-    if (step > lost && c->art_rel >= lost && !c->cfg.hidden_stops) { /* (else the gap may be a stop) */
-        s->gap_floor = ptc__clk_edge(c, c->art_rel - lost, 0);
+    if (step > lost && c->ctc.art_rel >= lost && !c->cfg.hidden_stops) { /* (else the gap may be a stop) */
+        s->gap_floor = ptc__clk_edge(&c->rate, &c->ctc, c->ctc.art_rel - lost, 0);
         if (!stopped) c->seen_gap = 1; /* not a sleep: suppression */
     }
     /* an MTC that ends a PSB+'s instant - unless the PSB+'s TSC may have
@@ -4120,15 +4289,15 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     size_t i;
     /* a PSB+ that reports a new ratio: it changed at some point since the
        last one, so cycle counts across it do not convert */
-    if (c->tsc_run && c->tsc_in_psb && c->cbr && c->cbr != ratio) ptc__clk_break(c);
-    c->cbr = ratio;
+    if (c->tsc_run && c->tsc_in_psb && c->rate.cbr && c->rate.cbr != ratio) ptc__clk_break(c);
+    c->rate.cbr = ratio;
     ptc__clk_rate_changed(c);
     if (!c->tsc_run) {
         ptc__clk_break(c); /* a new rate without a TSC */
         e->flags |= PTC__CLK_STOP;
         return;
     }
-    if (c->have_mtc) return; /* an MTC after the TSC's edge came first: the CBR is after it */
+    if (c->ctc.have_mtc) return; /* an MTC after the TSC's edge came first: the CBR is after it */
     /* sent with the TSC and TMA before it, at their instant, where the new
        ratio starts: the entries of the TSC's epoch still open are
        converted at it (a TMA that is no anchor, with SKZ84) */
@@ -4139,16 +4308,16 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
         ptc__clk_entry *o = ptc__clk_at(c, i);
         if (o->epoch == c->epoch) o->flags = (o->flags & ~(uint32_t)0xFF0000) | (uint32_t)ratio << 16;
     }
-    if (c->ctc_valid) {
+    if (c->ctc.valid) {
         /* TSC, TMA, CBR are one instant (PSB+, a wake, a frequency
            change), and the CBR resumes MTCs: the first MTC edge after the
            TMA's is emitted, and whatever comes before the next clock stop
            comes before it (or the one after, when an MTC inside a PSB+
            whose TSC was sampled before it is already out) */
-        uint64_t n = c->cfg.mtc_freq, first = (UINT64_C(1) << n) - (c->ctc_base_low & ((UINT64_C(1) << n) - 1));
+        uint64_t n = c->cfg.mtc_freq, first = (UINT64_C(1) << n) - (c->ctc.base_low & ((UINT64_C(1) << n) - 1));
         if (c->cfg.psb_early_tsc && c->psb_mtc) first += UINT64_C(1) << n;
         first += (uint64_t)c->cfg.mtc_lost << n;
-        c->next_mtc_hi = ptc__math_sat_add(ptc__clk_edge(c, first, 1), c->mtc_lag);
+        c->next_mtc_hi = ptc__math_sat_add(ptc__clk_edge(&c->rate, &c->ctc, first, 1), c->rate.mtc_lag);
         c->stop_since_mtc = 0;
     }
 }
@@ -4234,7 +4403,7 @@ static void ptc__clk_place(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     if (c->psb_at) e->flags |= PTC__CLK_PSB;
     if (c->psb_tail) ptc__clk_psb_tail(c, e, s);
     if (e->flags & PTC__CLK_STOP) c->stop_since_mtc = 1;
-    e->hi_by_mtc = c->ctc_valid && c->next_mtc_hi && !c->stop_since_mtc && !(e->flags & PTC__CLK_MTC) ? c->next_mtc_hi
+    e->hi_by_mtc = c->ctc.valid && c->next_mtc_hi && !c->stop_since_mtc && !(e->flags & PTC__CLK_MTC) ? c->next_mtc_hi
                                                                                                       : UINT64_MAX;
     e->epoch = c->epoch;
     ptc__clk_position(c, e, s);
@@ -4245,7 +4414,7 @@ static void ptc__clk_place(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
         c->fup_flags = e->flags & (PTC__CLK_EXACT | PTC__CLK_NEAR);
     }
     e->cycles = c->cycles_since_tsc;
-    e->flags |= (uint32_t)c->cbr << 16;
+    e->flags |= (uint32_t)c->rate.cbr << 16;
     if (t != PTC_PAD && t != PTC_CYC) c->cyc_just_before = 0;
     /* the TMA belongs to the TSC before it; an MTC between them (seen in
        libipt's vectors) is from before the TSC and leaves them paired */
@@ -4362,6 +4531,624 @@ PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out)
     if (c->cyc_pending) c->cyc_pending--;
     return PTC_OK;
 }
+
+/* ---- 3.13 Timed events ------------------------------------------------ */
+
+/* A cycle position not known yet. */
+#define PTC__EV_NOPOS UINT64_MAX
+
+PTCDEF int ptc_events_is_event(const ptc_item *it)
+{
+    if (!it) return 0;
+    if (it->error != PTC_OK) return 1;
+    return it->pkt.type != PTC_PAD && !ptc_packet_is_timing(it->pkt.type);
+}
+
+static ptc__ev_entry *ptc__ev_at(ptc_events *ev, size_t i) { return &ev->ring[(ev->head + i) % PTC_EVENTS_WINDOW]; }
+
+/* The cycle counts no longer relate to those before (SPEC 3.5 rule 1). */
+static void ptc__ev_break(ptc_events *ev)
+{
+    ev->epoch++;
+    ev->pos = 0;
+    ev->first_cyc_pos = ev->lone_cyc_pos = ev->cand_pos = PTC__EV_NOPOS;
+    ev->ref_waits_cyc = 0;
+}
+
+/* A lower bound on the time at cycle position pos now: the last anchor's,
+   plus the cycles counted since its latest position at the slowest rate. */
+static uint64_t ptc__ev_lo_at(const ptc_events *ev, uint64_t pos)
+{
+    const ptc__ev_anchor *a = &ev->ref;
+    if (!a->valid || a->epoch != ev->epoch || ev->ref_waits_cyc || pos <= a->pos_hi) return a->lo;
+    return ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(&ev->rate, pos - a->pos_hi, ev->rate.cbr, 0));
+}
+
+/* The anchor just computed, if at an exact cycle position, or the first
+   of its epoch (taken to be at the counter's reset), is what points count
+   from (SPEC 3.7 rule 3). */
+static void ptc__ev_note_ref(ptc_events *ev)
+{
+    const ptc__ev_anchor *a = &ev->ref;
+    if (a->exact || (a->pos_lo == 0 && !(ev->guess_ref.valid && ev->guess_ref.epoch == a->epoch))) ev->guess_ref = *a;
+}
+
+/* The last MTC's interval, computed when something needs it (SPEC 3.3). */
+static void ptc__ev_settle(ptc_events *ev)
+{
+    ptc__ev_anchor *a = &ev->ref;
+    if (!ev->ref_stale) return;
+    ev->ref_stale = 0;
+    a->lo = ptc__clk_edge(&ev->rate, &ev->ctc, ev->ctc.art_rel, 0);
+    a->hi = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, ev->ctc.art_rel, 1), ev->rate.mtc_lag);
+    /* its edge plus half its jitter (SPEC 3.7 rule 1) */
+    a->point = ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(&ev->rate, ev->cfg.mtc_jitter, ev->rate.cbr, 1) / 2);
+    if (a->lo > ev->now_lo) ev->now_lo = a->lo;
+    ptc__ev_note_ref(ev);
+    ev->now_pos = PTC__EV_NOPOS; /* the cycles count from this anchor now */
+}
+
+/* The anchor ev->ref, now computed, is the first after the events still
+   waiting: their upper bound, less the cycles counted between them. */
+static void ptc__ev_bound_waiting(ptc_events *ev, size_t upto, int by_cycles)
+{
+    const ptc__ev_anchor *b = &ev->ref;
+    uint64_t later = UINT64_MAX; /* the least upper bound of the events after, but TNTs' (their first branches') */
+    size_t i;
+    for (i = upto; i-- > ev->ready;) {
+        ptc__ev_entry *e = ptc__ev_at(ev, i);
+        uint64_t hi = b->hi;
+        /* the MTC that had to come came later: the clock stopped where
+           the trace does not show it (with a stop it shows after the
+           event, that stop is why) */
+        if (by_cycles && b->lo > e->cap && e->stops == ev->stops) e->cap = UINT64_MAX;
+        if (e->cap < hi) hi = e->cap;
+        if (by_cycles && e->epoch == b->epoch && e->pos_hi != PTC__EV_NOPOS && b->pos_lo > e->pos_hi) {
+            uint64_t t = ptc__clk_cyc_ticks(&ev->rate, b->pos_lo - e->pos_hi, ev->rate.cbr, 0);
+            hi = hi > t ? hi - t : 0;
+        }
+        if (later < hi) hi = later;
+        if (hi < e->hi) e->hi = hi;
+        if (!e->tnt) later = e->hi;
+    }
+    if (upto > ev->ready) ev->ready = upto;
+}
+
+/* A new anchor at the current position; its pos_hi waits for the next
+   CYC unless a CYC came right before it. */
+static void ptc__ev_new_ref(ptc_events *ev, int exact)
+{
+    ptc__ev_anchor *a = &ev->ref;
+    a->valid = 1;
+    a->epoch = ev->epoch;
+    a->pos_lo = a->pos_hi = ev->pos;
+    a->exact = (uint8_t)exact;
+    ev->ref_waits_cyc = !exact;
+    ev->stop_since_ref = 0;
+    ev->now_pos = PTC__EV_NOPOS; /* the lower bound counts from it now */
+}
+
+/* A CYC right after another has no packet of its own: the one before it
+   most likely timed a TNT's first branch. One whose value is all ones may
+   be the counter's wrap, sent whatever the threshold: not a candidate. */
+static void ptc__ev_note_cyc(ptc_events *ev, uint64_t cycles)
+{
+    int wrap = (cycles & (cycles + 1)) == 0 &&
+               (cycles >= 4095 || (ev->cfg.cyc_bits < 64 && cycles == (UINT64_C(1) << ev->cfg.cyc_bits) - 1));
+    if (ev->cyc_just_before && ev->cand_pos != PTC__EV_NOPOS && ev->lone_cyc_pos == PTC__EV_NOPOS)
+        ev->lone_cyc_pos = ev->cand_pos;
+    ev->cand_pos = wrap ? PTC__EV_NOPOS : ev->pos;
+    if (!wrap && ev->first_cyc_pos == PTC__EV_NOPOS) ev->first_cyc_pos = ev->pos;
+}
+
+/* Where a TNT with no CYC right before it most likely had its first
+   branch: at the first lone CYC since the last event, else between the
+   first and the last CYC, else at the last (SPEC 3.7). */
+static uint64_t ptc__ev_first_branch_pos(const ptc_events *ev)
+{
+    if (ev->lone_cyc_pos != PTC__EV_NOPOS) return ev->lone_cyc_pos;
+    if (ev->first_cyc_pos != PTC__EV_NOPOS) return ev->first_cyc_pos + (ev->pos - ev->first_cyc_pos) / 2;
+    return ev->pos;
+}
+
+static PTC__INLINE void ptc__ev_cyc(ptc_events *ev, uint64_t cycles)
+{
+    size_t i;
+    if (ev->cfg.cyc_bits < 64 && cycles >> ev->cfg.cyc_bits) { /* more than the counter holds */
+        ptc__ev_break(ev);
+        ev->cyc_just_before = 0;
+        return;
+    }
+    ev->pos += cycles;
+    ev->cycles_since_tsc += cycles;
+    ev->have_cycles = 1;
+    ptc__ev_note_cyc(ev, cycles);
+    ev->cyc_just_before = 1;
+    if (ev->ref_waits_cyc) {
+        ev->ref.pos_hi = ev->pos;
+        ev->ref_waits_cyc = 0;
+    }
+    for (i = ev->open_from; i < ev->count; i++) {
+        ptc__ev_entry *e = ptc__ev_at(ev, i);
+        if (e->epoch == ev->epoch && ev->pos < e->pos_hi) e->pos_hi = ev->pos;
+    }
+    ev->open_from = ev->count;
+}
+
+static PTC__INLINE void ptc__ev_mtc(ptc_events *ev, uint8_t payload)
+{
+    uint64_t step;
+    int exact = ev->cyc_just_before;
+    ev->cyc_just_before = 0;
+    if (ev->in_psb && !ev->cfg.psb_early_tsc) ev->psb_after_tsc = 0; /* the PSB+'s instant is over */
+    if (ev->cfg.policy.threshold) { /* (the run matters only when the policy suppresses) */
+        ptc_packet mtc;
+        memset(&mtc, 0, sizeof mtc);
+        mtc.type = PTC_MTC;
+        mtc.u.mtc.ctc = payload;
+        (void)ptc_checker_packet(&ev->chk, &mtc);
+    }
+    if (!ptc__clk_ctc_mtc(&ev->ctc, ev->cfg.mtc_freq, payload, &step)) return;
+    /* more than one period (and those hardware may lose) since the last
+       MTC with no stop between: MTCs were suppressed (SPEC 3.7) */
+    if (step > (uint64_t)(1 + ev->cfg.mtc_lost) << ev->cfg.mtc_freq && !ev->stop_since_mtc && !ev->cfg.hidden_stops)
+        ev->seen_gap = 1;
+    ev->stop_since_mtc = 0;
+    ev->cap_known = 0;
+    ptc__ev_new_ref(ev, exact);
+    ev->ref_stale = 1;
+    if (ev->ready < ev->count) { /* events wait for it: their upper bound */
+        ptc__ev_settle(ev);
+        ptc__ev_bound_waiting(ev, ev->count, 1);
+    }
+}
+
+static void ptc__ev_tsc(ptc_events *ev, uint64_t v)
+{
+    uint64_t full = ptc__clk_tsc_extend(ev->tsc_full, ev->have_tsc, v);
+    int exact = ev->cyc_just_before;
+    ptc__ev_settle(ev);
+    ev->tsc_full = full;
+    ev->have_tsc = 1;
+    ev->tsc_run = 1;
+    ev->stop_since_mtc = 1;
+    if (!ev->in_psb) ev->stops++; /* a wake */
+    ev->ctc.valid = 0; /* the CTC base waits for the TMA */
+    ev->cycles_since_tsc = 0;
+    ev->have_cycles = 0;
+    ev->cyc_just_before = 0;
+    if (!ev->in_psb) { /* a wake: a clock stop before it; the new epoch starts at a CYC right before it */
+        ptc__ev_break(ev);
+    }
+    ptc__ev_new_ref(ev, exact);
+    ev->ref.lo = ev->ref.point = full;
+    ev->ref.hi = full + 1;
+    ptc__ev_note_ref(ev);
+    if (full > ev->now_lo) ev->now_lo = full;
+    /* the events before it are before its sample; with psb_early_tsc, those
+       in the PSB+ ahead of it may not be */
+    ptc__ev_bound_waiting(ev, ev->in_psb && ev->cfg.psb_early_tsc && ev->psb_first ? ev->psb_first - 1 : ev->count, 0);
+    /* sampled before it went out: its packet's time is not bounded above
+       by its value, nor are the cycles after it */
+    if (ev->in_psb && ev->cfg.psb_early_tsc) ev->ref.hi = UINT64_MAX;
+    ev->psb_tsc = ev->in_psb;
+    /* sampled as it went out, unless inside a PSB+ with psb_early_tsc */
+    ev->tsc_same_hi = ev->in_psb && ev->cfg.psb_early_tsc ? 0 : full + 1;
+    if (ev->in_psb && !ev->cfg.psb_early_tsc && ev->psb_first) { /* the PSB+ before it is at its instant too */
+        size_t i;
+        for (i = ev->psb_first - 1; i < ev->count; i++) {
+            ptc__ev_entry *e = ptc__ev_at(ev, i);
+            e->have_time = 1;
+            if (e->lo < full) e->lo = full;
+        }
+    }
+    if (ev->in_psb && !ev->cfg.psb_early_tsc) {
+        ev->psb_after_tsc = 1;
+        ev->psb_lo = full;
+        ev->psb_hi = full + 1;
+    }
+}
+
+static void ptc__ev_tma(ptc_events *ev, const ptc_packet *p)
+{
+    ev->cyc_just_before = 0;
+    if (!ev->tsc_run || !ev->cfg.cpuid_15_eax || p->u.tma.fc > ev->tsc_full || (ev->cfg.errata & PTC_ERRATUM_SKZ84)) return;
+    ptc__clk_ctc_tma(&ev->ctc, ev->tsc_full, p->u.tma.ctc, p->u.tma.fc);
+}
+
+/* A new ratio: cycles after it convert at it, so the counts start
+   again. Sent with a TSC (a PSB+, a wake, a frequency change), it is at
+   the TSC's instant: the TSC stays the anchor, at the start of the new
+   counts, and the first MTC edge after the TMA is emitted (SPEC 3.4). */
+static void ptc__ev_cbr(ptc_events *ev, uint8_t ratio, int with_tsc)
+{
+    ev->rate.cbr = ratio;
+    ptc__clk_rate_set(&ev->rate);
+    if (ev->cfg.nom_num && ratio && ev->cfg.nom_den <= UINT64_MAX / 256)
+        ptc__math_divider_init(&ev->guess_div, ev->cfg.nom_den * ratio);
+    ptc__ev_break(ev);
+    if (!with_tsc || ev->ctc.have_mtc) {
+        ev->stop_since_mtc = ev->stop_since_ref = 1;
+        ev->stops++;
+        return;
+    }
+    ev->ref.epoch = ev->epoch;
+    ev->ref.pos_lo = ev->ref.pos_hi = 0;
+    ev->ref_waits_cyc = !ev->ref.exact;
+    ev->now_pos = PTC__EV_NOPOS;
+    ptc__ev_note_ref(ev);
+    if (ev->ctc.valid) {
+        uint64_t n = ev->cfg.mtc_freq, first = (UINT64_C(1) << n) - (ev->ctc.base_low & ((UINT64_C(1) << n) - 1));
+        if (ev->cfg.psb_early_tsc && ev->in_psb) first += UINT64_C(1) << n; /* an MTC of the PSB+ may be out */
+        first += (uint64_t)ev->cfg.mtc_lost << n;
+        ev->cap = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, first, 1), ev->rate.mtc_lag);
+        ev->cap_known = 1;
+        ev->stop_since_mtc = 0;
+    }
+}
+
+/* What an event does to the clock's state, after it took its time. */
+static void ptc__ev_after_event(ptc_events *ev, const ptc_item *it)
+{
+    ptc_packet_type t = it->error == PTC_OK ? it->pkt.type : PTC_NONE;
+    int tsc_run = ev->tsc_run;
+    ev->tsc_run = tsc_run && (t == PTC_CBR || t == PTC_PWRX); /* (sent together with the TSC) */
+    if (t == PTC_NONE || t == PTC_OVF || t == PTC_PWRE || t == PTC_EXSTOP || t == PTC_MWAIT) {
+        /* the core clock may stop here (SPEC 3.5 rule 5): cycles no longer
+           measure the time; what came before still came before the next
+           MTC due, which a sleep after it explains being late */
+        ev->stop_since_ref = 1;
+        ev->stops++;
+        if (t == PTC_NONE || t == PTC_OVF) ev->stop_since_mtc = 1; /* packets lost */
+    }
+    if (t != PTC_NONE && ev->cfg.policy.threshold) (void)ptc_checker_packet(&ev->chk, &it->pkt);
+    if (t == PTC_NONE || t == PTC_OVF) { /* packets lost: the base and the counts with them */
+        ev->ctc.valid = 0;
+        ptc__ev_break(ev);
+        ev->in_psb = ev->psb_after_tsc = ev->psb_tsc = 0;
+    } else if (t == PTC_CBR) {
+        ptc__ev_cbr(ev, it->pkt.u.cbr.ratio, tsc_run);
+    } else if (t == PTC_PSB) {
+        if (ev->cfg.errata & PTC_ERRATUM_SKL168) { /* the CYC before it may be lost with its cycles */
+            ptc__ev_break(ev);
+            ev->stop_since_ref = 1;
+        }
+        ev->in_psb = 1;
+        ev->psb_after_tsc = ev->psb_tsc = 0;
+        ev->psb_first = ev->count; /* (the PSB's own index + 1) */
+    } else if (t == PTC_PSBEND) {
+        ev->in_psb = ev->psb_after_tsc = ev->psb_tsc = 0;
+    }
+}
+
+/* The bound from the next MTC that must be emitted, for an event now:
+   computed once per MTC, before the events after it restart the run. */
+static uint64_t ptc__ev_cap(ptc_events *ev)
+{
+    uint64_t art;
+    if (!ev->ctc.valid || ev->stop_since_mtc) return UINT64_MAX;
+    if (!ev->cap_known) {
+        if (!ev->ctc.have_mtc) return UINT64_MAX;
+        art = ev->ctc.art_rel + (ptc__clk_periods_to_emitted(&ev->cfg, &ev->chk, ev->ctc.last_payload) << ev->cfg.mtc_freq);
+        ev->cap = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, art, 1), ev->rate.mtc_lag);
+        ev->cap_known = 1;
+    }
+    return ev->cap;
+}
+
+/* An upper bound for an event at cycle position pos at the latest, from
+   the anchor before it: with no stop the trace shows since (assumption A4,
+   SPEC 3.8), the cycles counted are all the time that passed. */
+static uint64_t ptc__ev_hi_from_ref(const ptc_events *ev, uint64_t pos)
+{
+    const ptc__ev_anchor *a = &ev->ref;
+    if (!a->valid || ev->ref_stale || a->epoch != ev->epoch || ev->stop_since_ref || !ev->rate.cbr) return UINT64_MAX;
+    return ptc__math_sat_add(a->hi, ptc__clk_cyc_ticks(&ev->rate, pos - a->pos_lo, ev->rate.cbr, 1));
+}
+
+/* A CYC-eligible event (or a TNT's first branch) with no CYC since the
+   anchor before it came less than 2^(T-1) cycles after the counter's last
+   reset: its point, at most half that window past lo (2^(T-2) cycles at
+   the slowest rate; none below threshold 2; an unknown threshold taken as
+   2, as those in use are small), as SPEC 3.7's last guess. */
+static uint64_t ptc__ev_near_guess(const ptc_events *ev, uint64_t lo)
+{
+    unsigned th = ev->cfg.cyc_thresh <= 15 ? ev->cfg.cyc_thresh : 2;
+    if (!lo) return 0;
+    return th < 2 ? lo : ptc__math_sat_add(lo, ptc__clk_cyc_ticks(&ev->rate, UINT64_C(1) << (th - 2), ev->rate.cbr, 0));
+}
+
+/* The point an event's cycles give: the last anchor's point plus the
+   cycles since at the configured nom (SPEC 3.13), 0 when they give none. */
+static uint64_t ptc__ev_guess(const ptc_events *ev, uint64_t pos)
+{
+    const ptc__ev_anchor *a = &ev->guess_ref;
+    /* (an anchor before the epoch's first CYC counts from the counter's
+       reset, position 0, SPEC 3.7 rule 3; with no cycles since it they
+       say nothing) */
+    if (!a->valid || a->epoch != ev->epoch || !(a->exact || a->pos_lo == 0) || !ev->cfg.nom_num ||
+        !ev->rate.cbr || ev->cfg.nom_den > UINT64_MAX / 256 || (pos <= a->pos_lo && !a->exact))
+        return 0;
+    if (pos < a->pos_lo) { /* a TNT's first branch, before the anchor */
+        uint64_t back = ptc__math_muldiv_by(&ev->guess_div, a->pos_lo - pos, ev->cfg.nom_num, 1);
+        return a->point > back ? a->point - back : 0;
+    }
+    return ptc__math_sat_add(a->point, ptc__math_muldiv_by(&ev->guess_div, pos - a->pos_lo, ev->cfg.nom_num, 0));
+}
+
+/* The events that change the clock's state (ptc__ev_after_event) or take
+   a TSC's instant: the rest take the short way. */
+#define PTC__EV_TYPE_BIT(t) (UINT64_C(1) << (t))
+#define PTC__EV_SPECIAL                                                                                          \
+    (PTC__EV_TYPE_BIT(PTC_NONE) | PTC__EV_TYPE_BIT(PTC_OVF) | PTC__EV_TYPE_BIT(PTC_CBR) | PTC__EV_TYPE_BIT(PTC_PWRX) | \
+     PTC__EV_TYPE_BIT(PTC_PWRE) | PTC__EV_TYPE_BIT(PTC_EXSTOP) | PTC__EV_TYPE_BIT(PTC_MWAIT) |                        \
+     PTC__EV_TYPE_BIT(PTC_PSB) | PTC__EV_TYPE_BIT(PTC_PSBEND))
+
+/* The lower bound now, from the last anchor and the cycles since it. */
+static PTC__INLINE void ptc__ev_catch_up(ptc_events *ev)
+{
+    if (ev->ref_stale) ptc__ev_settle(ev);
+    if (ev->now_pos != ev->pos || ev->now_epoch != ev->epoch) {
+        uint64_t now = ptc__ev_lo_at(ev, ev->pos);
+        if (now > ev->now_lo) ev->now_lo = now;
+        ev->now_pos = ev->pos;
+        ev->now_epoch = ev->epoch;
+    }
+}
+
+/* What the cycles say of event e of type t (PTC_NONE: an error): its
+   latest position, the bound that gives from the anchor before, and its
+   point (SPEC 3.13). exact: a CYC right before it times it. */
+static void ptc__ev_by_cycles(ptc_events *ev, ptc__ev_entry *e, ptc_packet_type t, int exact)
+{
+    int timed_by_cyc = t != PTC_NONE && t != PTC_OVF && (ptc_packet_is_cyc_eligible(t) || ptc_packet_is_tnt(t));
+    /* with no CYC right before it, the threshold bounds how far past the
+       last CYC position it is (SPEC 3.5 rule 4) */
+    uint64_t window = timed_by_cyc && !exact && ev->cfg.cyc_en && ev->cfg.cyc_thresh <= 15
+                          ? (ev->cfg.cyc_thresh ? (UINT64_C(1) << (ev->cfg.cyc_thresh - 1)) - 1 : 0)
+                          : PTC__EV_NOPOS;
+    e->pos_hi = exact ? ev->pos : window != PTC__EV_NOPOS ? ev->pos + window : PTC__EV_NOPOS;
+    e->hi = e->pos_hi != PTC__EV_NOPOS ? ptc__ev_hi_from_ref(ev, e->pos_hi) : UINT64_MAX;
+    /* a TNT's first branch came after the last event: with CYCs since,
+       most likely at one of them */
+    e->guess = ptc__ev_guess(ev, ptc_packet_is_tnt(t) && !exact ? ptc__ev_first_branch_pos(ev) : ev->pos);
+    if (!e->guess && timed_by_cyc && ev->cfg.cyc_en && ev->ref.valid && ev->ref.epoch == ev->epoch &&
+        ev->pos == ev->ref.pos_lo)
+        e->guess = ptc__ev_near_guess(ev, e->lo); /* no CYC since the anchor: most likely right after it */
+    if (ev->psb_tsc && !e->guess) e->guess = ev->tsc_full; /* a PSB+ is one instant, its TSC's (SPEC 3.6) */
+    ev->first_cyc_pos = ev->lone_cyc_pos = ev->cand_pos = PTC__EV_NOPOS;
+}
+
+/* An event sent with a TSC before it (SPEC 3.6): 1 when it takes the
+   TSC's interval, which is then final. */
+static int ptc__ev_at_tsc(ptc_events *ev, ptc__ev_entry *e, ptc_packet_type t)
+{
+    uint64_t at;
+    if (t == PTC_NONE || t == PTC_OVF) return 0;
+    if (ev->psb_after_tsc) { /* in a PSB+, at its TSC's instant (SDM clocks) */
+        at = ev->psb_lo;
+        e->hi = ev->psb_hi;
+    } else if (ev->tsc_run && (t == PTC_CBR || t == PTC_PWRX) && !ev->ctc.have_mtc && ev->tsc_same_hi) {
+        at = ev->tsc_full;
+        e->hi = ev->tsc_same_hi;
+    } else {
+        return 0;
+    }
+    e->lo = at > ev->now_lo ? at : ev->now_lo; /* (time never goes back) */
+    return 1;
+}
+
+static PTC__INLINE void ptc__ev_event(ptc_events *ev, const ptc_item *it)
+{
+    ptc_packet_type t = it->error == PTC_OK ? it->pkt.type : PTC_NONE;
+    int tnt = ptc_packet_is_tnt(t);
+    int exact = ev->cyc_just_before && t != PTC_OVF && (tnt || ptc_packet_is_cyc_eligible(t));
+    ptc__ev_entry *e = ptc__ev_at(ev, ev->count);
+    ptc__ev_catch_up(ev);
+    if (&e->it != it) e->it = *it;
+    e->have_time = (uint8_t)ev->have_tsc;
+    e->tnt = (uint8_t)tnt;
+    e->cycles = ev->cycles_since_tsc;
+    e->epoch = ev->epoch;
+    e->stops = ev->stops;
+    e->bound_fup = (uint8_t)(t == PTC_FUP && ev->fup_bound);
+    ev->fup_bound = (t == PTC_PTW && it->pkt.u.ptw.ip) || (t == PTC_EXSTOP && it->pkt.u.exstop.ip);
+    /* a TNT's first branch may precede the timing packets since the last
+       event; the event itself went out after all of them */
+    e->lo = tnt && !exact ? ev->ntp_lo : ev->now_lo;
+    e->floor = ev->now_lo; /* (where libipt and perf put a TNT whose branch the cycles do not place) */
+    ptc__ev_by_cycles(ev, e, t, exact);
+    e->cap = t == PTC_NONE || t == PTC_OVF ? UINT64_MAX : ptc__ev_cap(ev); /* (MTCs were lost before those) */
+    ev->count++;
+    if (ptc__ev_at_tsc(ev, e, t) && ev->ready == ev->count - 1) ev->ready = ev->count;
+    if (t != PTC_NONE) ev->ntp_lo = ev->now_lo;
+    ev->cyc_just_before = 0;
+    if (((PTC__EV_SPECIAL >> t) & 1) || ev->tsc_run || ev->cfg.policy.threshold) ptc__ev_after_event(ev, it);
+}
+
+/* Everything the decoder reports goes through here but the PADs, MTCs
+   and CYCs the fast loop takes itself. 1 when it was an event. */
+static int ptc__ev_item(ptc_events *ev, const ptc_item *it)
+{
+    if (it->error == PTC_OK) {
+        switch (it->pkt.type) {
+        case PTC_PAD: return 0;
+        case PTC_CYC: ptc__ev_cyc(ev, it->pkt.u.cyc.cycles); return 0;
+        case PTC_MTC: ptc__ev_mtc(ev, it->pkt.u.mtc.ctc); return 0;
+        case PTC_TSC: ptc__ev_tsc(ev, it->pkt.u.tsc.tsc); return 0;
+        case PTC_TMA: ptc__ev_tma(ev, &it->pkt); return 0;
+        default: break;
+        }
+    }
+    ptc__ev_event(ev, it);
+    return 1;
+}
+
+/* The tight loop, straight from the decoder's chunk while a whole
+   packet's worth of bytes is ahead (so the PSB test may look one byte past
+   each), until an event is ready: PADs, MTCs and one-byte CYCs by their
+   first byte, any other packet as the stream decoder's own fast path
+   takes it (ptc_decoder_next), and what that cannot take (an error, a
+   PSB inside a packet, SKD007, the chunk's end) to the stream decoder. */
+static void ptc__ev_fast(ptc_events *ev)
+{
+    ptc_decoder *dec = &ev->dec;
+    const uint8_t *p;
+    size_t at, avail, i;
+    if (dec->searching || dec->pos < dec->chunk_off) return;
+    at = (size_t)(dec->pos - dec->chunk_off);
+    if (dec->chunk_len - at < PTC_MAX_PACKET_SIZE) return;
+    p = dec->chunk + at;
+    avail = dec->chunk_len - at;
+    for (i = 0; i + PTC_MAX_PACKET_SIZE <= avail && !ev->ready && ev->count < PTC_EVENTS_WINDOW;) {
+        uint8_t b = p[i];
+        /* decoded in place, in the window's next slot: a copy of a packet
+           just written a byte at a time would wait for those stores */
+        ptc_item *it = &ptc__ev_at(ev, ev->count)->it;
+        int n;
+        if (dec->block == PTC_BLOCK_NONE) {
+            if (b == PTC_OP_PAD) {
+                i++;
+                continue;
+            }
+            if (b == PTC_OP_MTC && !ptc__str_psb_hint(p + i, 2)) {
+                ptc__ev_mtc(ev, p[i + 1]);
+                i += 2;
+                continue;
+            }
+            if (PTC__DEC_IS_CYC1(b) && !ptc__str_psb_hint(p + i, 1)) {
+                ptc__ev_cyc(ev, b >> 3);
+                i++;
+                continue;
+            }
+        }
+        n = ptc__dec_packet(p + i, avail - i, dec->block, &it->pkt);
+        if (n <= 0 || (n != PTC_MAX_PACKET_SIZE && ptc__str_psb_hint(p + i, (size_t)n)) ||
+            ptc__str_cyc_cut(dec, p + i, avail - i, (size_t)n, it->pkt.type))
+            break;
+        it->offset = dec->pos + i;
+        it->error = PTC_OK;
+        if (dec->block != PTC_BLOCK_NONE || (ptc__pkt_facts_of[it->pkt.type].classes & (PTC_PC_IP | PTC_PC_DEC_STATE)))
+            ptc__str_account(dec, it);
+        else
+            it->ip = 0, it->ip_known = 0;
+        i += (size_t)n;
+        ptc__ev_item(ev, it);
+    }
+    dec->pos += i;
+}
+
+PTCDEF ptc_status ptc_events_init(ptc_events *ev, const ptc_clock_config *cfg, unsigned flags, uint64_t base_offset)
+{
+    if (!ev || !cfg) return PTC_ERR_BAD_ARGUMENT;
+    if (!ptc__clk_config_ok(cfg)) return PTC_ERR_BAD_CONFIG;
+    memset(ev, 0, sizeof *ev);
+    ev->cfg = *cfg;
+    if (!ptc__clk_config_reduce(&ev->cfg)) return PTC_ERR_BAD_CONFIG;
+    ptc__clk_rate_init(&ev->rate, &ev->cfg);
+    ptc_checker_init(&ev->chk, &ev->cfg.policy);
+    ev->first_cyc_pos = ev->lone_cyc_pos = ev->cand_pos = PTC__EV_NOPOS;
+    ev->half_period = ptc__clk_half_period(&ev->cfg);
+    ptc_decoder_init(&ev->dec, flags, base_offset);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_events_feed(ptc_events *ev, const uint8_t *buf, size_t len)
+{
+    if (!ev) return PTC_ERR_BAD_ARGUMENT;
+    return ptc_decoder_feed(&ev->dec, buf, len);
+}
+
+PTCDEF void ptc_events_finish(ptc_events *ev)
+{
+    if (ev) ptc_decoder_finish(&ev->dec);
+}
+
+PTCDEF ptc_status ptc_events_init_buffer(ptc_events *ev, const ptc_clock_config *cfg, unsigned flags,
+                                         const uint8_t *buf, size_t len)
+{
+    ptc_status st = ptc_events_init(ev, cfg, flags, 0);
+    if (st != PTC_OK) return st;
+    st = ptc_events_feed(ev, buf, len);
+    ptc_events_finish(ev);
+    return st;
+}
+
+/* The oldest event, final: its point (SPEC 3.13), and time going forward. */
+static void ptc__ev_pop(ptc_events *ev, ptc_timed_item *out)
+{
+    ptc__ev_entry *e = ptc__ev_at(ev, 0);
+    uint64_t lo = e->lo, hi = e->hi < e->cap ? e->hi : e->cap, point;
+    int timed = e->have_time && lo;
+    out->item = e->it;
+    out->conflict = (uint8_t)(lo > hi);
+    if (lo > hi) hi = lo;
+    /* the cycles' guess; else the middle of what the anchors after it say,
+       and with none (the window was full, the trace ended) its lower bound:
+       the bound from the next MTC due is no evidence of when it came */
+    point = e->guess ? e->guess : e->hi == UINT64_MAX ? lo : lo + (hi - lo) / 2;
+    /* with no policy known and no MTC missing so far, the next MTC
+       probably came on time: at most half a period past the lower bound */
+    if (!e->guess && !ev->cfg.have_policy && !ev->seen_gap && ev->half_period && point - lo > ev->half_period)
+        point = lo + ev->half_period;
+    if (!e->guess && point < e->floor) point = e->floor;
+    if (point < lo) point = lo;
+    if (point > hi) point = hi;
+    if (point < ev->out_point) point = ev->out_point;
+    if (hi < point) hi = point;
+    if (e->bound_fup && timed) { /* one event, one instant (SPEC 3.6) */
+        lo = ev->last_lo;
+        hi = ev->last_hi;
+        point = ev->out_point;
+    }
+    if (timed) {
+        ev->out_point = point;
+        ev->last_lo = lo;
+        ev->last_hi = hi;
+    }
+    /* (field by field: a memset of the whole item costs more than the rest) */
+    out->have_time = (uint8_t)timed;
+    out->tsc = timed ? point : 0;
+    out->tsc_lo = timed ? lo : 0;
+    out->tsc_hi = timed ? hi : 0;
+    if (!timed) out->conflict = 0;
+    out->have_cycles = (uint8_t)(e->it.error == PTC_OK && e->cycles != 0);
+    out->cycles = e->cycles;
+    ev->head = (ev->head + 1) % PTC_EVENTS_WINDOW;
+    ev->count--;
+    ev->ready--;
+    if (ev->open_from) ev->open_from--;
+    if (ev->psb_first > 1) ev->psb_first--;
+}
+
+PTCDEF ptc_status ptc_events_next(ptc_events *ev, ptc_timed_item *out)
+{
+    if (!ev || !out) return PTC_ERR_BAD_ARGUMENT;
+    for (;;) {
+        ptc_item it;
+        ptc_status st;
+        if (ev->ready) {
+            ptc__ev_pop(ev, out);
+            return PTC_OK;
+        }
+        if (ev->count == PTC_EVENTS_WINDOW) { /* the oldest goes with what is known */
+            ev->ready = 1;
+            continue;
+        }
+        if (ev->ended) {
+            if (!ev->count) return PTC_END;
+            ev->ready = ev->count;
+            continue;
+        }
+        ptc__ev_fast(ev);
+        if (ev->ready || ev->count == PTC_EVENTS_WINDOW) continue;
+        st = ptc_decoder_next(&ev->dec, &it);
+        if (st == PTC_END) ev->ended = 1;
+        else if (st != PTC_OK) return st;
+        else ptc__ev_item(ev, &it);
+    }
+}
+
 
 /* ---- 4. Snapshot rings and navigation ------------------------------- */
 

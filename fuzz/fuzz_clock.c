@@ -35,24 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     drain_every = fz_take(&in, 1, 64);
     fz_model_run(&cfg, in.data, in.size, &r);
 
-    ptc_clock_config_from_model(&cc, &cfg);
-    if (how & 1) { /* what libipt's --nom-freq carries */
-        cc.nom_num = ptc_model_nom_freq(&cfg);
-        cc.nom_den = 1;
-        cc.nom_exact = 0;
-    }
-    if (how & 2) cc.have_policy = 0;
-    cc.errata |= (how >> 2) & PTC_ERRATA_ALL_; /* the model's, and more: each only loosens what the clock assumes */
-    if (how & 16) { /* and so do the tolerances for real hardware (SPEC 3.11) */
-        ptc_clock_config hw;
-        ptc_clock_config_default(&hw);
-        if (cc.mtc_jitter < hw.mtc_jitter) cc.mtc_jitter = hw.mtc_jitter;
-        if (cc.mtc_lost < hw.mtc_lost) cc.mtc_lost = hw.mtc_lost;
-        cc.psb_early_tsc = hw.psb_early_tsc;
-        if (cc.rate_ppm < hw.rate_ppm) cc.rate_ppm = hw.rate_ppm;
-        cc.hidden_stops = hw.hidden_stops;
-    }
-    if ((how & 32) && cc.cyc_en) cc.cyc_thresh = PTC_CYC_THRESH_UNKNOWN; /* a raw trace's (SPEC 3.5 rule 4) */
+    fz_clock_config(&cfg, how, &cc);
     FZ_ASSERT(ptc_clock_init(&clk, &cc) == PTC_OK, "clock config rejected");
     ptc_clock_order_init(&order);
     if (mr_skd007_ambiguous(&cfg, &r)) { /* (the stream does not say what the truth is) */

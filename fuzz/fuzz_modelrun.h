@@ -185,4 +185,32 @@ UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
     cfg->skz84 = (uint8_t)(fz_take(in, 0, 3) == 3);
 }
 
+/* The clock's configuration for a model run, in one of 64 ways (how):
+   bit 0 nom rounded as the MSR holds it (what libipt's --nom-freq
+   carries), bit 1 no policy at all, bits 2..5 more errata than the model's
+   (each only loosens what the clock assumes), bit 4 also the tolerances of
+   real hardware (SPEC 3.11) or the SDM's clocks, bit 5 with CYC an unknown
+   threshold (PTC_CYC_THRESH_UNKNOWN, as a raw trace's). */
+UT_FN void fz_clock_config(const ptc_model_config *cfg, unsigned how, ptc_clock_config *cc)
+{
+    ptc_clock_config_from_model(cc, cfg);
+    if (how & 1) {
+        cc->nom_num = ptc_model_nom_freq(cfg);
+        cc->nom_den = 1;
+        cc->nom_exact = 0;
+    }
+    if (how & 2) cc->have_policy = 0;
+    cc->errata |= (how >> 2) & PTC_ERRATA_ALL_;
+    if (how & 16) {
+        ptc_clock_config hw;
+        ptc_clock_config_default(&hw);
+        if (cc->mtc_jitter < hw.mtc_jitter) cc->mtc_jitter = hw.mtc_jitter;
+        if (cc->mtc_lost < hw.mtc_lost) cc->mtc_lost = hw.mtc_lost;
+        cc->psb_early_tsc = hw.psb_early_tsc;
+        if (cc->rate_ppm < hw.rate_ppm) cc->rate_ppm = hw.rate_ppm;
+        cc->hidden_stops = hw.hidden_stops;
+    }
+    if ((how & 32) && cc->cyc_en) cc->cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
+}
+
 #endif

@@ -32,15 +32,17 @@ for w in dense sparse filtered ptwrite idle dvfs mixed; do
   done
 done
 rm -f "$tmp/sim.pt" "$tmp/sim.pt.json"
-# fuzz_model, fuzz_clock, fuzz_checker, fuzz_nav: any bytes are a workload program
-# (their last bytes the settings); the streams' first 600 bytes make varied ones
-for t in fuzz_model fuzz_clock fuzz_checker fuzz_nav; do
+# fuzz_model, fuzz_clock, fuzz_checker, fuzz_nav, fuzz_events: any bytes are a
+# workload program (their last bytes the settings; fuzz_events takes some as
+# raw bytes instead); the streams' first 600 bytes make varied ones
+for t in fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events; do
   mkdir -p "$corpus/$t"
   for f in "$tmp"/stream-*; do head -c 600 "$f" > "$corpus/$t/program-$(basename "$f")"; done
   "$genmodel" "$corpus/$t"
 done
 # fuzz_stream, fuzz_diff_libipt: the streams themselves (fuzz_stream takes
-# its parameters from the last bytes)
+# its parameters from the last bytes); fuzz_events: those it reads as bytes
+for f in "$tmp"/model-*; do cp "$f" "$corpus/fuzz_events/bytes-$(basename "$f")"; done
 for t in fuzz_stream fuzz_diff_libipt; do
   mkdir -p "$corpus/$t"
   for f in "$tmp"/*; do cp "$f" "$corpus/$t/"; done

@@ -219,6 +219,18 @@ if [ -s "$tmp/counted" ] && cmp -s "$tmp/listed" "$tmp/counted" &&
    grep -q "\"bytes\":$(wc -c < "$tmp/f.pt" | tr -d ' '),\"errors\":0,.*\"time_last\"" "$tmp/total"
 then pass "stats_count_the_listing: $(wc -l < "$tmp/counted") types"
 else fail stats_count_the_listing "$(diff "$tmp/listed" "$tmp/counted" | head -5) $(cat "$tmp/total")"; fi
+# --events (SPEC 3.13): the listing without the timing packets; with --time the
+# events decoder times the same events, each interval holding the listing's point
+expect_status events_refuse_check 2 "$b/ptdump" --check --events "$tmp/f.pt"
+"$b/ptdump" --jsonl "$tmp/f.pt" | grep -v '"type":"\(pad\|mtc\|cyc\|tsc\|tma\)"' > "$tmp/listed"
+"$b/ptdump" --jsonl --events "$tmp/f.pt" > "$tmp/events"
+"$b/ptdump" --jsonl --time --config "$tmp/f.pt.json" "$tmp/f.pt" | grep -v '"type":"\(pad\|mtc\|cyc\|tsc\|tma\)"' |
+  sed 's/,"time.*//; s/}$//' > "$tmp/full"
+"$b/ptdump" --jsonl --time --events --config "$tmp/f.pt.json" "$tmp/f.pt" > "$tmp/timed"
+if [ -s "$tmp/events" ] && cmp -s "$tmp/listed" "$tmp/events" && sed 's/,"time.*//; s/}$//' "$tmp/timed" | cmp -s - "$tmp/full" &&
+   [ "$(grep -c '"time_lo"' "$tmp/timed")" -gt "$(($(wc -l < "$tmp/timed") / 2))" ]
+then pass "events_are_the_listing_without_timing_packets: $(wc -l < "$tmp/timed") events"
+else fail events_are_the_listing_without_timing_packets "$(diff "$tmp/listed" "$tmp/events" | head -3)"; fi
 expect_status rules_listed 0 "$b/ptdump" --rules
 # the catalogue has one row a rule in SPEC.md 7.3: as many as --rules prints
 spec_rows=$(sed -n '/<!-- rule-catalogue -->/,/^$/p' "$(dirname "$0")/../SPEC.md" | grep -c '^| `')

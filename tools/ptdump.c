@@ -24,6 +24,9 @@ static const char usage[] =
     "  --jsonl     one JSON object per line instead of libipt-style text\n"
     "  --time      the time of every packet: a point estimate and an interval\n"
     "              [lo, hi] that holds the true TSC (SPEC.md part 3)\n"
+    "  --events    only the events: every packet but PAD, MTC, CYC, TSC and TMA,\n"
+    "              and the errors; with --time on a raw trace, timed by the\n"
+    "              events decoder (SPEC.md 3.13), faster than the full clock\n"
     "  --check     check the trace against every packet-generation rule of the\n"
     "              SDM (SPEC.md part 7): one line per finding instead of packets.\n"
     "              Needs no settings; --config, --policy, --cpu F/M, --errata and a\n"
@@ -88,6 +91,7 @@ typedef struct printer {
     ptc_perf_pt_info info;
     int perf_time;         /* a perf.data with its time conversion: --time also in perf's ns */
     char tag[96];          /* --jsonl of a perf.data: the queue's fields, on every line */
+    int events;            /* --events: the events only (ptc_events_is_event) */
     char line[640];
 } printer;
 
@@ -230,6 +234,7 @@ static int finish_output(const printer *pr)
 static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
 {
     df_buf b;
+    if (pr->events && !ptc_events_is_event(it)) return;
     if (pr->check) {
         check_item(pr, it);
         return;
@@ -547,26 +552,128 @@ static uint64_t file_size(FILE *f)
     return end > 0 ? (uint64_t)end : 0;
 }
 
+/* A raw trace read in chunks, with the progress line. */
+typedef struct reader {
+    FILE *in;
+    const char *path;
+    unsigned char chunk[CHUNK];
+    int eof;
+    uint64_t total;       /* bytes read */
+    ut_progress shown;
+} reader;
+
+static void reader_start(reader *r, FILE *in, const char *path)
+{
+    r->in = in;
+    r->path = path;
+    r->eof = 0;
+    r->total = 0;
+    ut_progress_start(&r->shown, "bytes read", in == stdin ? 0 : file_size(in), 1);
+}
+
+/* The next chunk into r->chunk: its size, 0 at the end, -1 when the file
+   cannot be read (said on stderr). */
+static long reader_next(reader *r)
+{
+    size_t n = r->eof ? 0 : ut_read_chunk(r->in, r->chunk, sizeof r->chunk);
+    r->total += n;
+    ut_progress_at(&r->shown, r->total);
+    if (n == 0 && ferror(r->in)) { /* (fread sets errno: a directory says EISDIR) */
+        fprintf(stderr, "ptdump: cannot read %s: %s\n", r->path, strerror(errno));
+        return -1;
+    }
+    if (n == 0) r->eof = 1;
+    return (long)n;
+}
+
+/* The end of a raw trace's listing: an empty input is not a success, and
+   errors in it are said on stderr too. 0, or the exit status. */
+static int reader_end(reader *r, const printer *pr, size_t before)
+{
+    ut_progress_end(&r->shown);
+    if (!r->total && !before) { /* nothing decoded */
+        fprintf(stderr, "ptdump: %s is empty: nothing to decode\n", r->path);
+        return 1;
+    }
+    if (pr->errors && !pr->check)
+        fprintf(stderr, "ptdump: %d error%s in %s (%s)\n", pr->errors, pr->errors == 1 ? "" : "s", r->path,
+                pr->stats ? "counted" : "in the listing");
+    return 0;
+}
+
+/* --time --events on a raw trace: the events decoder (SPEC 3.13) reads the
+   bytes and times the events only. 0, or the exit status of a failure
+   (said on stderr). */
+static int dump_events(printer *pr, const ptc_clock_config *cc, unsigned flags, reader *rd, const uint8_t *first,
+                       size_t first_n)
+{
+    static ptc_events ev;
+    ptc_timed_item t;
+    if (ptc_events_init(&ev, cc, flags, 0) != PTC_OK) { /* (the clock took the same settings) */
+        fprintf(stderr, "ptdump: --time --events: the configuration is not usable\n");
+        return 2;
+    }
+    if (first_n) (void)ptc_events_feed(&ev, first, first_n);
+    for (;;) {
+        ptc_status st = ptc_events_next(&ev, &t);
+        if (st == PTC_OK) {
+            print_item(pr, &t.item, &t);
+        } else if (st == PTC_NEED_INPUT) {
+            long n = reader_next(rd);
+            if (n < 0) return 2;
+            if (n == 0) ptc_events_finish(&ev);
+            else (void)ptc_events_feed(&ev, rd->chunk, (size_t)n);
+        } else {
+            return 0; /* PTC_END */
+        }
+    }
+}
+
+/* A raw trace, every packet, through the clock with --time. 0, or the
+   exit status of a failure (said on stderr). */
+static int dump_raw(printer *pr, ptc_clock *clk, int timed, unsigned flags, reader *rd, const uint8_t *first,
+                    size_t first_n)
+{
+    ptc_decoder dec;
+    ptc_item it;
+    ptc_status st;
+    ptc_decoder_init(&dec, flags, 0);
+    ptc_conform_init(&pr->conform, &pr->conf);
+    if (first_n) (void)ptc_decoder_feed(&dec, first, first_n);
+    while ((st = ptc_decoder_next(&dec, &it)) != PTC_END) {
+        if (st == PTC_OK) {
+            take_item(pr, clk, timed, &it);
+        } else { /* PTC_NEED_INPUT */
+            long n = reader_next(rd);
+            if (n < 0) return 2;
+            if (n == 0) ptc_decoder_finish(&dec);
+            else (void)ptc_decoder_feed(&dec, rd->chunk, (size_t)n);
+        }
+    }
+    if (timed) {
+        ptc_clock_finish(clk);
+        drain_clock(pr, clk);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    static unsigned char chunk[CHUNK];
     static uint8_t head[8]; /* standard input's first bytes: a perf.data's magic? */
     static char outbuf[1 << 16];
     static printer pr;
     static ptc_clock clk;
+    static reader rd;
     clock_options opt;
     const char *path = NULL, *config = NULL, *policy = NULL;
     unsigned flags = 0;
     long only_queue = -1;
-    int i, eof = 0, timed = 0, from_stdin, rules = 0;
-    uint64_t total = 0; /* bytes read */
+    int i, st, timed = 0, from_stdin, rules = 0;
     size_t head_n = 0;
     uint64_t ring_written = UINT64_MAX; /* the trace is a snapshot ring's buffer */
     FILE *in;
-    ptc_decoder dec;
     ptc_model_config cfg;
     ptc_clock_config cc;
-    ut_progress shown;
 
     ut_prog = "ptdump";
     memset(&opt, 0, sizeof opt);
@@ -583,6 +690,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--stats") == 0) pr.stats = 1;
         else if (strcmp(argv[i], "--rules") == 0) rules = 1;
         else if (strcmp(argv[i], "--time") == 0) timed = 1;
+        else if (strcmp(argv[i], "--events") == 0) pr.events = 1;
         else if (strcmp(argv[i], "--sideband") == 0) pr.sideband = 1;
         else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) { /* N, a perf.data's queue (F/M is co_take's) */
             uint64_t q;
@@ -615,8 +723,9 @@ int main(int argc, char **argv)
                 pr.check ? "--check" : "--sideband");
         return 2;
     }
-    if (pr.check && (timed || pr.sideband)) {
-        fprintf(stderr, "ptdump: --check prints findings, not packets: it does not go with %s\n", timed ? "--time" : "--sideband");
+    if (pr.check && (timed || pr.sideband || pr.events)) {
+        fprintf(stderr, "ptdump: --check prints findings, not packets: it does not go with %s\n",
+                timed ? "--time" : pr.sideband ? "--sideband" : "--events");
         return 2;
     }
     opt.policy_unknown = policy && strcmp(policy, "unknown") == 0;
@@ -671,56 +780,23 @@ int main(int argc, char **argv)
         return 2;
     }
     if (ring_written != UINT64_MAX) {
-        int ok = dump_ring(&pr, &clk, timed, ptc_errata_decode_flags(cc.errata), in, ring_written), st;
+        int ok = dump_ring(&pr, &clk, timed, ptc_errata_decode_flags(cc.errata), in, ring_written);
         if (in != stdin) fclose(in);
         if (!ok) return 2;
         st = finish_output(&pr);
         if (fflush(stdout) != 0) return 2;
         return st;
     }
-    ptc_decoder_init(&dec, flags | ptc_errata_decode_flags(cc.errata), 0);
-    ptc_conform_init(&pr.conform, &pr.conf);
-    if (head_n) (void)ptc_decoder_feed(&dec, head, head_n);
-    ut_progress_start(&shown, "bytes read", from_stdin ? 0 : file_size(in), 1);
-    for (;;) {
-        ptc_item it;
-        ptc_status st = ptc_decoder_next(&dec, &it);
-        if (st == PTC_OK) {
-            take_item(&pr, &clk, timed, &it);
-        } else if (st == PTC_NEED_INPUT) {
-            size_t n = eof ? 0 : ut_read_chunk(in, chunk, sizeof chunk);
-            total += n;
-            ut_progress_at(&shown, total);
-            if (n == 0) {
-                if (ferror(in)) { /* (fread sets errno: a directory says EISDIR) */
-                    fprintf(stderr, "ptdump: cannot read %s: %s\n", path, strerror(errno));
-                    return 2;
-                }
-                eof = 1;
-                ptc_decoder_finish(&dec);
-            } else {
-                (void)ptc_decoder_feed(&dec, chunk, n);
-            }
-        } else {
-            break; /* PTC_END */
-        }
+    reader_start(&rd, in, path);
+    if (timed && pr.events) {
+        st = dump_events(&pr, &cc, flags | ptc_errata_decode_flags(cc.errata), &rd, head, head_n);
+    } else {
+        st = dump_raw(&pr, &clk, timed, flags | ptc_errata_decode_flags(cc.errata), &rd, head, head_n);
     }
-    if (timed) {
-        ptc_clock_finish(&clk);
-        drain_clock(&pr, &clk);
-    }
-    ut_progress_end(&shown);
+    if (!st) st = reader_end(&rd, &pr, head_n);
     if (in != stdin) fclose(in);
-    if (!total && !head_n) { /* nothing decoded: said, and not a success */
-        fprintf(stderr, "ptdump: %s is empty: nothing to decode\n", path);
-        return 1;
-    }
-    if (pr.errors && !pr.check)
-        fprintf(stderr, "ptdump: %d error%s in %s (%s)\n", pr.errors, pr.errors == 1 ? "" : "s", path,
-                pr.stats ? "counted" : "in the listing");
-    {
-        int st = finish_output(&pr);
-        if (fflush(stdout) != 0) return 2;
-        return st;
-    }
+    if (st) return st;
+    st = finish_output(&pr);
+    if (fflush(stdout) != 0) return 2;
+    return st;
 }
