@@ -3557,7 +3557,7 @@ static void ptc__clk_rate_init(ptc__clk_rate *r, const ptc_clock_config *cfg)
 /* ART ticks from the last MTC edge (or from the TMA's) to the edge of
    the MTC with payload p, MTCFreq n; k->valid drops when p cannot follow
    the TMA. */
-static uint64_t ptc__clk_mtc_step(ptc__clk_ctc *k, unsigned n, uint8_t p)
+static PTC__INLINE uint64_t ptc__clk_mtc_step(ptc__clk_ctc *k, unsigned n, uint8_t p)
 {
     uint64_t step;
     if (!k->after_tma) { /* at least one period since the last MTC: equal payloads are 256 */
@@ -3580,7 +3580,7 @@ static uint64_t ptc__clk_mtc_step(ptc__clk_ctc *k, unsigned n, uint8_t p)
 
 /* An MTC with payload p moves the last edge on (SPEC 3.3): 1 when its
    edge is known, in k->art_rel; the step it took in *step. */
-static int ptc__clk_ctc_mtc(ptc__clk_ctc *k, unsigned n, uint8_t p, uint64_t *step)
+static PTC__INLINE int ptc__clk_ctc_mtc(ptc__clk_ctc *k, unsigned n, uint8_t p, uint64_t *step)
 {
     if (!k->valid) return 0;
     *step = ptc__clk_mtc_step(k, n, p);
@@ -4631,7 +4631,7 @@ static void ptc__ev_new_ref(ptc_events *ev, int exact)
 /* A CYC right after another has no packet of its own: the one before it
    most likely timed a TNT's first branch. One whose value is all ones may
    be the counter's wrap, sent whatever the threshold: not a candidate. */
-static void ptc__ev_note_cyc(ptc_events *ev, uint64_t cycles)
+static PTC__INLINE void ptc__ev_note_cyc(ptc_events *ev, uint64_t cycles)
 {
     int wrap = (cycles & (cycles + 1)) == 0 &&
                (cycles >= 4095 || (ev->cfg.cyc_bits < 64 && cycles == (UINT64_C(1) << ev->cfg.cyc_bits) - 1));
