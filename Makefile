@@ -274,18 +274,25 @@ coverage: deps
 $(BUILD)/bench_decode: bench/bench_decode.c bench/encgen.h $(HDR) tools/pktgen.h | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $< -lipt
 
+# the same, against libipt 2.2 built from the shared tarball (make bench runs both)
+$(BUILD)/bench_decode_libipt22: bench/bench_decode.c bench/encgen.h $(HDR) tools/pktgen.h $(LIBIPT22) | $(BUILD)
+	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
+	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
+
 $(BUILD)/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $<
 
 $(BUILD)/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $< -lipt
 
+BENCH22 := $(if $(and $(LIBIPT22_TAR),$(shell command -v cmake 2>/dev/null)),$(BUILD)/bench_decode_libipt22)
 bench: deps
-	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/timecmp
+	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/timecmp $(BENCH22)
 	@$(BUILD)/bench_decode
 	@echo
 	@$(if $(REAL_TRACE),$(BUILD)/bench_decode --stream $(REAL_TRACE),echo "bench_decode --stream: shared/pt-traces not found, skipped")
 	@echo
+	@$(if $(BENCH22),$(BENCH22) && echo && $(if $(REAL_TRACE),$(BENCH22) --stream $(REAL_TRACE) && echo,true),echo "libipt 2.2: ../shared/reference/libipt-2.2.tar.gz or cmake missing, its rows skipped")
 	@$(BUILD)/bench_model
 	@echo
 	@$(BUILD)/timecmp --real-clocks

@@ -31,8 +31,9 @@
        struct the caller owns. Structs marked "All fields are private" are
        public only so that they can live anywhere; use their functions.
      - Sizes on x86-64: ptc_clock about 61 KiB (it holds PTC_CLOCK_WINDOW
-       items: keep it off the stack), ptc_model 2.6 KiB, ptc_conform 272
-       bytes, ptc_decoder 120 bytes.
+       items: keep it off the stack), ptc_events about 33 KiB (likewise,
+       PTC_EVENTS_WINDOW), ptc_model 2.6 KiB, ptc_conform 272 bytes,
+       ptc_decoder 120 bytes.
      - Bad input is never an abort or an assert: every function returns a
        status with a name (ptc_status_name).
 
@@ -50,6 +51,8 @@
                              always comes back as an error status
      PTC_CLOCK_WINDOW        packets the clock may hold back while it looks
                              ahead for the next timing packet (default 512)
+     PTC_EVENTS_WINDOW       events the events decoder may hold back while
+                             it waits for the next anchor (default 256)
 
    SECTIONS, in the order data flows through them; each has the number of
    its part of SPEC.md, and none uses a later one. The implementation
@@ -62,7 +65,8 @@
      1.9      Stream decoding            ptc_decoder, ptc_item
      2.       MTC suppression, checker   ptc_mtc_policy, ptc_checker
      3.       Clock recovery             ptc_clock, ptc_timed_item; 3.12
-                                         errata: PTC_ERRATA_LIST
+                                         errata: PTC_ERRATA_LIST; 3.13 the
+                                         events decoder: ptc_events
      4.       Snapshot rings, navigation ptc_ring, ptc_ring_reader, ptc_nav
      5.       Hardware model             ptc_model (with event counters,
                                          triggers, snapshot sizing and
@@ -73,7 +77,7 @@
      7.       Conformance                ptc_conform, PTC_RULE_LIST,
                                          ptc_conform_item()
    Private names say their part: ptc__byte_ and ptc__math_ (0), ptc__pkt_,
-   ptc__dec_, ptc__enc_, ptc__str_ (1), ptc__clk_ (3), ptc__nav_ (4),
+   ptc__dec_, ptc__enc_, ptc__str_ (1), ptc__clk_ (3), ptc__ev_ (3.13), ptc__nav_ (4),
    ptc__mdl_ (5), ptc__perf_ (6), ptc__conf_ (7).
 */
 #ifndef PTCODEC_H_INCLUDED
@@ -906,12 +910,12 @@ typedef struct ptc__ev_entry {
 typedef struct ptc__ev_anchor {
     uint64_t lo, hi, point, pos_lo, pos_hi;
     uint32_t epoch;
-    uint8_t valid, exact, cbr;
+    uint8_t valid, exact, mtc;
 } ptc__ev_anchor;
 
 /* The events decoder: bytes in (as the stream decoder takes them), events
    out, each with the interval the anchors around it give (SPEC 3.13). All
-   fields are private; about 27 KiB with the default window. */
+   fields are private; about 33 KiB with the default window. */
 typedef struct ptc_events {
     ptc_decoder dec;
     ptc_clock_config cfg;
@@ -4696,6 +4700,7 @@ static PTC__INLINE void ptc__ev_mtc(ptc_events *ev, uint8_t payload)
     ev->stop_since_mtc = 0;
     ev->cap_known = 0;
     ptc__ev_new_ref(ev, exact);
+    ev->ref.mtc = 1;
     ev->ref_stale = 1;
     if (ev->ready < ev->count) { /* events wait for it: their upper bound */
         ptc__ev_settle(ev);
@@ -4703,50 +4708,67 @@ static PTC__INLINE void ptc__ev_mtc(ptc_events *ev, uint8_t payload)
     }
 }
 
+/* A TSC inside a PSB+ with the SDM's clocks: the PSB+ is its instant,
+   before it (the PSB, its TSC's lower bound) and after it up to PSBEND. */
+static void ptc__ev_psb_instant(ptc_events *ev, uint64_t full)
+{
+    size_t i;
+    for (i = ev->psb_first ? ev->psb_first - 1 : ev->count; i < ev->count; i++) {
+        ptc__ev_entry *e = ptc__ev_at(ev, i);
+        e->have_time = 1;
+        if (e->lo < full) e->lo = full;
+    }
+    ev->psb_after_tsc = 1;
+    ev->psb_lo = full;
+    ev->psb_hi = full + 1;
+}
+
+/* The TSC `full` as the anchor after the events waiting: they went out
+   before it was sampled, by its value plus one; but a TSC sampled before
+   the edge of an MTC that went out ahead of it (on Skylake, at a PSB+ or
+   a wake) is after that MTC's packet, and the events between them too;
+   with psb_early_tsc, a PSB+'s own events ahead of its TSC may come after
+   the sample (SPEC 3.11). */
+static void ptc__ev_tsc_bounds(ptc_events *ev, uint64_t full, int mtc_ahead, uint64_t mtc_hi)
+{
+    int sampled_early = ev->in_psb && ev->cfg.psb_early_tsc;
+    uint64_t by = full + 1;
+    if (ev->cfg.psb_early_tsc && mtc_ahead) by = ptc__math_sat_add(mtc_hi, ev->rate.mtc_lag);
+    ev->ref.hi = by;
+    ptc__ev_bound_waiting(ev, sampled_early && ev->psb_first ? ev->psb_first - 1 : ev->count, 0);
+    /* sampled before it went out: its packet's time is not bounded above
+       by its value, nor are the cycles after it */
+    if (sampled_early) ev->ref.hi = UINT64_MAX;
+    ev->tsc_same_hi = sampled_early ? 0 : by;
+}
+
 static void ptc__ev_tsc(ptc_events *ev, uint64_t v)
 {
-    uint64_t full = ptc__clk_tsc_extend(ev->tsc_full, ev->have_tsc, v);
-    int exact = ev->cyc_just_before;
+    uint64_t full = ptc__clk_tsc_extend(ev->tsc_full, ev->have_tsc, v), mtc_hi;
+    int exact = ev->cyc_just_before, mtc_ahead;
     ptc__ev_settle(ev);
+    mtc_ahead = ev->ref.valid && ev->ref.mtc && ev->ref.lo > full;
+    mtc_hi = ev->ref.hi;
     ev->tsc_full = full;
     ev->have_tsc = 1;
     ev->tsc_run = 1;
     ev->stop_since_mtc = 1;
-    if (!ev->in_psb) ev->stops++; /* a wake */
     ev->ctc.valid = 0; /* the CTC base waits for the TMA */
     ev->cycles_since_tsc = 0;
     ev->have_cycles = 0;
     ev->cyc_just_before = 0;
     if (!ev->in_psb) { /* a wake: a clock stop before it; the new epoch starts at a CYC right before it */
+        ev->stops++;
         ptc__ev_break(ev);
     }
     ptc__ev_new_ref(ev, exact);
+    ev->ref.mtc = 0;
     ev->ref.lo = ev->ref.point = full;
-    ev->ref.hi = full + 1;
     ptc__ev_note_ref(ev);
     if (full > ev->now_lo) ev->now_lo = full;
-    /* the events before it are before its sample; with psb_early_tsc, those
-       in the PSB+ ahead of it may not be */
-    ptc__ev_bound_waiting(ev, ev->in_psb && ev->cfg.psb_early_tsc && ev->psb_first ? ev->psb_first - 1 : ev->count, 0);
-    /* sampled before it went out: its packet's time is not bounded above
-       by its value, nor are the cycles after it */
-    if (ev->in_psb && ev->cfg.psb_early_tsc) ev->ref.hi = UINT64_MAX;
+    ptc__ev_tsc_bounds(ev, full, mtc_ahead, mtc_hi);
     ev->psb_tsc = ev->in_psb;
-    /* sampled as it went out, unless inside a PSB+ with psb_early_tsc */
-    ev->tsc_same_hi = ev->in_psb && ev->cfg.psb_early_tsc ? 0 : full + 1;
-    if (ev->in_psb && !ev->cfg.psb_early_tsc && ev->psb_first) { /* the PSB+ before it is at its instant too */
-        size_t i;
-        for (i = ev->psb_first - 1; i < ev->count; i++) {
-            ptc__ev_entry *e = ptc__ev_at(ev, i);
-            e->have_time = 1;
-            if (e->lo < full) e->lo = full;
-        }
-    }
-    if (ev->in_psb && !ev->cfg.psb_early_tsc) {
-        ev->psb_after_tsc = 1;
-        ev->psb_lo = full;
-        ev->psb_hi = full + 1;
-    }
+    if (ev->in_psb && !ev->cfg.psb_early_tsc) ptc__ev_psb_instant(ev, full);
 }
 
 static void ptc__ev_tma(ptc_events *ev, const ptc_packet *p)

@@ -285,8 +285,55 @@ static void real_traces(void)
     CHECK(s.no_time == 0, "%zu events the full clock times have no time", s.no_time);
 }
 
+/* ---- the interface (SPEC 3.13) ---------------------------------------------- */
+
+static void api_contract(void)
+{
+    static ptc_events ev;
+    static const uint8_t psb[16] = { 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82 };
+    ptc_clock_config cc;
+    ptc_timed_item t;
+    ptc_item it;
+    ptc_clock_config_default(&cc);
+    CHECK(ptc_events_init(NULL, &cc, 0, 0) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_events_init(&ev, NULL, 0, 0) == PTC_ERR_BAD_ARGUMENT);
+    cc.mtc_freq = 16;
+    CHECK(ptc_events_init(&ev, &cc, 0, 0) == PTC_ERR_BAD_CONFIG, "mtc_freq 16 taken");
+    ptc_clock_config_default(&cc);
+    cc.cyc_thresh = 16;
+    CHECK(ptc_events_init(&ev, &cc, 0, 0) == PTC_ERR_BAD_CONFIG, "threshold 16 taken");
+    ptc_clock_config_default(&cc);
+    cc.cpuid_15_eax = 2; /* without ebx */
+    CHECK(ptc_events_init(&ev, &cc, 0, 0) == PTC_ERR_BAD_CONFIG, "eax without ebx taken");
+    ptc_clock_config_default(&cc);
+    CHECK(ptc_events_init(&ev, &cc, 0, 0) == PTC_OK);
+    CHECK(ptc_events_next(&ev, NULL) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_events_next(&ev, &t) == PTC_NEED_INPUT, "events before any input");
+    CHECK(ptc_events_feed(&ev, psb, sizeof psb) == PTC_OK);
+    CHECK(ptc_events_feed(&ev, psb, sizeof psb) == PTC_ERR_BAD_STATE, "a second chunk before the first is used");
+    CHECK(ptc_events_next(&ev, &t) == PTC_NEED_INPUT, "a PSB cut by the chunk's end handed out");
+    ptc_events_finish(&ev);
+    CHECK(ptc_events_next(&ev, &t) == PTC_OK && t.item.error == PTC_OK && t.item.pkt.type == PTC_PSB && !t.have_time,
+          "the PSB, with no time");
+    CHECK(ptc_events_next(&ev, &t) == PTC_END);
+    CHECK(ptc_events_next(&ev, &t) == PTC_END, "PTC_END again");
+    /* the event set */
+    memset(&it, 0, sizeof it);
+    it.pkt.type = PTC_MTC;
+    CHECK(!ptc_events_is_event(&it));
+    it.pkt.type = PTC_CBR;
+    CHECK(ptc_events_is_event(&it), "CBR (libipt's query decoder reports it)");
+    it.error = PTC_ERR_TRUNCATED;
+    CHECK(ptc_events_is_event(&it), "an error");
+    CHECK(!ptc_events_is_event(NULL));
+    /* nothing at all */
+    CHECK(ptc_events_init_buffer(&ev, &cc, 0, NULL, 0) == PTC_OK);
+    CHECK(ptc_events_next(&ev, &t) == PTC_END, "events from no bytes");
+}
+
 int main(void)
 {
+    RUN(api_contract);
     RUN(every_workload_policy_and_setting);
     RUN(real_traces);
     TL_EXIT();
