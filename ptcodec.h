@@ -4717,6 +4717,7 @@ static void ptc__ev_psb_instant(ptc_events *ev, uint64_t full)
         ptc__ev_entry *e = ptc__ev_at(ev, i);
         e->have_time = 1;
         if (e->lo < full) e->lo = full;
+        if (ev->ntp_lo < full) ev->ntp_lo = full; /* (a TNT's first branch is after them) */
     }
     ev->psb_after_tsc = 1;
     ev->psb_lo = full;

@@ -45,11 +45,11 @@ started=$(date +%s)
 elapsed=$(( $(date +%s) - started ))
 done_line=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 \2/p' "$log" | tail -1)
 last=$(grep -E '^#[0-9]+' "$log" | tail -1)
-edges=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
-features=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
+edges=$(printf '%s\n' "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
+features=$(printf '%s\n' "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
 found=$(ls "$b/fuzz-work/$t-crashes" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
 # (a crash ends libFuzzer early, with no Done line: the runs so far, in the time it ran)
-if [ -z "$done_line" ]; then done_line="$(echo "$last" | sed -n 's/^#\([0-9]*\).*/\1/p') $elapsed"; fi
+if [ -z "$done_line" ]; then done_line="$(printf '%s\n' "$last" | sed -n 's/^#\([0-9]*\).*/\1/p') $elapsed"; fi
 "$b/libfuzzer/$t" -merge=1 "corpus/$t" "$work" > "$log.merge" 2>&1
 merged=$(( $(ls "corpus/$t" | wc -l) - before ))
 set -- $done_line
