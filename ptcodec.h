@@ -916,54 +916,75 @@ typedef struct ptc__ev_anchor {
 /* The events decoder: bytes in (as the stream decoder takes them), events
    out, each with the interval the anchors around it give (SPEC 3.13). All
    fields are private; about 33 KiB with the default window. */
+/* All fields are private. The parts of the events decoder's state. */
+typedef struct ptc__ev_tsc_state {    /* the last TSC */
+    int have, run;                    /* run: what follows now is sent with it (a TMA, a CBR, a PWRX) */
+    uint64_t full;                    /* its value, extended to 64 bits */
+    uint64_t same_hi;                 /* what is sent with it is by then (0: not known) */
+    uint64_t cycles;                  /* CYC sum since it */
+} ptc__ev_tsc_state;
+
+typedef struct ptc__ev_now {          /* time at the stream position decoded so far */
+    uint64_t lo;                      /* every packet from here on went out at or after it, */
+    uint64_t pos;                     /*   as far as the cycles up to this position say, */
+    uint32_t epoch;                   /*   in this epoch */
+    uint64_t ntp_lo;                  /* lo when the last event went out (a TNT's first branch is after it) */
+} ptc__ev_now;
+
+typedef struct ptc__ev_psb {          /* the open PSB+ */
+    int in, after_tsc;                /* in one; after its TSC, with the SDM's clocks */
+    int tsc;                          /* after its TSC, whatever the clocks */
+    size_t first;                     /* window index + 1 of its first event */
+    uint64_t lo, hi;                  /* its TSC's interval, for the events after it up to PSBEND */
+} ptc__ev_psb;
+
+typedef struct ptc__ev_due {          /* the next MTC that must be emitted (SPEC 3.4 rule 2) */
+    ptc_checker chk;                  /* the policy's run, when it suppresses */
+    int stop_since_mtc;               /* a possible clock stop since the last MTC */
+    int cap_known;                    /* cap is computed for the last MTC */
+    uint64_t cap;                     /* its packet goes out by then */
+    int seen_gap;                     /* MTCs have gone missing somewhere in the trace */
+    uint64_t half_period;             /* half an MTC period, in TSC ticks (rounded up) */
+} ptc__ev_due;
+
+typedef struct ptc__ev_branch {       /* the CYCs since the last event that may time a TNT's first
+                                         branch (SPEC 3.7's second guess), PTC__EV_NOPOS: none */
+    uint64_t lone;                    /* the first lone one (another CYC right after it) */
+    uint64_t first;                   /* the first */
+    uint64_t cand;                    /* the last, if it may time one */
+} ptc__ev_branch;
+
+/* The events decoder: bytes in (as the stream decoder takes them), events
+   out, each with the interval the anchors around it give (SPEC 3.13). All
+   fields are private; about 33 KiB with the default window. */
 typedef struct ptc_events {
     ptc_decoder dec;
     ptc_clock_config cfg;
     ptc__clk_rate rate;
+    ptc__math_divider guess_div;      /* cfg.nom_den * CBR: the points' cycles at nom */
     ptc__clk_ctc ctc;
-    /* the TSC */
-    int have_tsc, tsc_run;            /* tsc_run: a TMA now is the TSC's */
-    uint64_t tsc_full;
-    uint64_t tsc_same_hi;             /* what is sent with it is by then (0: not known) */
-    uint64_t cycles_since_tsc;
-    int have_cycles;
-    /* time and cycles now, at the stream position decoded so far */
-    uint64_t now_lo;                  /* every packet from here on went out at or after it, */
-    uint64_t now_pos;                 /*   as far as the cycles up to this position say, */
-    uint32_t now_epoch;               /*   in this epoch */
-    uint64_t ntp_lo;                  /* now_lo when the last event went out (a TNT's first branch is after it) */
+    ptc__ev_tsc_state tsc;
+    ptc__ev_now now;
+    /* cycles */
     uint32_t epoch;
     uint64_t pos;                     /* CYC sum in the epoch */
     int cyc_just_before;              /* the last item but PADs was a CYC */
+    ptc__ev_branch branch;
+    /* anchors */
     ptc__ev_anchor ref;               /* the last anchor: lower bounds count from it */
     ptc__ev_anchor guess_ref;         /* the last at an exact cycle position: points count from it */
     int ref_waits_cyc;                /* its pos_hi waits for the next CYC */
     int ref_stale;                    /* ref is an MTC whose interval is not computed yet */
-    /* PSB+ */
-    int in_psb, psb_after_tsc;        /* in a PSB+; after its TSC, with the SDM's clocks */
-    int psb_tsc;                      /* after the TSC of the open PSB+, whatever the clocks */
-    size_t psb_first;                 /* window index + 1 of the first event of the open PSB+ */
-    uint64_t psb_lo, psb_hi;          /* the TSC's interval, for the events after it up to PSBEND */
-    ptc__math_divider guess_div;      /* cfg.nom_den * CBR: the points' cycles at nom */
-    /* the next MTC that must be emitted (SPEC 3.4 rule 2) */
-    ptc_checker chk;                  /* the policy's run, when it suppresses */
-    int stop_since_mtc, stop_since_ref; /* a possible clock stop since the last MTC, the last anchor */
-    int cap_known;                    /* cap is computed for the last MTC */
-    uint64_t cap;
+    int stop_since_ref;               /* a possible clock stop since it */
     uint32_t stops;                   /* possible clock stops so far (SPEC 3.5 rule 5) */
-    int seen_gap;                     /* MTCs have gone missing somewhere in the trace */
-    uint64_t half_period;             /* half an MTC period, in TSC ticks (rounded up) */
+    ptc__ev_psb psb;
+    ptc__ev_due due;
     int fup_bound;                    /* the last event was a PTW or EXSTOP with its IP bit */
-    /* the CYCs since the last event that may time a TNT's first branch
-       (SPEC 3.7's second guess): the positions of the first lone one (with
-       another CYC right after it) and of the first, PTC__EV_NOPOS: none */
-    uint64_t lone_cyc_pos, first_cyc_pos;
-    uint64_t cand_pos;                /* the last CYC's position, if it may time one (else NOPOS) */
-    uint64_t last_lo, last_hi;        /* the interval and point of the last event handed out */
     /* the window: the first `ready` events have their final interval */
     ptc__ev_entry ring[PTC_EVENTS_WINDOW];
     size_t head, count, ready, open_from; /* events from open_from on wait for the next CYC */
-    uint64_t out_point;               /* the latest point given */
+    uint64_t out_point;               /* the point of the last event handed out, */
+    uint64_t last_lo, last_hi;        /*   and its interval */
     int ended;                        /* the decoder said PTC_END */
 } ptc_events;
 
@@ -4555,7 +4576,7 @@ static void ptc__ev_break(ptc_events *ev)
 {
     ev->epoch++;
     ev->pos = 0;
-    ev->first_cyc_pos = ev->lone_cyc_pos = ev->cand_pos = PTC__EV_NOPOS;
+    ev->branch.first = ev->branch.lone = ev->branch.cand = PTC__EV_NOPOS;
     ev->ref_waits_cyc = 0;
 }
 
@@ -4587,9 +4608,9 @@ static void ptc__ev_settle(ptc_events *ev)
     a->hi = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, ev->ctc.art_rel, 1), ev->rate.mtc_lag);
     /* its edge plus half its jitter (SPEC 3.7 rule 1) */
     a->point = ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(&ev->rate, ev->cfg.mtc_jitter, ev->rate.cbr, 1) / 2);
-    if (a->lo > ev->now_lo) ev->now_lo = a->lo;
+    if (a->lo > ev->now.lo) ev->now.lo = a->lo;
     ptc__ev_note_ref(ev);
-    ev->now_pos = PTC__EV_NOPOS; /* the cycles count from this anchor now */
+    ev->now.pos = PTC__EV_NOPOS; /* the cycles count from this anchor now */
 }
 
 /* The anchor ev->ref, now computed, is the first after the events still
@@ -4629,7 +4650,7 @@ static void ptc__ev_new_ref(ptc_events *ev, int exact)
     a->exact = (uint8_t)exact;
     ev->ref_waits_cyc = !exact;
     ev->stop_since_ref = 0;
-    ev->now_pos = PTC__EV_NOPOS; /* the lower bound counts from it now */
+    ev->now.pos = PTC__EV_NOPOS; /* the lower bound counts from it now */
 }
 
 /* A CYC right after another has no packet of its own: the one before it
@@ -4639,10 +4660,10 @@ static PTC__INLINE void ptc__ev_note_cyc(ptc_events *ev, uint64_t cycles)
 {
     int wrap = (cycles & (cycles + 1)) == 0 &&
                (cycles >= 4095 || (ev->cfg.cyc_bits < 64 && cycles == (UINT64_C(1) << ev->cfg.cyc_bits) - 1));
-    if (ev->cyc_just_before && ev->cand_pos != PTC__EV_NOPOS && ev->lone_cyc_pos == PTC__EV_NOPOS)
-        ev->lone_cyc_pos = ev->cand_pos;
-    ev->cand_pos = wrap ? PTC__EV_NOPOS : ev->pos;
-    if (!wrap && ev->first_cyc_pos == PTC__EV_NOPOS) ev->first_cyc_pos = ev->pos;
+    if (ev->cyc_just_before && ev->branch.cand != PTC__EV_NOPOS && ev->branch.lone == PTC__EV_NOPOS)
+        ev->branch.lone = ev->branch.cand;
+    ev->branch.cand = wrap ? PTC__EV_NOPOS : ev->pos;
+    if (!wrap && ev->branch.first == PTC__EV_NOPOS) ev->branch.first = ev->pos;
 }
 
 /* Where a TNT with no CYC right before it most likely had its first
@@ -4650,8 +4671,8 @@ static PTC__INLINE void ptc__ev_note_cyc(ptc_events *ev, uint64_t cycles)
    first and the last CYC, else at the last (SPEC 3.7). */
 static uint64_t ptc__ev_first_branch_pos(const ptc_events *ev)
 {
-    if (ev->lone_cyc_pos != PTC__EV_NOPOS) return ev->lone_cyc_pos;
-    if (ev->first_cyc_pos != PTC__EV_NOPOS) return ev->first_cyc_pos + (ev->pos - ev->first_cyc_pos) / 2;
+    if (ev->branch.lone != PTC__EV_NOPOS) return ev->branch.lone;
+    if (ev->branch.first != PTC__EV_NOPOS) return ev->branch.first + (ev->pos - ev->branch.first) / 2;
     return ev->pos;
 }
 
@@ -4664,8 +4685,7 @@ static PTC__INLINE void ptc__ev_cyc(ptc_events *ev, uint64_t cycles)
         return;
     }
     ev->pos += cycles;
-    ev->cycles_since_tsc += cycles;
-    ev->have_cycles = 1;
+    ev->tsc.cycles += cycles;
     ptc__ev_note_cyc(ev, cycles);
     ev->cyc_just_before = 1;
     if (ev->ref_waits_cyc) {
@@ -4684,21 +4704,21 @@ static PTC__INLINE void ptc__ev_mtc(ptc_events *ev, uint8_t payload)
     uint64_t step;
     int exact = ev->cyc_just_before;
     ev->cyc_just_before = 0;
-    if (ev->in_psb && !ev->cfg.psb_early_tsc) ev->psb_after_tsc = 0; /* the PSB+'s instant is over */
+    if (ev->psb.in && !ev->cfg.psb_early_tsc) ev->psb.after_tsc = 0; /* the PSB+'s instant is over */
     if (ev->cfg.policy.threshold) { /* (the run matters only when the policy suppresses) */
         ptc_packet mtc;
         memset(&mtc, 0, sizeof mtc);
         mtc.type = PTC_MTC;
         mtc.u.mtc.ctc = payload;
-        (void)ptc_checker_packet(&ev->chk, &mtc);
+        (void)ptc_checker_packet(&ev->due.chk, &mtc);
     }
     if (!ptc__clk_ctc_mtc(&ev->ctc, ev->cfg.mtc_freq, payload, &step)) return;
     /* more than one period (and those hardware may lose) since the last
        MTC with no stop between: MTCs were suppressed (SPEC 3.7) */
-    if (step > (uint64_t)(1 + ev->cfg.mtc_lost) << ev->cfg.mtc_freq && !ev->stop_since_mtc && !ev->cfg.hidden_stops)
-        ev->seen_gap = 1;
-    ev->stop_since_mtc = 0;
-    ev->cap_known = 0;
+    if (step > (uint64_t)(1 + ev->cfg.mtc_lost) << ev->cfg.mtc_freq && !ev->due.stop_since_mtc && !ev->cfg.hidden_stops)
+        ev->due.seen_gap = 1;
+    ev->due.stop_since_mtc = 0;
+    ev->due.cap_known = 0;
     ptc__ev_new_ref(ev, exact);
     ev->ref.mtc = 1;
     ev->ref_stale = 1;
@@ -4713,15 +4733,15 @@ static PTC__INLINE void ptc__ev_mtc(ptc_events *ev, uint8_t payload)
 static void ptc__ev_psb_instant(ptc_events *ev, uint64_t full)
 {
     size_t i;
-    for (i = ev->psb_first ? ev->psb_first - 1 : ev->count; i < ev->count; i++) {
+    for (i = ev->psb.first ? ev->psb.first - 1 : ev->count; i < ev->count; i++) {
         ptc__ev_entry *e = ptc__ev_at(ev, i);
         e->have_time = 1;
         if (e->lo < full) e->lo = full;
-        if (ev->ntp_lo < full) ev->ntp_lo = full; /* (a TNT's first branch is after them) */
+        if (ev->now.ntp_lo < full) ev->now.ntp_lo = full; /* (a TNT's first branch is after them) */
     }
-    ev->psb_after_tsc = 1;
-    ev->psb_lo = full;
-    ev->psb_hi = full + 1;
+    ev->psb.after_tsc = 1;
+    ev->psb.lo = full;
+    ev->psb.hi = full + 1;
 }
 
 /* The TSC `full` as the anchor after the events waiting: they went out
@@ -4732,33 +4752,32 @@ static void ptc__ev_psb_instant(ptc_events *ev, uint64_t full)
    the sample (SPEC 3.11). */
 static void ptc__ev_tsc_bounds(ptc_events *ev, uint64_t full, int mtc_ahead, uint64_t mtc_hi)
 {
-    int sampled_early = ev->in_psb && ev->cfg.psb_early_tsc;
+    int sampled_early = ev->psb.in && ev->cfg.psb_early_tsc;
     uint64_t by = full + 1;
     if (ev->cfg.psb_early_tsc && mtc_ahead) by = ptc__math_sat_add(mtc_hi, ev->rate.mtc_lag);
     ev->ref.hi = by;
-    ptc__ev_bound_waiting(ev, sampled_early && ev->psb_first ? ev->psb_first - 1 : ev->count, 0);
+    ptc__ev_bound_waiting(ev, sampled_early && ev->psb.first ? ev->psb.first - 1 : ev->count, 0);
     /* sampled before it went out: its packet's time is not bounded above
        by its value, nor are the cycles after it */
     if (sampled_early) ev->ref.hi = UINT64_MAX;
-    ev->tsc_same_hi = sampled_early ? 0 : by;
+    ev->tsc.same_hi = sampled_early ? 0 : by;
 }
 
 static void ptc__ev_tsc(ptc_events *ev, uint64_t v)
 {
-    uint64_t full = ptc__clk_tsc_extend(ev->tsc_full, ev->have_tsc, v), mtc_hi;
+    uint64_t full = ptc__clk_tsc_extend(ev->tsc.full, ev->tsc.have, v), mtc_hi;
     int exact = ev->cyc_just_before, mtc_ahead;
     ptc__ev_settle(ev);
     mtc_ahead = ev->ref.valid && ev->ref.mtc && ev->ref.lo > full;
     mtc_hi = ev->ref.hi;
-    ev->tsc_full = full;
-    ev->have_tsc = 1;
-    ev->tsc_run = 1;
-    ev->stop_since_mtc = 1;
+    ev->tsc.full = full;
+    ev->tsc.have = 1;
+    ev->tsc.run = 1;
+    ev->due.stop_since_mtc = 1;
     ev->ctc.valid = 0; /* the CTC base waits for the TMA */
-    ev->cycles_since_tsc = 0;
-    ev->have_cycles = 0;
+    ev->tsc.cycles = 0;
     ev->cyc_just_before = 0;
-    if (!ev->in_psb) { /* a wake: a clock stop before it; the new epoch starts at a CYC right before it */
+    if (!ev->psb.in) { /* a wake: a clock stop before it; the new epoch starts at a CYC right before it */
         ev->stops++;
         ptc__ev_break(ev);
     }
@@ -4766,17 +4785,17 @@ static void ptc__ev_tsc(ptc_events *ev, uint64_t v)
     ev->ref.mtc = 0;
     ev->ref.lo = ev->ref.point = full;
     ptc__ev_note_ref(ev);
-    if (full > ev->now_lo) ev->now_lo = full;
+    if (full > ev->now.lo) ev->now.lo = full;
     ptc__ev_tsc_bounds(ev, full, mtc_ahead, mtc_hi);
-    ev->psb_tsc = ev->in_psb;
-    if (ev->in_psb && !ev->cfg.psb_early_tsc) ptc__ev_psb_instant(ev, full);
+    ev->psb.tsc = ev->psb.in;
+    if (ev->psb.in && !ev->cfg.psb_early_tsc) ptc__ev_psb_instant(ev, full);
 }
 
 static void ptc__ev_tma(ptc_events *ev, const ptc_packet *p)
 {
     ev->cyc_just_before = 0;
-    if (!ev->tsc_run || !ev->cfg.cpuid_15_eax || p->u.tma.fc > ev->tsc_full || (ev->cfg.errata & PTC_ERRATUM_SKZ84)) return;
-    ptc__clk_ctc_tma(&ev->ctc, ev->tsc_full, p->u.tma.ctc, p->u.tma.fc);
+    if (!ev->tsc.run || !ev->cfg.cpuid_15_eax || p->u.tma.fc > ev->tsc.full || (ev->cfg.errata & PTC_ERRATUM_SKZ84)) return;
+    ptc__clk_ctc_tma(&ev->ctc, ev->tsc.full, p->u.tma.ctc, p->u.tma.fc);
 }
 
 /* A new ratio: cycles after it convert at it, so the counts start
@@ -4791,22 +4810,22 @@ static void ptc__ev_cbr(ptc_events *ev, uint8_t ratio, int with_tsc)
         ptc__math_divider_init(&ev->guess_div, ev->cfg.nom_den * ratio);
     ptc__ev_break(ev);
     if (!with_tsc || ev->ctc.have_mtc) {
-        ev->stop_since_mtc = ev->stop_since_ref = 1;
+        ev->due.stop_since_mtc = ev->stop_since_ref = 1;
         ev->stops++;
         return;
     }
     ev->ref.epoch = ev->epoch;
     ev->ref.pos_lo = ev->ref.pos_hi = 0;
     ev->ref_waits_cyc = !ev->ref.exact;
-    ev->now_pos = PTC__EV_NOPOS;
+    ev->now.pos = PTC__EV_NOPOS;
     ptc__ev_note_ref(ev);
     if (ev->ctc.valid) {
         uint64_t n = ev->cfg.mtc_freq, first = (UINT64_C(1) << n) - (ev->ctc.base_low & ((UINT64_C(1) << n) - 1));
-        if (ev->cfg.psb_early_tsc && ev->in_psb) first += UINT64_C(1) << n; /* an MTC of the PSB+ may be out */
+        if (ev->cfg.psb_early_tsc && ev->psb.in) first += UINT64_C(1) << n; /* an MTC of the PSB+ may be out */
         first += (uint64_t)ev->cfg.mtc_lost << n;
-        ev->cap = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, first, 1), ev->rate.mtc_lag);
-        ev->cap_known = 1;
-        ev->stop_since_mtc = 0;
+        ev->due.cap = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, first, 1), ev->rate.mtc_lag);
+        ev->due.cap_known = 1;
+        ev->due.stop_since_mtc = 0;
     }
 }
 
@@ -4814,21 +4833,21 @@ static void ptc__ev_cbr(ptc_events *ev, uint8_t ratio, int with_tsc)
 static void ptc__ev_after_event(ptc_events *ev, const ptc_item *it)
 {
     ptc_packet_type t = it->error == PTC_OK ? it->pkt.type : PTC_NONE;
-    int tsc_run = ev->tsc_run;
-    ev->tsc_run = tsc_run && (t == PTC_CBR || t == PTC_PWRX); /* (sent together with the TSC) */
+    int tsc_run = ev->tsc.run;
+    ev->tsc.run = tsc_run && (t == PTC_CBR || t == PTC_PWRX); /* (sent together with the TSC) */
     if (t == PTC_NONE || t == PTC_OVF || t == PTC_PWRE || t == PTC_EXSTOP || t == PTC_MWAIT) {
         /* the core clock may stop here (SPEC 3.5 rule 5): cycles no longer
            measure the time; what came before still came before the next
            MTC due, which a sleep after it explains being late */
         ev->stop_since_ref = 1;
         ev->stops++;
-        if (t == PTC_NONE || t == PTC_OVF) ev->stop_since_mtc = 1; /* packets lost */
+        if (t == PTC_NONE || t == PTC_OVF) ev->due.stop_since_mtc = 1; /* packets lost */
     }
-    if (t != PTC_NONE && ev->cfg.policy.threshold) (void)ptc_checker_packet(&ev->chk, &it->pkt);
+    if (t != PTC_NONE && ev->cfg.policy.threshold) (void)ptc_checker_packet(&ev->due.chk, &it->pkt);
     if (t == PTC_NONE || t == PTC_OVF) { /* packets lost: the base and the counts with them */
         ev->ctc.valid = 0;
         ptc__ev_break(ev);
-        ev->in_psb = ev->psb_after_tsc = ev->psb_tsc = 0;
+        ev->psb.in = ev->psb.after_tsc = ev->psb.tsc = 0;
     } else if (t == PTC_CBR) {
         ptc__ev_cbr(ev, it->pkt.u.cbr.ratio, tsc_run);
     } else if (t == PTC_PSB) {
@@ -4836,11 +4855,11 @@ static void ptc__ev_after_event(ptc_events *ev, const ptc_item *it)
             ptc__ev_break(ev);
             ev->stop_since_ref = 1;
         }
-        ev->in_psb = 1;
-        ev->psb_after_tsc = ev->psb_tsc = 0;
-        ev->psb_first = ev->count; /* (the PSB's own index + 1) */
+        ev->psb.in = 1;
+        ev->psb.after_tsc = ev->psb.tsc = 0;
+        ev->psb.first = ev->count; /* (the PSB's own index + 1) */
     } else if (t == PTC_PSBEND) {
-        ev->in_psb = ev->psb_after_tsc = ev->psb_tsc = 0;
+        ev->psb.in = ev->psb.after_tsc = ev->psb.tsc = 0;
     }
 }
 
@@ -4849,14 +4868,14 @@ static void ptc__ev_after_event(ptc_events *ev, const ptc_item *it)
 static uint64_t ptc__ev_cap(ptc_events *ev)
 {
     uint64_t art;
-    if (!ev->ctc.valid || ev->stop_since_mtc) return UINT64_MAX;
-    if (!ev->cap_known) {
+    if (!ev->ctc.valid || ev->due.stop_since_mtc) return UINT64_MAX;
+    if (!ev->due.cap_known) {
         if (!ev->ctc.have_mtc) return UINT64_MAX;
-        art = ev->ctc.art_rel + (ptc__clk_periods_to_emitted(&ev->cfg, &ev->chk, ev->ctc.last_payload) << ev->cfg.mtc_freq);
-        ev->cap = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, art, 1), ev->rate.mtc_lag);
-        ev->cap_known = 1;
+        art = ev->ctc.art_rel + (ptc__clk_periods_to_emitted(&ev->cfg, &ev->due.chk, ev->ctc.last_payload) << ev->cfg.mtc_freq);
+        ev->due.cap = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, art, 1), ev->rate.mtc_lag);
+        ev->due.cap_known = 1;
     }
-    return ev->cap;
+    return ev->due.cap;
 }
 
 /* An upper bound for an event at cycle position pos at the latest, from
@@ -4911,11 +4930,11 @@ static uint64_t ptc__ev_guess(const ptc_events *ev, uint64_t pos)
 static PTC__INLINE void ptc__ev_catch_up(ptc_events *ev)
 {
     if (ev->ref_stale) ptc__ev_settle(ev);
-    if (ev->now_pos != ev->pos || ev->now_epoch != ev->epoch) {
+    if (ev->now.pos != ev->pos || ev->now.epoch != ev->epoch) {
         uint64_t now = ptc__ev_lo_at(ev, ev->pos);
-        if (now > ev->now_lo) ev->now_lo = now;
-        ev->now_pos = ev->pos;
-        ev->now_epoch = ev->epoch;
+        if (now > ev->now.lo) ev->now.lo = now;
+        ev->now.pos = ev->pos;
+        ev->now.epoch = ev->epoch;
     }
 }
 
@@ -4938,8 +4957,8 @@ static void ptc__ev_by_cycles(ptc_events *ev, ptc__ev_entry *e, ptc_packet_type 
     if (!e->guess && timed_by_cyc && ev->cfg.cyc_en && ev->ref.valid && ev->ref.epoch == ev->epoch &&
         ev->pos == ev->ref.pos_lo)
         e->guess = ptc__ev_near_guess(ev, e->lo); /* no CYC since the anchor: most likely right after it */
-    if (ev->psb_tsc && !e->guess) e->guess = ev->tsc_full; /* a PSB+ is one instant, its TSC's (SPEC 3.6) */
-    ev->first_cyc_pos = ev->lone_cyc_pos = ev->cand_pos = PTC__EV_NOPOS;
+    if (ev->psb.tsc && !e->guess) e->guess = ev->tsc.full; /* a PSB+ is one instant, its TSC's (SPEC 3.6) */
+    ev->branch.first = ev->branch.lone = ev->branch.cand = PTC__EV_NOPOS;
 }
 
 /* An event sent with a TSC before it (SPEC 3.6): 1 when it takes the
@@ -4948,16 +4967,16 @@ static int ptc__ev_at_tsc(ptc_events *ev, ptc__ev_entry *e, ptc_packet_type t)
 {
     uint64_t at;
     if (t == PTC_NONE || t == PTC_OVF) return 0;
-    if (ev->psb_after_tsc) { /* in a PSB+, at its TSC's instant (SDM clocks) */
-        at = ev->psb_lo;
-        e->hi = ev->psb_hi;
-    } else if (ev->tsc_run && (t == PTC_CBR || t == PTC_PWRX) && !ev->ctc.have_mtc && ev->tsc_same_hi) {
-        at = ev->tsc_full;
-        e->hi = ev->tsc_same_hi;
+    if (ev->psb.after_tsc) { /* in a PSB+, at its TSC's instant (SDM clocks) */
+        at = ev->psb.lo;
+        e->hi = ev->psb.hi;
+    } else if (ev->tsc.run && (t == PTC_CBR || t == PTC_PWRX) && !ev->ctc.have_mtc && ev->tsc.same_hi) {
+        at = ev->tsc.full;
+        e->hi = ev->tsc.same_hi;
     } else {
         return 0;
     }
-    e->lo = at > ev->now_lo ? at : ev->now_lo; /* (time never goes back) */
+    e->lo = at > ev->now.lo ? at : ev->now.lo; /* (time never goes back) */
     return 1;
 }
 
@@ -4969,24 +4988,24 @@ static PTC__INLINE void ptc__ev_event(ptc_events *ev, const ptc_item *it)
     ptc__ev_entry *e = ptc__ev_at(ev, ev->count);
     ptc__ev_catch_up(ev);
     if (&e->it != it) e->it = *it;
-    e->have_time = (uint8_t)ev->have_tsc;
+    e->have_time = (uint8_t)ev->tsc.have;
     e->tnt = (uint8_t)tnt;
-    e->cycles = ev->cycles_since_tsc;
+    e->cycles = ev->tsc.cycles;
     e->epoch = ev->epoch;
     e->stops = ev->stops;
     e->bound_fup = (uint8_t)(t == PTC_FUP && ev->fup_bound);
     ev->fup_bound = (t == PTC_PTW && it->pkt.u.ptw.ip) || (t == PTC_EXSTOP && it->pkt.u.exstop.ip);
     /* a TNT's first branch may precede the timing packets since the last
        event; the event itself went out after all of them */
-    e->lo = tnt && !exact ? ev->ntp_lo : ev->now_lo;
-    e->floor = ev->now_lo; /* (where libipt and perf put a TNT whose branch the cycles do not place) */
+    e->lo = tnt && !exact ? ev->now.ntp_lo : ev->now.lo;
+    e->floor = ev->now.lo; /* (where libipt and perf put a TNT whose branch the cycles do not place) */
     ptc__ev_by_cycles(ev, e, t, exact);
     e->cap = t == PTC_NONE || t == PTC_OVF ? UINT64_MAX : ptc__ev_cap(ev); /* (MTCs were lost before those) */
     ev->count++;
     if (ptc__ev_at_tsc(ev, e, t) && ev->ready == ev->count - 1) ev->ready = ev->count;
-    if (t != PTC_NONE) ev->ntp_lo = ev->now_lo;
+    if (t != PTC_NONE) ev->now.ntp_lo = ev->now.lo;
     ev->cyc_just_before = 0;
-    if (((PTC__EV_SPECIAL >> t) & 1) || ev->tsc_run || ev->cfg.policy.threshold) ptc__ev_after_event(ev, it);
+    if (((PTC__EV_SPECIAL >> t) & 1) || ev->tsc.run || ev->cfg.policy.threshold) ptc__ev_after_event(ev, it);
 }
 
 /* Everything the decoder reports goes through here but the PADs, MTCs
@@ -5069,9 +5088,9 @@ PTCDEF ptc_status ptc_events_init(ptc_events *ev, const ptc_clock_config *cfg, u
     ev->cfg = *cfg;
     if (!ptc__clk_config_reduce(&ev->cfg)) return PTC_ERR_BAD_CONFIG;
     ptc__clk_rate_init(&ev->rate, &ev->cfg);
-    ptc_checker_init(&ev->chk, &ev->cfg.policy);
-    ev->first_cyc_pos = ev->lone_cyc_pos = ev->cand_pos = PTC__EV_NOPOS;
-    ev->half_period = ptc__clk_half_period(&ev->cfg);
+    ptc_checker_init(&ev->due.chk, &ev->cfg.policy);
+    ev->branch.first = ev->branch.lone = ev->branch.cand = PTC__EV_NOPOS;
+    ev->due.half_period = ptc__clk_half_period(&ev->cfg);
     ptc_decoder_init(&ev->dec, flags, base_offset);
     return PTC_OK;
 }
@@ -5112,8 +5131,8 @@ static void ptc__ev_pop(ptc_events *ev, ptc_timed_item *out)
     point = e->guess ? e->guess : e->hi == UINT64_MAX ? lo : lo + (hi - lo) / 2;
     /* with no policy known and no MTC missing so far, the next MTC
        probably came on time: at most half a period past the lower bound */
-    if (!e->guess && !ev->cfg.have_policy && !ev->seen_gap && ev->half_period && point - lo > ev->half_period)
-        point = lo + ev->half_period;
+    if (!e->guess && !ev->cfg.have_policy && !ev->due.seen_gap && ev->due.half_period && point - lo > ev->due.half_period)
+        point = lo + ev->due.half_period;
     if (!e->guess && point < e->floor) point = e->floor;
     if (point < lo) point = lo;
     if (point > hi) point = hi;
@@ -5141,7 +5160,7 @@ static void ptc__ev_pop(ptc_events *ev, ptc_timed_item *out)
     ev->count--;
     ev->ready--;
     if (ev->open_from) ev->open_from--;
-    if (ev->psb_first > 1) ev->psb_first--;
+    if (ev->psb.first > 1) ev->psb.first--;
 }
 
 PTCDEF ptc_status ptc_events_next(ptc_events *ev, ptc_timed_item *out)

@@ -152,7 +152,7 @@ static void arbitrary_bytes_same_packets_or_same_error(void)
         if (trial % 2) {
             /* a valid stream (every type, reserved bits too), then damage */
             n = pg_stream(&r, &mix, 0, 512, buf, 512 + pg_next(&r) % 1024, NULL, NULL, 0, NULL);
-            for (i = 0; i < 3 && n; i++) buf[pg_next(&r) % n] ^= (uint8_t)(1u << (pg_next(&r) % 8));
+            for (i = 0; i < 3 && n; i++) pg_flip_bit(&r, buf, n);
             if (trial % 4 == 1) /* TMAs as erratum SKZ84 corrupts them, the next byte taken as bogus */
                 for (i = 0; i + 7 <= n; i++)
                     if (buf[i] == 0x02 && buf[i + 1] == 0x73) buf[i + 4] |= 0x10;

@@ -424,7 +424,7 @@ static size_t damaged_stream(pg_rng *r, uint8_t *buf, size_t cap)
     pg_mix_uniform(&mix, 0);
     n = pg_stream(r, &mix, 0, 200 + pg_next(r) % 400, buf, cap, NULL, NULL, 0, NULL);
     flips = pg_next(r) % 6;
-    for (i = 0; i < flips && n; i++) buf[pg_next(r) % n] ^= (uint8_t)(1u << (pg_next(r) % 8));
+    for (i = 0; i < flips && n; i++) pg_flip_bit(r, buf, n);
     if (pg_next(r) % 3 == 0 && n > 10) n -= pg_next(r) % 10; /* cut the end */
     return n;
 }

@@ -69,6 +69,14 @@ UT_FN uint64_t pg_bits(pg_rng *r, unsigned bits)
     }
 }
 
+/* Damage: one bit of buf[0, n) flipped at random (n > 0); the bit is drawn
+   before the byte. */
+UT_FN void pg_flip_bit(pg_rng *r, uint8_t *buf, size_t n)
+{
+    uint8_t bit = (uint8_t)(1u << (pg_next(r) % 8));
+    buf[pg_next(r) % n] ^= bit;
+}
+
 /* Restrictions for a generated packet */
 #define PG_LIBIPT_205 1u  /* only what Debian's libipt 2.0.5 decodes the same way */
 #define PG_NO_RESERVED 2u /* reserved fields zero */
@@ -127,9 +135,10 @@ UT_FN void pg_packet(pg_rng *r, ptc_packet_type t, ptc_block_ctx ctx, unsigned f
         break;
     case PTC_MTC: p->u.mtc.ctc = (uint8_t)pg_bits(r, 8); break;
     case PTC_CYC:
-        if (flags & PG_TYPICAL) /* 70% fit one byte, 25% two, 5% three */
-            p->u.cyc.cycles = pg_next(r) % (pg_next(r) % 20 < 14 ? 32 : pg_next(r) % 5 ? 4096 : 1u << 19);
-        else
+        if (flags & PG_TYPICAL) { /* 70% fit one byte, 25% two, 5% three */
+            uint64_t v = pg_next(r); /* (first: the operands of % are unsequenced) */
+            p->u.cyc.cycles = v % (pg_next(r) % 20 < 14 ? 32 : pg_next(r) % 5 ? 4096 : 1u << 19);
+        } else
             p->u.cyc.cycles = pg_bits(r, (unsigned)pg_range(r, 1, (flags & PG_LIBIPT_205) ? 61 : 64));
         break;
     case PTC_CBR:

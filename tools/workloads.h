@@ -151,7 +151,11 @@ UT_FN void wl_run_workload_shown(int wi, ptc_model *m, uint64_t cycles, uint64_t
         }
         case 3: /* ptwrite: values written by software, nothing else */
             wl_idle(&w, 2000, 200000);
-            if (wl_more(&w)) ptc_model_ptwrite(m, w.ip + (pg_next(&w.r) & 0xFF), pg_next(&w.r), (pg_next(&w.r) & 1) ? 8 : 4);
+            if (wl_more(&w)) { /* (drawn in this order: the arguments' order is the compiler's) */
+                int bytes = (pg_next(&w.r) & 1) ? 8 : 4;
+                uint64_t value = pg_next(&w.r), at = w.ip + (pg_next(&w.r) & 0xFF);
+                ptc_model_ptwrite(m, at, value, bytes);
+            }
             break;
         case 4: { /* idle: short runs between C1 and C6 sleeps */
             uint8_t cstate = pg_next(&w.r) % 10 < 3 ? 1 : 6;
