@@ -124,16 +124,7 @@ static void compare(const uint8_t *buf, size_t len, unsigned flags, const ptc_cl
         s->timed++;
         CHECK(e->tsc_lo <= e->tsc && e->tsc <= e->tsc_hi, "%s: point outside its interval", what);
         if (e->tsc_lo <= f->tsc_lo && e->tsc_hi >= f->tsc_hi) s->inside_full++;
-        else if (s->timed - s->inside_full <= 3)
-            printf("# %s: %s at %llu: [%llu, %llu], the full clock's [%llu, %llu]\n", what,
-                   ptc_packet_type_name(e->item.pkt.type), (unsigned long long)e->item.offset,
-                   (unsigned long long)e->tsc_lo, (unsigned long long)e->tsc_hi, (unsigned long long)f->tsc_lo,
-                   (unsigned long long)f->tsc_hi);
         if (e->tsc_lo == f->tsc_lo && e->tsc_hi == f->tsc_hi && e->tsc == f->tsc) s->equal++;
-        if (getenv("TE_WIDE") && e->tsc_hi != UINT64_MAX && e->tsc_hi - e->tsc_lo > 100 * (f->tsc_hi - f->tsc_lo + 1))
-            printf("# wide %s %s at %llu: [%llu, %llu] full [%llu, %llu]\n", what, ptc_packet_type_name(e->item.pkt.type),
-                   (unsigned long long)e->item.offset, (unsigned long long)e->tsc_lo, (unsigned long long)e->tsc_hi,
-                   (unsigned long long)f->tsc_lo, (unsigned long long)f->tsc_hi);
         if (e->tsc_hi != UINT64_MAX && f->tsc_hi != UINT64_MAX) {
             s->bounded++;
             s->width_ev += (double)(e->tsc_hi - e->tsc_lo);
@@ -191,7 +182,6 @@ static void model_run(int wi, const char *policy, const char *settings, uint64_t
         tally one;
         memset(&one, 0, sizeof one);
         compare(tr.bytes, tr.len, mr_decode_flags(&m), &cc, truth, what, &one);
-        if (getenv("TE_VERBOSE")) report(what, &one);
         s->events += one.events; s->timed += one.timed; s->inside_full += one.inside_full; s->equal += one.equal;
         s->outside_truth += one.outside_truth; s->back += one.back; s->width_ev += one.width_ev;
         s->width_full += one.width_full; s->bounded += one.bounded;
