@@ -33,7 +33,7 @@
      - Sizes on x86-64: ptc_clock about 61 KiB (it holds PTC_CLOCK_WINDOW
        items: keep it off the stack), ptc_events about 33 KiB (likewise,
        PTC_EVENTS_WINDOW), ptc_model 2.6 KiB, ptc_conform 272 bytes,
-       ptc_decoder 120 bytes.
+       ptc_decoder 128 bytes.
      - Bad input is never an abort or an assert: every function returns a
        status with a name (ptc_status_name).
 
@@ -63,6 +63,8 @@
      1.7      Single-packet decode       ptc_decode_packet()
      1.8      Encoding                   ptc_encode_packet(), ptc_packet_equal()
      1.9      Stream decoding            ptc_decoder, ptc_item
+     1.12     Batch decoding             ptc_record, ptc_decoder_next_batch()
+     1.13     Segments                   ptc_segment_next(), ptc_decoder_init_segment()
      2.       MTC suppression, checker   ptc_mtc_policy, ptc_checker
      3.       Clock recovery             ptc_clock, ptc_timed_item; 3.12
                                          errata: PTC_ERRATA_LIST; 3.13 the
@@ -77,7 +79,7 @@
      7.       Conformance                ptc_conform, PTC_RULE_LIST,
                                          ptc_conform_item()
    Private names say their part: ptc__byte_ and ptc__math_ (0), ptc__pkt_,
-   ptc__dec_, ptc__enc_, ptc__str_ (1), ptc__clk_ (3), ptc__ev_ (3.13), ptc__nav_ (4),
+   ptc__dec_, ptc__enc_, ptc__str_, ptc__bat_ (1), ptc__clk_ (3), ptc__ev_ (3.13), ptc__nav_ (4),
    ptc__mdl_ (5), ptc__perf_ (6), ptc__conf_ (7).
 */
 #ifndef PTCODEC_H_INCLUDED
@@ -530,6 +532,7 @@ typedef struct ptc_decoder {
     int finished;              /* no input after the current chunk         */
     int done;                  /* everything was reported                  */
     ptc_block_ctx block;
+    uint64_t end_off;          /* a segment's end: nothing at or after it is reported (UINT64_MAX: none) */
 } ptc_decoder;
 
 /* Prepares a decoder. base_offset is the stream offset of the first byte
@@ -564,6 +567,71 @@ PTCDEF void ptc_decoder_init_buffer(ptc_decoder *dec, unsigned flags,
    decoding goes on after them. Results never depend on how the input was
    split into chunks. */
 PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item);
+
+/* ===================================================================== */
+/* 1.12 Batch decoding                                                   */
+/* ===================================================================== */
+
+/* One packet or error in 32 bytes, for loops that decode many packets at
+   a time (SPEC 1.12). value and info hold what such loops read most;
+   ptc_record_packet() gives every field. */
+typedef struct ptc_record {
+    uint64_t offset;   /* stream offset of the packet or of the error */
+    /* TNT-8/TNT-64: the branch bits (as pkt.u.tnt.bits); TIP, TIP.PGE,
+       TIP.PGD, FUP: the IP after decompression (as ptc_item.ip); TSC: its
+       value; CYC: its count; 0 for every other type and for errors. */
+    uint64_t value;
+    /* The packet's first bytes (all of them but a PSB's last five). The
+       bytes from size on are unspecified. */
+    uint8_t bytes[11];
+    uint8_t type;      /* a ptc_packet_type; PTC_NONE for an error */
+    uint8_t size;      /* bytes on the wire; 0 for an error */
+    /* TNT: the branch count; IP packets: IPBytes, with PTC_RECORD_IP_KNOWN
+       when every bit of the IP is known (as ptc_item.ip_known); MTC: its
+       CTC byte; 0 otherwise. */
+    uint8_t info;
+    uint8_t block;     /* the ptc_block_ctx before the packet (a BIP's size) */
+    int8_t error;      /* PTC_OK, or the ptc_status of an error record */
+} ptc_record;
+
+#define PTC_RECORD_IP_KNOWN 0x80u
+
+/* Decodes up to cap records (cap > 0) into recs and stores their number
+   in *count. Returns PTC_OK when it wrote cap of them, else what
+   ptc_decoder_next() returned after the last: PTC_NEED_INPUT (feed, or
+   finish) or PTC_END; *count may then be anything from 0 to cap - 1. The
+   records are exactly the items ptc_decoder_next() would give, in order
+   (ptc_record_item() turns one back into that item), and the two calls
+   can be mixed on one decoder. */
+PTCDEF ptc_status ptc_decoder_next_batch(ptc_decoder *dec, ptc_record *recs, size_t cap, size_t *count);
+
+/* Every field of a packet record, as ptc_decoder_next() gave it;
+   PTC_ERR_BAD_ARGUMENT for an error record. */
+PTCDEF ptc_status ptc_record_packet(const ptc_record *rec, ptc_packet *pkt);
+
+/* The item ptc_decoder_next() gives for this record. */
+PTCDEF ptc_status ptc_record_item(const ptc_record *rec, ptc_item *item);
+
+/* ===================================================================== */
+/* 1.13 Segments: one trace, many threads                                */
+/* ===================================================================== */
+
+/* A trace splits at PSBs into segments that decode independently (SPEC
+   1.13): at a segment start the stream decoder's state starts afresh.
+   The library starts no threads; a caller hands segments to its own. */
+
+/* The first segment start at or after `from` in the whole trace
+   buf[0..len): a PSB that the decoder always stops at; len when there is
+   none. Segment starts cut the trace into [0, s1), [s1, s2), ... [sn, len). */
+PTCDEF size_t ptc_segment_next(const uint8_t *buf, size_t len, size_t from);
+
+/* Prepares dec to give exactly the items that decoding all of buf[0..len)
+   with these flags gives at offsets in [start, end), then PTC_END; start
+   is 0 or a segment start, end a later segment start or len (else
+   PTC_ERR_BAD_ARGUMENT). It reads buf from start to 16 bytes past end.
+   ptc_decoder_next() and ptc_decoder_next_batch() both read it. */
+PTCDEF ptc_status ptc_decoder_init_segment(ptc_decoder *dec, unsigned flags, const uint8_t *buf, size_t len,
+                                           size_t start, size_t end);
 
 
 /* ===================================================================== */
@@ -999,7 +1067,10 @@ PTCDEF ptc_status ptc_events_init_buffer(ptc_events *ev, const ptc_clock_config 
                                          const uint8_t *buf, size_t len);
 /* The next event with its time: PTC_OK, PTC_NEED_INPUT (feed more, or
    finish) or PTC_END. Events come out in stream order once the anchor
-   after them arrived, the window is full, or the input ended. */
+   after them arrived, the window is full, or the input ended. When
+   PTC_EVENTS_WINDOW events wait for an anchor, the oldest goes out with
+   what is known then: its upper bound is the next MTC due, or none, so
+   its interval is wider than the anchor would have made it (SPEC 3.13). */
 PTCDEF ptc_status ptc_events_next(ptc_events *ev, ptc_timed_item *out);
 
 /* ===================================================================== */
@@ -2913,6 +2984,7 @@ PTCDEF void ptc_decoder_init(ptc_decoder *dec, unsigned flags, uint64_t base_off
     dec->chunk_off = dec->pos = dec->start_off = base_offset;
     dec->searching = !(flags & PTC_DECODE_NO_SYNC);
     dec->synced_once = !dec->searching;
+    dec->end_off = UINT64_MAX;
 }
 
 /* The chunk is used up: forget it, keeping its offset for the next one. */
@@ -3036,9 +3108,12 @@ static int ptc__str_psb_inside(const uint8_t *p, size_t avail, size_t n, int fin
 
 
 /* Bits of the last IP that an IP packet keeps, by IPBytes (§1.5). */
+#define PTC__STR_IPC_KEEP(c) \
+    ((c) == PTC_IPC_UPDATE_16 ? ~UINT64_C(0xFFFF) : (c) == PTC_IPC_UPDATE_32 ? ~UINT64_C(0xFFFFFFFF) : \
+     (c) == PTC_IPC_UPDATE_48 ? ~UINT64_C(0xFFFFFFFFFFFF) : (c) == PTC_IPC_SEXT_48 || (c) == PTC_IPC_FULL ? 0 : ~UINT64_C(0))
 static const uint64_t ptc__str_ipc_keep[8] = {
-    ~UINT64_C(0), ~UINT64_C(0xFFFF), ~UINT64_C(0xFFFFFFFF), 0,
-    ~UINT64_C(0xFFFFFFFFFFFF), ~UINT64_C(0), 0, ~UINT64_C(0)
+    PTC__STR_IPC_KEEP(0), PTC__STR_IPC_KEEP(1), PTC__STR_IPC_KEEP(2), PTC__STR_IPC_KEEP(3),
+    PTC__STR_IPC_KEEP(4), PTC__STR_IPC_KEEP(5), PTC__STR_IPC_KEEP(6), PTC__STR_IPC_KEEP(7)
 };
 
 /* Last-IP decompression. A packet that is not an IP packet leaves the
@@ -3224,9 +3299,22 @@ static ptc_status ptc__str_next_general(ptc_decoder *dec, ptc_item *item)
     }
 }
 
-PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
+/* A segment's end is reached (SPEC 1.13): nothing more is reported. The
+   decoder is left searching with no input, so that no path reads on. */
+static ptc_status ptc__str_end_segment(ptc_decoder *dec)
 {
-    if (!dec || !item) return PTC_ERR_BAD_ARGUMENT;
+    dec->done = 1;
+    dec->searching = 1;
+    dec->finished = 1;
+    dec->chunk = NULL;
+    dec->chunk_len = 0;
+    dec->chunk_off = dec->pos;
+    dec->carry_len = 0;
+    return PTC_END;
+}
+
+static ptc_status ptc__str_next(ptc_decoder *dec, ptc_item *item)
+{
     /* The common case: decoding (not searching), inside the current chunk,
        with a whole packet's worth of bytes ahead. */
     if (PTC__LIKELY(!dec->searching && dec->pos >= dec->chunk_off)) {
@@ -3246,6 +3334,246 @@ PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
         }
     }
     return ptc__str_next_general(dec, item);
+}
+
+PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
+{
+    ptc_status st;
+    if (!dec || !item) return PTC_ERR_BAD_ARGUMENT;
+    st = ptc__str_next(dec, item);
+    if (PTC__UNLIKELY(st == PTC_OK && item->offset >= dec->end_off)) return ptc__str_end_segment(dec);
+    return st;
+}
+
+/* ---- 1.12 Batch decoding ------------------------------------------- */
+
+typedef char ptc__bat_layout_check[(sizeof(ptc_record) == 32 &&
+                                    offsetof(ptc_record, bytes) + 16 == sizeof(ptc_record)) ? 1 : -1];
+
+/* value and info of a record, from the packet (and its IP) */
+static void ptc__bat_fields(ptc_record *rec, const ptc_item *item)
+{
+    const ptc_packet *pkt = &item->pkt;
+    unsigned classes = ptc__pkt_facts_of[pkt->type].classes;
+    if (classes & PTC_PC_TNT) {
+        rec->value = pkt->u.tnt.bits;
+        rec->info = pkt->u.tnt.count;
+    } else if (classes & PTC_PC_IP) {
+        rec->value = item->ip;
+        rec->info = (uint8_t)(pkt->u.ip.ipc | (item->ip_known ? PTC_RECORD_IP_KNOWN : 0u));
+    } else if (pkt->type == PTC_TSC) {
+        rec->value = pkt->u.tsc.tsc;
+    } else if (pkt->type == PTC_CYC) {
+        rec->value = pkt->u.cyc.cycles;
+    } else if (pkt->type == PTC_MTC) {
+        rec->info = pkt->u.mtc.ctc;
+    }
+}
+
+/* The record of an item from ptc_decoder_next(). Its bytes come from the
+   chunk it was decoded in when they all lie there (the caller's buffer is
+   still valid: this call has not returned), else from encoding the packet
+   again, which gives its exact bytes (SPEC 1.8). */
+static void ptc__bat_from_item(ptc_record *rec, const ptc_item *item, ptc_block_ctx block,
+                               const uint8_t *chunk, uint64_t chunk_off, size_t chunk_len)
+{
+    memset(rec, 0, sizeof *rec);
+    rec->offset = item->offset;
+    rec->error = (int8_t)item->error;
+    if (item->error != PTC_OK) return;
+    rec->type = (uint8_t)item->pkt.type;
+    rec->size = item->pkt.size;
+    rec->block = (uint8_t)block;
+    ptc__bat_fields(rec, item);
+    if (chunk && item->offset >= chunk_off && item->offset - chunk_off + item->pkt.size <= chunk_len) {
+        size_t at = (size_t)(item->offset - chunk_off);
+        memcpy(rec->bytes, chunk + at, item->pkt.size < sizeof rec->bytes ? item->pkt.size : sizeof rec->bytes);
+    } else {
+        uint8_t enc[PTC_MAX_PACKET_SIZE];
+        size_t n = 0;
+        if (ptc_encode_packet(&item->pkt, enc, sizeof enc, &n) == PTC_OK)
+            memcpy(rec->bytes, enc, n < sizeof rec->bytes ? n : sizeof rec->bytes);
+    }
+}
+
+/* What a fast-table packet does to the last IP, by its first byte, so
+   that the hot loop takes IP packets and the others down one path with no
+   branch on the type (dense traces mix TNTs and TIPs at random, and a
+   branch there mispredicts):
+       last IP = (last IP & keep) | (v & ip) | (sign bits when sext)
+       value   = (v & ~ip) | (last IP & gives)
+   with v the packet's u64 from its ptc__dec_fast row. Not an IP packet:
+   keep all, ip and gives 0; IPBytes 0: keep all, gives 0. */
+typedef struct ptc__bat_ip_row { uint64_t keep, ip, gives; uint64_t sext; } ptc__bat_ip_row;
+#define PTC__BAT_IP_ROW(b) \
+    { PTC__DEC_IS_IP(b) ? PTC__STR_IPC_KEEP((b) >> 5) : ~UINT64_C(0), PTC__DEC_IS_IP(b) ? ~UINT64_C(0) : 0, \
+      PTC__DEC_IS_IP(b) && (b) >> 5 != PTC_IPC_SUPPRESSED ? ~UINT64_C(0) : 0, \
+      PTC__DEC_IS_IP(b) && (b) >> 5 == PTC_IPC_SEXT_48 ? 1u : 0u }
+static const ptc__bat_ip_row ptc__bat_ip[256] = { PTC__DEC_R256(PTC__BAT_IP_ROW) };
+
+/* The hot loop: packets of the fast table (ptc__dec_fast) with a whole
+   packet's worth of bytes ahead in the chunk, outside PEBS blocks and
+   with no PSB hint. It keeps the position and the last IP in registers
+   and stops at the first packet it cannot take, which ptc_decoder_next()
+   then reads. These packets, and the CYCs of two bytes it also takes, do
+   not change the decoder's state beyond the last IP (none has
+   PTC_PC_DEC_STATE), and it leaves a CYC that SKD007 may have cut to
+   ptc_decoder_next: each record equals the item ptc_decoder_next() would
+   give. Returns the records written. */
+static size_t ptc__bat_fast(ptc_decoder *dec, ptc_record *recs, size_t cap)
+{
+    const uint8_t *p, *last;
+    uint64_t last_ip = dec->last_ip, known = dec->last_ip_known;
+    ptc_record *rec = recs, *rec_end = recs + cap;
+    if (dec->searching || dec->pos < dec->chunk_off || dec->block != PTC_BLOCK_NONE ||
+        dec->chunk_len < PTC_MAX_PACKET_SIZE)
+        return 0;
+    p = dec->chunk + (size_t)(dec->pos - dec->chunk_off);
+    last = dec->chunk + (dec->chunk_len - PTC_MAX_PACKET_SIZE); /* the last byte with 16 bytes from it on */
+    while (rec < rec_end && p <= last) {
+        const ptc__dec_fast_row *f = &ptc__dec_fast[p[0]];
+        const ptc__bat_ip_row *ipr = &ptc__bat_ip[p[0]];
+        uint64_t v, sext;
+        uint8_t info, type = f->type, size = f->size;
+        if (type != 0) {
+            v = (ptc__byte_load64(p + 1) & f->vmask) | f->vconst;
+            info = (uint8_t)(f->small | (p[1] & f->small_mask));
+        } else if ((p[0] & PTC_OP_CYC_MASK) == PTC_OP_CYC && !(p[1] & PTC_OP_CYC_EXP) &&
+                   !((dec->flags & PTC_DECODE_SKD007) && p[1] == PTC_OP_EXT)) {
+            /* a CYC of two bytes, as ptc__dec_packet reads it (most CYCs
+               of a trace with CYC on); one that erratum SKD007 may have
+               cut goes to ptc_decoder_next */
+            type = PTC_CYC;
+            size = 2;
+            v = (uint64_t)(p[0] >> 3) | (uint64_t)(p[1] >> 1) << 5;
+            info = 0;
+        } else {
+            break;
+        }
+        if (ptc__str_psb_hint(p, size)) break;
+        /* ptc__str_track_ip, with no branch (ptc__bat_ip_row) */
+        sext = ((uint64_t)0 - ((v >> 47) & ipr->sext)) & ~UINT64_C(0xFFFFFFFFFFFF);
+        last_ip = (last_ip & ipr->keep) | (v & ipr->ip) | sext;
+        known |= ~ipr->keep;
+        v = (v & ~ipr->ip) | (last_ip & ipr->gives);
+        info = (uint8_t)(info | (PTC_RECORD_IP_KNOWN & (0u - (unsigned)((ipr->gives & 1) && known == ~UINT64_C(0)))));
+        /* 16 bytes: the packet's (and unspecified ones after it), then the
+           five fields after bytes[], written next */
+        memcpy(rec->bytes, p, PTC_MAX_PACKET_SIZE);
+        rec->offset = dec->chunk_off + (uint64_t)(p - dec->chunk);
+        rec->value = v;
+        rec->type = type;
+        rec->size = size;
+        rec->info = info;
+        rec->block = PTC_BLOCK_NONE;
+        rec->error = PTC_OK;
+        p += size;
+        rec++;
+    }
+    dec->pos = dec->chunk_off + (uint64_t)(p - dec->chunk);
+    dec->last_ip = last_ip;
+    dec->last_ip_known = known;
+    return (size_t)(rec - recs);
+}
+
+PTCDEF ptc_status ptc_decoder_next_batch(ptc_decoder *dec, ptc_record *recs, size_t cap, size_t *count)
+{
+    size_t n = 0;
+    if (count) *count = 0;
+    if (!dec || !recs || !count || cap == 0) return PTC_ERR_BAD_ARGUMENT;
+    for (;;) {
+        ptc_item item;
+        ptc_block_ctx block = dec->block;
+        const uint8_t *chunk = dec->chunk;
+        uint64_t chunk_off = dec->chunk_off;
+        size_t chunk_len = dec->chunk_len;
+        ptc_status st;
+        n += ptc__bat_fast(dec, recs + n, cap - n);
+        if (n == cap) break;
+        st = ptc_decoder_next(dec, &item);
+        if (st != PTC_OK) {
+            *count = n;
+            return st;
+        }
+        ptc__bat_from_item(&recs[n++], &item, block, chunk, chunk_off, chunk_len);
+        if (n == cap) break;
+    }
+    *count = n;
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_record_packet(const ptc_record *rec, ptc_packet *pkt)
+{
+    if (!rec || !pkt || rec->error != PTC_OK || rec->type == PTC_NONE) return PTC_ERR_BAD_ARGUMENT;
+    if (rec->type == PTC_PSB) {
+        memset(pkt, 0, sizeof *pkt);
+        pkt->type = PTC_PSB;
+        pkt->size = PTC_MAX_PACKET_SIZE;
+        return PTC_OK;
+    }
+    if (rec->size > sizeof rec->bytes) return PTC_ERR_BAD_ARGUMENT;
+    return ptc_decode_packet(rec->bytes, rec->size, (ptc_block_ctx)rec->block, pkt);
+}
+
+PTCDEF ptc_status ptc_record_item(const ptc_record *rec, ptc_item *item)
+{
+    ptc_status st;
+    if (!rec || !item) return PTC_ERR_BAD_ARGUMENT;
+    memset(item, 0, sizeof *item);
+    item->offset = rec->offset;
+    item->error = (ptc_status)rec->error;
+    if (rec->error != PTC_OK) return PTC_OK;
+    st = ptc_record_packet(rec, &item->pkt);
+    if (st != PTC_OK) return st;
+    if (ptc_packet_is_ip(item->pkt.type)) {
+        item->ip = rec->value;
+        item->ip_known = (uint8_t)((rec->info & PTC_RECORD_IP_KNOWN) != 0);
+    }
+    return PTC_OK;
+}
+
+/* ---- 1.13 Segments ------------------------------------------------- */
+
+/* A PSB that no run of 02 82 pairs goes into from before. The decoder
+   stops at every such PSB: either a packet ends right before it, or the
+   packet that runs into it is a psb_overlap (SPEC 1.9 rule 2), or a
+   search after an error finds it first, and then the PSB resets the last
+   IP and the block context. A PSB that ends a longer run is not one: the
+   decoder may read the run's first 16 bytes as a PSB that covers it. */
+PTCDEF size_t ptc_segment_next(const uint8_t *buf, size_t len, size_t from)
+{
+    if (!buf) return len;
+    while (from < len) {
+        int kind;
+        size_t at = from + ptc__str_psb_find(buf + from, len - from, 1, &kind);
+        if (kind != PTC__STR_PSB_FULL) return len;
+        if (at < 2 || buf[at - 2] != PTC_OP_EXT || buf[at - 1] != PTC_EXT_PSB) return at;
+        from = at + 1;
+    }
+    return len;
+}
+
+/* How far past a segment's end the decoder must see: the PSB there. With
+   no input after it, the decoder takes those 16 bytes for a PSB whatever
+   would follow (SPEC 1.9 rule 1), as decoding the whole trace does (the
+   PSB starts a segment). No packet before the end reaches further: it
+   would run into that PSB. */
+#define PTC__SEG_LOOK_AHEAD PTC_MAX_PACKET_SIZE
+
+PTCDEF ptc_status ptc_decoder_init_segment(ptc_decoder *dec, unsigned flags, const uint8_t *buf, size_t len,
+                                           size_t start, size_t end)
+{
+    size_t stop;
+    if (!dec || (!buf && len) || start > end || end > len) return PTC_ERR_BAD_ARGUMENT;
+    if ((start != 0 && ptc_segment_next(buf, len, start) != start) ||
+        (end != len && ptc_segment_next(buf, len, end) != end))
+        return PTC_ERR_BAD_ARGUMENT;
+    stop = len - end > PTC__SEG_LOOK_AHEAD ? end + PTC__SEG_LOOK_AHEAD : len;
+    ptc_decoder_init(dec, flags, start);
+    if (end < len) dec->end_off = end;
+    (void)ptc_decoder_feed(dec, buf ? buf + start : NULL, stop - start);
+    ptc_decoder_finish(dec);
+    return PTC_OK;
 }
 
 /* ---- 2. MTC suppression and the policy checker ---------------------- */

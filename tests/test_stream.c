@@ -12,15 +12,61 @@ typedef struct item_list { ptc_item it[MAX_ITEMS]; size_t n; int overflow; } ite
 
 static item_list A, B;
 
+/* The item of a batch record, and whether the record's value and info
+   say what ptc_record says they do. */
+static int record_matches_its_item(const ptc_record *rec, ptc_item *it)
+{
+    uint64_t value = 0;
+    unsigned info = 0;
+    if (ptc_record_item(rec, it) != PTC_OK) return 0;
+    if (it->error != PTC_OK) return rec->type == PTC_NONE && rec->size == 0 && rec->value == 0;
+    if (ptc_packet_is_tnt(it->pkt.type)) value = it->pkt.u.tnt.bits, info = it->pkt.u.tnt.count;
+    if (ptc_packet_is_ip(it->pkt.type))
+        value = it->ip, info = it->pkt.u.ip.ipc | (it->ip_known ? PTC_RECORD_IP_KNOWN : 0u);
+    if (it->pkt.type == PTC_TSC) value = it->pkt.u.tsc.tsc;
+    if (it->pkt.type == PTC_CYC) value = it->pkt.u.cyc.cycles;
+    if (it->pkt.type == PTC_MTC) info = it->pkt.u.mtc.ctc;
+    return rec->value == value && rec->info == info && rec->size == it->pkt.size;
+}
+
+/* The next item: from ptc_decoder_next (batch_cap 0), or from records of
+   ptc_decoder_next_batch taken batch_cap at a time. 0 if a record
+   disagrees with what ptc_record says of it. */
+typedef struct batch_source { ptc_record rec[64]; size_t n, at, cap; ptc_status end; } batch_source;
+
+static ptc_status next_item(ptc_decoder *d, batch_source *b, ptc_item *it, int *bad)
+{
+    if (!b->cap) return ptc_decoder_next(d, it);
+    if (b->at == b->n) {
+        if (b->end != PTC_OK) {
+            ptc_status st = b->end;
+            b->end = PTC_OK;
+            return st;
+        }
+        b->at = b->n = 0;
+        b->end = ptc_decoder_next_batch(d, b->rec, b->cap, &b->n);
+        if (b->end == PTC_OK && b->n != b->cap) *bad = 1;
+        if (b->n == 0) return next_item(d, b, it, bad);
+    }
+    if (!record_matches_its_item(&b->rec[b->at++], it)) *bad = 1;
+    return PTC_OK;
+}
+
 /* Decodes buf in chunks whose sizes come from `sizes` (cycled; 0 = one
-   chunk). Returns 0 if the decoder misbehaved. */
-static int decode(const uint8_t *buf, size_t len, unsigned flags, const size_t *sizes,
-                  size_t nsizes, item_list *out)
+   chunk), by items or by batches of batch_cap records. Returns 0 if the
+   decoder misbehaved. */
+static int decode_by(const uint8_t *buf, size_t len, unsigned flags, const size_t *sizes,
+                     size_t nsizes, size_t batch_cap, item_list *out)
 {
     ptc_decoder d;
+    batch_source b;
     size_t at = 0, k = 0;
+    int bad = 0;
     out->n = 0;
     out->overflow = 0;
+    b.n = b.at = 0;
+    b.cap = batch_cap;
+    b.end = PTC_OK;
     ptc_decoder_init(&d, flags, 0);
     if (!nsizes) {
         if (ptc_decoder_feed(&d, buf, len) != PTC_OK) return 0;
@@ -29,7 +75,8 @@ static int decode(const uint8_t *buf, size_t len, unsigned flags, const size_t *
     if (at == len) ptc_decoder_finish(&d);
     for (;;) {
         ptc_item it;
-        ptc_status st = ptc_decoder_next(&d, &it);
+        ptc_status st = next_item(&d, &b, &it, &bad);
+        if (bad) return 0;
         if (st == PTC_OK) {
             if (out->n < MAX_ITEMS) out->it[out->n++] = it;
             else out->overflow = 1;
@@ -46,6 +93,12 @@ static int decode(const uint8_t *buf, size_t len, unsigned flags, const size_t *
             if (at == len) ptc_decoder_finish(&d);
         }
     }
+}
+
+static int decode(const uint8_t *buf, size_t len, unsigned flags, const size_t *sizes,
+                  size_t nsizes, item_list *out)
+{
+    return decode_by(buf, len, flags, sizes, nsizes, 0, out);
 }
 
 /* Decodes buf cut at `split` (0: not cut), then in chunks of 1 to 5 bytes. */
@@ -206,7 +259,7 @@ static void malformed_packet_resyncs_at_next_psb(void)
 static void packet_running_into_a_psb_is_an_error(void)
 {
     uint8_t buf[128];
-    size_t n, psb_at, split;
+    size_t n, psb_at, split, where;
     n = put(buf, 0, PTC_PSB, 0);
     n = put(buf, n, PTC_PSBEND, 0);
     n = put_ip(buf, n, PTC_TIP, 2, 0x12345678); /* 5 bytes ... */
@@ -220,6 +273,7 @@ static void packet_running_into_a_psb_is_an_error(void)
                   A.it[3].offset == psb_at && A.it[3].pkt.type == PTC_PSB && A.it[4].pkt.type == PTC_MTC,
               "chunk %zu: %zu items", split, A.n);
     }
+    CHECK(decode_by(buf, n, 0, NULL, 0, 8, &B) && lists_equal(&A, &B, &where), "batch: item %zu", where);
     /* an MTC whose payload is 02, a TIP whose payload ends in 02 82, then a PSB */
     n = put(buf, 0, PTC_PSB, 0);
     n = put(buf, n, PTC_MTC, 0x02);
@@ -230,6 +284,7 @@ static void packet_running_into_a_psb_is_an_error(void)
     CHECK(decode(buf, n, 0, NULL, 0, &A));
     CHECK(A.n == 5 && A.it[2].pkt.type == PTC_TIP && A.it[3].offset == psb_at && A.it[3].pkt.type == PTC_PSB,
           "%zu items", A.n);
+    CHECK(decode_by(buf, n, 0, NULL, 0, 8, &B) && lists_equal(&A, &B, &where), "batch: item %zu", where);
 }
 
 static void resync_can_start_right_after_the_error_byte(void)
@@ -265,6 +320,13 @@ static void skd007_cut_cyc_is_an_error_then_the_ovf(void)
         CHECK(A.n == 5 && A.it[2].error == PTC_ERR_CUT_CYC && A.it[2].offset == cut_at && A.it[3].error == PTC_OK &&
                   A.it[3].pkt.type == PTC_OVF && A.it[3].offset == cut_at + 1 && A.it[4].pkt.type == PTC_MTC,
               "chunk %zu: %zu items", split, A.n);
+    }
+    { /* with 16 PADs after it, the batch decoder's hot loop meets the cut CYC */
+        size_t padded = n, where, k;
+        for (k = 0; k < 16; k++) padded = put(buf, padded, PTC_PAD, 0);
+        CHECK(decode(buf, padded, PTC_DECODE_SKD007, NULL, 0, &A) && A.n == 21 && A.it[2].error == PTC_ERR_CUT_CYC);
+        CHECK(decode_by(buf, padded, PTC_DECODE_SKD007, NULL, 0, 8, &B) && lists_equal(&A, &B, &where), "batch: item %zu",
+              where);
     }
     CHECK(decode(buf, n, 0, NULL, 0, &A));
     CHECK(A.n == 5 && A.it[2].pkt.type == PTC_CYC && A.it[2].pkt.u.cyc.cycles == (100 & 31) + 32 &&
@@ -517,6 +579,240 @@ static void large_stream_chunked(void)
     }
 }
 
+/* ---- 1.12 batch decoding ---------------------------------------------------- */
+
+/* Records, turned back into items, are the stream decoder's items, for any
+   batch size and chunking, on damaged streams with every decoder flag. */
+static void batch_records_are_the_stream_items(void)
+{
+    static uint8_t buf[8192];
+    static const size_t caps[] = { 1, 2, 7, 64 };
+    pg_rng r = pg_seed(1212);
+    int trial;
+    size_t c, where;
+    for (trial = 0; trial < 80; trial++) {
+        size_t n = damaged_stream(&r, buf, sizeof buf), sizes[5];
+        unsigned flags = ((trial & 1) ? PTC_DECODE_NO_SYNC : 0) | ((trial & 2) ? PTC_DECODE_SKD007 : 0) |
+                         ((trial & 4) ? PTC_DECODE_SKZ84 : 0);
+        int k;
+        for (k = 0; k < 5; k++) sizes[k] = pg_range(&r, 0, 40);
+        sizes[0] = sizes[0] ? sizes[0] : 1;
+        CHECK(decode(buf, n, flags, NULL, 0, &A) && !A.overflow);
+        for (c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+            CHECK(decode_by(buf, n, flags, NULL, 0, caps[c], &B), "trial %d cap %zu: a record disagrees", trial,
+                  caps[c]);
+            CHECK(lists_equal(&A, &B, &where), "trial %d cap %zu one shot: item %zu differs", trial, caps[c], where);
+            CHECK(decode_by(buf, n, flags, sizes, 5, caps[c], &B), "trial %d cap %zu chunked", trial, caps[c]);
+            CHECK(lists_equal(&A, &B, &where), "trial %d cap %zu chunked: item %zu differs", trial, caps[c], where);
+        }
+    }
+}
+
+/* A clean stream of every mix, long enough that most records come from
+   the hot loop, one shot and in odd chunks. */
+static void batch_of_clean_streams(void)
+{
+    static uint8_t buf[1 << 16];
+    static const size_t sizes[] = { 4096, 1, 15, 16, 17, 999, 3 };
+    pg_rng r = pg_seed(77);
+    int m;
+    for (m = 0; m < 3; m++) {
+        pg_mix mix;
+        size_t n, where;
+        if (m == 0) pg_mix_dense(&mix);
+        else if (m == 1) pg_mix_sparse(&mix);
+        else pg_mix_uniform(&mix, 0);
+        n = pg_stream(&r, &mix, 0, 256, buf, sizeof buf, NULL, NULL, 0, NULL);
+        CHECK(decode(buf, n, 0, NULL, 0, &A) && !A.overflow && A.n > 1000, "mix %d: %zu items", m, A.n);
+        CHECK(decode_by(buf, n, 0, NULL, 0, 64, &B) && lists_equal(&A, &B, &where), "mix %d one shot: item %zu",
+              m, where);
+        CHECK(decode_by(buf, n, 0, sizes, 7, 64, &B) && lists_equal(&A, &B, &where), "mix %d chunked: item %zu",
+              m, where);
+    }
+}
+
+/* ptc_decoder_next and ptc_decoder_next_batch take turns on one decoder. */
+static void batch_and_single_items_mix(void)
+{
+    static uint8_t buf[8192];
+    pg_rng r = pg_seed(31);
+    size_t n = damaged_stream(&r, buf, sizeof buf), k = 0, turn = 0;
+    ptc_decoder d;
+    ptc_status st;
+    CHECK(decode(buf, n, 0, NULL, 0, &A) && A.n > 10);
+    ptc_decoder_init_buffer(&d, 0, buf, n);
+    do {
+        ptc_record rec[5];
+        ptc_item it;
+        size_t got = 0, i;
+        if (turn++ % 2) {
+            st = ptc_decoder_next(&d, &it);
+            if (st == PTC_OK) CHECK(k < A.n && items_equal(&it, &A.it[k++]), "single item %zu", k);
+        } else {
+            st = ptc_decoder_next_batch(&d, rec, 1 + turn % 5, &got);
+            for (i = 0; i < got; i++)
+                CHECK(k < A.n && ptc_record_item(&rec[i], &it) == PTC_OK && items_equal(&it, &A.it[k++]),
+                      "batch item %zu", k);
+        }
+    } while (st == PTC_OK);
+    CHECK(st == PTC_END && k == A.n, "ended with %s after %zu of %zu items", ptc_status_name(st), k, A.n);
+}
+
+/* The hot loop hands the last IP, and which of its bits are known, back
+   to the decoder: with no PSB (no sync), a full IP read in the loop makes
+   an IP compressed against it, read near the end of the input where the
+   loop stops, a known one. */
+static void batch_hands_the_last_ip_over(void)
+{
+    uint8_t buf[128];
+    size_t n = put_ip(buf, 0, PTC_TIP, PTC_IPC_FULL, UINT64_C(0xFFFF800012345678)), where, k;
+    for (k = 0; k < 20; k++) n = put(buf, n, PTC_PAD, 0);
+    n = put_ip(buf, n, PTC_FUP, PTC_IPC_UPDATE_16, 0xBEEF);
+    CHECK(decode(buf, n, PTC_DECODE_NO_SYNC, NULL, 0, &A) && A.n == 22 && A.it[21].ip_known &&
+          A.it[21].ip == UINT64_C(0xFFFF80001234BEEF), "%zu items", A.n);
+    CHECK(decode_by(buf, n, PTC_DECODE_NO_SYNC, NULL, 0, 64, &B) && lists_equal(&A, &B, &where), "item %zu", where);
+}
+
+static void batch_misuse_is_an_error(void)
+{
+    uint8_t buf[32];
+    ptc_decoder d;
+    ptc_record rec[2];
+    ptc_packet pkt;
+    ptc_item it;
+    size_t got = 99, n = put(buf, 0, PTC_PSB, 0);
+    ptc_decoder_init_buffer(&d, 0, buf, n);
+    CHECK(ptc_decoder_next_batch(&d, rec, 0, &got) == PTC_ERR_BAD_ARGUMENT && got == 0, "cap 0");
+    CHECK(ptc_decoder_next_batch(&d, NULL, 2, &got) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_decoder_next_batch(&d, rec, 2, NULL) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_decoder_next_batch(NULL, rec, 2, &got) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_decoder_next_batch(&d, rec, 2, &got) == PTC_END && got == 1 && rec[0].type == PTC_PSB,
+          "one PSB, then the end: %zu", got);
+    CHECK(ptc_record_packet(&rec[0], &pkt) == PTC_OK && pkt.type == PTC_PSB && pkt.size == 16);
+    CHECK(ptc_decoder_next_batch(&d, rec, 2, &got) == PTC_END && got == 0, "after the end");
+    buf[3] = 0x42; /* the PSB pattern broken */
+    ptc_decoder_init_buffer(&d, PTC_DECODE_NO_SYNC, buf, n);
+    CHECK(ptc_decoder_next_batch(&d, rec, 2, &got) == PTC_END && got >= 1 && rec[got - 1].type == PTC_NONE &&
+          rec[got - 1].error != PTC_OK, "an error record");
+    CHECK(ptc_record_packet(&rec[got - 1], &pkt) == PTC_ERR_BAD_ARGUMENT, "no packet in an error record");
+    CHECK(ptc_record_item(&rec[got - 1], &it) == PTC_OK && it.error == (ptc_status)rec[got - 1].error);
+    CHECK(ptc_record_item(NULL, &it) == PTC_ERR_BAD_ARGUMENT && ptc_record_packet(&rec[0], NULL) == PTC_ERR_BAD_ARGUMENT);
+}
+
+/* ---- 1.13 segments ----------------------------------------------------------- */
+
+/* The items of the segment [start, end), by items or by batches, appended
+   to out. 0 if the decoder misbehaved. */
+static int decode_segment(const uint8_t *buf, size_t len, unsigned flags, size_t start, size_t end, size_t batch_cap,
+                          item_list *out)
+{
+    ptc_decoder d;
+    batch_source b;
+    int bad = 0;
+    ptc_status st;
+    ptc_item it;
+    b.n = b.at = 0;
+    b.cap = batch_cap;
+    b.end = PTC_OK;
+    if (ptc_decoder_init_segment(&d, flags, buf, len, start, end) != PTC_OK) return 0;
+    while ((st = next_item(&d, &b, &it, &bad)) == PTC_OK && !bad) {
+        if (out->n < MAX_ITEMS) out->it[out->n++] = it;
+        else out->overflow = 1;
+    }
+    return st == PTC_END && !bad;
+}
+
+/* Decodes buf segment by segment into B and compares with A, the whole
+   trace's items. Returns the number of segments, 0 on a difference. */
+static size_t segments_match(const uint8_t *buf, size_t n, unsigned flags, size_t batch_cap, const char *what)
+{
+    size_t start = 0, segs = 0, where;
+    B.n = 0;
+    B.overflow = 0;
+    for (;;) {
+        size_t end = ptc_segment_next(buf, n, start + 1);
+        CHECK(end > start || end == n, "%s: segment end %zu after start %zu", what, end, start);
+        CHECK(end == n || (buf[end] == PTC_OP_EXT && buf[end + 1] == PTC_EXT_PSB), "%s: %zu is no PSB", what, end);
+        if (!decode_segment(buf, n, flags, start, end, batch_cap, &B)) {
+            CHECK(0, "%s: segment [%zu, %zu) misbehaved", what, start, end);
+            return 0;
+        }
+        segs++;
+        if (end >= n) break;
+        start = end;
+    }
+    if (!lists_equal(&A, &B, &where)) {
+        CHECK(0, "%s: item %zu of %zu differs (segments gave %zu)", what, where, A.n, B.n);
+        return 0;
+    }
+    return segs;
+}
+
+/* Runs of 02 82 pairs before some PSBs: the decoder may read such a run's
+   first 16 bytes as a PSB, so no segment may start inside one. */
+static void psb_runs(pg_rng *r, uint8_t *buf, size_t n)
+{
+    size_t i;
+    for (i = 40; i + 16 <= n; i++) {
+        size_t k, pairs;
+        if (buf[i] != PTC_OP_EXT || buf[i + 1] != PTC_EXT_PSB || pg_next(r) % 3) continue;
+        pairs = 1 + pg_next(r) % 12;
+        for (k = 1; k <= pairs && 2 * k <= i; k++) {
+            buf[i - 2 * k] = PTC_OP_EXT;
+            buf[i - 2 * k + 1] = PTC_EXT_PSB;
+        }
+        i += 16;
+    }
+}
+
+/* Segments decoded one by one, by items or in batches, give the whole
+   trace's items: on damaged streams with runs of PSB pairs, every flag. */
+static void segments_give_the_whole_trace(void)
+{
+    static uint8_t buf[8192];
+    pg_rng r = pg_seed(2024);
+    int trial;
+    size_t segs = 0;
+    char what[64];
+    for (trial = 0; trial < 120; trial++) {
+        size_t n = damaged_stream(&r, buf, sizeof buf);
+        unsigned flags = ((trial & 1) ? PTC_DECODE_NO_SYNC : 0) | ((trial & 2) ? PTC_DECODE_SKD007 : 0) |
+                         ((trial & 4) ? PTC_DECODE_SKZ84 : 0);
+        if (trial & 8) psb_runs(&r, buf, n);
+        CHECK(decode(buf, n, flags, NULL, 0, &A) && !A.overflow);
+        snprintf(what, sizeof what, "trial %d by items", trial);
+        segs += segments_match(buf, n, flags, 0, what);
+        snprintf(what, sizeof what, "trial %d in batches", trial);
+        (void)segments_match(buf, n, flags, 5, what);
+    }
+    CHECK(segs > 120 * 5, "only %zu segments in 120 streams", segs);
+}
+
+static void segment_edges(void)
+{
+    uint8_t buf[128];
+    ptc_decoder d;
+    ptc_item it;
+    size_t n = put(buf, 0, PTC_PSB, 0), psb2;
+    n = put(buf, n, PTC_MTC, 1);
+    psb2 = n;
+    n = put(buf, n, PTC_PSB, 0);
+    n = put(buf, n, PTC_MTC, 2);
+    CHECK(ptc_segment_next(buf, n, 0) == 0 && ptc_segment_next(buf, n, 1) == psb2 && ptc_segment_next(buf, n, psb2 + 1) == n);
+    CHECK(ptc_segment_next(NULL, 5, 0) == 5 && ptc_segment_next(buf, 0, 0) == 0, "nothing to search");
+    CHECK(ptc_decoder_init_segment(&d, 0, buf, n, psb2, 2) == PTC_ERR_BAD_ARGUMENT, "end before start");
+    CHECK(ptc_decoder_init_segment(&d, 0, buf, n, 0, n + 1) == PTC_ERR_BAD_ARGUMENT, "end past the trace");
+    CHECK(ptc_decoder_init_segment(NULL, 0, buf, n, 0, n) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_decoder_init_segment(&d, 0, buf, n, 0, psb2 - 1) == PTC_ERR_BAD_ARGUMENT, "an end that is no PSB");
+    CHECK(ptc_decoder_init_segment(&d, 0, buf, n, 2, n) == PTC_ERR_BAD_ARGUMENT, "a start that is no PSB");
+    CHECK(ptc_decoder_init_segment(&d, 0, buf, n, 0, psb2) == PTC_OK);
+    CHECK(ptc_decoder_next(&d, &it) == PTC_OK && it.pkt.type == PTC_PSB && it.offset == 0);
+    CHECK(ptc_decoder_next(&d, &it) == PTC_OK && it.pkt.type == PTC_MTC && it.pkt.u.mtc.ctc == 1);
+    CHECK(ptc_decoder_next(&d, &it) == PTC_END && ptc_decoder_next(&d, &it) == PTC_END, "the segment ends");
+    CHECK(ptc_decoder_init_segment(&d, 0, buf, n, psb2, psb2) == PTC_OK && ptc_decoder_next(&d, &it) == PTC_END,
+          "an empty segment");
+}
+
 /* ---- API misuse ------------------------------------------------------------- */
 
 static void api_misuse_is_an_error_not_a_crash(void)
@@ -561,5 +857,12 @@ int main(void)
     RUN(items_reproduce_the_input);
     RUN(large_stream_chunked);
     RUN(api_misuse_is_an_error_not_a_crash);
+    RUN(batch_records_are_the_stream_items);
+    RUN(batch_of_clean_streams);
+    RUN(batch_and_single_items_mix);
+    RUN(batch_hands_the_last_ip_over);
+    RUN(batch_misuse_is_an_error);
+    RUN(segments_give_the_whole_trace);
+    RUN(segment_edges);
     TL_EXIT();
 }
