@@ -24,7 +24,7 @@ SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
 TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/progress.h tools/navwindow.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
-           tools/perforacle.h
+           tools/perforacle.h tools/workpool.h
 TESTHDR := tests/testlib.h tests/libipt_allowlist.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen ptnav
 # The unit test programs. This one list drives both what `make check`
@@ -61,7 +61,7 @@ $(BUILD) $(BUILD)/san $(BUILD)/test/clang $(BUILD)/test/gcc $(BUILD)/replay $(BU
 	mkdir -p $@
 
 $(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: tools/%.c $(HDR) $(TOOLHDR) | $(BUILD)
-	$(CC) -std=c99 -O2 $(WARN) -o $@ $<
+	$(CC) -std=c99 -O2 $(WARN) -pthread -o $@ $<
 
 # ---- QEMU: software Intel PT for real programs (SPEC 5.11) ------------------
 # the plugin; insncheck, libipt's instruction flow against the plugin's log;
@@ -217,13 +217,13 @@ $(BUILD)/test/gcc/%_noi128: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
 	gcc $(TESTCFLAGS) -DPTC_NO_INT128 -o $@ $<
 
 $(addprefix $(BUILD)/san/,$(TOOLS)): $(BUILD)/san/%: tools/%.c $(HDR) $(TOOLHDR) | $(BUILD)/san
-	$(CLANG) $(TESTCFLAGS) -o $@ $<
+	$(CLANG) $(TESTCFLAGS) -pthread -o $@ $<
 
 $(BUILD)/san/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)/san
 	$(CLANG) $(TESTCFLAGS) -o $@ $<
 
 $(BUILD)/san/bench_decode: bench/bench_decode.c bench/encgen.h $(HDR) tools/pktgen.h | $(BUILD)/san
-	$(CLANG) $(TESTCFLAGS) -o $@ $< -lipt
+	$(CLANG) $(TESTCFLAGS) -pthread -o $@ $< -lipt
 
 # ---- fuzzing --------------------------------------------------------------
 # replay: engine-free driver, gcc + ASan/UBSan, exact-size inputs
@@ -272,23 +272,26 @@ coverage: deps
 
 # ---- benchmark ------------------------------------------------------------
 $(BUILD)/bench_decode: bench/bench_decode.c bench/encgen.h $(HDR) tools/pktgen.h | $(BUILD)
-	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $< -lipt
+	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -pthread -o $@ $< -lipt
 
 # the same, against libipt 2.2 built from the shared tarball (make bench runs both)
 $(BUILD)/bench_decode_libipt22: bench/bench_decode.c bench/encgen.h $(HDR) tools/pktgen.h $(LIBIPT22) | $(BUILD)
-	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
+	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -pthread -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
 $(BUILD)/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $<
 
 $(BUILD)/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) | $(BUILD)
-	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $< -lipt
+	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -pthread -o $@ $< -lipt
 
 BENCH22 := $(if $(and $(LIBIPT22_TAR),$(shell command -v cmake 2>/dev/null)),$(BUILD)/bench_decode_libipt22)
 bench: deps
-	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/timecmp $(BENCH22)
+	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/timecmp $(BENCH22) \
+	  $(BUILD)/ptdump $(BUILD)/ptgen
 	@$(BUILD)/bench_decode
+	@echo
+	@sh bench/bench_tools.sh $(BUILD)
 	@echo
 	@$(if $(REAL_TRACE),$(BUILD)/bench_decode --stream $(REAL_TRACE),echo "bench_decode --stream: shared/pt-traces not found, skipped")
 	@echo

@@ -115,6 +115,34 @@ cat "$tmp/big.pt" | "$b/ptdump" --jsonl - > "$tmp/big2.json"; s2=$?
 if [ $s1 = 0 ] && [ $s2 = 0 ] && cmp -s "$tmp/big1.json" "$tmp/big2.json" && [ "$(wc -l < "$tmp/big1.json")" -gt 10000 ]; then
   pass cli_stdin; else fail cli_stdin "status $s1/$s2"; fi
 
+# -j N prints exactly what -j 1 prints (SPEC.md 1.10, 1.13), with the same
+# exit status and standard error: every output, on a clean trace with many
+# PSBs and on a damaged one (flipped bytes, a run of PSB pairs), large enough
+# to be cut into units for 3 threads
+"$b/ptgen" --mix all --bytes 600000 --seed 3 --psb-every 2000 -o "$tmp/par.pt"
+cp "$tmp/par.pt" "$tmp/pard.pt"
+for off in 1000 50000 123457 300001 450000; do
+  printf '\377' | dd of="$tmp/pard.pt" bs=1 seek=$off conv=notrunc 2> /dev/null
+done
+printf '\002\202\002\202\002\202\002\202\002\202\002\202\002\202\002\202\002\202\002\202' |
+  dd of="$tmp/pard.pt" bs=1 seek=200000 conv=notrunc 2> /dev/null
+par_ok=1
+for f in par pard; do
+  for opts in "" "--jsonl" "--stats" "--stats --jsonl" "--events" "--no-sync" "--time" "--check"; do
+    "$b/ptdump" -j 1 $opts "$tmp/$f.pt" > "$tmp/j1" 2> "$tmp/j1.err"; s1=$?
+    "$b/ptdump" -j 3 $opts "$tmp/$f.pt" > "$tmp/j3" 2> "$tmp/j3.err"; s3=$?
+    if [ $s1 != $s3 ] || [ ! -s "$tmp/j1" ] || ! cmp -s "$tmp/j1" "$tmp/j3" || ! cmp -s "$tmp/j1.err" "$tmp/j3.err"; then
+      fail "jobs_print_what_one_prints: $f $opts" "status $s1/$s3: $(cmp "$tmp/j1" "$tmp/j3" 2>&1)"; par_ok=0
+    fi
+  done
+done
+"$b/ptdump" -j 1 "$tmp/pard.pt" > /dev/null 2>&1; s1=$?
+[ $par_ok = 1 ] && [ $s1 = 1 ] && pass "jobs_print_what_one_prints: 2 traces, 8 outputs"
+[ $s1 = 1 ] || fail jobs_damaged_trace_has_errors "status $s1"
+expect_status jobs_zero_refused 2 "$b/ptdump" -j 0 "$tmp/par.pt"
+grep -q "^ptdump: -j 0: the number of threads is 1 to 256" "$tmp/err" && pass jobs_zero_named || fail jobs_zero_named "$(cat "$tmp/err")"
+expect_status jobs_not_a_number 2 "$b/ptdump" -j x "$tmp/par.pt"
+
 # nothing decoded is no success, and is said; errors are counted on stderr too;
 # --time with no settings says what it assumed (SPEC.md 1.10, 3.9)
 : > "$tmp/empty.pt"

@@ -26,6 +26,54 @@ UT_FN void df_printf(df_buf *b, const char *fmt, ...)
 
 typedef unsigned long long df_u64;
 
+/* The plain writers. They write what df_printf would for "%s", "%llx",
+   "%0*llx" and "%llu", with no format string to parse: a listing is mostly
+   these, and printf's parsing was most of ptdump's time (bench/README.md,
+   "Tools"). Bounded the same way. */
+UT_FN void df_put(df_buf *b, const char *s, size_t n)
+{
+    if (b->len >= b->cap) return;
+    if (n > b->cap - b->len - 1) n = b->cap - b->len - 1;
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+UT_FN void df_str(df_buf *b, const char *s) { df_put(b, s, strlen(s)); }
+
+/* v in lower-case hex, with at least `width` digits (zeros in front) */
+UT_FN void df_hex(df_buf *b, uint64_t v, unsigned width)
+{
+    char t[16];
+    unsigned n = 0;
+    do {
+        t[15 - n++] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    while (n < width && n < sizeof t) t[15 - n++] = '0';
+    df_put(b, t + sizeof t - n, n);
+}
+
+UT_FN void df_dec(df_buf *b, uint64_t v)
+{
+    char t[20];
+    unsigned n = 0;
+    do {
+        t[19 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    df_put(b, t + sizeof t - n, n);
+}
+
+/* count branch outcomes, oldest first: `taken` for 1, `not` for 0 */
+UT_FN void df_tnt(df_buf *b, const ptc_packet *p, char taken, char not_taken)
+{
+    char t[64];
+    int i, n = 0;
+    for (i = (int)p->u.tnt.count - 1; i >= 0; i--) t[n++] = ((p->u.tnt.bits >> i) & 1) ? taken : not_taken;
+    df_put(b, t, (size_t)n);
+}
+
 UT_FN const char *df_cfe_name(unsigned t)
 {
     static const char *names[] = { "", "intr", "iret", "smi", "rsm", "sipi", "init", "vmentry",
@@ -45,14 +93,15 @@ UT_FN void df_ip_text(df_buf *b, const ptc_packet *p)
 {
     uint64_t v = p->u.ip.payload;
     switch (p->u.ip.ipc) {
-    case PTC_IPC_SUPPRESSED: df_printf(b, "0: ????????????????"); break;
-    case PTC_IPC_UPDATE_16: df_printf(b, "1: ????????????%04llx", (df_u64)v); break;
-    case PTC_IPC_UPDATE_32: df_printf(b, "2: ????????%08llx", (df_u64)v); break;
+    case PTC_IPC_SUPPRESSED: df_str(b, "0: ????????????????"); break;
+    case PTC_IPC_UPDATE_16: df_str(b, "1: ????????????"); df_hex(b, v, 4); break;
+    case PTC_IPC_UPDATE_32: df_str(b, "2: ????????"); df_hex(b, v, 8); break;
     case PTC_IPC_SEXT_48:
         if (v & (UINT64_C(1) << 47)) v |= ~UINT64_C(0xFFFFFFFFFFFF);
-        df_printf(b, "3: %016llx", (df_u64)v);
+        df_str(b, "3: ");
+        df_hex(b, v, 16);
         break;
-    case PTC_IPC_UPDATE_48: df_printf(b, "4: ????%012llx", (df_u64)v); break;
+    case PTC_IPC_UPDATE_48: df_str(b, "4: ????"); df_hex(b, v, 12); break;
     default: df_printf(b, "%u: %016llx", p->u.ip.ipc, (df_u64)v); break;
     }
 }
@@ -76,15 +125,17 @@ UT_FN void df_text(df_buf *b, const ptc_item *it)
                   ptc_status_message(it->error), ptc_status_name(it->error));
         return;
     }
-    df_printf(b, "%016llx  %-10s ", (df_u64)it->offset, ptc_packet_type_dump_name(p->type));
+    {
+        const char *name = ptc_packet_type_dump_name(p->type);
+        size_t n = strlen(name);
+        df_hex(b, it->offset, 16);
+        df_put(b, "  ", 2);
+        df_put(b, name, n);
+        df_put(b, "           ", (n < 10 ? 10 - n : 0) + 1); /* "%-10s " */
+    }
     payload_at = b->len;
     switch (p->type) {
-    case PTC_TNT8: case PTC_TNT64: {
-        int i;
-        for (i = (int)p->u.tnt.count - 1; i >= 0; i--)
-            df_printf(b, "%c", ((p->u.tnt.bits >> i) & 1) ? '!' : '.');
-        break;
-    }
+    case PTC_TNT8: case PTC_TNT64: df_tnt(b, p, '!', '.'); break;
     case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP: df_ip_text(b, p); break;
     case PTC_MODE_EXEC:
         df_flag(b, &first, p->u.mode_exec.csl, "cs.l");
@@ -99,10 +150,10 @@ UT_FN void df_text(df_buf *b, const ptc_item *it)
         df_printf(b, "%llx%s", (df_u64)p->u.pip.cr3, p->u.pip.nr ? ", nr" : "");
         break;
     case PTC_VMCS: df_printf(b, "%llx", (df_u64)p->u.vmcs.base); break;
-    case PTC_TSC: df_printf(b, "%llx", (df_u64)p->u.tsc.tsc); break;
+    case PTC_TSC: df_hex(b, p->u.tsc.tsc, 0); break;
     case PTC_TMA: df_printf(b, "%x, %x", p->u.tma.ctc, p->u.tma.fc); break;
-    case PTC_MTC: df_printf(b, "%x", p->u.mtc.ctc); break;
-    case PTC_CYC: df_printf(b, "%llx", (df_u64)p->u.cyc.cycles); break;
+    case PTC_MTC: df_hex(b, p->u.mtc.ctc, 0); break;
+    case PTC_CYC: df_hex(b, p->u.cyc.cycles, 0); break;
     case PTC_CBR: df_printf(b, "%x", p->u.cbr.ratio); break;
     case PTC_MNT: df_printf(b, "%llx", (df_u64)p->u.mnt.payload); break;
     case PTC_PTW:
@@ -164,16 +215,36 @@ UT_FN void df_json_string(df_buf *b, const char *k, const char *v)
     df_printf(b, "\"");
 }
 
-UT_FN void df_json_bool(df_buf *b, const char *k, unsigned v) { df_printf(b, ",\"%s\":%s", k, v ? "true" : "false"); }
-UT_FN void df_json_int(df_buf *b, const char *k, df_u64 v) { df_printf(b, ",\"%s\":%llu", k, v); }
-UT_FN void df_json_hex(df_buf *b, const char *k, df_u64 v) { df_printf(b, ",\"%s\":\"0x%llx\"", k, v); }
+/* ,"k": */
+UT_FN void df_json_key(df_buf *b, const char *k)
+{
+    df_put(b, ",\"", 2);
+    df_str(b, k);
+    df_put(b, "\":", 2);
+}
+UT_FN void df_json_bool(df_buf *b, const char *k, unsigned v)
+{
+    df_json_key(b, k);
+    if (v) df_put(b, "true", 4); else df_put(b, "false", 5);
+}
+UT_FN void df_json_int(df_buf *b, const char *k, df_u64 v)
+{
+    df_json_key(b, k);
+    df_dec(b, v);
+}
+UT_FN void df_json_hex(df_buf *b, const char *k, df_u64 v)
+{
+    df_json_key(b, k);
+    df_put(b, "\"0x", 3);
+    df_hex(b, v, 0);
+    df_put(b, "\"", 1);
+}
 
 /* One field of a packet, as PTC_PACKET_FIELD_LIST's form says. *skip: the
    row before was a presence flag that was clear. */
 UT_FN void df_json_field(df_buf *b, const ptc_packet *p, const char *name, ptc_field_form form, uint64_t v,
                          int *skip)
 {
-    int i;
     if (*skip) { *skip = 0; return; }
     switch (form) {
     case PTC_FF_INT: df_json_int(b, name, v); break;
@@ -181,10 +252,11 @@ UT_FN void df_json_field(df_buf *b, const ptc_packet *p, const char *name, ptc_f
     case PTC_FF_BOOL: df_json_bool(b, name, (unsigned)v); break;
     case PTC_FF_RESERVED: if (v) df_json_int(b, name, v); break;
     case PTC_FF_PRESENCE: *skip = !v; break;
-    case PTC_FF_TNT_BITS:
-        df_printf(b, ",\"%s\":\"", name);
-        for (i = (int)p->u.tnt.count - 1; i >= 0; i--) df_printf(b, "%c", ((v >> i) & 1) ? '1' : '0');
-        df_printf(b, "\"");
+    case PTC_FF_TNT_BITS: /* (v is p's tnt.bits) */
+        df_json_key(b, name);
+        df_put(b, "\"", 1);
+        df_tnt(b, p, '1', '0');
+        df_put(b, "\"", 1);
         break;
     }
 }
@@ -201,14 +273,19 @@ UT_FN void df_json(df_buf *b, const ptc_item *it)
                   ptc_status_name(it->error), ptc_status_message(it->error));
         return;
     }
-    df_printf(b, "{\"off\":%llu,\"size\":%u,\"type\":\"%s\"", (df_u64)it->offset, p->size,
-              ptc_packet_type_name(p->type));
+    df_put(b, "{\"off\":", 7);
+    df_dec(b, it->offset);
+    df_put(b, ",\"size\":", 8);
+    df_dec(b, p->size);
+    df_put(b, ",\"type\":\"", 9);
+    df_str(b, ptc_packet_type_name(p->type));
+    df_put(b, "\"", 1);
 #define DF_X(t, member, field, name, form) \
     if (p->type == t) df_json_field(b, p, name, form, (uint64_t)p->u.member.field, &skip);
     PTC_PACKET_FIELD_LIST(DF_X)
 #undef DF_X
     if (ptc_packet_is_ip(p->type) && it->ip_known) df_json_hex(b, "full_ip", it->ip);
-    df_printf(b, "}");
+    df_put(b, "}", 1);
 }
 
 /* ptdump --time (SPEC.md 3.9): the time of an item, appended to its line.
@@ -218,11 +295,19 @@ UT_FN void df_time_text(df_buf *b, const ptc_timed_item *t)
     if (!t->have_time) return;
     while (b->len < 52 && b->len + 1 < b->cap) b->s[b->len++] = ' ';
     b->s[b->len < b->cap ? b->len : b->cap - 1] = 0;
-    df_printf(b, "  time %llx [%llx, ", (df_u64)t->tsc, (df_u64)t->tsc_lo);
-    if (t->tsc_hi == UINT64_MAX) df_printf(b, "?]");
-    else df_printf(b, "%llx]", (df_u64)t->tsc_hi);
-    if (t->have_cycles) df_printf(b, " cycles %llu", (df_u64)t->cycles);
-    if (t->conflict) df_printf(b, " conflict");
+    df_str(b, "  time ");
+    df_hex(b, t->tsc, 0);
+    df_str(b, " [");
+    df_hex(b, t->tsc_lo, 0);
+    df_str(b, ", ");
+    if (t->tsc_hi == UINT64_MAX) df_str(b, "?");
+    else df_hex(b, t->tsc_hi, 0);
+    df_str(b, "]");
+    if (t->have_cycles) {
+        df_str(b, " cycles ");
+        df_dec(b, t->cycles);
+    }
+    if (t->conflict) df_str(b, " conflict");
 }
 
 UT_FN void df_time_json(df_buf *b, const ptc_timed_item *t)
@@ -231,11 +316,11 @@ UT_FN void df_time_json(df_buf *b, const ptc_timed_item *t)
     b->s[--b->len] = 0; /* reopen the object */
     df_json_hex(b, "time", t->tsc);
     df_json_hex(b, "time_lo", t->tsc_lo);
-    if (t->tsc_hi == UINT64_MAX) df_printf(b, ",\"time_hi\":null");
+    if (t->tsc_hi == UINT64_MAX) df_str(b, ",\"time_hi\":null");
     else df_json_hex(b, "time_hi", t->tsc_hi);
     if (t->have_cycles) df_json_int(b, "cycles", t->cycles);
     if (t->conflict) df_json_bool(b, "conflict", 1);
-    df_printf(b, "}");
+    df_str(b, "}");
 }
 
 #endif

@@ -1,5 +1,6 @@
 /* ptdump - print the packets of a raw Intel PT trace (SPEC.md 1.10), with
    their times (3.9) when asked, or check it against the SDM's rules (7.4). */
+#define _POSIX_C_SOURCE 200809L /* mmap, sysconf: -j (dump_parallel) */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "dumpfmt.h"
@@ -7,11 +8,15 @@
 #include "perfaux.h"
 #include "clockopts.h"
 #include "progress.h"
+#include "workpool.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static const char usage[] =
     "usage: ptdump [options] FILE\n"
@@ -34,6 +39,9 @@ static const char usage[] =
     "  --stats     no packets: how many of each type and their bytes, the decode\n"
     "              errors, the PSBs and (with --time) the time the trace spans\n"
     "  --rules     list the rules --check holds a trace to, and exit\n"
+    "  -j N        decode a raw trace file on N threads (1 to 256; default: the\n"
+    "              cores); the output is the same. --time and --check, and\n"
+    "              standard input, run on one\n"
     "  --config F  the configuration ptsim wrote beside the trace (OUT.pt.json);\n"
     "              with ring_written in it, FILE is a snapshot ring (SPEC 4.5)\n"
     "  --policy P  the trace's MTC suppression: off, seed, or key=value,... as for\n"
@@ -93,7 +101,72 @@ typedef struct printer {
     char tag[96];          /* --jsonl of a perf.data: the queue's fields, on every line */
     int events;            /* --events: the events only (ptc_events_is_event) */
     char line[640];
+    /* what goes to stdout, written a block at a time (out_flush): one
+       fwrite per line was a fifth of the listing's time. With -j, a
+       worker's printer gathers its segments' text in mem instead. */
+    char out[1 << 16];
+    size_t out_len;
+    struct text_buf *mem;
 } printer;
+
+/* Text kept in memory; failed once it could not grow. */
+typedef struct text_buf { char *s; size_t len, cap; int failed; } text_buf;
+
+static void text_append(text_buf *t, const char *s, size_t n)
+{
+    if (t->failed) return;
+    if (n > t->cap - t->len) {
+        size_t cap = t->cap ? t->cap : 1 << 20;
+        char *grown;
+        while (n > cap - t->len) cap *= 2;
+        grown = (char *)realloc(t->s, cap);
+        if (!grown) {
+            t->failed = 1;
+            return;
+        }
+        t->s = grown;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->len, s, n);
+    t->len += n;
+}
+
+static void out_flush(printer *pr)
+{
+    if (pr->out_len && pr->mem) text_append(pr->mem, pr->out, pr->out_len);
+    else if (pr->out_len) fwrite(pr->out, 1, pr->out_len, stdout);
+    pr->out_len = 0;
+}
+
+static void out_write(printer *pr, const char *s, size_t n)
+{
+    if (n > sizeof pr->out - pr->out_len) out_flush(pr);
+    if (n > sizeof pr->out) {
+        fwrite(s, 1, n, stdout);
+        return;
+    }
+    memcpy(pr->out + pr->out_len, s, n);
+    pr->out_len += n;
+}
+
+static void out_printf(printer *pr, const char *fmt, ...)
+{
+    char t[1024];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(t, sizeof t, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof t) {
+        out_write(pr, t, (size_t)n);
+        return;
+    }
+    out_flush(pr); /* longer than t: straight out */
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+}
 
 /* --sideband: the queue's sideband records up to perf time `until`
    (UINT64_MAX: all that are left). */
@@ -108,19 +181,26 @@ static void print_sideband(printer *pr, uint64_t until)
             b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
             df_printf(&b, "{%s,\"sideband_time\":%llu", pr->tag, (unsigned long long)e->time);
             df_json_string(&b, "sideband", e->text); /* (file names and comms come from the file) */
-            printf("%s}\n", pr->line);
+            out_printf(pr, "%s}\n", pr->line);
         } else {
-            printf("[sideband %llu: %s]\n", (unsigned long long)e->time, e->text);
+            out_printf(pr, "[sideband %llu: %s]\n", (unsigned long long)e->time, e->text);
         }
     }
 }
 
-/* pr->line out, with a perf.data queue's fields first in a JSON object. */
-static void emit_line(const printer *pr)
+/* The line built in pr->line (len bytes) out, with a perf.data queue's
+   fields first in a JSON object. */
+static void emit_line(printer *pr, size_t len)
 {
-    if (pr->jsonl && pr->tag[0] && pr->line[0] == '{') printf("{%s,", pr->tag), fputs(pr->line + 1, stdout);
-    else fputs(pr->line, stdout);
-    fputc('\n', stdout);
+    size_t from = 0;
+    if (pr->jsonl && pr->tag[0] && pr->line[0] == '{') {
+        out_write(pr, "{", 1);
+        out_write(pr, pr->tag, strlen(pr->tag));
+        out_write(pr, ",", 1);
+        from = 1;
+    }
+    pr->line[len++] = '\n'; /* (in the NUL's place: a df_buf's len stays below its cap) */
+    out_write(pr, pr->line + from, len - from);
 }
 
 /* --check: the rules an item breaks, a line each (SPEC 7.4). A decode
@@ -133,7 +213,7 @@ static void check_item(printer *pr, const ptc_item *it)
     if (it->error != PTC_OK) {
         b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
         if (pr->jsonl) df_json(&b, it); else df_text(&b, it);
-        emit_line(pr);
+        emit_line(pr, b.len);
         /* neither a cut trace nor an erratum's damage is malformed (SPEC 7.4) */
         pr->malformed += it->error != PTC_ERR_TRUNCATED && it->error != PTC_ERR_CUT_CYC && it->error != PTC_ERR_CORRUPT_TMA;
         return;
@@ -143,30 +223,30 @@ static void check_item(printer *pr, const ptc_item *it)
         const char *erratum = f[i].erratum ? ptc_erratum_name(f[i].erratum) : NULL;
         pr->by_severity[f[i].severity]++;
         if (pr->jsonl) {
-            printf("{%s%s\"off\":%llu,\"rule\":\"%s\",\"severity\":\"%s\",\"sdm\":\"%s\",\"msg\":\"%s\"", pr->tag,
+            out_printf(pr, "{%s%s\"off\":%llu,\"rule\":\"%s\",\"severity\":\"%s\",\"sdm\":\"%s\",\"msg\":\"%s\"", pr->tag,
                    pr->tag[0] ? "," : "", (unsigned long long)f[i].offset, ptc_rule_name(f[i].rule),
                    ptc_severity_name(f[i].severity), ptc_rule_sdm(f[i].rule), ptc_rule_text(f[i].rule));
-            if (erratum) printf(",\"erratum\":\"%s\"", erratum);
-            fputs("}\n", stdout);
+            if (erratum) out_printf(pr, ",\"erratum\":\"%s\"", erratum);
+            out_write(pr, "}\n", 2);
         } else {
-            printf("%016llx  %-10s  %-18s  [%s]  %s", (unsigned long long)f[i].offset, ptc_severity_name(f[i].severity),
+            out_printf(pr, "%016llx  %-10s  %-18s  [%s]  %s", (unsigned long long)f[i].offset, ptc_severity_name(f[i].severity),
                    ptc_rule_name(f[i].rule), ptc_rule_sdm(f[i].rule), ptc_rule_text(f[i].rule));
-            if (erratum) printf(" (erratum %s)", erratum);
-            fputc('\n', stdout);
+            if (erratum) out_printf(pr, " (erratum %s)", erratum);
+            out_write(pr, "\n", 1);
         }
     }
 }
 
 /* --check: the closing line, and the exit status it makes. */
-static int check_summary(const printer *pr)
+static int check_summary(printer *pr)
 {
     unsigned long long v = pr->by_severity[PTC_SEV_VIOLATION], s = pr->by_severity[PTC_SEV_SUSPICIOUS],
                        e = pr->by_severity[PTC_SEV_ERRATUM], m = pr->malformed;
     if (pr->jsonl)
-        printf("{\"packets\":%llu,\"violation\":%llu,\"suspicious\":%llu,\"erratum\":%llu,\"malformed\":%llu}\n",
+        out_printf(pr, "{\"packets\":%llu,\"violation\":%llu,\"suspicious\":%llu,\"erratum\":%llu,\"malformed\":%llu}\n",
                (unsigned long long)pr->packets, v, s, e, m);
     else
-        printf("[check: %llu packets; %llu violations, %llu suspicious, %llu explained by errata; %llu malformed packets]\n",
+        out_printf(pr, "[check: %llu packets; %llu violations, %llu suspicious, %llu explained by errata; %llu malformed packets]\n",
                (unsigned long long)pr->packets, v, s, e, m);
     return v || m ? 1 : 0;
 }
@@ -187,42 +267,42 @@ static void stats_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
 }
 
 /* --stats: the summary, a line per packet type present, then the totals. */
-static int stats_summary(const printer *pr)
+static int stats_summary(printer *pr)
 {
     const dump_stats *d = &pr->st;
     unsigned long long packets = 0, bytes = 0;
     int k;
-    if (!pr->jsonl) printf("%-12s %12s %14s\n", "type", "packets", "bytes");
+    if (!pr->jsonl) out_printf(pr, "%-12s %12s %14s\n", "type", "packets", "bytes");
     for (k = 1; k < PTC_PACKET_TYPE_COUNT; k++) {
         if (!d->packets[k]) continue;
         packets += d->packets[k];
         bytes += d->bytes[k];
         if (pr->jsonl)
-            printf("{\"type\":\"%s\",\"packets\":%llu,\"bytes\":%llu}\n", ptc_packet_type_name((ptc_packet_type)k),
+            out_printf(pr, "{\"type\":\"%s\",\"packets\":%llu,\"bytes\":%llu}\n", ptc_packet_type_name((ptc_packet_type)k),
                    (unsigned long long)d->packets[k], (unsigned long long)d->bytes[k]);
         else
-            printf("%-12s %12llu %14llu\n", ptc_packet_type_name((ptc_packet_type)k), (unsigned long long)d->packets[k],
+            out_printf(pr, "%-12s %12llu %14llu\n", ptc_packet_type_name((ptc_packet_type)k), (unsigned long long)d->packets[k],
                    (unsigned long long)d->bytes[k]);
     }
     if (pr->jsonl) {
-        printf("{\"packets\":%llu,\"bytes\":%llu,\"errors\":%d,\"psb\":%llu", packets, bytes, pr->errors,
+        out_printf(pr, "{\"packets\":%llu,\"bytes\":%llu,\"errors\":%d,\"psb\":%llu", packets, bytes, pr->errors,
                (unsigned long long)d->packets[PTC_PSB]);
-        if (d->timed) printf(",\"time_first\":\"0x%llx\",\"time_last\":\"0x%llx\"", (unsigned long long)d->first_tsc,
+        if (d->timed) out_printf(pr, ",\"time_first\":\"0x%llx\",\"time_last\":\"0x%llx\"", (unsigned long long)d->first_tsc,
                              (unsigned long long)d->last_tsc);
-        printf("}\n");
+        out_printf(pr, "}\n");
     } else {
-        printf("[stats: %llu packets, %llu bytes, %d decode errors, %llu PSBs", packets, bytes, pr->errors,
+        out_printf(pr, "[stats: %llu packets, %llu bytes, %d decode errors, %llu PSBs", packets, bytes, pr->errors,
                (unsigned long long)d->packets[PTC_PSB]);
-        if (d->timed) printf("; time %llx to %llx, %llu ticks", (unsigned long long)d->first_tsc,
+        if (d->timed) out_printf(pr, "; time %llx to %llx, %llu ticks", (unsigned long long)d->first_tsc,
                              (unsigned long long)d->last_tsc, (unsigned long long)(d->last_tsc - d->first_tsc));
-        printf("]\n");
+        out_printf(pr, "]\n");
     }
     return pr->errors ? 1 : 0;
 }
 
 /* What the run ends with: --check's and --stats's summaries, and the exit
    status (1: a violation, or a decode error). */
-static int finish_output(const printer *pr)
+static int finish_output(printer *pr)
 {
     if (pr->check) return check_summary(pr);
     if (pr->stats) return stats_summary(pr);
@@ -254,7 +334,7 @@ static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
         else if (!pr->jsonl) df_printf(&b, " perf %llu.%09llu", (unsigned long long)(ns / 1000000000u),
                                        (unsigned long long)(ns % 1000000000u));
     }
-    emit_line(pr);
+    emit_line(pr, b.len);
     pr->errors += it->error != PTC_OK;
 }
 
@@ -308,9 +388,9 @@ static void print_perf_record(void *user, const ptc_perf_record *r, uint64_t len
         b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
         df_printf(&b, "{\"perf_off\":%llu", (unsigned long long)r->offset);
         df_json_string(&b, "what", what); /* (a decoder error's message comes from the file) */
-        printf("%s}\n", pr->line);
+        out_printf(pr, "%s}\n", pr->line);
     } else {
-        printf("[perf.data %llx: %s]\n", (unsigned long long)r->offset, what);
+        out_printf(pr, "[perf.data %llx: %s]\n", (unsigned long long)r->offset, what);
     }
 }
 
@@ -322,7 +402,7 @@ static void queue_header(printer *pr, const perf_chunk *c, size_t from, size_t t
     size_t i, n = to - from;
     for (i = from; i < to; i++) bytes += c[i].size;
     if (!pr->jsonl) {
-        printf("[perf.data %s %llu (cpu %d, tid %d): %llu bytes in %zu chunk%s]\n", c[from].sample ? "aux sample" : "queue",
+        out_printf(pr, "[perf.data %s %llu (cpu %d, tid %d): %llu bytes in %zu chunk%s]\n", c[from].sample ? "aux sample" : "queue",
                (unsigned long long)c[from].queue, c[from].cpu == UINT32_MAX ? -1 : (int)c[from].cpu,
                c[from].tid == UINT32_MAX ? -1 : (int)c[from].tid, (unsigned long long)bytes, n, n == 1 ? "" : "s");
         return;
@@ -330,7 +410,7 @@ static void queue_header(printer *pr, const perf_chunk *c, size_t from, size_t t
     snprintf(pr->tag, sizeof pr->tag, "\"queue\":%llu%s", (unsigned long long)c[from].queue, c[from].sample ? ",\"sample\":true" : "");
     if (c[from].cpu != UINT32_MAX) snprintf(pr->tag + strlen(pr->tag), sizeof pr->tag - strlen(pr->tag), ",\"cpu\":%u", c[from].cpu);
     if (c[from].tid != UINT32_MAX) snprintf(pr->tag + strlen(pr->tag), sizeof pr->tag - strlen(pr->tag), ",\"tid\":%u", c[from].tid);
-    printf("{%s,\"bytes\":%llu,\"chunks\":%zu}\n", pr->tag, (unsigned long long)bytes, n);
+    out_printf(pr, "{%s,\"bytes\":%llu,\"chunks\":%zu}\n", pr->tag, (unsigned long long)bytes, n);
 }
 
 /* Every item the decoder has for what it was fed. */
@@ -369,11 +449,11 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
         if (i == to) break;
         if (gap) { /* bytes missing, or (offset going back) bytes given twice */
             pr->errors++;
-            printf(pr->jsonl ? "{%s,\"gap_from\":%llu,\"gap_to\":%llu}\n" : "%s[gap: AUX bytes [%llx, %llx) are not in the file]\n",
+            out_printf(pr, pr->jsonl ? "{%s,\"gap_from\":%llu,\"gap_to\":%llu}\n" : "%s[gap: AUX bytes [%llx, %llx) are not in the file]\n",
                    pr->jsonl ? pr->tag : "", (unsigned long long)(c[i - 1].offset + c[i - 1].size), (unsigned long long)c[i].offset);
         }
         if (snapshot && i > from)
-            printf(pr->jsonl ? "{%s,\"snapshot_at\":%llu}\n" : "%s[snapshot at AUX offset %llx]\n", pr->jsonl ? pr->tag : "",
+            out_printf(pr, pr->jsonl ? "{%s,\"snapshot_at\":%llu}\n" : "%s[snapshot at AUX offset %llx]\n", pr->jsonl ? pr->tag : "",
                    (unsigned long long)c[i].offset);
         if (!open) {
             ptc_decoder_init(&dec, flags | ptc_errata_decode_flags(cc->errata), c[i].offset);
@@ -433,13 +513,13 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
     pr->perf_time = pf.info.time_mult != 0;
     if (pf.end != PTC_END) {
         pr->errors++;
-        printf(pr->jsonl ? "{\"perf_off\":%llu,\"error\":\"%s\",\"what\":\"the rest of the file cannot be read\"}\n"
+        out_printf(pr, pr->jsonl ? "{\"perf_off\":%llu,\"error\":\"%s\",\"what\":\"the rest of the file cannot be read\"}\n"
                          : "[perf.data %llx: %s: the rest of the file cannot be read]\n",
                (unsigned long long)pf.end_offset, ptc_status_name(pf.end));
     }
     if (pf.cut_short) {
         pr->errors++;
-        printf(pr->jsonl ? "{\"perf_data\":\"cut short\",\"size\":%llu}\n"
+        out_printf(pr, pr->jsonl ? "{\"perf_data\":\"cut short\",\"size\":%llu}\n"
                          : "[perf.data: the file ends before its data does (%llu bytes): read up to its end]\n",
                (unsigned long long)len);
     }
@@ -470,7 +550,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
         dump_queue(pr, &pf.cc, timed, flags, pf.snapshot, c, from, i);
     }
     if (!n) { /* nothing decoded: said, and not a success */
-        printf(pr->jsonl ? "{\"perf_data\":\"no Intel PT data\"}\n" : "[perf.data: no Intel PT data in it]\n");
+        out_printf(pr, pr->jsonl ? "{\"perf_data\":\"no Intel PT data\"}\n" : "[perf.data: no Intel PT data in it]\n");
         fprintf(stderr, "ptdump: %s holds no Intel PT data\n", path);
         pr->errors++;
     }
@@ -485,6 +565,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
     free(pf.side);
     free(buf);
     st = finish_output(pr);
+    out_flush(pr);
     if (fflush(stdout) != 0) return 2;
     return st;
 }
@@ -517,10 +598,10 @@ static int dump_ring(printer *pr, ptc_clock *clk, int timed, unsigned flags, FIL
     }
     ptc_ring_reader_lost(&rd, &overwritten, &from);
     if (pr->jsonl)
-        printf("{\"ring_written\":%llu,\"overwritten\":%llu,\"decoded_from\":%llu}\n", (unsigned long long)written,
+        out_printf(pr, "{\"ring_written\":%llu,\"overwritten\":%llu,\"decoded_from\":%llu}\n", (unsigned long long)written,
                (unsigned long long)overwritten, (unsigned long long)from);
     else
-        printf("[ring: %llu bytes written; [0, %llx) overwritten, [%llx, %llx) before the first PSB]\n",
+        out_printf(pr, "[ring: %llu bytes written; [0, %llx) overwritten, [%llx, %llx) before the first PSB]\n",
                (unsigned long long)written, (unsigned long long)overwritten, (unsigned long long)overwritten,
                (unsigned long long)from);
     free(buf);
@@ -629,6 +710,42 @@ static int dump_events(printer *pr, const ptc_clock_config *cc, unsigned flags, 
     }
 }
 
+/* --stats: records counted as stats_item counts items. */
+static void stats_records(printer *pr, const ptc_record *recs, size_t n)
+{
+    dump_stats *d = &pr->st;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        d->packets[recs[i].type]++; /* (an error record's type is PTC_NONE, never printed) */
+        d->bytes[recs[i].type] += recs[i].size;
+        pr->errors += recs[i].error != PTC_OK;
+    }
+}
+
+/* --stats on a raw trace, untimed: the batch decoder (SPEC 1.12) reads
+   it, and each record is counted as stats_item counts an item. 0, or the
+   exit status of a failure (said on stderr). */
+static int stats_raw(printer *pr, unsigned flags, reader *rd, const uint8_t *first, size_t first_n)
+{
+    static ptc_record recs[1024];
+    ptc_decoder dec;
+    ptc_status st;
+    ptc_decoder_init(&dec, flags, 0);
+    if (first_n) (void)ptc_decoder_feed(&dec, first, first_n);
+    do {
+        size_t got = 0;
+        st = ptc_decoder_next_batch(&dec, recs, sizeof recs / sizeof recs[0], &got);
+        stats_records(pr, recs, got);
+        if (st == PTC_NEED_INPUT) {
+            long n = reader_next(rd);
+            if (n < 0) return 2;
+            if (n == 0) ptc_decoder_finish(&dec);
+            else (void)ptc_decoder_feed(&dec, rd->chunk, (size_t)n);
+        }
+    } while (st != PTC_END);
+    return 0;
+}
+
 /* A raw trace, every packet, through the clock with --time. 0, or the
    exit status of a failure (said on stderr). */
 static int dump_raw(printer *pr, ptc_clock *clk, int timed, unsigned flags, reader *rd, const uint8_t *first,
@@ -657,6 +774,145 @@ static int dump_raw(printer *pr, ptc_clock *clk, int timed, unsigned flags, read
     return 0;
 }
 
+/* ---- -j N: a raw trace's segments on N threads (SPEC 1.10, 1.13) ---- */
+
+/* Work is cut into units of whole segments of about this size: small
+   enough that a unit's text stays in memory (about 20 bytes of JSON a
+   byte of trace), large enough that a thread's start-up does not count. */
+enum { PAR_MIN_UNIT = 64 << 10, PAR_MAX_UNIT = 1 << 20 };
+
+/* What the jobs share: the trace (mapped); job j's segments [units[j],
+   units[j + 1]); a printer and its text per slot (job j uses slot
+   j % window); and the listing's printer, which takes the totals. */
+typedef struct par_dump {
+    const uint8_t *buf;
+    size_t len;
+    unsigned flags;
+    size_t *units, nunits;
+    printer **slot;
+    text_buf *text;
+    size_t window;
+    printer *pr;
+    reader *rd;
+} par_dump;
+
+/* A worker: job's segments decoded, and printed (or counted) into its
+   slot, as the one-thread listing prints them. */
+static void par_run(void *ctx, size_t job)
+{
+    enum { CAP = 1024 };
+    par_dump *pd = (par_dump *)ctx;
+    printer *w = pd->slot[job % pd->window];
+    ptc_decoder dec;
+    w->mem->len = 0;
+    w->out_len = 0;
+    w->errors = 0;
+    memset(&w->st, 0, sizeof w->st);
+    (void)ptc_decoder_init_segment(&dec, pd->flags, pd->buf, pd->len, pd->units[job], pd->units[job + 1]);
+    if (w->stats && !w->events) { /* counting only: records, as stats_raw */
+        ptc_record recs[CAP];
+        size_t got;
+        ptc_status st;
+        do {
+            st = ptc_decoder_next_batch(&dec, recs, CAP, &got);
+            stats_records(w, recs, got);
+        } while (st == PTC_OK);
+    } else {
+        ptc_item it;
+        while (ptc_decoder_next(&dec, &it) == PTC_OK) print_item(w, &it, NULL);
+    }
+    out_flush(w);
+}
+
+/* The calling thread: a job's text out and its counts added, in order. */
+static int par_take(void *ctx, size_t job)
+{
+    par_dump *pd = (par_dump *)ctx;
+    printer *w = pd->slot[job % pd->window];
+    int k;
+    if (w->mem->failed) {
+        fprintf(stderr, "ptdump: -j: out of memory for the listing of bytes [%zu, %zu)\n", pd->units[job],
+                pd->units[job + 1]);
+        return 2;
+    }
+    if (w->mem->len) fwrite(w->mem->s, 1, w->mem->len, stdout);
+    pd->pr->errors += w->errors;
+    for (k = 0; k < PTC_PACKET_TYPE_COUNT; k++) {
+        pd->pr->st.packets[k] += w->st.packets[k];
+        pd->pr->st.bytes[k] += w->st.bytes[k];
+    }
+    pd->rd->total = pd->units[job + 1];
+    ut_progress_at(&pd->rd->shown, pd->rd->total);
+    return 0;
+}
+
+/* The units: whole segments, each about `unit` bytes. NULL when memory
+   runs out. */
+static size_t *par_units(const uint8_t *buf, size_t len, size_t unit, size_t *n)
+{
+    size_t cap = len / unit + 2, at = 0, *u = (size_t *)malloc(cap * sizeof *u);
+    *n = 0;
+    if (!u) return NULL;
+    u[0] = 0;
+    while (at < len) {
+        at = ptc_segment_next(buf, len, at + unit);
+        if (*n + 2 > cap) {
+            size_t *grown = (size_t *)realloc(u, 2 * cap * sizeof *u);
+            if (!grown) { free(u); return NULL; }
+            u = grown;
+            cap *= 2;
+        }
+        u[++*n] = at;
+    }
+    return u;
+}
+
+/* -j on a raw trace in a file, untimed and unchecked: the file mapped,
+   its segments decoded and printed on `jobs` threads and written in
+   order, exactly what one thread prints. -1 when this does not apply
+   (one job, a small file, no mapping, no threads): the caller reads the
+   trace in chunks on one thread. Else 0 or an exit status. */
+static int dump_parallel(printer *pr, unsigned flags, FILE *in, reader *rd, unsigned jobs)
+{
+    uint64_t size = file_size(in);
+    par_dump pd;
+    void *map;
+    size_t unit, i;
+    int rc = -1;
+    if (jobs < 2 || size < 2 * PAR_MIN_UNIT || size > (uint64_t)SIZE_MAX) return -1;
+    map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fileno(in), 0);
+    if (map == MAP_FAILED) return -1;
+    memset(&pd, 0, sizeof pd);
+    pd.buf = (const uint8_t *)map;
+    pd.len = (size_t)size;
+    pd.flags = flags;
+    pd.pr = pr;
+    pd.rd = rd;
+    pd.window = 2 * (size_t)jobs;
+    unit = pd.len / (4 * (size_t)jobs);
+    unit = unit < PAR_MIN_UNIT ? PAR_MIN_UNIT : unit > PAR_MAX_UNIT ? PAR_MAX_UNIT : unit;
+    pd.units = par_units(pd.buf, pd.len, unit, &pd.nunits);
+    pd.slot = (printer **)calloc(pd.window, sizeof *pd.slot);
+    pd.text = (text_buf *)calloc(pd.window, sizeof *pd.text);
+    for (i = 0; pd.units && pd.slot && pd.text && i < pd.window; i++) {
+        if (!(pd.slot[i] = (printer *)malloc(sizeof(printer)))) break;
+        *pd.slot[i] = *pr; /* the options; counts and text start empty in par_run */
+        pd.slot[i]->mem = &pd.text[i];
+    }
+    if (pd.units && pd.slot && pd.text && i == pd.window) {
+        out_flush(pr);
+        fflush(stdout);
+        rc = wp_run(pd.nunits, jobs, pd.window, par_run, par_take, &pd);
+    }
+    for (i = 0; pd.slot && i < pd.window; i++) free(pd.slot[i]);
+    for (i = 0; pd.text && i < pd.window; i++) free(pd.text[i].s);
+    free(pd.slot);
+    free(pd.text);
+    free(pd.units);
+    munmap(map, (size_t)size);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     static uint8_t head[8]; /* standard input's first bytes: a perf.data's magic? */
@@ -669,6 +925,8 @@ int main(int argc, char **argv)
     unsigned flags = 0;
     long only_queue = -1;
     int i, st, timed = 0, from_stdin, rules = 0;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned jobs = cores < 1 ? 1u : cores > 64 ? 64u : (unsigned)cores; /* -j's default */
     size_t head_n = 0;
     uint64_t ring_written = UINT64_MAX; /* the trace is a snapshot ring's buffer */
     FILE *in;
@@ -678,7 +936,7 @@ int main(int argc, char **argv)
     ut_prog = "ptdump";
     memset(&opt, 0, sizeof opt);
     for (i = 1; i < argc; i++) {
-        static const char *const with_value[] = { "--config", "--policy", "--cpu", NULL };
+        static const char *const with_value[] = { "--config", "--policy", "--cpu", "-j", NULL };
         int took = co_take(&opt, argc, argv, &i);
         if (took < 0) return 2;
         if (took) continue;
@@ -696,6 +954,15 @@ int main(int argc, char **argv)
             uint64_t q;
             if (!ut_parse_u64("--cpu", argv[++i], 0x7FFFFFFF, &q)) return 2;
             only_queue = (long)q;
+        }
+        else if (strcmp(argv[i], "-j") == 0 && i + 1 < argc) {
+            uint64_t n;
+            if (!ut_parse_u64("-j", argv[++i], 256, &n)) return 2;
+            if (n == 0) {
+                fprintf(stderr, "ptdump: -j 0: the number of threads is 1 to 256\n");
+                return 2;
+            }
+            jobs = (unsigned)n;
         }
         else if ((strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "--policy") == 0) && i + 1 < argc) {
             if (argv[i][2] == 'c') config = argv[++i]; else policy = argv[++i];
@@ -758,7 +1025,11 @@ int main(int argc, char **argv)
     from_stdin = strcmp(path, "-") == 0;
     if (!config && from_stdin) head_n = ut_read_chunk(stdin, head, sizeof head);
     if (!config && (from_stdin ? head_n == sizeof head && pa_is_perf_magic(head) : pa_is_perf_data(path)))
-        return dump_perf(&pr, &opt, &cfg.policy, timed, flags, only_queue, path, from_stdin ? head : NULL, head_n);
+    {
+        st = dump_perf(&pr, &opt, &cfg.policy, timed, flags, only_queue, path, from_stdin ? head : NULL, head_n);
+        out_flush(&pr);
+        return st;
+    }
     if (only_queue >= 0) {
         fprintf(stderr, "ptdump: --cpu N picks a queue of a perf.data, and %s is a raw trace (the CPU's model is F/M)\n", path);
         return 2;
@@ -782,21 +1053,30 @@ int main(int argc, char **argv)
     if (ring_written != UINT64_MAX) {
         int ok = dump_ring(&pr, &clk, timed, ptc_errata_decode_flags(cc.errata), in, ring_written);
         if (in != stdin) fclose(in);
-        if (!ok) return 2;
+        if (!ok) {
+            out_flush(&pr);
+            return 2;
+        }
         st = finish_output(&pr);
+        out_flush(&pr);
         if (fflush(stdout) != 0) return 2;
         return st;
     }
     reader_start(&rd, in, path);
-    if (timed && pr.events) {
+    st = timed || pr.check || from_stdin ? -1 : dump_parallel(&pr, flags | ptc_errata_decode_flags(cc.errata), in, &rd, jobs);
+    if (st != -1) {
+        /* done, on -j threads */
+    } else if (timed && pr.events) {
         st = dump_events(&pr, &cc, flags | ptc_errata_decode_flags(cc.errata), &rd, head, head_n);
+    } else if (pr.stats && !timed && !pr.events) {
+        st = stats_raw(&pr, flags | ptc_errata_decode_flags(cc.errata), &rd, head, head_n);
     } else {
         st = dump_raw(&pr, &clk, timed, flags | ptc_errata_decode_flags(cc.errata), &rd, head, head_n);
     }
     if (!st) st = reader_end(&rd, &pr, head_n);
     if (in != stdin) fclose(in);
-    if (st) return st;
-    st = finish_output(&pr);
+    if (!st) st = finish_output(&pr);
+    out_flush(&pr);
     if (fflush(stdout) != 0) return 2;
     return st;
 }
