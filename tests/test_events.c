@@ -229,10 +229,12 @@ static void every_workload_policy_and_setting(void)
     CHECK(s.outside_truth == 0 && s.back == 0, "%zu outside the truth, %zu steps back", s.outside_truth, s.back);
     CHECK(s.no_time == 0, "%zu events the full clock times have no time", s.no_time);
     /* what the anchors around an event say, both hold: the events decoder
-       is seldom narrower (its cycle bounds are not all the full clock's),
-       and on the whole no more than half as wide again */
-    CHECK(s.inside_full * 100 >= s.timed * 99, "only %zu of %zu around the full clock's interval", s.inside_full, s.timed);
-    CHECK(s.width_ev <= 1.5 * s.width_full, "mean width %.0f, the full clock's %.0f", s.width_ev / (double)s.bounded,
+       is seldom narrower (its cycle bounds are not all the full clock's:
+       0.3% of them when this was written), and on the whole about a
+       quarter wider (1.24 times); the limits leave a little room */
+    CHECK(s.inside_full * 1000 >= s.timed * 995, "only %zu of %zu around the full clock's interval", s.inside_full,
+          s.timed);
+    CHECK(s.width_ev <= 1.35 * s.width_full, "mean width %.0f, the full clock's %.0f", s.width_ev / (double)s.bounded,
           s.width_full / (double)s.bounded);
 }
 
