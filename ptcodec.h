@@ -3313,11 +3313,15 @@ static ptc_status ptc__str_end_segment(ptc_decoder *dec)
     return PTC_END;
 }
 
-static ptc_status ptc__str_next(ptc_decoder *dec, ptc_item *item)
+PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
 {
-    /* The common case: decoding (not searching), inside the current chunk,
-       with a whole packet's worth of bytes ahead. */
-    if (PTC__LIKELY(!dec->searching && dec->pos >= dec->chunk_off)) {
+    ptc_status st;
+    if (!dec || !item) return PTC_ERR_BAD_ARGUMENT;
+    /* The common case: decoding (not searching), inside the current chunk
+       and before a segment's end, with a whole packet's worth of bytes
+       ahead. (Kept here rather than in a function of its own: the call
+       cost the checker's loop a tenth of its speed, make bench.) */
+    if (PTC__LIKELY(!dec->searching && dec->pos >= dec->chunk_off && dec->pos < dec->end_off)) {
         size_t at = (size_t)(dec->pos - dec->chunk_off);
         if (PTC__LIKELY(dec->chunk_len - at >= PTC_MAX_PACKET_SIZE)) {
             int n = ptc__dec_packet(dec->chunk + at, dec->chunk_len - at, dec->block, &item->pkt);
@@ -3333,14 +3337,7 @@ static ptc_status ptc__str_next(ptc_decoder *dec, ptc_item *item)
             }
         }
     }
-    return ptc__str_next_general(dec, item);
-}
-
-PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
-{
-    ptc_status st;
-    if (!dec || !item) return PTC_ERR_BAD_ARGUMENT;
-    st = ptc__str_next(dec, item);
+    st = ptc__str_next_general(dec, item);
     if (PTC__UNLIKELY(st == PTC_OK && item->offset >= dec->end_off)) return ptc__str_end_segment(dec);
     return st;
 }

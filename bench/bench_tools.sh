@@ -3,8 +3,11 @@
 # ptgen printed as text, as JSON lines and as --stats, on one thread and on
 # two (-j), best of three runs each, and the library's batch decoder on the
 # same file (bench_decode --stream), which --stats should keep up with.
-# usage: bench/bench_tools.sh BUILD_DIR   (holds ptdump, ptgen, bench_decode)
+# With a second ptdump (an older build, say), its one-thread speed too, and
+# how many times faster this one is.
+# usage: bench/bench_tools.sh BUILD_DIR [OTHER_PTDUMP]   (BUILD_DIR holds ptdump, ptgen, bench_decode)
 b=$1
+other=${2:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 size=67108864
@@ -26,12 +29,19 @@ mbs() { awk -v n="$bytes" -v s="$1" 'BEGIN { printf "%.0f", n / s / 1e6 }'; }
 
 echo "ptdump on a $((size >> 20)) MiB trace (ptgen --mix dense --seed 1), MB/s, best of 3"
 echo
-printf '%-10s %10s %10s %12s\n' "output" "-j 1" "-j 2" "-j 2 / -j 1"
+printf '%-10s %10s %10s %12s' "output" "-j 1" "-j 2" "-j 2 / -j 1"
+[ -n "$other" ] && printf ' %12s %14s' "other" "-j 1 / other"
+echo
 for mode in text jsonl stats; do
   case $mode in text) opt="";; jsonl) opt="--jsonl";; stats) opt="--stats";; esac
   s1=$(best "$b/ptdump" -j 1 $opt "$tmp/t.pt")
   s2=$(best "$b/ptdump" -j 2 $opt "$tmp/t.pt")
-  printf '%-10s %10s %10s %11.2fx\n' "$mode" "$(mbs "$s1")" "$(mbs "$s2")" "$(awk -v a="$s1" -v b="$s2" 'BEGIN { print a / b }')"
+  printf '%-10s %10s %10s %11.2fx' "$mode" "$(mbs "$s1")" "$(mbs "$s2")" "$(awk -v a="$s1" -v b="$s2" 'BEGIN { print a / b }')"
+  if [ -n "$other" ]; then
+    s0=$(best "$other" $opt "$tmp/t.pt")
+    printf ' %12s %13.2fx' "$(mbs "$s0")" "$(awk -v a="$s0" -v b="$s1" 'BEGIN { print a / b }')"
+  fi
+  echo
 done
 echo
 echo "The library on the same file (bench_decode --stream):"

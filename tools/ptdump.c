@@ -777,9 +777,10 @@ static int dump_raw(printer *pr, ptc_clock *clk, int timed, unsigned flags, read
 /* ---- -j N: a raw trace's segments on N threads (SPEC 1.10, 1.13) ---- */
 
 /* Work is cut into units of whole segments of about this size: small
-   enough that a unit's text stays in memory (about 20 bytes of JSON a
-   byte of trace), large enough that a thread's start-up does not count. */
-enum { PAR_MIN_UNIT = 64 << 10, PAR_MAX_UNIT = 1 << 20 };
+   enough that a unit's text (about 20 bytes of JSON a byte of trace)
+   stays near the cache (1 MiB units were slower, bench/README.md),
+   large enough that handing a unit over costs nothing that counts. */
+enum { PAR_MIN_UNIT = 64 << 10, PAR_MAX_UNIT = 256 << 10 };
 
 /* What the jobs share: the trace (mapped); job j's segments [units[j],
    units[j + 1]); a printer and its text per slot (job j uses slot
