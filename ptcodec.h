@@ -3197,6 +3197,21 @@ static int ptc__str_corrupt_tma(const ptc_decoder *dec, const uint8_t *p, size_t
     return 8;
 }
 
+/* The packet at p, with avail >= 16 bytes of the chunk from it, when the
+   fast paths (ptc_decoder_next's, the events decoder's) may take it:
+   decoded, with no PSB beginning inside it and no CYC that erratum SKD007
+   may have cut. Its size, or 0: the general path decides. */
+static PTC__INLINE int ptc__str_fast_packet(const ptc_decoder *dec, const uint8_t *p, size_t avail, ptc_packet *pkt)
+{
+    int n = ptc__dec_packet(p, avail, dec->block, pkt);
+    /* (only a PSB fills all 16 bytes, so after any other packet the next
+       byte is in the chunk) */
+    if (PTC__LIKELY(n > 0) && PTC__LIKELY(n == PTC_MAX_PACKET_SIZE || !ptc__str_psb_hint(p, (size_t)n)) &&
+        PTC__LIKELY(!ptc__str_cyc_cut(dec, p, avail, (size_t)n, pkt->type)))
+        return n;
+    return 0;
+}
+
 /* Everything but the common case: chunk edges, sync search, errors. */
 static ptc_status ptc__str_next_general(ptc_decoder *dec, ptc_item *item)
 {
@@ -3324,11 +3339,8 @@ PTCDEF ptc_status ptc_decoder_next(ptc_decoder *dec, ptc_item *item)
     if (PTC__LIKELY(!dec->searching && dec->pos >= dec->chunk_off && dec->pos < dec->end_off)) {
         size_t at = (size_t)(dec->pos - dec->chunk_off);
         if (PTC__LIKELY(dec->chunk_len - at >= PTC_MAX_PACKET_SIZE)) {
-            int n = ptc__dec_packet(dec->chunk + at, dec->chunk_len - at, dec->block, &item->pkt);
-            /* (only a PSB fills all 16 bytes, so after any other packet
-               the next byte is in the chunk) */
-            if (PTC__LIKELY(n > 0) && PTC__LIKELY(n == 16 || !ptc__str_psb_hint(dec->chunk + at, (size_t)n)) &&
-                PTC__LIKELY(!ptc__str_cyc_cut(dec, dec->chunk + at, dec->chunk_len - at, (size_t)n, item->pkt.type))) {
+            int n = ptc__str_fast_packet(dec, dec->chunk + at, dec->chunk_len - at, &item->pkt);
+            if (PTC__LIKELY(n > 0)) {
                 item->offset = dec->pos;
                 item->error = PTC_OK;
                 ptc__str_account(dec, item);
@@ -4597,6 +4609,18 @@ static uint64_t ptc__clk_periods_to_emitted(const ptc_clock_config *cfg, const p
     return periods > 256 ? 256 : periods;
 }
 
+/* After an MTC that moved the CTC by `step` ART ticks: more than one
+   period, and the periods hardware may lose, since the MTC before, with
+   the CTC counted far enough for that to be known - MTCs went missing: a
+   stop, or suppression (SPEC 3.7). Never with hidden stops, which make
+   any gap a possible stop. The full clock and the events decoder both
+   ask this. */
+static int ptc__clk_mtc_gap(const ptc_clock_config *cfg, const ptc__clk_ctc *ctc, uint64_t step)
+{
+    uint64_t lost = (uint64_t)(1 + cfg->mtc_lost) << cfg->mtc_freq;
+    return step > lost && ctc->art_rel >= lost && !cfg->hidden_stops;
+}
+
 static void ptc__clk_on_mtc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
 {
     unsigned n = c->cfg.mtc_freq;
@@ -4616,7 +4640,7 @@ static void ptc__clk_on_mtc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     /* more than one period since the last MTC: MTCs were suppressed, and
        packets since then are after the edge before this one (the edges
        hardware may have lost tell nothing) */
-    if (step > lost && c->ctc.art_rel >= lost && !c->cfg.hidden_stops) { /* (else the gap may be a stop) */
+    if (ptc__clk_mtc_gap(&c->cfg, &c->ctc, step)) {
         s->gap_floor = ptc__clk_edge(&c->rate, &c->ctc, c->ctc.art_rel - lost, 0);
         if (!stopped) c->seen_gap = 1; /* not a sleep: suppression */
     }
@@ -5038,10 +5062,8 @@ static PTC__INLINE void ptc__ev_mtc(ptc_events *ev, uint8_t payload)
         (void)ptc_checker_packet(&ev->due.chk, &mtc);
     }
     if (!ptc__clk_ctc_mtc(&ev->ctc, ev->cfg.mtc_freq, payload, &step)) return;
-    /* more than one period (and those hardware may lose) since the last
-       MTC with no stop between: MTCs were suppressed (SPEC 3.7) */
-    if (step > (uint64_t)(1 + ev->cfg.mtc_lost) << ev->cfg.mtc_freq && !ev->due.stop_since_mtc && !ev->cfg.hidden_stops)
-        ev->due.seen_gap = 1;
+    /* MTCs went missing with no stop between: suppressed (SPEC 3.7) */
+    if (ptc__clk_mtc_gap(&ev->cfg, &ev->ctc, step) && !ev->due.stop_since_mtc) ev->due.seen_gap = 1;
     ev->due.stop_since_mtc = 0;
     ev->due.cap_known = 0;
     ptc__ev_new_ref(ev, exact);
@@ -5389,10 +5411,8 @@ static void ptc__ev_fast(ptc_events *ev)
                 continue;
             }
         }
-        n = ptc__dec_packet(p + i, avail - i, dec->block, &it->pkt);
-        if (n <= 0 || (n != PTC_MAX_PACKET_SIZE && ptc__str_psb_hint(p + i, (size_t)n)) ||
-            ptc__str_cyc_cut(dec, p + i, avail - i, (size_t)n, it->pkt.type))
-            break;
+        n = ptc__str_fast_packet(dec, p + i, avail - i, &it->pkt);
+        if (n == 0) break;
         it->offset = dec->pos + i;
         it->error = PTC_OK;
         if (dec->block != PTC_BLOCK_NONE || (ptc__pkt_facts_of[it->pkt.type].classes & (PTC_PC_IP | PTC_PC_DEC_STATE)))
