@@ -65,7 +65,7 @@ UT_FN void df_dec(df_buf *b, uint64_t v)
     df_put(b, t + sizeof t - n, n);
 }
 
-/* count branch outcomes, oldest first: `taken` for 1, `not` for 0 */
+/* the branch outcomes, oldest first: `taken` for 1, `not_taken` for 0 */
 UT_FN void df_tnt(df_buf *b, const ptc_packet *p, char taken, char not_taken)
 {
     char t[64];

@@ -162,7 +162,20 @@ static void out_printf(printer *pr, const char *fmt, ...)
         out_write(pr, t, (size_t)n);
         return;
     }
-    out_flush(pr); /* longer than t: straight out */
+    out_flush(pr); /* longer than t: straight out, or into a worker's text */
+    if (pr->mem) {
+        char *long_line = (char *)malloc((size_t)n + 1);
+        if (!long_line) {
+            pr->mem->failed = 1;
+            return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(long_line, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        text_append(pr->mem, long_line, (size_t)n);
+        free(long_line);
+        return;
+    }
     va_start(ap, fmt);
     vprintf(fmt, ap);
     va_end(ap);
