@@ -131,10 +131,17 @@ static void text_append(text_buf *t, const char *s, size_t n)
     t->len += n;
 }
 
+/* n bytes to where this printer's output goes: stdout, or with -j a
+   worker's text */
+static void out_sink(printer *pr, const char *s, size_t n)
+{
+    if (pr->mem) text_append(pr->mem, s, n);
+    else fwrite(s, 1, n, stdout);
+}
+
 static void out_flush(printer *pr)
 {
-    if (pr->out_len && pr->mem) text_append(pr->mem, pr->out, pr->out_len);
-    else if (pr->out_len) fwrite(pr->out, 1, pr->out_len, stdout);
+    if (pr->out_len) out_sink(pr, pr->out, pr->out_len);
     pr->out_len = 0;
 }
 
@@ -142,7 +149,7 @@ static void out_write(printer *pr, const char *s, size_t n)
 {
     if (n > sizeof pr->out - pr->out_len) out_flush(pr);
     if (n > sizeof pr->out) {
-        fwrite(s, 1, n, stdout);
+        out_sink(pr, s, n);
         return;
     }
     memcpy(pr->out + pr->out_len, s, n);
@@ -151,7 +158,7 @@ static void out_write(printer *pr, const char *s, size_t n)
 
 static void out_printf(printer *pr, const char *fmt, ...)
 {
-    char t[1024];
+    char t[1024], *long_line;
     va_list ap;
     int n;
     va_start(ap, fmt);
@@ -162,23 +169,16 @@ static void out_printf(printer *pr, const char *fmt, ...)
         out_write(pr, t, (size_t)n);
         return;
     }
-    out_flush(pr); /* longer than t: straight out, or into a worker's text */
-    if (pr->mem) {
-        char *long_line = (char *)malloc((size_t)n + 1);
-        if (!long_line) {
-            pr->mem->failed = 1;
-            return;
-        }
-        va_start(ap, fmt);
-        vsnprintf(long_line, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-        text_append(pr->mem, long_line, (size_t)n);
-        free(long_line);
+    long_line = (char *)malloc((size_t)n + 1); /* longer than t: formatted again */
+    if (!long_line) {
+        if (pr->mem) pr->mem->failed = 1;
         return;
     }
     va_start(ap, fmt);
-    vprintf(fmt, ap);
+    vsnprintf(long_line, (size_t)n + 1, fmt, ap);
     va_end(ap);
+    out_write(pr, long_line, (size_t)n);
+    free(long_line);
 }
 
 /* --sideband: the queue's sideband records up to perf time `until`
