@@ -23,7 +23,7 @@ WARN    := -Wall -Wextra -Werror -pedantic
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
-TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/progress.h tools/navwindow.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
+TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/progress.h tools/navwindow.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
            tools/perforacle.h tools/workpool.h
 TESTHDR := tests/testlib.h tests/libipt_allowlist.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen ptnav
@@ -31,11 +31,11 @@ TOOLS   := ptdump ptsim ptgen ptnav
 # builds and what tests/run.sh runs ($(BUILD)/test-programs); run.sh fails
 # when a program under $(BUILD)/test was built but not run.
 CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model test_clock test_nav test_perf test_faults \
-                test_x86class test_conform test_events
+                test_x86class test_conform test_events test_mutator
 GCC_TESTS    := test_packets test_stream test_model test_conform
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt test_conform_libipt timecmp
-FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/pktgen.h tools/modelrec.h tools/navwindow.h tests/libipt_allowlist.h \
+FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/pktgen.h tools/modelrec.h tools/navwindow.h tests/libipt_allowlist.h \
            tools/qemu/x86class.h tools/modelcfg.h tools/jsonread.h
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
 # targets whose input is a workload program, not PT bytes: their own dictionary
@@ -45,6 +45,7 @@ fuzz_dict = $(if $(filter $(MODEL_FUZZ_TARGETS),$(1)),fuzz/modelprog.dict,$(firs
 
 HAVE_LIBIPT := $(shell test -f /usr/include/intel-pt.h && echo yes)
 FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fuzz_perfdata fuzz_x86class fuzz_config \
+                fuzz_mutator \
                 $(if $(HAVE_LIBIPT),fuzz_diff_libipt)
 # MemorySanitizer needs every byte's producer instrumented; libipt is not
 MSAN_TARGETS := $(filter-out fuzz_diff_libipt,$(FUZZ_TARGETS))
@@ -52,7 +53,7 @@ HAVE_AFL    := $(shell command -v afl-clang-fast >/dev/null 2>&1 && echo yes)
 HAVE_LIBFUZZER := $(shell printf 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){(void)d;(void)n;return 0;}' \
                    | $(CLANG) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo yes)
 
-.PHONY: all tools qemu demo demo-qemu check check-build test deps bench fuzz fuzz-run corpus coverage install uninstall clean
+.PHONY: all tools qemu demo demo-qemu check check-build test deps bench fuzz fuzz-run fuzz-libipt22 corpus coverage install uninstall clean
 
 all: tools
 tools: $(addprefix $(BUILD)/,$(TOOLS))
@@ -182,8 +183,11 @@ CHECK_BIN := $(TEST_PROGRAMS) $(CHECK_QEMU) $(BENCH_SAN) \
              $(addprefix $(BUILD)/san/,$(TOOLS)) \
              $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS)) \
              $(addprefix $(BUILD)/msan/,$(MSAN_TARGETS))
+# the PT-aware mutator for AFL++, and one target with it for libFuzzer
+# (tests/test_mutator_engines.sh)
+CHECK_BIN += $(BUILD)/afl/ptcodec-mutator.so
 ifeq ($(HAVE_LIBFUZZER),yes)
-CHECK_BIN += $(addprefix $(BUILD)/libfuzzer/,$(FUZZ_TARGETS))
+CHECK_BIN += $(addprefix $(BUILD)/libfuzzer/,$(FUZZ_TARGETS)) $(BUILD)/libfuzzer/fuzz_stream+ptm
 endif
 ifeq ($(HAVE_AFL),yes)
 CHECK_BIN += $(addprefix $(BUILD)/afl/,$(FUZZ_TARGETS) $(addsuffix .cmplog,$(FUZZ_TARGETS)))
@@ -246,10 +250,49 @@ $(BUILD)/afl/%.cmplog: fuzz/%.c $(HDR) $(FUZZHDR) | $(BUILD)/afl
 $(BUILD)/afl/%: fuzz/%.c $(HDR) $(FUZZHDR) | $(BUILD)/afl
 	AFL_QUIET=1 AFL_USE_ASAN=1 AFL_USE_UBSAN=1 afl-clang-fast -g -O1 -fsanitize=fuzzer -o $@ $< $(FUZZLIBS)
 
+# any target with the PT-aware mutator (tools/ptmutator.h) as libFuzzer's
+# custom mutator: build/libfuzzer/<target>+ptm
+$(BUILD)/libfuzzer/%+ptm: fuzz/%.c fuzz/with_mutator.c $(HDR) $(FUZZHDR) | $(BUILD)/libfuzzer
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DPTM_TARGET='"$*.c"' \
+	  -o $@ fuzz/with_mutator.c $(FUZZLIBS)
+
+# the mutator for AFL++ (AFL_CUSTOM_MUTATOR_LIBRARY); any C compiler builds it
+AFL_MUTATOR := $(BUILD)/afl/ptcodec-mutator.so
+$(AFL_MUTATOR): fuzz/afl_mutator.c $(HDR) tools/ptmutator.h tools/pktgen.h tools/modelprog.h tools/util.h | $(BUILD)/afl
+	$(CC) -std=c99 -O2 -g $(WARN) -shared -fPIC -o $@ $<
+
+# libipt 2.2 built for fuzzing: its sources compiled with the fuzzer's
+# instrumentation and ASan+UBSan into one archive, so that a campaign sees
+# its branches and its memory errors (fuzz/fuzz_libipt22.c)
+LIBIPT22_FUZZ := $(BUILD)/libipt-2.2-fuzz/libipt.a
+LIBIPT22_FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+  -DPT_VERSION_MAJOR=2 -DPT_VERSION_MINOR=2 -DPT_VERSION_PATCH=0 -DPT_VERSION_BUILD=0 -DPT_VERSION_EXT='""' \
+  -D_POSIX_C_SOURCE=200809L -Dpt_export= -I$(abspath $(LIBIPT22_DIR))/b/libipt/include \
+  -I$(abspath $(LIBIPT22_DIR))/include -I$(abspath $(LIBIPT22_DIR))/libipt/internal/include \
+  -I$(abspath $(LIBIPT22_DIR))/libipt/internal/include/posix
+$(LIBIPT22_FUZZ): $(LIBIPT22)
+	rm -rf $(@D) && mkdir -p $(@D)
+	cd $(@D) && for f in $(abspath $(LIBIPT22_DIR))/libipt/src/*.c $(abspath $(LIBIPT22_DIR))/libipt/src/posix/*.c; do \
+	  $(CLANG) $(LIBIPT22_FUZZ_CFLAGS) -c "$$f" || exit 1; done
+	ar rcs $@ $(@D)/*.o
+
+$(BUILD)/libfuzzer/fuzz_libipt22: fuzz/fuzz_libipt22.c $(HDR) $(FUZZHDR) $(LIBIPT22_FUZZ) | $(BUILD)/libfuzzer
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< $(LIBIPT22_FUZZ)
+
+$(BUILD)/libfuzzer/fuzz_libipt22+ptm: fuzz/fuzz_libipt22.c fuzz/with_mutator.c $(HDR) $(FUZZHDR) $(LIBIPT22_FUZZ) | $(BUILD)/libfuzzer
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DPTM_TARGET='"fuzz_libipt22.c"' \
+	  -I$(LIBIPT22_DIR)/b/libipt/include -o $@ fuzz/with_mutator.c $(LIBIPT22_FUZZ)
+
+# libipt 2.2's decoders under the mutator (make fuzz-libipt22; needs the
+# shared tarball and cmake)
+fuzz-libipt22: $(BUILD)/libfuzzer/fuzz_libipt22 $(BUILD)/libfuzzer/fuzz_libipt22+ptm
+
 fuzz: deps
 	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS)) \
-	  $(addprefix $(BUILD)/libfuzzer/,$(FUZZ_TARGETS)) \
-	  $(if $(HAVE_AFL),$(addprefix $(BUILD)/afl/,$(FUZZ_TARGETS) $(addsuffix .cmplog,$(FUZZ_TARGETS))))
+	  $(addprefix $(BUILD)/libfuzzer/,$(FUZZ_TARGETS)) $(BUILD)/libfuzzer/fuzz_stream+ptm $(AFL_MUTATOR) \
+	  $(if $(HAVE_AFL),$(addprefix $(BUILD)/afl/,$(FUZZ_TARGETS) $(addsuffix .cmplog,$(FUZZ_TARGETS)))) \
+	  $(if $(LIBIPT22_TAR),fuzz-libipt22)
 
 TARGET  ?= fuzz_stream
 SECONDS ?= 60
@@ -312,8 +355,15 @@ BINDIR  := $(PREFIX)/bin
 MAN1DIR := $(PREFIX)/share/man/man1
 PCDIR   := $(PREFIX)/share/pkgconfig
 CMAKEDIR := $(PREFIX)/share/cmake/ptcodec
+# the PT-aware mutator and the differential template: their headers and
+# the ones they include, side by side in include/ptcodec/ (#include
+# <ptcodec/ptmutator.h> after ptcodec.h), and the mutator's AFL++ library
+MUTATOR_HDRS := tools/ptmutator.h tools/ptdiff.h tools/pktgen.h tools/modelprog.h tools/util.h
+MUTINCDIR := $(INCDIR)/ptcodec
+MUTLIBDIR := $(PREFIX)/lib/ptcodec
 INSTALLED := $(INCDIR)/ptcodec.h $(addprefix $(BINDIR)/,$(TOOLS)) $(patsubst %,$(MAN1DIR)/%.1,$(TOOLS)) \
-             $(PCDIR)/ptcodec.pc $(CMAKEDIR)/ptcodecConfig.cmake $(CMAKEDIR)/ptcodecConfigVersion.cmake
+             $(PCDIR)/ptcodec.pc $(CMAKEDIR)/ptcodecConfig.cmake $(CMAKEDIR)/ptcodecConfigVersion.cmake \
+             $(addprefix $(MUTINCDIR)/,$(notdir $(MUTATOR_HDRS))) $(MUTLIBDIR)/ptcodec-mutator.so
 
 $(BUILD)/ptcodec.pc: $(HDR) Makefile | $(BUILD)
 	@printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' '' 'Name: ptcodec' \
@@ -346,9 +396,12 @@ $(BUILD)/ptcodecConfigVersion.cmake: $(HDR) Makefile | $(BUILD)
 	  'if(PACKAGE_FIND_VERSION VERSION_EQUAL PACKAGE_VERSION)' '  set(PACKAGE_VERSION_EXACT TRUE)' 'endif()' \
 	  'unset(_ptcodec_have)' 'unset(_ptcodec_want)' > $@
 
-install: tools $(BUILD)/ptcodec.pc $(BUILD)/ptcodecConfig.cmake $(BUILD)/ptcodecConfigVersion.cmake
-	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(PCDIR) $(DESTDIR)$(CMAKEDIR)
+install: tools $(BUILD)/ptcodec.pc $(BUILD)/ptcodecConfig.cmake $(BUILD)/ptcodecConfigVersion.cmake $(BUILD)/afl/ptcodec-mutator.so
+	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(PCDIR) $(DESTDIR)$(CMAKEDIR) \
+	  $(DESTDIR)$(MUTINCDIR) $(DESTDIR)$(MUTLIBDIR)
 	install -m 644 $(HDR) $(DESTDIR)$(INCDIR)/
+	install -m 644 $(MUTATOR_HDRS) $(DESTDIR)$(MUTINCDIR)/
+	install -m 755 $(BUILD)/afl/ptcodec-mutator.so $(DESTDIR)$(MUTLIBDIR)/
 	install -m 755 $(addprefix $(BUILD)/,$(TOOLS)) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(patsubst %,tools/%.1,$(TOOLS)) $(DESTDIR)$(MAN1DIR)/
 	install -m 644 $(BUILD)/ptcodec.pc $(DESTDIR)$(PCDIR)/
@@ -356,7 +409,7 @@ install: tools $(BUILD)/ptcodec.pc $(BUILD)/ptcodecConfig.cmake $(BUILD)/ptcodec
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(MUTINCDIR) $(DESTDIR)$(MUTLIBDIR) 2>/dev/null
 
 clean:
 	rm -rf $(BUILD)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # One fuzzing campaign, as fuzz/README.md's table reports them: libFuzzer
 # on TARGET for SECONDS of wall time from corpus/TARGET (ASan+UBSan build),
-# then `-merge=1` of what it kept into corpus/TARGET. Its row goes into
+# then `-merge=1` of what it kept into corpus/TARGET. TARGET+ptm is TARGET
+# with the PT-aware mutator (fuzz/with_mutator.c), on TARGET's corpus. Its row goes into
 # fuzz/campaigns.tsv, and fuzz/README.md's table is written again from it:
 #   | version | target | minutes | executions | exec/s | edges | features | found | merged |
 # "found" names the crash files libFuzzer wrote (none: nothing). The log
@@ -35,13 +36,13 @@ rewrite_readme() {
 if [ "${1:-}" = --table ]; then table; exit 0; fi
 t=$1 secs=$2 dict=$3 b=${4:-build}
 [ -x "$b/libfuzzer/$t" ] && [ -f "$dict" ] || { echo "campaign: $b/libfuzzer/$t or $dict is missing: run make fuzz" >&2; exit 2; }
-work=$b/fuzz-work/$t log=$b/fuzz-work/$t.log
+work=$b/fuzz-work/$t log=$b/fuzz-work/$t.log corpus=corpus/${t%+ptm}
 mkdir -p "$work" "$b/fuzz-work/$t-crashes"
-before=$(ls "corpus/$t" | wc -l)
+before=$(ls "$corpus" | wc -l)
 status=0
 started=$(date +%s)
 "$b/libfuzzer/$t" -max_total_time="$secs" -max_len=4096 -dict="$dict" -artifact_prefix="$b/fuzz-work/$t-crashes/" \
-  "$work" "corpus/$t" > "$log" 2>&1 || status=$?
+  "$work" "$corpus" > "$log" 2>&1 || status=$?
 elapsed=$(( $(date +%s) - started ))
 done_line=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 \2/p' "$log" | tail -1)
 last=$(grep -E '^#[0-9]+' "$log" | tail -1)
@@ -50,8 +51,8 @@ features=$(printf '%s\n' "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
 found=$(ls "$b/fuzz-work/$t-crashes" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
 # (a crash ends libFuzzer early, with no Done line: the runs so far, in the time it ran)
 if [ -z "$done_line" ]; then done_line="$(printf '%s\n' "$last" | sed -n 's/^#\([0-9]*\).*/\1/p') $elapsed"; fi
-"$b/libfuzzer/$t" -merge=1 "corpus/$t" "$work" > "$log.merge" 2>&1
-merged=$(( $(ls "corpus/$t" | wc -l) - before ))
+"$b/libfuzzer/$t" -merge=1 "$corpus" "$work" > "$log.merge" 2>&1
+merged=$(( $(ls "$corpus" | wc -l) - before ))
 set -- $done_line
 version=$(sed -n 's/^#define PTCODEC_VERSION_STRING "\(.*\)"/\1/p' ptcodec.h)
 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$version" "$t" "$(( ($2 + 30) / 60 ))" "$1" \

@@ -11,110 +11,22 @@
 
 #include "fuzz_helpers.h"
 #include "../tools/modelrec.h"
+#include "../tools/modelprog.h"
 
 #include <string.h>
 
-static const uint8_t fz_ratios[] = { 12, 16, 20, 24, 30, 36, 40 };
 static const struct { uint32_t art, eax, ebx; } fz_clocks[] = {
     { 24000000, 2, 200 }, { 25000000, 3, 250 }, { 19200000, 7, 625 }, { 38400000, 1, 50 }
 };
 
-/* Runs the event program `prog` on a model with cfg; records into r
-   (tools/modelrec.h; free it with mr_free). */
+/* Runs the event program `prog` (tools/modelprog.h) on a model with cfg;
+   records into r (tools/modelrec.h; free it with mr_free). */
 UT_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t n, mr_trace *r)
 {
-    /* counters that overflow early, so PEBS records appear in the trace */
-    static const ptc_counter_config counters[2] = {
-        { PTC_EV_BRANCH, 0, 0, 1, 1, 1, (UINT64_C(1) << PTC_COUNTER_BITS) - 40 },
-        { PTC_EV_INDIRECT, 0, 0, 1, 1, 1, (UINT64_C(1) << PTC_COUNTER_BITS) - 3 }
-    };
-    ptc_counters c;
     ptc_model m;
     ptc_model_sink sink = mr_start(r, 0); /* every packet's truth, written or not */
-    uint64_t ip = 0x401000, budget = 300000; /* cycles: keeps single stepping quick */
-    uint64_t calls[8]; /* next IPs of recent CALLs, so that RETs often match one */
-    unsigned ncalls = 0;
-    size_t i = 0;
     FZ_ASSERT(ptc_model_init(&m, cfg, &sink) == PTC_OK, "config rejected: %s", ptc_model_error_field(&m));
-    FZ_ASSERT(ptc_counters_init(&c, counters, 2) == PTC_OK, "counters");
-    FZ_ASSERT(ptc_model_attach_counters(&m, &c, 0) == PTC_OK, "attach");
-    ptc_model_start(&m, ip);
-    while (i + 2 <= n) {
-        uint8_t op = prog[i], arg = prog[i + 1];
-        uint64_t target = 0x401000 + ((uint64_t)arg << 4) + (op & 0x80 ? 0x100000 : 0); /* some inside a filter, some not */
-        i += 2;
-        switch (op % 15) {
-        case 0: case 1: case 2: { /* idle */
-            uint64_t c = (uint64_t)arg * (op % 3 == 2 ? 211 : 7) + 1;
-            if (c > budget) c = budget;
-            budget -= c;
-            ptc_model_idle(&m, c);
-            break;
-        }
-        case 3: ptc_model_branch(&m, ip, (arg & 1) ? target : ip + 2, arg & 1); ip = (arg & 1) ? target : ip + 2; break;
-        case 4: ptc_model_jump(&m, ip, target, 0); ip = target; break;
-        case 5: ptc_model_jump(&m, ip, target, 1); ip = target; break;
-        case 6:
-            if (op & 0x40) { /* into the kernel (a signal, an interrupt) */
-                ptc_model_interrupt_cpl(&m, ip, UINT64_C(0xffffffff81000000) + arg, 0);
-                ip = UINT64_C(0xffffffff81000000) + arg;
-            } else {
-                ptc_model_interrupt(&m, ip, UINT64_C(0x7f0000001000) + arg);
-                ip = UINT64_C(0x7f0000001000) + arg;
-            }
-            break;
-        case 7: ptc_model_ptwrite(&m, ip, (uint64_t)arg * 0x0101010101ULL, (arg & 1) ? 8 : 4); break;
-        case 8:
-            if (op & 0x40) { /* into the kernel or back */
-                uint64_t to = (arg & 1) ? UINT64_C(0xffffffff81000000) + arg : target;
-                ptc_model_privilege(&m, ip, to, (arg & 1) ? 0 : 3);
-                ip = to;
-            } else {
-                ptc_model_cr3(&m, ip, (uint64_t)arg << 12);
-            }
-            break;
-        case 9:
-            /* (a far transfer: the next event is at its target, or the model
-               would see the flow leave the filter with no branch) */
-            if (arg & 1) {
-                if (ptc_model_mode(&m, ip, target, arg & 2 ? 1 : 0, arg & 2 ? 0 : 1) == PTC_OK) ip = target;
-            }
-            else ptc_model_set_ratio(&m, ip, fz_ratios[arg % sizeof fz_ratios]);
-            break;
-        case 11: { /* a CALL: direct, indirect or zero-length */
-            uint64_t next = ip + 5, to = (arg & 3) == 3 ? next : target;
-            ptc_model_call(&m, ip, to, next, arg & 1);
-            calls[ncalls++ % 8] = next;
-            ip = to;
-            break;
-        }
-        case 12: { /* a RET to the newest CALL's next IP, or elsewhere */
-            uint64_t to = (arg & 1) && ncalls ? calls[--ncalls % 8] : target;
-            ptc_model_ret(&m, ip, to);
-            ip = to;
-            break;
-        }
-        case 13: /* TSX: XBEGIN, XEND, or an abort to the fallback path */
-            if (arg % 3 == 0) ptc_model_tsx(&m, PTC_TSX_BEGIN, ip, 0);
-            else if (arg % 3 == 1) ptc_model_tsx(&m, PTC_TSX_COMMIT, ip, 0);
-            else if (ptc_model_tsx(&m, PTC_TSX_ABORT, ip, target) == PTC_OK) ip = target;
-            break;
-        case 14: /* VMX: VMPTRLD, a VM entry (the guest traced or not), a VM exit */
-            if (arg % 3 == 0) {
-                ptc_model_vmptrld(&m, ip, (uint64_t)(arg + 1) << 12);
-            } else if (arg % 3 == 1) {
-                if (ptc_model_vm_entry(&m, ip, target, (uint64_t)arg << 12, arg & 4) == PTC_OK) ip = target;
-            } else if (ptc_model_vm_exit(&m, ip, 0x401000 + ((uint64_t)arg << 4), 0x5000) == PTC_OK) {
-                ip = 0x401000 + ((uint64_t)arg << 4);
-            }
-            break;
-        default: ptc_model_sleep(&m, ip, arg & 1, arg, 1, (uint8_t)(1 + arg % 7), (uint64_t)arg * 37, arg & 2); break;
-        }
-    }
-    /* an odd byte left over: TraceEn cleared by a WRMSR at ip (SDM case
-       3b, FUP and TIP.PGD), else by what the model knows no IP of */
-    if (n % 2) ptc_model_stop_at(&m, ip);
-    else ptc_model_stop(&m);
+    FZ_ASSERT(mp_play(&m, prog, n, 300000) == PTC_OK, "counters"); /* 300000 cycles: keeps single stepping quick */
 }
 
 /* A configuration the model accepts, from the end of the input. */
@@ -126,7 +38,7 @@ UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
     cfg->art_hz = fz_clocks[c].art;
     cfg->cpuid_15_eax = fz_clocks[c].eax;
     cfg->cpuid_15_ebx = fz_clocks[c].ebx;
-    cfg->core_ratio = fz_ratios[fz_take(in, 0, sizeof fz_ratios - 1)];
+    cfg->core_ratio = mp_ratios[fz_take(in, 0, sizeof mp_ratios - 1)];
     cfg->mtc_freq = (uint8_t)fz_take(in, 0, 10);
     cfg->cyc_en = (uint8_t)fz_take(in, 0, 1);
     cfg->cyc_thresh = (uint8_t)fz_take(in, 0, 12);
@@ -163,7 +75,7 @@ UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg)
         cfg->trigger_fup = (uint8_t)fz_take(in, 0, 1);
         cfg->trace_stop = (uint8_t)fz_take(in, 0, 1);
         cfg->stop_delay = fz_take(in, 0, 5000);
-        if (c == 3) cfg->trigger_counter = (uint8_t)fz_take(in, 1, 2); /* an overflow of fz_model_run's counters */
+        if (c == 3) cfg->trigger_counter = (uint8_t)fz_take(in, 1, 2); /* an overflow of mp_play's counters */
     }
     /* real clocks: MTCs that go out some cycles after their edges */
     if (fz_take(in, 0, 1)) {

@@ -14,7 +14,7 @@
 
 enum { PROGRAM = 480, TAIL = 32 }; /* settings take at most 27 bytes */
 
-/* Events (op % 15, see fz_model_run) each workload is made of, and how
+/* Events (op % 15, see mp_play in tools/modelprog.h) each workload is made of, and how
    often, as characters from '0': idle 0-2, branch 3, jump 4, indirect jump
    5, interrupt 6, ptwrite 7, cr3 / privilege 8, mode/ratio 9, sleep ':',
    CALL ';', RET '<', TSX '=', VMX '>'. */

@@ -40,10 +40,11 @@ for t in fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events; do
   for f in "$tmp"/stream-*; do head -c 600 "$f" > "$corpus/$t/program-$(basename "$f")"; done
   "$genmodel" "$corpus/$t"
 done
-# fuzz_stream, fuzz_diff_libipt: the streams themselves (fuzz_stream takes
-# its parameters from the last bytes); fuzz_events: those it reads as bytes
+# fuzz_stream, fuzz_diff_libipt, fuzz_libipt22, fuzz_mutator: the streams
+# themselves (all but fuzz_diff_libipt take their parameters from the last
+# bytes); fuzz_events: those it reads as bytes
 for f in "$tmp"/model-*; do cp "$f" "$corpus/fuzz_events/bytes-$(basename "$f")"; done
-for t in fuzz_stream fuzz_diff_libipt; do
+for t in fuzz_stream fuzz_diff_libipt fuzz_libipt22 fuzz_mutator; do
   mkdir -p "$corpus/$t"
   for f in "$tmp"/*; do cp "$f" "$corpus/$t/"; done
 done

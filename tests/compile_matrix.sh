@@ -3,7 +3,8 @@
 # and C++11/17; with and without PTCODEC_STATIC, and with PTCDEF set by
 # the user; two translation units
 # linked together; -O2 (some warnings need the optimiser) -Wall -Wextra
-# -Werror -pedantic. One test per combination.
+# -Werror -pedantic. One test per combination; and the same for the
+# mutator header a fuzzing harness includes (tools/ptmutator.h).
 cd "$(dirname "$0")/.." || exit 1
 out=${BUILD:-build}/compile
 mkdir -p "$out"
@@ -25,5 +26,13 @@ for combo in "gcc c99" "gcc c11" "clang c99" "clang c11" "g++ c++11" "g++ c++17"
       echo "FAIL - $name"; sed 's/^/  /' "$exe.log" | head -20; failed=1
     fi
   done
+  # the mutator header a fuzzing harness includes, with libFuzzer's hooks
+  name="compile_mutator_${cc}_${std}"
+  obj="$out/$(echo "$name" | tr '+' 'p').o"
+  if $cc $lang -std=$std -O2 -Wall -Wextra -Werror -pedantic -c tests/compile/mutator_hooks.c -o "$obj" >"$obj.log" 2>&1; then
+    echo "ok - $name"
+  else
+    echo "FAIL - $name"; sed 's/^/  /' "$obj.log" | head -20; failed=1
+  fi
 done
 exit $failed

@@ -132,6 +132,7 @@ while read -r t dict; do
   else echo "skip - afl_build_$t: afl++ is not installed" | tee -a "$log"; fi
 done < "$b/fuzz-targets"
 bg_report ossfuzz ossfuzz_build
+run test_mutator_engines sh tests/test_mutator_engines.sh "$b"
 [ -n "${started_timecmp:-}" ] && bg_report timecmp time_accuracy_vs_libipt_and_perf
 passed=$(grep -c '^ok - ' "$log")
 failed=$(grep -c '^FAIL - ' "$log")

@@ -15,7 +15,8 @@ if make --no-print-directory install DESTDIR="$stage" PREFIX="$prefix" BUILD="$w
   missing=""
   for f in include/ptcodec.h bin/ptdump bin/ptsim bin/ptgen bin/ptnav share/man/man1/ptdump.1 share/man/man1/ptsim.1 \
            share/man/man1/ptgen.1 share/man/man1/ptnav.1 share/pkgconfig/ptcodec.pc share/cmake/ptcodec/ptcodecConfig.cmake \
-           share/cmake/ptcodec/ptcodecConfigVersion.cmake; do
+           share/cmake/ptcodec/ptcodecConfigVersion.cmake include/ptcodec/ptmutator.h include/ptcodec/ptdiff.h include/ptcodec/pktgen.h \
+           include/ptcodec/modelprog.h include/ptcodec/util.h lib/ptcodec/ptcodec-mutator.so; do
     [ -f "$stage$prefix/$f" ] || missing="$missing $f"
   done
   [ -z "$missing" ] && pass "install_files" || fail install_files "not installed:$missing"
@@ -60,6 +61,17 @@ if command -v cmake > /dev/null 2>&1; then
   fi
 else
   echo "skip - install_cmake_consumer: cmake is not installed"
+fi
+
+# the mutator: a harness built from the include directory alone, and the
+# AFL++ library exporting its entry points
+if cc -std=c99 -Wall -Wextra -Werror -pedantic -I"$stage$prefix/include" tests/install/mutator_consumer.c \
+     -o "$w/mutator-consumer" > "$w/mutator.log" 2>&1 && "$w/mutator-consumer" > /dev/null &&
+   nm -D --defined-only "$stage$prefix/lib/ptcodec/ptcodec-mutator.so" | grep -c ' T afl_custom_\(init\|fuzz\|describe\|deinit\)$' |
+     grep -qx 4; then
+  pass install_mutator
+else
+  fail install_mutator "$(head -5 "$w/mutator.log")"
 fi
 
 # the man pages: roff without warnings, and man finds them by name

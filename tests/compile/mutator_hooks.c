@@ -1,0 +1,16 @@
+/* The PT-aware mutator as a harness includes it (tools/ptmutator.h, with
+   libFuzzer's hooks), for tests/compile_matrix.sh: C and C++. */
+#define PTCODEC_IMPLEMENTATION
+#include "../../ptcodec.h"
+#define PTM_LIBFUZZER_HOOKS
+#include "../../tools/ptmutator.h"
+
+#ifdef __cplusplus
+extern "C"
+#endif
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return ptm_whole_packets(data, size) == PTM_BROKEN;
+}

@@ -1,0 +1,119 @@
+/* modelprog.h - a workload program for the hardware model: two bytes an
+   event (an op and its argument: idle, branches, CALLs and RETs, interrupts
+   and privilege changes, PTWRITE, mode and ratio changes, TSX, VMX, power),
+   played on a model. Shared by the model-driven fuzz targets
+   (fuzz/fuzz_modelrun.h) and the PT-aware mutator's "generate" operator
+   (tools/ptmutator.h), so that a program means the same to both. Include
+   after ptcodec.h (with its implementation). It allocates nothing. */
+#ifndef PTCODEC_MODELPROG_H
+#define PTCODEC_MODELPROG_H
+
+#include "util.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The core ratios a program's ratio change picks from. */
+static const uint8_t mp_ratios[] = { 12, 16, 20, 24, 30, 36, 40 };
+
+/* Plays the event program prog[0, n) on *m, a model ptc_model_init
+   accepted: starts it, runs each event, and stops it (an odd byte left
+   over stops it at the current IP: a WRMSR clearing TraceEn). Idle events
+   draw from a budget of `budget` cycles, which bounds the run's length.
+   Counters that overflow early are attached, so PEBS records appear.
+   Returns what attaching them returned (PTC_OK). */
+UT_FN ptc_status mp_play(ptc_model *m, const uint8_t *prog, size_t n, uint64_t budget)
+{
+    static const ptc_counter_config counters[2] = {
+        { PTC_EV_BRANCH, 0, 0, 1, 1, 1, (UINT64_C(1) << PTC_COUNTER_BITS) - 40 },
+        { PTC_EV_INDIRECT, 0, 0, 1, 1, 1, (UINT64_C(1) << PTC_COUNTER_BITS) - 3 }
+    };
+    ptc_counters c;
+    uint64_t ip = 0x401000;
+    uint64_t calls[8]; /* next IPs of recent CALLs, so that RETs often match one */
+    unsigned ncalls = 0;
+    size_t i = 0;
+    ptc_status st = ptc_counters_init(&c, counters, 2);
+    if (st == PTC_OK) st = ptc_model_attach_counters(m, &c, 0);
+    if (st != PTC_OK) return st;
+    ptc_model_start(m, ip);
+    while (i + 2 <= n) {
+        uint8_t op = prog[i], arg = prog[i + 1];
+        uint64_t target = 0x401000 + ((uint64_t)arg << 4) + (op & 0x80 ? 0x100000 : 0); /* some inside a filter, some not */
+        i += 2;
+        switch (op % 15) {
+        case 0: case 1: case 2: { /* idle */
+            uint64_t c = (uint64_t)arg * (op % 3 == 2 ? 211 : 7) + 1;
+            if (c > budget) c = budget;
+            budget -= c;
+            ptc_model_idle(m, c);
+            break;
+        }
+        case 3: ptc_model_branch(m, ip, (arg & 1) ? target : ip + 2, arg & 1); ip = (arg & 1) ? target : ip + 2; break;
+        case 4: ptc_model_jump(m, ip, target, 0); ip = target; break;
+        case 5: ptc_model_jump(m, ip, target, 1); ip = target; break;
+        case 6:
+            if (op & 0x40) { /* into the kernel (a signal, an interrupt) */
+                ptc_model_interrupt_cpl(m, ip, UINT64_C(0xffffffff81000000) + arg, 0);
+                ip = UINT64_C(0xffffffff81000000) + arg;
+            } else {
+                ptc_model_interrupt(m, ip, UINT64_C(0x7f0000001000) + arg);
+                ip = UINT64_C(0x7f0000001000) + arg;
+            }
+            break;
+        case 7: ptc_model_ptwrite(m, ip, (uint64_t)arg * 0x0101010101ULL, (arg & 1) ? 8 : 4); break;
+        case 8:
+            if (op & 0x40) { /* into the kernel or back */
+                uint64_t to = (arg & 1) ? UINT64_C(0xffffffff81000000) + arg : target;
+                ptc_model_privilege(m, ip, to, (arg & 1) ? 0 : 3);
+                ip = to;
+            } else {
+                ptc_model_cr3(m, ip, (uint64_t)arg << 12);
+            }
+            break;
+        case 9:
+            /* (a far transfer: the next event is at its target, or the model
+               would see the flow leave the filter with no branch) */
+            if (arg & 1) {
+                if (ptc_model_mode(m, ip, target, arg & 2 ? 1 : 0, arg & 2 ? 0 : 1) == PTC_OK) ip = target;
+            }
+            else ptc_model_set_ratio(m, ip, mp_ratios[arg % sizeof mp_ratios]);
+            break;
+        case 11: { /* a CALL: direct, indirect or zero-length */
+            uint64_t next = ip + 5, to = (arg & 3) == 3 ? next : target;
+            ptc_model_call(m, ip, to, next, arg & 1);
+            calls[ncalls++ % 8] = next;
+            ip = to;
+            break;
+        }
+        case 12: { /* a RET to the newest CALL's next IP, or elsewhere */
+            uint64_t to = (arg & 1) && ncalls ? calls[--ncalls % 8] : target;
+            ptc_model_ret(m, ip, to);
+            ip = to;
+            break;
+        }
+        case 13: /* TSX: XBEGIN, XEND, or an abort to the fallback path */
+            if (arg % 3 == 0) ptc_model_tsx(m, PTC_TSX_BEGIN, ip, 0);
+            else if (arg % 3 == 1) ptc_model_tsx(m, PTC_TSX_COMMIT, ip, 0);
+            else if (ptc_model_tsx(m, PTC_TSX_ABORT, ip, target) == PTC_OK) ip = target;
+            break;
+        case 14: /* VMX: VMPTRLD, a VM entry (the guest traced or not), a VM exit */
+            if (arg % 3 == 0) {
+                ptc_model_vmptrld(m, ip, (uint64_t)(arg + 1) << 12);
+            } else if (arg % 3 == 1) {
+                if (ptc_model_vm_entry(m, ip, target, (uint64_t)arg << 12, arg & 4) == PTC_OK) ip = target;
+            } else if (ptc_model_vm_exit(m, ip, 0x401000 + ((uint64_t)arg << 4), 0x5000) == PTC_OK) {
+                ip = 0x401000 + ((uint64_t)arg << 4);
+            }
+            break;
+        default: ptc_model_sleep(m, ip, arg & 1, arg, 1, (uint8_t)(1 + arg % 7), (uint64_t)arg * 37, arg & 2); break;
+        }
+    }
+    /* an odd byte left over: TraceEn cleared by a WRMSR at ip (SDM case
+       3b, FUP and TIP.PGD), else by what the model knows no IP of */
+    if (n % 2) ptc_model_stop_at(m, ip);
+    else ptc_model_stop(m);
+    return PTC_OK;
+}
+
+#endif
