@@ -177,9 +177,11 @@ LIBIPT22 := $(LIBIPT22_DIR)/b/lib/libipt.so
 ifneq ($(LIBIPT22_TAR),)
 ifneq ($(shell command -v cmake 2>/dev/null),)
 TEST_PROGRAMS += $(BUILD)/test/clang/test_conform_libipt22
+# and fuzz_libipt22's corpus replayed against it (tests/run.sh)
+LIBIPT22_REPLAY := $(BUILD)/replay/fuzz_libipt22
 endif
 endif
-CHECK_BIN := $(TEST_PROGRAMS) $(CHECK_QEMU) $(BENCH_SAN) \
+CHECK_BIN := $(TEST_PROGRAMS) $(CHECK_QEMU) $(BENCH_SAN) $(LIBIPT22_REPLAY) \
              $(addprefix $(BUILD)/san/,$(TOOLS)) \
              $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS)) \
              $(addprefix $(BUILD)/msan/,$(MSAN_TARGETS))
@@ -251,10 +253,14 @@ $(BUILD)/afl/%: fuzz/%.c $(HDR) $(FUZZHDR) | $(BUILD)/afl
 	AFL_QUIET=1 AFL_USE_ASAN=1 AFL_USE_UBSAN=1 afl-clang-fast -g -O1 -fsanitize=fuzzer -o $@ $< $(FUZZLIBS)
 
 # any target with the PT-aware mutator (tools/ptmutator.h) as libFuzzer's
-# custom mutator: build/libfuzzer/<target>+ptm
-$(BUILD)/libfuzzer/%+ptm: fuzz/%.c fuzz/with_mutator.c $(HDR) $(FUZZHDR) | $(BUILD)/libfuzzer
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DPTM_TARGET='"$*.c"' \
-	  -o $@ fuzz/with_mutator.c $(FUZZLIBS)
+# custom mutator: build/libfuzzer/<target>+ptm (the mutator compiled apart,
+# without instrumentation: fuzz/with_mutator.c)
+$(BUILD)/libfuzzer/with_mutator.o: fuzz/with_mutator.c $(HDR) $(FUZZHDR) | $(BUILD)/libfuzzer
+	$(CLANG) -std=c99 -O2 -g $(WARN) -c -o $@ $<
+
+$(BUILD)/libfuzzer/%+ptm: fuzz/%.c $(BUILD)/libfuzzer/with_mutator.o $(HDR) $(FUZZHDR) | $(BUILD)/libfuzzer
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -o $@ $< $(BUILD)/libfuzzer/with_mutator.o $(FUZZLIBS)
 
 # the mutator for AFL++ (AFL_CUSTOM_MUTATOR_LIBRARY); any C compiler builds it
 AFL_MUTATOR := $(BUILD)/afl/ptcodec-mutator.so
@@ -276,13 +282,18 @@ $(LIBIPT22_FUZZ): $(LIBIPT22)
 	  $(CLANG) $(LIBIPT22_FUZZ_CFLAGS) -c "$$f" || exit 1; done
 	ar rcs $@ $(@D)/*.o
 
+# (the replay links libipt 2.2's release build: its corpus in make check)
+$(BUILD)/replay/fuzz_libipt22: fuzz/fuzz_libipt22.c fuzz/replay.c $(HDR) $(FUZZHDR) $(LIBIPT22) | $(BUILD)/replay
+	gcc $(TESTCFLAGS) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< fuzz/replay.c -L$(LIBIPT22_DIR)/b/lib \
+	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
+
 $(BUILD)/libfuzzer/fuzz_libipt22: fuzz/fuzz_libipt22.c $(HDR) $(FUZZHDR) $(LIBIPT22_FUZZ) | $(BUILD)/libfuzzer
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	  -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< $(LIBIPT22_FUZZ)
 
-$(BUILD)/libfuzzer/fuzz_libipt22+ptm: fuzz/fuzz_libipt22.c fuzz/with_mutator.c $(HDR) $(FUZZHDR) $(LIBIPT22_FUZZ) | $(BUILD)/libfuzzer
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DPTM_TARGET='"fuzz_libipt22.c"' \
-	  -I$(LIBIPT22_DIR)/b/libipt/include -o $@ fuzz/with_mutator.c $(LIBIPT22_FUZZ)
+$(BUILD)/libfuzzer/fuzz_libipt22+ptm: fuzz/fuzz_libipt22.c $(BUILD)/libfuzzer/with_mutator.o $(HDR) $(FUZZHDR) $(LIBIPT22_FUZZ) | $(BUILD)/libfuzzer
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< $(BUILD)/libfuzzer/with_mutator.o $(LIBIPT22_FUZZ)
 
 # libipt 2.2's decoders under the mutator (make fuzz-libipt22; needs the
 # shared tarball and cmake)

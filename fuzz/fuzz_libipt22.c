@@ -8,13 +8,15 @@
    the MTC frequency, the nominal ratio and the ART-to-TSC ratio), as
    fz_take draws them; the rest is the trace. Three of libipt's decoders
    read it:
-   - the packet decoder, packet after packet from the first PSB;
+   - the packet decoder, packet after packet from offset 0, held to
+     ptcodec's packet by packet with the differential template
+     (tools/ptdiff.h) and the allowlist below; then from the first PSB;
    - the query decoder with time: every event, branch and TSC it gives,
      syncing again after each error;
    - the event decoder (new in 2.1), event after event, syncing again
      after each error.
    Oracles: the sanitizers (a crash, a read outside the buffer, undefined
-   behaviour, a hang); the packet decoder reads from offset 0 the packets
+   behaviour); no decoder keeps answering without moving on (steps_for); the packet decoder reads from offset 0 the packets
    ptcodec reads, and stops where and as ptcodec does (type, offset and
    size; an error's class), up to the allowlist; and the packet decoder syncs
    on the first PSB ptcodec finds (SPEC 1.9), or both find none; the query
@@ -35,9 +37,10 @@
 
 #include <string.h>
 
-/* Calls into one decoder per input, at most: a decoder that never moves on
-   is a hang, which the engine's timeout reports. */
-#define STEP_LIMIT 200000
+/* The most steps a decoder may take on len bytes: a byte holds at most
+   six branches (a TNT-8), and every other answer consumes a packet. Far
+   more than that is a decoder answering without moving on: a hang. */
+static size_t steps_for(size_t len) { return 64 * len + 1000; }
 
 static void config_from_tail(fz_input *in, struct pt_config *cfg)
 {
@@ -171,15 +174,16 @@ static const pd_allow lx22_allow[] = {
 /* The packet decoder from its first PSB; its sync offset (UINT64_MAX: none). */
 static uint64_t walk_packets(const struct pt_config *cfg)
 {
+    size_t limit = steps_for((size_t)(cfg->end - cfg->begin)), n;
     struct pt_packet_decoder *d = pt_pkt_alloc_decoder(cfg);
     struct pt_packet pkt;
     uint64_t at = UINT64_MAX;
-    int n;
     FZ_ASSERT(d != NULL, "pt_pkt_alloc_decoder");
     if (pt_pkt_sync_forward(d) >= 0) {
         FZ_ASSERT(pt_pkt_get_sync_offset(d, &at) >= 0, "no sync offset after a sync");
-        for (n = 0; n < STEP_LIMIT && pt_pkt_next(d, &pkt, sizeof pkt) >= 0; n++)
+        for (n = 0; n < limit && pt_pkt_next(d, &pkt, sizeof pkt) >= 0; n++)
             ;
+        FZ_ASSERT(n < limit, "the packet decoder gave %zu packets", n);
     }
     pt_pkt_free_decoder(d);
     return at;
@@ -192,11 +196,12 @@ static uint64_t walk_queries(const struct pt_config *cfg)
     struct pt_query_decoder *q = pt_qry_alloc_decoder(cfg);
     uint64_t first = UINT64_MAX, ip = 0, tsc = 0;
     uint32_t lost_mtc = 0, lost_cyc = 0, cbr = 0;
-    int st, n;
+    size_t limit = steps_for((size_t)(cfg->end - cfg->begin)), n;
+    int st;
     FZ_ASSERT(q != NULL, "pt_qry_alloc_decoder");
     st = pt_qry_sync_forward(q, &ip);
     if (st >= 0) FZ_ASSERT(pt_qry_get_sync_offset(q, &first) >= 0, "no sync offset after a sync");
-    for (n = 0; n < STEP_LIMIT && st != -pte_eos; n++) {
+    for (n = 0; n < limit && st != -pte_eos; n++) {
         if (st < 0) { /* an error: on from the next PSB */
             st = pt_qry_sync_forward(q, &ip);
             continue;
@@ -215,6 +220,7 @@ static uint64_t walk_queries(const struct pt_config *cfg)
         }
     }
     pt_qry_free_decoder(q);
+    FZ_ASSERT(n < limit, "the query decoder answered %zu times", n);
     return first;
 }
 
@@ -224,15 +230,17 @@ static uint64_t walk_events(const struct pt_config *cfg)
 {
     struct pt_event_decoder *d = pt_evt_alloc_decoder(cfg);
     uint64_t first = UINT64_MAX;
-    int st, n;
+    size_t limit = steps_for((size_t)(cfg->end - cfg->begin)), n;
+    int st;
     FZ_ASSERT(d != NULL, "pt_evt_alloc_decoder");
     st = pt_evt_sync_forward(d);
     if (st >= 0) FZ_ASSERT(pt_evt_get_sync_offset(d, &first) >= 0, "no sync offset after a sync");
-    for (n = 0; n < STEP_LIMIT && st != -pte_eos; n++) {
+    for (n = 0; n < limit && st != -pte_eos; n++) {
         struct pt_event ev;
         st = st < 0 ? pt_evt_sync_forward(d) : pt_evt_next(d, &ev, sizeof ev);
     }
     pt_evt_free_decoder(d);
+    FZ_ASSERT(n < limit, "the event decoder gave %zu events", n);
     return first;
 }
 

@@ -131,6 +131,11 @@ while read -r t dict; do
   if [ -x "$b/afl/$t" ] && [ -x "$b/afl/$t.cmplog" ]; then echo "ok - afl_build_$t" | tee -a "$log"
   else echo "skip - afl_build_$t: afl++ is not installed" | tee -a "$log"; fi
 done < "$b/fuzz-targets"
+# libipt 2.2's decoders on fuzz_libipt22's corpus, against the release
+# build of the shared tarball (fuzz/fuzz_libipt22.c: no crash, and its
+# packet decoder reads ptcodec's packets up to the allowlist)
+if [ -x "$b/replay/fuzz_libipt22" ]; then run replay_fuzz_libipt22 replay replay fuzz_libipt22
+else echo "skip - replay_fuzz_libipt22: ../shared/reference/libipt-2.2.tar.gz or cmake is missing" | tee -a "$log"; fi
 bg_report ossfuzz ossfuzz_build
 run test_mutator_engines sh tests/test_mutator_engines.sh "$b"
 [ -n "${started_timecmp:-}" ] && bg_report timecmp time_accuracy_vs_libipt_and_perf
