@@ -14,7 +14,9 @@
                                   names of queue entries
      afl_custom_deinit
    Trimming is left to AFL++: its byte-chunk trimming keeps what changes
-   coverage, and a packet-aware trim would remove the same bytes. */
+   coverage, and a packet-aware trim would remove the same bytes. Its copy
+   of ptcodec is static: the library exports the four entry points only. */
+#define PTCODEC_STATIC
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "../tools/ptmutator.h"

@@ -64,11 +64,11 @@ else
 fi
 
 # the mutator: a harness built from the include directory alone, and the
-# AFL++ library exporting its entry points
+# AFL++ library exporting its four entry points and nothing else
 if cc -std=c99 -Wall -Wextra -Werror -pedantic -I"$stage$prefix/include" tests/install/mutator_consumer.c \
      -o "$w/mutator-consumer" > "$w/mutator.log" 2>&1 && "$w/mutator-consumer" > /dev/null &&
-   nm -D --defined-only "$stage$prefix/lib/ptcodec/ptcodec-mutator.so" | grep -c ' T afl_custom_\(init\|fuzz\|describe\|deinit\)$' |
-     grep -qx 4; then
+   [ "$(nm -D --defined-only "$stage$prefix/lib/ptcodec/ptcodec-mutator.so" | awk '$2 == "T" { print $3 }' | sort | tr '\n' ' ')" = \
+     "afl_custom_deinit afl_custom_describe afl_custom_fuzz afl_custom_init " ]; then
   pass install_mutator
 else
   fail install_mutator "$(head -5 "$w/mutator.log")"
