@@ -8,12 +8,14 @@
 #   make test      the unit tests, tools and sources only, installing nothing
 #   make bench     decoder throughput against libipt, the model's speed, and
 #                  time accuracy against libipt and perf (bench/timecmp, with real clocks too)
-#   make fuzz      every fuzz target for libFuzzer, AFL++ (+ cmplog) and replay
-#   make fuzz-run TARGET=fuzz_stream SECONDS=60
+#   make fuzz      every fuzz target for libFuzzer, AFL++ (+ cmplog) and replay,
+#                  the PT-aware mutator for both engines, and fuzz_libipt22
+#   make fuzz-run TARGET=fuzz_stream SECONDS=60   (TARGET=<t>+ptm: with the mutator)
 #   make corpus    regenerate the seed corpora
 #   make coverage  line and branch coverage of ptcodec.h (tests + corpus replay)
-#   make install   the header, the tools, their man pages, a pkg-config file
-#                  and a CMake package under $(DESTDIR)$(PREFIX); make uninstall
+#   make install   the header, the tools, their man pages, a pkg-config file,
+#                  a CMake package, and the fuzzing headers and AFL++ library
+#                  under $(DESTDIR)$(PREFIX); make uninstall
 #   make clean
 
 BUILD   ?= build
