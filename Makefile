@@ -10,7 +10,8 @@
 #                  time accuracy against libipt and perf (bench/timecmp, with real clocks too)
 #   make fuzz      every fuzz target for libFuzzer, AFL++ (+ cmplog) and replay,
 #                  the PT-aware mutator for both engines, and fuzz_libipt22
-#   make fuzz-run TARGET=fuzz_stream SECONDS=60   (TARGET=<t>+ptm: with the mutator)
+#   make fuzz-run TARGET=fuzz_stream SECONDS=60   (TARGET=<t>+ptm: with the mutator;
+#                  ENGINE=afl: AFL++ -M/-S with cmplog)
 #   make corpus    regenerate the seed corpora
 #   make coverage  line and branch coverage of ptcodec.h (tests + corpus replay)
 #   make install   the header, the tools, their man pages, a pkg-config file,
@@ -309,9 +310,18 @@ fuzz: deps
 
 TARGET  ?= fuzz_stream
 SECONDS ?= 60
-# one campaign, merged into corpus/, and its row of fuzz/README.md's table
+ENGINE  ?= libfuzzer
+# one campaign, merged into corpus/, and its row of fuzz/README.md's tables
+ifeq ($(ENGINE),afl)
+fuzz-run: $(BUILD)/afl/$(TARGET) $(BUILD)/afl/$(TARGET).cmplog $(BUILD)/libfuzzer/$(TARGET)
+	@sh fuzz/campaign.sh --afl $(TARGET) $(SECONDS) $(call fuzz_dict,$(TARGET)) $(BUILD)
+else ifeq ($(ENGINE),libfuzzer)
 fuzz-run: $(BUILD)/libfuzzer/$(TARGET)
 	@sh fuzz/campaign.sh $(TARGET) $(SECONDS) $(call fuzz_dict,$(TARGET)) $(BUILD)
+else
+fuzz-run:
+	@echo "make fuzz-run: ENGINE=$(ENGINE) is neither libfuzzer nor afl" >&2; exit 2
+endif
 
 $(BUILD)/gen_model_seeds: fuzz/gen_model_seeds.c $(HDR) $(FUZZHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 $(WARN) -o $@ $<
