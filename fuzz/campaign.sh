@@ -127,8 +127,8 @@ run_afl() {
   found=$(ls "$crashes" | tr '\n' ' ' | sed 's/ $//')
   [ "$hangs" = 0 ] || found="${found:+$found, }$hangs time-outs (in $out/*/hangs)"
   merge_from=$work.afl-queue
-  rm -rf "$merge_from"; mkdir -p "$merge_from"
-  cp "$out"/main/queue/id:* "$out"/second/queue/id:* "$merge_from"/
+  rm -rf "$merge_from"
+  for i in main second; do mkdir -p "$merge_from/$i"; cp "$out/$i"/queue/id:* "$merge_from/$i/"; done
 }
 
 if [ "$engine" = "AFL++ -M/-S, cmplog" ]; then run_afl; else run_libfuzzer; fi
