@@ -28,7 +28,7 @@ TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
 TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/progress.h tools/navwindow.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
            tools/perforacle.h tools/workpool.h
-TESTHDR := tests/testlib.h tests/libipt_allowlist.h $(TOOLHDR)
+TESTHDR := tests/testlib.h tests/libipt_allowlist.h tests/libipt_types.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen ptnav
 # The unit test programs. This one list drives both what `make check`
 # builds and what tests/run.sh runs ($(BUILD)/test-programs); run.sh fails
@@ -38,7 +38,7 @@ CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model 
 GCC_TESTS    := test_packets test_stream test_model test_conform
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt test_conform_libipt timecmp
-FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/pktgen.h tools/modelrec.h tools/navwindow.h tests/libipt_allowlist.h \
+FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/pktgen.h tools/modelrec.h tools/navwindow.h tests/libipt_allowlist.h tests/libipt_types.h \
            tools/qemu/x86class.h tools/modelcfg.h tools/jsonread.h
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
 # targets whose input is a workload program, not PT bytes: their own dictionary

@@ -34,6 +34,7 @@
 #include <intel-pt.h>
 #include "fuzz_helpers.h"
 #include "../tools/ptdiff.h"
+#include "../tests/libipt_types.h"
 
 #include <string.h>
 
@@ -79,41 +80,6 @@ static void *lx22_open(const uint8_t *buf, size_t len)
     return d;
 }
 
-static ptc_packet_type lx22_type(const struct pt_packet *p)
-{
-    switch (p->type) {
-    case ppt_pad: return PTC_PAD;
-    case ppt_psb: return PTC_PSB;
-    case ppt_psbend: return PTC_PSBEND;
-    case ppt_tnt_8: return PTC_TNT8;
-    case ppt_tnt_64: return PTC_TNT64;
-    case ppt_tip: return PTC_TIP;
-    case ppt_tip_pge: return PTC_TIP_PGE;
-    case ppt_tip_pgd: return PTC_TIP_PGD;
-    case ppt_fup: return PTC_FUP;
-    case ppt_mode: return p->payload.mode.leaf == pt_mol_exec ? PTC_MODE_EXEC : PTC_MODE_TSX;
-    case ppt_pip: return PTC_PIP;
-    case ppt_vmcs: return PTC_VMCS;
-    case ppt_ovf: return PTC_OVF;
-    case ppt_tsc: return PTC_TSC;
-    case ppt_tma: return PTC_TMA;
-    case ppt_mtc: return PTC_MTC;
-    case ppt_cyc: return PTC_CYC;
-    case ppt_cbr: return PTC_CBR;
-    case ppt_mnt: return PTC_MNT;
-    case ppt_ptw: return PTC_PTW;
-    case ppt_exstop: return PTC_EXSTOP;
-    case ppt_mwait: return PTC_MWAIT;
-    case ppt_pwre: return PTC_PWRE;
-    case ppt_pwrx: return PTC_PWRX;
-    case ppt_stop: return PTC_STOP;
-    case ppt_cfe: return PTC_CFE;
-    case ppt_evd: return PTC_EVD;
-    case ppt_trig: return PTC_TRIG;
-    default: return PTC_NONE;
-    }
-}
-
 static pd_said lx22_next(void *self, pd_step *step)
 {
     struct pt_packet_decoder *d = (struct pt_packet_decoder *)self;
@@ -124,14 +90,12 @@ static pd_said lx22_next(void *self, pd_step *step)
     pt_pkt_get_offset(d, &off);
     step->offset = off;
     rc = pt_pkt_next(d, &pkt, sizeof pkt);
+    step->said = lx_said_of_libipt(rc);
     if (rc >= 0) {
-        step->said = PD_PACKET;
         step->size = pkt.size;
-        step->type = lx22_type(&pkt);
-    } else if (rc == -pte_eos) {
-        step->said = off == (uint64_t)(cfg->end - cfg->begin) ? PD_END : PD_TRUNCATED;
-    } else {
-        step->said = rc == -pte_bad_opc || rc == -pte_bad_packet ? PD_MALFORMED : PD_OTHER;
+        step->type = lx_ptc_type(&pkt);
+    } else if (step->said == PD_TRUNCATED && off == (uint64_t)(cfg->end - cfg->begin)) {
+        step->said = PD_END; /* (libipt says eos between packets too) */
     }
     return step->said;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../tools/util.h"
+#include "libipt_types.h"
 
 /* The allowlist. Each entry: a short key and why it is not a bug. */
 #define LX_ALLOWLIST(X) \
@@ -36,66 +37,6 @@ UT_FN const char *lx_reason_text(enum lx_reason r)
     LX_ALLOWLIST(LX_X)
 #undef LX_X
     default: return "not allowlisted";
-    }
-}
-
-/* Error classes that the two decoders must agree on. */
-enum lx_class { LX_OK, LX_TRUNCATED, LX_MALFORMED, LX_OTHER };
-
-UT_FN enum lx_class lx_class_of_libipt(int rc)
-{
-    if (rc >= 0) return LX_OK;
-    if (rc == -pte_eos) return LX_TRUNCATED;
-    if (rc == -pte_bad_opc || rc == -pte_bad_packet) return LX_MALFORMED;
-    return LX_OTHER;
-}
-
-UT_FN enum lx_class lx_class_of_ptc(ptc_status st)
-{
-    switch (st) {
-    case PTC_OK: return LX_OK;
-    case PTC_ERR_TRUNCATED: return LX_TRUNCATED;
-    case PTC_ERR_BAD_OPCODE: case PTC_ERR_BAD_IPBYTES: case PTC_ERR_RESERVED: case PTC_ERR_BAD_PSB:
-    case PTC_ERR_EMPTY_TNT: case PTC_ERR_CYC_OVERFLOW: return LX_MALFORMED;
-    default: return LX_OTHER;
-    }
-}
-
-UT_FN const char *lx_class_name(enum lx_class c)
-{
-    return c == LX_OK ? "ok" : c == LX_TRUNCATED ? "truncated" : c == LX_MALFORMED ? "malformed" : "other";
-}
-
-/* libipt's type for ours (ppt_invalid when libipt has none). */
-UT_FN enum pt_packet_type lx_type(ptc_packet_type t)
-{
-    switch (t) {
-    case PTC_PAD: return ppt_pad;
-    case PTC_PSB: return ppt_psb;
-    case PTC_PSBEND: return ppt_psbend;
-    case PTC_TNT8: return ppt_tnt_8;
-    case PTC_TNT64: return ppt_tnt_64;
-    case PTC_TIP: return ppt_tip;
-    case PTC_TIP_PGE: return ppt_tip_pge;
-    case PTC_TIP_PGD: return ppt_tip_pgd;
-    case PTC_FUP: return ppt_fup;
-    case PTC_MODE_EXEC: case PTC_MODE_TSX: return ppt_mode;
-    case PTC_PIP: return ppt_pip;
-    case PTC_VMCS: return ppt_vmcs;
-    case PTC_OVF: return ppt_ovf;
-    case PTC_TSC: return ppt_tsc;
-    case PTC_TMA: return ppt_tma;
-    case PTC_MTC: return ppt_mtc;
-    case PTC_CYC: return ppt_cyc;
-    case PTC_CBR: return ppt_cbr;
-    case PTC_MNT: return ppt_mnt;
-    case PTC_PTW: return ppt_ptw;
-    case PTC_EXSTOP: return ppt_exstop;
-    case PTC_MWAIT: return ppt_mwait;
-    case PTC_PWRE: return ppt_pwre;
-    case PTC_PWRX: return ppt_pwrx;
-    case PTC_STOP: return ppt_stop;
-    default: return ppt_invalid;
     }
 }
 
@@ -292,7 +233,7 @@ UT_FN lx_walk lx_compare_walk(const uint8_t *b, size_t n)
         ptc_packet o;
         ptc_status st;
         int rc;
-        enum lx_class co, ct;
+        pd_said co, ct;
         if (w.at == n) {
             if (pt_pkt_next(d, &t, sizeof t) != -pte_eos) {
                 w.mismatch = 1;
@@ -302,9 +243,9 @@ UT_FN lx_walk lx_compare_walk(const uint8_t *b, size_t n)
         }
         st = ptc_decode_packet(b + w.at, n - w.at, blk, &o);
         rc = pt_pkt_next(d, &t, sizeof t);
-        co = lx_class_of_ptc(st);
-        ct = lx_class_of_libipt(rc);
-        if (co != ct || (co == LX_OK && !lx_same(&o, &t, w.why, sizeof w.why))) {
+        co = pd_said_of_status(st);
+        ct = lx_said_of_libipt(rc);
+        if (co != ct || (co == PD_PACKET && !lx_same(&o, &t, w.why, sizeof w.why))) {
             w.reason = lx_explain(b + w.at, n - w.at, blk, st, &o, rc);
             if (w.reason != LX_NONE) break;
             w.mismatch = 1;
@@ -313,7 +254,7 @@ UT_FN lx_walk lx_compare_walk(const uint8_t *b, size_t n)
                          rc < 0 ? pt_errstr(pt_errcode(rc)) : "ok");
             break;
         }
-        if (co != LX_OK) break; /* the same error class at the same offset */
+        if (co != PD_PACKET) break; /* the same error class at the same offset */
         w.packets++;
         w.at += o.size;
         blk = ptc_block_ctx_after(blk, &o);
@@ -345,7 +286,7 @@ UT_FN int lx_compare_skz84_walk(const uint8_t *b, size_t n, size_t *corrupt, cha
         struct pt_packet t;
         uint64_t at = 0;
         int rc = pt_pkt_get_offset(d, &at) < 0 ? -pte_internal : pt_pkt_next(d, &t, sizeof t);
-        enum lx_class co = lx_class_of_ptc(it.error), ct = lx_class_of_libipt(rc);
+        pd_said co = pd_said_of_status(it.error), ct = lx_said_of_libipt(rc);
         if (it.error == PTC_ERR_CORRUPT_TMA) {
             (*corrupt)++;
             ok = rc >= 0 && t.type == ppt_invalid && at == it.offset;
@@ -354,14 +295,14 @@ UT_FN int lx_compare_skz84_walk(const uint8_t *b, size_t n, size_t *corrupt, cha
                               (unsigned long long)at);
             continue;
         }
-        if (co != ct || at != it.offset || (co == LX_OK && !lx_same(&it.pkt, &t, why, cap))) {
+        if (co != ct || at != it.offset || (co == PD_PACKET && !lx_same(&it.pkt, &t, why, cap))) {
             if (lx_explain(b + it.offset, n - it.offset, blk, it.error, &it.pkt, rc) != LX_NONE) break;
             if (co != ct || at != it.offset)
                 snprintf(why, cap, "at %llu ptcodec %s, libipt %s at %llu", (unsigned long long)it.offset,
                          ptc_status_name(it.error), rc < 0 ? pt_errstr(pt_errcode(rc)) : "ok", (unsigned long long)at);
             ok = 0;
         }
-        if (co != LX_OK) break; /* the same error class at the same offset */
+        if (co != PD_PACKET) break; /* the same error class at the same offset */
         blk = ptc_block_ctx_after(blk, &it.pkt);
     }
     pt_pkt_free_decoder(d);

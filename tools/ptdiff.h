@@ -76,6 +76,18 @@ UT_FN const char *pd_said_name(pd_said s)
     return (unsigned)s <= PD_END ? names[s] : "?";
 }
 
+/* What a ptcodec status says, as the classes every decoder is held to. */
+UT_FN pd_said pd_said_of_status(ptc_status st)
+{
+    switch (st) {
+    case PTC_OK: return PD_PACKET;
+    case PTC_ERR_TRUNCATED: return PD_TRUNCATED;
+    case PTC_ERR_BAD_OPCODE: case PTC_ERR_BAD_IPBYTES: case PTC_ERR_RESERVED: case PTC_ERR_BAD_PSB:
+    case PTC_ERR_EMPTY_TNT: case PTC_ERR_CYC_OVERFLOW: return PD_MALFORMED;
+    default: return PD_OTHER;
+    }
+}
+
 /* ptcodec's step at `off` (block context ctx), as a pd_step. */
 UT_FN pd_step pd_ours(const uint8_t *buf, size_t len, uint64_t off, ptc_block_ctx *ctx)
 {
@@ -96,10 +108,7 @@ UT_FN pd_step pd_ours(const uint8_t *buf, size_t len, uint64_t off, ptc_block_ct
         s.type = p.type;
         *ctx = ptc_block_ctx_after(*ctx, &p);
         break;
-    case PTC_ERR_TRUNCATED: s.said = PD_TRUNCATED; break;
-    case PTC_ERR_BAD_OPCODE: case PTC_ERR_BAD_IPBYTES: case PTC_ERR_RESERVED: case PTC_ERR_BAD_PSB:
-    case PTC_ERR_EMPTY_TNT: case PTC_ERR_CYC_OVERFLOW: s.said = PD_MALFORMED; break;
-    default: s.said = PD_OTHER; break;
+    default: s.said = pd_said_of_status(st); break;
     }
     return s;
 }
