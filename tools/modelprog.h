@@ -1,7 +1,8 @@
 /* modelprog.h - a workload program for the hardware model: two bytes an
    event (an op and its argument: idle, branches, CALLs and RETs, interrupts
    and privilege changes, PTWRITE, mode and ratio changes, TSX, VMX, power),
-   played on a model. Shared by the model-driven fuzz targets
+   played on a model, and the model's settings drawn from a source of
+   values (mp_config). Shared by the model-driven fuzz targets
    (fuzz/fuzz_modelrun.h) and the PT-aware mutator's "generate" operator
    (tools/ptmutator.h), so that a program means the same to both. Include
    after ptcodec.h (with its implementation). It allocates nothing. */
@@ -15,6 +16,87 @@
 
 /* The core ratios a program's ratio change picks from. */
 static const uint8_t mp_ratios[] = { 12, 16, 20, 24, 30, 36, 40 };
+
+/* ART clocks and the CPUID leaf 0x15 that gives each */
+static const struct { uint32_t art, eax, ebx; } mp_clocks[] = {
+    { 24000000, 2, 200 }, { 25000000, 3, 250 }, { 19200000, 7, 625 }, { 38400000, 1, 50 }
+};
+
+/* A value in [lo, hi] from src: the input's last bytes for a fuzz target,
+   a random source for the mutator. */
+typedef uint32_t (*mp_draw)(void *src, uint32_t lo, uint32_t hi);
+
+/* A configuration the model accepts, drawn a value at a time: its ART
+   clock, core ratio, MTC, CYC, PSB and TNT settings, power events and
+   PTWRITE, privilege, a filter, a small FIFO, a suppression policy, a
+   trigger, real clocks and errata. The draws come in a fixed order, each
+   over a fixed range: the fuzz corpora's inputs mean what they mean by it. */
+UT_FN void mp_config(ptc_model_config *cfg, mp_draw draw, void *src)
+{
+    size_t c;
+    ptc_model_config_default(cfg);
+    c = draw(src, 0, 3);
+    cfg->art_hz = mp_clocks[c].art;
+    cfg->cpuid_15_eax = mp_clocks[c].eax;
+    cfg->cpuid_15_ebx = mp_clocks[c].ebx;
+    cfg->core_ratio = mp_ratios[draw(src, 0, sizeof mp_ratios - 1)];
+    cfg->mtc_freq = (uint8_t)draw(src, 0, 10);
+    cfg->cyc_en = (uint8_t)draw(src, 0, 1);
+    cfg->cyc_thresh = (uint8_t)draw(src, 0, 12);
+    cfg->cyc_bits = (uint8_t)draw(src, 4, 16);
+    cfg->psb_freq = (uint8_t)draw(src, 0, 2);
+    cfg->long_tnt = (uint8_t)draw(src, 0, 1);
+    cfg->pwr_evt_en = (uint8_t)draw(src, 0, 1);
+    cfg->ptw_en = (uint8_t)draw(src, 0, 1);
+    cfg->fup_on_ptw = (uint8_t)draw(src, 0, 1);
+    cfg->os = (uint8_t)draw(src, 0, 1);
+    cfg->art_start = draw(src, 0, 0xFFFFF);
+    if (draw(src, 0, 1)) {
+        cfg->nfilters = 1;
+        cfg->filter_lo[0] = 0x401000;
+        cfg->filter_hi[0] = 0x402000;
+    }
+    if (draw(src, 0, 1)) {
+        cfg->fifo_bytes = draw(src, 128, 4096);
+        cfg->drain_bytes = draw(src, 1, 4);
+        cfg->drain_cycles = draw(src, 1, 16);
+    }
+    cfg->policy.threshold = (uint8_t)draw(src, 0, 5);
+    cfg->policy.resume_on_value = (uint8_t)draw(src, 0, 1);
+    cfg->policy.resume_value = (uint8_t)draw(src, 0, 255);
+    cfg->policy.resume_after = (uint8_t)draw(src, 0, 255);
+    cfg->policy.min_burst = (uint8_t)draw(src, 2, 6);
+    if (cfg->policy.threshold && !cfg->policy.resume_after && !cfg->policy.resume_on_value) cfg->policy.resume_after = 255;
+    /* a trigger on an IP the program visits (the start, or a branch target),
+       or on a counter overflow */
+    c = draw(src, 0, 3);
+    if (c) {
+        cfg->trigger_ip = c == 1 ? 0x401000 : 0x401000 + ((uint64_t)draw(src, 0, 255) << 4);
+        cfg->trigger_nth = (uint32_t)draw(src, 1, 8);
+        cfg->trigger_fup = (uint8_t)draw(src, 0, 1);
+        cfg->trace_stop = (uint8_t)draw(src, 0, 1);
+        cfg->stop_delay = draw(src, 0, 5000);
+        if (c == 3) cfg->trigger_counter = (uint8_t)draw(src, 1, 2); /* an overflow of mp_play's counters */
+    }
+    /* real clocks: MTCs that go out some cycles after their edges */
+    if (draw(src, 0, 1)) {
+        cfg->mtc_jitter = (uint8_t)draw(src, 1, 24);
+        cfg->jitter_seed = (uint32_t)draw(src, 0, 0xFFFF);
+    }
+    /* and MTCs lost (erratum SKL168), up to 3 in a row */
+    if (draw(src, 0, 3) == 3) cfg->mtc_lost = (uint8_t)draw(src, 1, 3);
+    cfg->dis_retc = (uint8_t)draw(src, 0, 1);
+    /* and a core clock that wobbles against the ART */
+    if (draw(src, 0, 3) == 3) cfg->rate_ppm = (uint32_t)draw(src, 1, PTC_MODEL_RATE_PPM_MAX);
+    /* and PSB+s that wait for an MTC edge and carry its MTC ahead of their TSC */
+    if (draw(src, 0, 3) == 3) cfg->psb_early_tsc = (uint8_t)draw(src, 1, 255);
+    /* and erratum SKL168's CYC dropped before a PSB */
+    cfg->skl168 = (uint8_t)(draw(src, 0, 3) == 3);
+    /* and erratum SKD007's CYC cut by the OVF after an overflow */
+    cfg->skd007 = (uint8_t)(draw(src, 0, 3) == 3);
+    /* and erratum SKZ84's corrupt TMAs in VMX guests */
+    cfg->skz84 = (uint8_t)(draw(src, 0, 3) == 3);
+}
 
 /* Plays the event program prog[0, n) on *m, a model ptc_model_init
    accepted: starts it, runs each event, and stops it (an odd byte left

@@ -433,7 +433,10 @@ UT_FN void ptm__gen_packet(void *user, const uint8_t *bytes, size_t len, const p
     }
 }
 
-/* The model with a few settings drawn at random, playing the first bytes
+/* pg_range as modelprog.h's draw */
+UT_FN uint32_t ptm__draw(void *rng, uint32_t lo, uint32_t hi) { return (uint32_t)pg_range((pg_rng *)rng, lo, hi); }
+
+/* The model with its settings drawn at random (mp_config), playing the first bytes
    of data as its program; its stream replaces data. */
 UT_FN int ptm__op_generate(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size)
 {
@@ -445,15 +448,11 @@ UT_FN int ptm__op_generate(ptm_mutator *m, uint8_t *data, size_t *size, size_t m
     memcpy(m->program, data, n);
     if (n < 8) /* too short to be a program: a random one */
         for (n = 0; n < 64; n++) m->program[n] = (uint8_t)pg_next(&m->rng);
-    ptc_model_config_default(&cfg);
-    cfg.core_ratio = mp_ratios[pg_range(&m->rng, 0, sizeof mp_ratios - 1)];
-    cfg.mtc_freq = (uint8_t)pg_range(&m->rng, 0, 10);
-    cfg.cyc_en = (uint8_t)pg_range(&m->rng, 0, 1);
-    cfg.cyc_thresh = (uint8_t)pg_range(&m->rng, 0, 12);
-    cfg.psb_freq = (uint8_t)pg_range(&m->rng, 0, 2);
-    cfg.pwr_evt_en = (uint8_t)pg_range(&m->rng, 0, 1);
-    cfg.ptw_en = (uint8_t)pg_range(&m->rng, 0, 1);
-    cfg.os = (uint8_t)pg_range(&m->rng, 0, 1);
+    mp_config(&cfg, ptm__draw, &m->rng);
+    /* (SKD007 cuts a CYC and SKZ84 corrupts a TMA: neither stream would be
+       whole packets, which generate promises) */
+    cfg.skd007 = cfg.skz84 = 0;
+    if (m->pg_flags & PG_LIBIPT_205) cfg.trigger_nth = 0; /* (TRIG came with libipt 2.2) */
     g.out = data;
     g.len = 0;
     g.cap = max_size < PTM_GENERATE_MAX ? max_size : PTM_GENERATE_MAX;
