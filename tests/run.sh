@@ -6,10 +6,13 @@
 # usage: tests/run.sh BUILD_DIR
 b=${1:-build}
 log=$(mktemp)
+run_started=$(date +%s)
 trap 'rm -f "$log" "$log".*' EXIT
 run() { # label command...
   label=$1; shift
+  started=$(date +%s)
   "$@" >"$log.one" 2>&1; st=$?
+  echo "$(( $(date +%s) - started )) $label" >> "$log.seconds"
   cat "$log.one"
   cat "$log.one" >> "$log"
   if [ $st != 0 ] && ! grep -q '^FAIL - ' "$log.one"; then
@@ -139,6 +142,9 @@ else echo "skip - replay_fuzz_libipt22: ../shared/reference/libipt-2.2.tar.gz or
 bg_report ossfuzz ossfuzz_build
 run test_mutator_engines sh tests/test_mutator_engines.sh "$b"
 [ -n "${started_timecmp:-}" ] && bg_report timecmp time_accuracy_vs_libipt_and_perf
+# where the time went (CI has 30 minutes; the build before this is the rest)
+echo "# the tests took $(( $(date +%s) - run_started )) s; the slowest steps: $(sort -rn "$log.seconds" | head -8 |
+  awk '{ printf "%s%s %d s", NR > 1 ? ", " : "", $2, $1 }')"
 passed=$(grep -c '^ok - ' "$log")
 failed=$(grep -c '^FAIL - ' "$log")
 skipped=$(grep -c '^skip - ' "$log")

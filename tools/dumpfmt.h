@@ -5,6 +5,7 @@
 #define PTCODEC_DUMPFMT_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,7 +31,7 @@ typedef unsigned long long df_u64;
    "%0*llx" and "%llu", with no format string to parse: a listing is mostly
    these, and printf's parsing was most of ptdump's time (bench/README.md,
    "Tools"). Bounded the same way. */
-UT_FN void df_put(df_buf *b, const char *s, size_t n)
+UT_FN inline void df_put(df_buf *b, const char *s, size_t n)
 {
     if (b->len >= b->cap) return;
     if (n > b->cap - b->len - 1) n = b->cap - b->len - 1;
@@ -39,39 +40,150 @@ UT_FN void df_put(df_buf *b, const char *s, size_t n)
     b->s[b->len] = 0;
 }
 
+/* df_put of n < width bytes from s, which has width bytes to read: where
+   there is room, all width bytes are copied and n kept, since a copy of a
+   size known when compiling is a few moves and any other a call. */
+UT_FN inline void df_put_wide(df_buf *b, const char *s, size_t n, size_t width)
+{
+    if (b->len < b->cap && b->cap - b->len > width) {
+        memcpy(b->s + b->len, s, width);
+        b->len += n;
+        b->s[b->len] = 0;
+    } else {
+        df_put(b, s, n);
+    }
+}
+
 UT_FN void df_str(df_buf *b, const char *s) { df_put(b, s, strlen(s)); }
 
-/* v in lower-case hex, with at least `width` digits (zeros in front) */
+/* Eight hex digits of x, most significant first, as the bytes of a
+   word from its lowest byte up: each nibble spread to a byte of its own,
+   then made a digit, all eight at once. */
+UT_FN inline uint64_t df__hex8(uint32_t x)
+{
+    uint64_t v = (x >> 16) | ((uint64_t)(x & 0xFFFF) << 32); /* halves */
+    uint64_t letters;
+    v = ((v >> 8) & UINT64_C(0x000000FF000000FF)) | ((v & UINT64_C(0x000000FF000000FF)) << 16); /* bytes */
+    v = ((v >> 4) & UINT64_C(0x000F000F000F000F)) | ((v & UINT64_C(0x000F000F000F000F)) << 8);  /* nibbles */
+    letters = ((v + UINT64_C(0x0606060606060606)) >> 4) & UINT64_C(0x0101010101010101); /* 1 where >= 10 */
+    return v + UINT64_C(0x3030303030303030) + letters * ('a' - '0' - 10);
+}
+
+UT_FN inline void df__store8(char *at, uint64_t digits)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(at, &digits, 8); /* (one store) */
+#else
+    int i;
+    for (i = 0; i < 8; i++) at[i] = (char)(digits >> (8 * i));
+#endif
+}
+
+/* How many hex digits v has (at least one) */
+UT_FN inline unsigned df__hex_digits(uint64_t v)
+{
+#if defined(__GNUC__)
+    return v ? (unsigned)(67 - __builtin_clzll(v)) / 4 : 1; /* (bits + 3) / 4 */
+#else
+    unsigned n = 1;
+    while (v >>= 4) n++;
+    return n;
+#endif
+}
+
+/* v in lower-case hex, with at least `width` (<= 16) digits, zeros in front */
 UT_FN void df_hex(df_buf *b, uint64_t v, unsigned width)
 {
+    unsigned n = df__hex_digits(v), lead;
     char t[16];
-    unsigned n = 0;
-    do {
-        t[15 - n++] = "0123456789abcdef"[v & 15];
-        v >>= 4;
-    } while (v);
-    while (n < width && n < sizeof t) t[15 - n++] = '0';
-    df_put(b, t + sizeof t - n, n);
+    if (n < width) n = width > 16 ? 16 : width;
+    lead = 16 - n; /* (n >= 1) */
+    v <<= 4 * lead; /* the digits to print first */
+    if (b->len < b->cap && b->cap - b->len > 16) { /* room for all 16: write them, keep n */
+        df__store8(b->s + b->len, df__hex8((uint32_t)(v >> 32)));
+        if (n > 8) df__store8(b->s + b->len + 8, df__hex8((uint32_t)v));
+        b->len += n;
+        b->s[b->len] = 0;
+        return;
+    }
+    df__store8(t, df__hex8((uint32_t)(v >> 32)));
+    df__store8(t + 8, df__hex8((uint32_t)v));
+    df_put(b, t, n);
+}
+
+/* "00" to "99", so that decimal numbers are written two digits a step */
+#define DF__TENS(d) d "0" d "1" d "2" d "3" d "4" d "5" d "6" d "7" d "8" d "9"
+static const char df__dec_pairs[] = DF__TENS("0") DF__TENS("1") DF__TENS("2") DF__TENS("3") DF__TENS("4")
+    DF__TENS("5") DF__TENS("6") DF__TENS("7") DF__TENS("8") DF__TENS("9");
+#undef DF__TENS
+
+/* How many decimal digits v has (at least one) */
+UT_FN inline unsigned df__dec_digits(uint64_t v)
+{
+    static const uint64_t tens[20] = {
+        UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000), UINT64_C(100000),
+        UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
+        UINT64_C(10000000000), UINT64_C(100000000000), UINT64_C(1000000000000),
+        UINT64_C(10000000000000), UINT64_C(100000000000000), UINT64_C(1000000000000000),
+        UINT64_C(10000000000000000), UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
+        UINT64_C(10000000000000000000)
+    };
+    unsigned n;
+    v |= 1; /* (0 has one digit, as 1 has) */
+#if defined(__GNUC__)
+    n = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12; /* bits * log10(2): n or n - 1 digits */
+#else
+    n = 0;
+    while (n < 19 && v >= tens[n + 1]) n++;
+#endif
+    return n + (v >= tens[n]);
+}
+
+/* The digits of v, ending at end (two at a step from the right) */
+UT_FN inline void df__dec_write(char *end, uint64_t v)
+{
+    while (v >= 100) {
+        end -= 2;
+        memcpy(end, df__dec_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10) memcpy(end - 2, df__dec_pairs + 2 * v, 2);
+    else end[-1] = (char)('0' + v);
 }
 
 UT_FN void df_dec(df_buf *b, uint64_t v)
 {
+    unsigned n = df__dec_digits(v);
     char t[20];
-    unsigned n = 0;
-    do {
-        t[19 - n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    df_put(b, t + sizeof t - n, n);
+    if (b->len < b->cap && b->cap - b->len > n) {
+        df__dec_write(b->s + b->len + n, v);
+        b->len += n;
+        b->s[b->len] = 0;
+        return;
+    }
+    df__dec_write(t + n, v);
+    df_put(b, t, n);
 }
 
-/* the branch outcomes, oldest first: `taken` for 1, `not_taken` for 0 */
+/* the branch outcomes, oldest first: `taken` for 1, `not_taken` for 0.
+   Eight at a step: multiplying a byte by 0x8040201008040201 puts its bit
+   7 - k at bit 7 of byte k (the copies do not overlap, so nothing carries). */
 UT_FN void df_tnt(df_buf *b, const ptc_packet *p, char taken, char not_taken)
 {
-    char t[64];
-    int i, n = 0;
-    for (i = (int)p->u.tnt.count - 1; i >= 0; i--) t[n++] = ((p->u.tnt.bits >> i) & 1) ? taken : not_taken;
-    df_put(b, t, (size_t)n);
+    unsigned count = p->u.tnt.count < 64 ? p->u.tnt.count : 64, k;
+    uint64_t v = count ? p->u.tnt.bits << (64 - count) : 0; /* the oldest at bit 63 */
+    uint64_t flip = (unsigned char)(taken ^ not_taken), base = UINT64_C(0x0101010101010101) * (unsigned char)not_taken;
+    char t[64], *at = b->len < b->cap && b->cap - b->len > 64 ? b->s + b->len : t;
+    for (k = 0; k < count; k += 8, v <<= 8) {
+        uint64_t ones = (((v >> 56) * UINT64_C(0x8040201008040201)) >> 7) & UINT64_C(0x0101010101010101);
+        df__store8(at + k, base ^ ones * flip);
+    }
+    if (at == t) {
+        df_put(b, t, count);
+    } else {
+        b->len += count;
+        b->s[b->len] = 0;
+    }
 }
 
 UT_FN const char *df_cfe_name(unsigned t)
@@ -102,7 +214,11 @@ UT_FN void df_ip_text(df_buf *b, const ptc_packet *p)
         df_hex(b, v, 16);
         break;
     case PTC_IPC_UPDATE_48: df_str(b, "4: ????"); df_hex(b, v, 12); break;
-    default: df_printf(b, "%u: %016llx", p->u.ip.ipc, (df_u64)v); break;
+    default: /* the full IP, and any IPBytes value the SDM reserves */
+        df_dec(b, p->u.ip.ipc);
+        df_put(b, ": ", 2);
+        df_hex(b, v, 16);
+        break;
     }
 }
 
@@ -110,8 +226,28 @@ UT_FN void df_ip_text(df_buf *b, const ptc_packet *p)
 UT_FN void df_flag(df_buf *b, int *first, int on, const char *word)
 {
     if (!on) return;
-    df_printf(b, "%s%s", *first ? "" : ", ", word);
+    if (!*first) df_put(b, ", ", 2);
+    df_str(b, word);
     *first = 0;
+}
+
+/* What starts an item's line, for each packet type (PTC_PACKET_LIST's
+   order is the type's value): the text's name column, "%-10s " of libipt's
+   name, and JSON's type member. The text is the name and 11 spaces, of
+   which a line takes the first 11: every name fits in 10. */
+typedef struct df_type_words { char text[24], json[24]; unsigned json_len; } df_type_words;
+#define DF__WORDS(e, json, dump, min, max, cls) { dump "           ", ",\"type\":\"" json "\"", sizeof(json) + 9 },
+static const df_type_words df_type_words_of[] = {
+    { "none           ", ",\"type\":\"none\"", 14 }, PTC_PACKET_LIST(DF__WORDS)
+};
+#undef DF__WORDS
+#define DF__NAME_FITS(e, json, dump, min, max, cls) && sizeof(dump) <= 11
+enum { df__dump_names_fit_10 = 1 / (1 PTC_PACKET_LIST(DF__NAME_FITS)) }; /* (else: no compiling) */
+#undef DF__NAME_FITS
+
+UT_FN const df_type_words *df_words(ptc_packet_type t)
+{
+    return &df_type_words_of[(unsigned)t < PTC_PACKET_TYPE_COUNT ? (unsigned)t : 0];
 }
 
 /* One text line (without newline) for an item. */
@@ -125,14 +261,9 @@ UT_FN void df_text(df_buf *b, const ptc_item *it)
                   ptc_status_message(it->error), ptc_status_name(it->error));
         return;
     }
-    {
-        const char *name = ptc_packet_type_dump_name(p->type);
-        size_t n = strlen(name);
-        df_hex(b, it->offset, 16);
-        df_put(b, "  ", 2);
-        df_put(b, name, n);
-        df_put(b, "           ", (n < 10 ? 10 - n : 0) + 1); /* "%-10s " */
-    }
+    df_hex(b, it->offset, 16);
+    df_put(b, "  ", 2);
+    df_put_wide(b, df_words(p->type)->text, 11, 16);
     payload_at = b->len;
     switch (p->type) {
     case PTC_TNT8: case PTC_TNT64: df_tnt(b, p, '!', '.'); break;
@@ -147,15 +278,20 @@ UT_FN void df_text(df_buf *b, const ptc_item *it)
         df_flag(b, &first, p->u.mode_tsx.abrt, "abrt");
         break;
     case PTC_PIP:
-        df_printf(b, "%llx%s", (df_u64)p->u.pip.cr3, p->u.pip.nr ? ", nr" : "");
+        df_hex(b, p->u.pip.cr3, 0);
+        if (p->u.pip.nr) df_put(b, ", nr", 4);
         break;
-    case PTC_VMCS: df_printf(b, "%llx", (df_u64)p->u.vmcs.base); break;
+    case PTC_VMCS: df_hex(b, p->u.vmcs.base, 0); break;
     case PTC_TSC: df_hex(b, p->u.tsc.tsc, 0); break;
-    case PTC_TMA: df_printf(b, "%x, %x", p->u.tma.ctc, p->u.tma.fc); break;
+    case PTC_TMA:
+        df_hex(b, p->u.tma.ctc, 0);
+        df_put(b, ", ", 2);
+        df_hex(b, p->u.tma.fc, 0);
+        break;
     case PTC_MTC: df_hex(b, p->u.mtc.ctc, 0); break;
     case PTC_CYC: df_hex(b, p->u.cyc.cycles, 0); break;
-    case PTC_CBR: df_printf(b, "%x", p->u.cbr.ratio); break;
-    case PTC_MNT: df_printf(b, "%llx", (df_u64)p->u.mnt.payload); break;
+    case PTC_CBR: df_hex(b, p->u.cbr.ratio, 0); break;
+    case PTC_MNT: df_hex(b, p->u.mnt.payload, 0); break;
     case PTC_PTW:
         df_printf(b, "%u: %llx%s", p->u.ptw.bytes == 8 ? 1u : 0u, (df_u64)p->u.ptw.payload,
                   p->u.ptw.ip ? ", ip" : "");
@@ -192,9 +328,9 @@ UT_FN void df_text(df_buf *b, const ptc_item *it)
     }
     /* a second column, as libipt prints for some packets */
     if (p->type == PTC_PIP || p->type == PTC_VMCS || p->type == PTC_CFE || p->type == PTC_EVD) {
-        while (b->len < payload_at + 21 && b->len + 1 < b->cap) df_printf(b, " ");
-        if (p->type == PTC_PIP) df_printf(b, "cr3 %016llx", (df_u64)p->u.pip.cr3);
-        if (p->type == PTC_VMCS) df_printf(b, "vmcs %016llx", (df_u64)p->u.vmcs.base);
+        while (b->len < payload_at + 21 && b->len + 1 < b->cap) df_put(b, " ", 1);
+        if (p->type == PTC_PIP) df_put(b, "cr3 ", 4), df_hex(b, p->u.pip.cr3, 16);
+        if (p->type == PTC_VMCS) df_put(b, "vmcs ", 5), df_hex(b, p->u.vmcs.base, 16);
         if (p->type == PTC_CFE) df_printf(b, "type %s", df_cfe_name(p->u.cfe.cfe_type));
         if (p->type == PTC_EVD) df_printf(b, "type %s", df_evd_name(p->u.evd.evd_type));
     }
@@ -240,20 +376,60 @@ UT_FN void df_json_hex(df_buf *b, const char *k, df_u64 v)
     df_put(b, "\"", 1);
 }
 
-/* One field of a packet, as PTC_PACKET_FIELD_LIST's form says. *skip: the
-   row before was a presence flag that was clear. */
-UT_FN void df_json_field(df_buf *b, const ptc_packet *p, const char *name, ptc_field_form form, uint64_t v,
-                         int *skip)
+/* PTC_PACKET_FIELD_LIST as data: where each field lies, and its JSON key
+   written out (,"name":), so that an object is a walk over its type's
+   rows (one memchr finds the first) rather than a test of every row. */
+typedef struct df_field {
+    size_t off, size;
+    char key[16]; /* (the longest, ,"sub_state":, is 13) */
+    unsigned key_len;
+    ptc_field_form form;
+} df_field;
+#define DF__FIELD(t, member, field, name, form) \
+    { offsetof(ptc_packet, u.member.field), sizeof(((ptc_packet *)0)->u.member.field), \
+      ",\"" name "\":", sizeof(",\"" name "\":") - 1, form },
+#define DF__TYPE(t, member, field, name, form) (unsigned char)(t),
+static const df_field df_fields[] = { PTC_PACKET_FIELD_LIST(DF__FIELD) };
+static const unsigned char df_field_types[] = { PTC_PACKET_FIELD_LIST(DF__TYPE) };
+#undef DF__FIELD
+#undef DF__TYPE
+#define DF_FIELD_COUNT (sizeof df_fields / sizeof df_fields[0])
+
+UT_FN uint64_t df_field_value(const ptc_packet *p, const df_field *f)
 {
+    const unsigned char *at = (const unsigned char *)p + f->off;
+    uint8_t v8;
+    uint16_t v16;
+    uint32_t v32;
+    uint64_t v64;
+    switch (f->size) {
+    case 1: memcpy(&v8, at, 1); return v8;
+    case 2: memcpy(&v16, at, 2); return v16;
+    case 4: memcpy(&v32, at, 4); return v32;
+    default: memcpy(&v64, at, 8); return v64;
+    }
+}
+
+/* One field of a packet, as its form says. *skip: the row before was a
+   presence flag that was clear. */
+UT_FN void df_json_field(df_buf *b, const ptc_packet *p, const df_field *f, int *skip)
+{
+    uint64_t v = df_field_value(p, f);
     if (*skip) { *skip = 0; return; }
-    switch (form) {
-    case PTC_FF_INT: df_json_int(b, name, v); break;
-    case PTC_FF_HEX: df_json_hex(b, name, v); break;
-    case PTC_FF_BOOL: df_json_bool(b, name, (unsigned)v); break;
-    case PTC_FF_RESERVED: if (v) df_json_int(b, name, v); break;
+    switch (f->form) {
+    case PTC_FF_INT: case PTC_FF_RESERVED: /* (a reserved field only when it is set) */
+        if (f->form == PTC_FF_INT || v) df_put_wide(b, f->key, f->key_len, sizeof f->key), df_dec(b, v);
+        break;
+    case PTC_FF_HEX:
+        df_put_wide(b, f->key, f->key_len, sizeof f->key);
+        df_put(b, "\"0x", 3);
+        df_hex(b, v, 0);
+        df_put(b, "\"", 1);
+        break;
+    case PTC_FF_BOOL: df_put_wide(b, f->key, f->key_len, sizeof f->key); if (v) df_put(b, "true", 4); else df_put(b, "false", 5); break;
     case PTC_FF_PRESENCE: *skip = !v; break;
-    case PTC_FF_TNT_BITS: /* (v is p's tnt.bits) */
-        df_json_key(b, name);
+    case PTC_FF_TNT_BITS:
+        df_put_wide(b, f->key, f->key_len, sizeof f->key);
         df_put(b, "\"", 1);
         df_tnt(b, p, '1', '0');
         df_put(b, "\"", 1);
@@ -262,11 +438,12 @@ UT_FN void df_json_field(df_buf *b, const ptc_packet *p, const char *name, ptc_f
 }
 
 /* One JSON object (without newline) for an item: its offset, size, type
-   and the fields of PTC_PACKET_FIELD_LIST, and for IP packets the IP
-   after decompression when all of it is known. */
+   and the fields of PTC_PACKET_FIELD_LIST (a type's rows are together),
+   and for IP packets the IP after decompression when all of it is known. */
 UT_FN void df_json(df_buf *b, const ptc_item *it)
 {
     const ptc_packet *p = &it->pkt;
+    const unsigned char *row;
     int skip = 0;
     if (it->error != PTC_OK) {
         df_printf(b, "{\"off\":%llu,\"error\":\"%s\",\"msg\":\"%s\"}", (df_u64)it->offset,
@@ -277,13 +454,10 @@ UT_FN void df_json(df_buf *b, const ptc_item *it)
     df_dec(b, it->offset);
     df_put(b, ",\"size\":", 8);
     df_dec(b, p->size);
-    df_put(b, ",\"type\":\"", 9);
-    df_str(b, ptc_packet_type_name(p->type));
-    df_put(b, "\"", 1);
-#define DF_X(t, member, field, name, form) \
-    if (p->type == t) df_json_field(b, p, name, form, (uint64_t)p->u.member.field, &skip);
-    PTC_PACKET_FIELD_LIST(DF_X)
-#undef DF_X
+    df_put_wide(b, df_words(p->type)->json, df_words(p->type)->json_len, sizeof df_words(p->type)->json);
+    row = (const unsigned char *)memchr(df_field_types, p->type, DF_FIELD_COUNT);
+    for (; row && row < df_field_types + DF_FIELD_COUNT && *row == p->type; row++)
+        df_json_field(b, p, &df_fields[row - df_field_types], &skip);
     if (ptc_packet_is_ip(p->type) && it->ip_known) df_json_hex(b, "full_ip", it->ip);
     df_put(b, "}", 1);
 }

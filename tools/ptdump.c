@@ -216,6 +216,33 @@ static void emit_line(printer *pr, size_t len)
     out_write(pr, pr->line + from, len - from);
 }
 
+/* An item's line is built where it goes: at the end of the output block,
+   with room for the longest line (flushed first when there is none), so
+   that it is not copied there after. Only a perf.data queue's JSON, whose
+   fields go in front, is built in pr->line and copied by emit_line. */
+static void line_begin(printer *pr, df_buf *b)
+{
+    if (pr->jsonl && pr->tag[0]) {
+        b->s = pr->line;
+    } else {
+        if (sizeof pr->out - pr->out_len < sizeof pr->line) out_flush(pr);
+        b->s = pr->out + pr->out_len;
+    }
+    b->cap = sizeof pr->line;
+    b->len = 0;
+    b->s[0] = 0;
+}
+
+static void line_end(printer *pr, df_buf *b)
+{
+    if (b->s == pr->line) {
+        emit_line(pr, b->len);
+        return;
+    }
+    b->s[b->len] = '\n'; /* (in the NUL's place: a df_buf's len stays below its cap) */
+    pr->out_len += b->len + 1;
+}
+
 /* --check: the rules an item breaks, a line each (SPEC 7.4). A decode
    error is printed as without --check. */
 static void check_item(printer *pr, const ptc_item *it)
@@ -337,17 +364,16 @@ static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
         return;
     }
     if (pr->sideband && t && t->have_time) print_sideband(pr, ptc_perf_tsc_to_ns(&pr->info, t->tsc));
-    b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
-    pr->line[0] = 0;
+    line_begin(pr, &b);
     if (pr->jsonl) df_json(&b, it); else df_text(&b, it);
     if (t) { if (pr->jsonl) df_time_json(&b, t); else df_time_text(&b, t); }
     if (t && t->have_time && pr->perf_time) { /* perf's time base, to match a perf script line */
         uint64_t ns = ptc_perf_tsc_to_ns(&pr->info, t->tsc);
-        if (pr->jsonl && b.len && pr->line[b.len - 1] == '}') b.len--, df_printf(&b, ",\"perf_ns\":%llu}", (unsigned long long)ns);
+        if (pr->jsonl && b.len && b.s[b.len - 1] == '}') b.len--, df_printf(&b, ",\"perf_ns\":%llu}", (unsigned long long)ns);
         else if (!pr->jsonl) df_printf(&b, " perf %llu.%09llu", (unsigned long long)(ns / 1000000000u),
                                        (unsigned long long)(ns % 1000000000u));
     }
-    emit_line(pr, b.len);
+    line_end(pr, &b);
     pr->errors += it->error != PTC_OK;
 }
 
