@@ -144,7 +144,7 @@ run test_mutator_engines sh tests/test_mutator_engines.sh "$b"
 [ -n "${started_timecmp:-}" ] && bg_report timecmp time_accuracy_vs_libipt_and_perf
 # where the time went (CI has 30 minutes; the build before this is the rest)
 echo "# the tests took $(( $(date +%s) - run_started )) s; the slowest steps: $(sort -rn "$log.seconds" | head -8 |
-  awk '{ printf "%s%s %d s", NR > 1 ? ", " : "", $2, $1 }')"
+  awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $2, $1 }')"
 passed=$(grep -c '^ok - ' "$log")
 failed=$(grep -c '^FAIL - ' "$log")
 skipped=$(grep -c '^skip - ' "$log")
