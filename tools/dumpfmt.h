@@ -351,29 +351,33 @@ UT_FN void df_json_string(df_buf *b, const char *k, const char *v)
     df_printf(b, "\"");
 }
 
-/* ,"k": */
-UT_FN void df_json_key(df_buf *b, const char *k)
+/* JSON values, and members: a key comes written out with its length,
+   ,"k": for a literal k being DF_KEY("k") */
+#define DF_KEY(k) ",\"" k "\":", sizeof(",\"" k "\":") - 1
+UT_FN void df_json_hex_value(df_buf *b, df_u64 v)
 {
-    df_put(b, ",\"", 2);
-    df_str(b, k);
-    df_put(b, "\":", 2);
-}
-UT_FN void df_json_bool(df_buf *b, const char *k, unsigned v)
-{
-    df_json_key(b, k);
-    if (v) df_put(b, "true", 4); else df_put(b, "false", 5);
-}
-UT_FN void df_json_int(df_buf *b, const char *k, df_u64 v)
-{
-    df_json_key(b, k);
-    df_dec(b, v);
-}
-UT_FN void df_json_hex(df_buf *b, const char *k, df_u64 v)
-{
-    df_json_key(b, k);
     df_put(b, "\"0x", 3);
     df_hex(b, v, 0);
     df_put(b, "\"", 1);
+}
+UT_FN void df_json_bool_value(df_buf *b, unsigned v)
+{
+    if (v) df_put(b, "true", 4); else df_put(b, "false", 5);
+}
+UT_FN void df_json_bool(df_buf *b, const char *key, size_t key_len, unsigned v)
+{
+    df_put(b, key, key_len);
+    df_json_bool_value(b, v);
+}
+UT_FN void df_json_int(df_buf *b, const char *key, size_t key_len, df_u64 v)
+{
+    df_put(b, key, key_len);
+    df_dec(b, v);
+}
+UT_FN void df_json_hex(df_buf *b, const char *key, size_t key_len, df_u64 v)
+{
+    df_put(b, key, key_len);
+    df_json_hex_value(b, v);
 }
 
 /* PTC_PACKET_FIELD_LIST as data: where each field lies, and its JSON key
@@ -420,13 +424,8 @@ UT_FN void df_json_field(df_buf *b, const ptc_packet *p, const df_field *f, int 
     case PTC_FF_INT: case PTC_FF_RESERVED: /* (a reserved field only when it is set) */
         if (f->form == PTC_FF_INT || v) df_put_wide(b, f->key, f->key_len, sizeof f->key), df_dec(b, v);
         break;
-    case PTC_FF_HEX:
-        df_put_wide(b, f->key, f->key_len, sizeof f->key);
-        df_put(b, "\"0x", 3);
-        df_hex(b, v, 0);
-        df_put(b, "\"", 1);
-        break;
-    case PTC_FF_BOOL: df_put_wide(b, f->key, f->key_len, sizeof f->key); if (v) df_put(b, "true", 4); else df_put(b, "false", 5); break;
+    case PTC_FF_HEX: df_put_wide(b, f->key, f->key_len, sizeof f->key); df_json_hex_value(b, v); break;
+    case PTC_FF_BOOL: df_put_wide(b, f->key, f->key_len, sizeof f->key); df_json_bool_value(b, (unsigned)v); break;
     case PTC_FF_PRESENCE: *skip = !v; break;
     case PTC_FF_TNT_BITS:
         df_put_wide(b, f->key, f->key_len, sizeof f->key);
@@ -458,7 +457,7 @@ UT_FN void df_json(df_buf *b, const ptc_item *it)
     row = (const unsigned char *)memchr(df_field_types, p->type, DF_FIELD_COUNT);
     for (; row && row < df_field_types + DF_FIELD_COUNT && *row == p->type; row++)
         df_json_field(b, p, &df_fields[row - df_field_types], &skip);
-    if (ptc_packet_is_ip(p->type) && it->ip_known) df_json_hex(b, "full_ip", it->ip);
+    if (ptc_packet_is_ip(p->type) && it->ip_known) df_json_hex(b, DF_KEY("full_ip"), it->ip);
     df_put(b, "}", 1);
 }
 
@@ -466,35 +465,35 @@ UT_FN void df_json(df_buf *b, const ptc_item *it)
    The text column starts at a fixed position so times line up. */
 UT_FN void df_time_text(df_buf *b, const ptc_timed_item *t)
 {
+    static const char spaces[] = "                                                    "; /* 52 */
     if (!t->have_time) return;
-    while (b->len < 52 && b->len + 1 < b->cap) b->s[b->len++] = ' ';
-    b->s[b->len < b->cap ? b->len : b->cap - 1] = 0;
-    df_str(b, "  time ");
+    if (b->len < sizeof spaces - 1) df_put(b, spaces, sizeof spaces - 1 - b->len);
+    df_put(b, "  time ", 7);
     df_hex(b, t->tsc, 0);
-    df_str(b, " [");
+    df_put(b, " [", 2);
     df_hex(b, t->tsc_lo, 0);
-    df_str(b, ", ");
-    if (t->tsc_hi == UINT64_MAX) df_str(b, "?");
+    df_put(b, ", ", 2);
+    if (t->tsc_hi == UINT64_MAX) df_put(b, "?", 1);
     else df_hex(b, t->tsc_hi, 0);
-    df_str(b, "]");
+    df_put(b, "]", 1);
     if (t->have_cycles) {
-        df_str(b, " cycles ");
+        df_put(b, " cycles ", 8);
         df_dec(b, t->cycles);
     }
-    if (t->conflict) df_str(b, " conflict");
+    if (t->conflict) df_put(b, " conflict", 9);
 }
 
 UT_FN void df_time_json(df_buf *b, const ptc_timed_item *t)
 {
     if (!t->have_time || b->len == 0 || b->s[b->len - 1] != '}') return;
     b->s[--b->len] = 0; /* reopen the object */
-    df_json_hex(b, "time", t->tsc);
-    df_json_hex(b, "time_lo", t->tsc_lo);
-    if (t->tsc_hi == UINT64_MAX) df_str(b, ",\"time_hi\":null");
-    else df_json_hex(b, "time_hi", t->tsc_hi);
-    if (t->have_cycles) df_json_int(b, "cycles", t->cycles);
-    if (t->conflict) df_json_bool(b, "conflict", 1);
-    df_str(b, "}");
+    df_json_hex(b, DF_KEY("time"), t->tsc);
+    df_json_hex(b, DF_KEY("time_lo"), t->tsc_lo);
+    if (t->tsc_hi == UINT64_MAX) df_put(b, ",\"time_hi\":null", 15);
+    else df_json_hex(b, DF_KEY("time_hi"), t->tsc_hi);
+    if (t->have_cycles) df_json_int(b, DF_KEY("cycles"), t->cycles);
+    if (t->conflict) df_json_bool(b, DF_KEY("conflict"), 1);
+    df_put(b, "}", 1);
 }
 
 #endif
