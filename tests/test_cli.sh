@@ -128,7 +128,7 @@ printf '\002\202\002\202\002\202\002\202\002\202\002\202\002\202\002\202\002\202
   dd of="$tmp/pard.pt" bs=1 seek=200000 conv=notrunc 2> /dev/null
 par_ok=1
 for f in par pard; do
-  for opts in "" "--jsonl" "--stats" "--stats --jsonl" "--events" "--no-sync" "--time" "--check"; do
+  for opts in "" "--jsonl" "--stats" "--stats --jsonl" "--events" "--no-sync" "--time" "--check" "--time --jsonl" "--check --jsonl"; do
     "$b/ptdump" -j 1 $opts "$tmp/$f.pt" > "$tmp/j1" 2> "$tmp/j1.err"; s1=$?
     "$b/ptdump" -j 3 $opts "$tmp/$f.pt" > "$tmp/j3" 2> "$tmp/j3.err"; s3=$?
     if [ $s1 != $s3 ] || [ ! -s "$tmp/j1" ] || ! cmp -s "$tmp/j1" "$tmp/j3" || ! cmp -s "$tmp/j1.err" "$tmp/j3.err"; then
@@ -136,8 +136,16 @@ for f in par pard; do
     fi
   done
 done
+# (standard input, --time and --check run on two threads, not cut at PSBs)
+for opts in "" "--time" "--check"; do
+  "$b/ptdump" -j 1 $opts "$tmp/pard.pt" > "$tmp/j1" 2> /dev/null; s1=$?
+  "$b/ptdump" -j 3 $opts - < "$tmp/pard.pt" > "$tmp/j3" 2> /dev/null; s3=$?
+  if [ $s1 != $s3 ] || [ ! -s "$tmp/j1" ] || ! cmp -s "$tmp/j1" "$tmp/j3"; then
+    fail "jobs_print_what_one_prints: standard input $opts" "status $s1/$s3: $(cmp "$tmp/j1" "$tmp/j3" 2>&1)"; par_ok=0
+  fi
+done
 "$b/ptdump" -j 1 "$tmp/pard.pt" > /dev/null 2>&1; s1=$?
-[ $par_ok = 1 ] && [ $s1 = 1 ] && pass "jobs_print_what_one_prints: 2 traces, 8 outputs"
+[ $par_ok = 1 ] && [ $s1 = 1 ] && pass "jobs_print_what_one_prints: 2 traces, 10 outputs, and 3 from standard input"
 [ $s1 = 1 ] || fail jobs_damaged_trace_has_errors "status $s1"
 expect_status jobs_zero_refused 2 "$b/ptdump" -j 0 "$tmp/par.pt"
 grep -q "^ptdump: -j 0: the number of threads is 1 to 256" "$tmp/err" && pass jobs_zero_named || fail jobs_zero_named "$(cat "$tmp/err")"

@@ -40,8 +40,8 @@ static const char usage[] =
     "              errors, the PSBs and (with --time) the time the trace spans\n"
     "  --rules     list the rules --check holds a trace to, and exit\n"
     "  -j N        decode a raw trace file on N threads (1 to 256; default: the\n"
-    "              cores); the output is the same. --time and --check, and\n"
-    "              standard input, run on one\n"
+    "              cores); the output is the same. --time and --check, standard\n"
+    "              input and small files use two: one decodes, one prints\n"
     "  --config F  the configuration ptsim wrote beside the trace (OUT.pt.json);\n"
     "              with ring_written in it, FILE is a snapshot ring (SPEC 4.5)\n"
     "  --policy P  the trace's MTC suppression: off, seed, or key=value,... as for\n"
@@ -377,21 +377,28 @@ static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
     pr->errors += it->error != PTC_OK;
 }
 
-static void drain_clock(printer *pr, ptc_clock *clk)
+/* Where decoded items go: printed (print_sink, user a printer), or with
+   -j handed to the printing thread (pipe_sink). t: the item's time with
+   --time, else NULL. */
+typedef void (*item_sink)(void *user, const ptc_item *it, const ptc_timed_item *t);
+
+static void print_sink(void *pr, const ptc_item *it, const ptc_timed_item *t) { print_item((printer *)pr, it, t); }
+
+static void drain_clock(ptc_clock *clk, item_sink sink, void *user)
 {
     ptc_timed_item t;
-    while (ptc_clock_pop(clk, &t) == PTC_OK) print_item(pr, &t.item, &t);
+    while (ptc_clock_pop(clk, &t) == PTC_OK) sink(user, &t.item, &t);
 }
 
-/* A decoded item: printed now, or through the clock with --time. */
-static void take_item(printer *pr, ptc_clock *clk, int timed, const ptc_item *it)
+/* A decoded item: to the sink now, or through the clock with --time. */
+static void take_item(ptc_clock *clk, int timed, const ptc_item *it, item_sink sink, void *user)
 {
     if (!timed) {
-        print_item(pr, it, NULL);
+        sink(user, it, NULL);
         return;
     }
     (void)ptc_clock_push(clk, it); /* cannot be full: drained after every push */
-    drain_clock(pr, clk);
+    drain_clock(clk, sink, user);
 }
 
 /* ---- perf.data (SPEC 6.3): one trace per AUX queue ---------------------- */
@@ -456,7 +463,7 @@ static void queue_header(printer *pr, const perf_chunk *c, size_t from, size_t t
 static void drain_decoder(printer *pr, ptc_decoder *dec, ptc_clock *clk, int timed)
 {
     ptc_item it;
-    while (ptc_decoder_next(dec, &it) == PTC_OK) take_item(pr, clk, timed, &it);
+    while (ptc_decoder_next(dec, &it) == PTC_OK) take_item(clk, timed, &it, print_sink, pr);
 }
 
 /* One queue's chunks [from, to), decoded as one trace: a new decoder (and
@@ -481,7 +488,7 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
             drain_decoder(pr, &dec, &clk, timed);
             if (timed) {
                 ptc_clock_finish(&clk);
-                drain_clock(pr, &clk);
+                drain_clock(&clk, print_sink, pr);
             }
             open = 0;
         }
@@ -630,10 +637,10 @@ static int dump_ring(printer *pr, ptc_clock *clk, int timed, unsigned flags, FIL
     }
     (void)ptc_ring_reader_init_flags(&rd, buf, len, written, flags);
     ptc_conform_init(&pr->conform, &pr->conf);
-    while (ptc_ring_reader_next(&rd, &it) == PTC_OK) take_item(pr, clk, timed, &it);
+    while (ptc_ring_reader_next(&rd, &it) == PTC_OK) take_item(clk, timed, &it, print_sink, pr);
     if (timed) {
         ptc_clock_finish(clk);
-        drain_clock(pr, clk);
+        drain_clock(clk, print_sink, pr);
     }
     ptc_ring_reader_lost(&rd, &overwritten, &from);
     if (pr->jsonl)
@@ -785,20 +792,19 @@ static int stats_raw(printer *pr, unsigned flags, reader *rd, const uint8_t *fir
     return 0;
 }
 
-/* A raw trace, every packet, through the clock with --time. 0, or the
-   exit status of a failure (said on stderr). */
-static int dump_raw(printer *pr, ptc_clock *clk, int timed, unsigned flags, reader *rd, const uint8_t *first,
-                    size_t first_n)
+/* A raw trace, every packet, through the clock with --time, to the sink. 0,
+   or the exit status of a failure (said on stderr). */
+static int decode_raw(ptc_clock *clk, int timed, unsigned flags, reader *rd, const uint8_t *first, size_t first_n,
+                      item_sink sink, void *user)
 {
     ptc_decoder dec;
     ptc_item it;
     ptc_status st;
     ptc_decoder_init(&dec, flags, 0);
-    ptc_conform_init(&pr->conform, &pr->conf);
     if (first_n) (void)ptc_decoder_feed(&dec, first, first_n);
     while ((st = ptc_decoder_next(&dec, &it)) != PTC_END) {
         if (st == PTC_OK) {
-            take_item(pr, clk, timed, &it);
+            take_item(clk, timed, &it, sink, user);
         } else { /* PTC_NEED_INPUT */
             long n = reader_next(rd);
             if (n < 0) return 2;
@@ -808,9 +814,134 @@ static int dump_raw(printer *pr, ptc_clock *clk, int timed, unsigned flags, read
     }
     if (timed) {
         ptc_clock_finish(clk);
-        drain_clock(pr, clk);
+        drain_clock(clk, sink, user);
     }
     return 0;
+}
+
+/* ---- -j N with --time, --check or standard input: two stages ---------- */
+
+/* What the clock and the checker carry from one segment into the next (the
+   clock's anchors and what it has learned of the ratios, the CYC threshold
+   and the rate; the checker's owed followers, packet enables and MTC
+   periods) has no short hand-over, so these listings are not cut at PSBs
+   (SPEC 1.10). Instead one thread reads, decodes and times, and the
+   calling thread checks, formats and writes, batches of items passing
+   between them through PIPE_SLOTS slots used in turn. */
+enum { PIPE_BATCH = 1024, PIPE_SLOTS = 8 };
+
+typedef struct pipe_batch {
+    size_t n;
+    ptc_timed_item t[PIPE_BATCH]; /* (without --time only .item is set) */
+} pipe_batch;
+
+typedef struct pipe_dump {
+    pthread_mutex_t mu;
+    pthread_cond_t changed;    /* a batch filled or emptied, or the decoding ended */
+    pipe_batch *slots;
+    size_t filled, emptied;    /* batches so far; batch k is in slot k % PIPE_SLOTS */
+    int ended, status;         /* the decoding thread is done, and decode_raw's result */
+    /* the decoding thread's work */
+    ptc_clock *clk;
+    int timed;
+    unsigned flags;
+    reader *rd;
+    const uint8_t *first;
+    size_t first_n;
+} pipe_dump;
+
+/* On the decoding thread: the batch being filled goes to the printer, and
+   the next one is started when its slot is free. */
+static void pipe_publish(pipe_dump *pd)
+{
+    pthread_mutex_lock(&pd->mu);
+    pd->filled++;
+    pthread_cond_broadcast(&pd->changed);
+    while (pd->filled - pd->emptied >= PIPE_SLOTS) pthread_cond_wait(&pd->changed, &pd->mu);
+    pthread_mutex_unlock(&pd->mu);
+    pd->slots[pd->filled % PIPE_SLOTS].n = 0;
+}
+
+static void pipe_sink(void *user, const ptc_item *it, const ptc_timed_item *t)
+{
+    pipe_dump *pd = (pipe_dump *)user;
+    pipe_batch *b = &pd->slots[pd->filled % PIPE_SLOTS];
+    if (t) b->t[b->n] = *t;
+    else b->t[b->n].item = *it;
+    if (++b->n == PIPE_BATCH) pipe_publish(pd);
+}
+
+static void *pipe_decode(void *arg)
+{
+    pipe_dump *pd = (pipe_dump *)arg;
+    int st = decode_raw(pd->clk, pd->timed, pd->flags, pd->rd, pd->first, pd->first_n, pipe_sink, pd);
+    pthread_mutex_lock(&pd->mu);
+    if (pd->slots[pd->filled % PIPE_SLOTS].n) pd->filled++; /* the last batch, not full */
+    pd->status = st;
+    pd->ended = 1;
+    pthread_cond_broadcast(&pd->changed);
+    pthread_mutex_unlock(&pd->mu);
+    return NULL;
+}
+
+/* The listing on two threads; -1 when the second could not be started
+   (nothing was read). */
+static int dump_pipelined(printer *pr, ptc_clock *clk, int timed, unsigned flags, reader *rd, const uint8_t *first,
+                          size_t first_n)
+{
+    pipe_dump pd;
+    pthread_t decoder;
+    memset(&pd, 0, sizeof pd);
+    pd.clk = clk;
+    pd.timed = timed;
+    pd.flags = flags;
+    pd.rd = rd;
+    pd.first = first;
+    pd.first_n = first_n;
+    pd.slots = (pipe_batch *)calloc(PIPE_SLOTS, sizeof *pd.slots);
+    if (!pd.slots) return -1;
+    pthread_mutex_init(&pd.mu, NULL);
+    pthread_cond_init(&pd.changed, NULL);
+    if (pthread_create(&decoder, NULL, pipe_decode, &pd) != 0) {
+        pthread_cond_destroy(&pd.changed);
+        pthread_mutex_destroy(&pd.mu);
+        free(pd.slots);
+        return -1;
+    }
+    for (;;) {
+        const pipe_batch *b;
+        size_t i;
+        pthread_mutex_lock(&pd.mu);
+        while (pd.emptied == pd.filled && !pd.ended) pthread_cond_wait(&pd.changed, &pd.mu);
+        if (pd.emptied == pd.filled) { /* ended, and every batch printed */
+            pthread_mutex_unlock(&pd.mu);
+            break;
+        }
+        pthread_mutex_unlock(&pd.mu);
+        b = &pd.slots[pd.emptied % PIPE_SLOTS];
+        for (i = 0; i < b->n; i++) print_item(pr, &b->t[i].item, timed ? &b->t[i] : NULL);
+        pthread_mutex_lock(&pd.mu);
+        pd.emptied++;
+        pthread_cond_broadcast(&pd.changed);
+        pthread_mutex_unlock(&pd.mu);
+    }
+    pthread_join(decoder, NULL);
+    pthread_cond_destroy(&pd.changed);
+    pthread_mutex_destroy(&pd.mu);
+    free(pd.slots);
+    return pd.status;
+}
+
+/* A raw trace, every packet, through the clock with --time, printed; with
+   jobs > 1 on two threads. 0, or the exit status of a failure (said on
+   stderr). */
+static int dump_raw(printer *pr, ptc_clock *clk, int timed, unsigned flags, reader *rd, const uint8_t *first,
+                    size_t first_n, unsigned jobs)
+{
+    int st;
+    ptc_conform_init(&pr->conform, &pr->conf);
+    if (jobs > 1 && (st = dump_pipelined(pr, clk, timed, flags, rd, first, first_n)) != -1) return st;
+    return decode_raw(clk, timed, flags, rd, first, first_n, print_sink, pr);
 }
 
 /* ---- -j N: a raw trace's segments on N threads (SPEC 1.10, 1.13) ---- */
@@ -911,7 +1042,7 @@ static size_t *par_units(const uint8_t *buf, size_t len, size_t unit, size_t *n)
    its segments decoded and printed on `jobs` threads and written in
    order, exactly what one thread prints. -1 when this does not apply
    (one job, a small file, no mapping, no threads): the caller reads the
-   trace in chunks on one thread. Else 0 or an exit status. */
+   trace in chunks (dump_raw). Else 0 or an exit status. */
 static int dump_parallel(printer *pr, unsigned flags, FILE *in, reader *rd, unsigned jobs)
 {
     uint64_t size = file_size(in);
@@ -1111,7 +1242,7 @@ int main(int argc, char **argv)
     } else if (pr.stats && !timed && !pr.events) {
         st = stats_raw(&pr, flags | ptc_errata_decode_flags(cc.errata), &rd, head, head_n);
     } else {
-        st = dump_raw(&pr, &clk, timed, flags | ptc_errata_decode_flags(cc.errata), &rd, head, head_n);
+        st = dump_raw(&pr, &clk, timed, flags | ptc_errata_decode_flags(cc.errata), &rd, head, head_n, jobs);
     }
     if (!st) st = reader_end(&rd, &pr, head_n);
     if (in != stdin) fclose(in);
