@@ -118,6 +118,68 @@ static const char *names[] = {
     "tsc-tma-mtc_relative", "tsc-tma-mtc_wrap", "tsc-tma_zero_fc-cbr-cyc", "tsc_tma_mtc_gap"
 };
 
+/* The plain writers of tools/dumpfmt.h write what printf writes ("%llu",
+   "%0*llx") and the branch outcomes as a bit-at-a-time loop does, at
+   every value's edges and into buffers of every size from 1 up, where
+   they stop one short of the end and keep the text terminated. */
+static int writer_same(const char *what, df_buf *got, const char *want, size_t cap)
+{
+    static unsigned said;
+    size_t n = strlen(want) < cap ? strlen(want) : cap - 1;
+    if (got->len == n && memcmp(got->s, want, n) == 0 && got->s[n] == 0 && got->s[cap] == '#') return 1;
+    if (said++ < 5) printf("# %s into %zu bytes: \"%.*s\" (%zu), want \"%.*s\"\n", what, cap, (int)got->len, got->s, got->len,
+           (int)n, want);
+    return 0;
+}
+
+static void dumpfmt_writers_match_printf(void)
+{
+    uint64_t values[3 * 20 + 40];
+    size_t nv = 0, i, cap;
+    uint64_t ten = 1, r = UINT64_C(0x9E3779B97F4A7C15);
+    char s[160], want[80];
+    unsigned w, count;
+    for (i = 0; i < 20; i++, ten *= 10) values[nv++] = ten, values[nv++] = ten - 1, values[nv++] = ten + 1;
+    for (i = 0; i < 40; i++) values[nv++] = (r = r * UINT64_C(6364136223846793005) + 1) >> (i % 64);
+    values[0] = 0;
+    values[1] = UINT64_MAX;
+    for (i = 0; i < nv; i++) {
+        for (cap = 1; cap <= 40; cap++) {
+            df_buf b;
+            memset(s, '#', sizeof s);
+            b.s = s; b.cap = cap; b.len = 0;
+            df_dec(&b, values[i]);
+            snprintf(want, sizeof want, "%llu", (unsigned long long)values[i]);
+            CHECK(writer_same("df_dec", &b, want, cap));
+            for (w = 0; w <= 16; w += 4) {
+                memset(s, '#', sizeof s);
+                b.s = s; b.cap = cap; b.len = 0;
+                df_hex(&b, values[i], w);
+                snprintf(want, sizeof want, "%0*llx", (int)w, (unsigned long long)values[i]);
+                CHECK(writer_same("df_hex", &b, want, cap));
+            }
+        }
+    }
+    for (count = 1; count <= 47; count++) {
+        for (i = 0; i < 8; i++) {
+            ptc_packet p;
+            int k;
+            memset(&p, 0, sizeof p);
+            p.u.tnt.count = (uint8_t)count;
+            p.u.tnt.bits = (r = r * UINT64_C(6364136223846793005) + 1) & ((UINT64_C(1) << count) - 1);
+            for (k = 0; k < (int)count; k++) want[k] = (p.u.tnt.bits >> (count - 1 - k)) & 1 ? '!' : '.';
+            want[count] = 0;
+            for (cap = count - count / 3; cap <= count + 70; cap += 7) {
+                df_buf b;
+                memset(s, '#', sizeof s);
+                b.s = s; b.cap = cap; b.len = 0;
+                df_tnt(&b, &p, '!', '.');
+                CHECK(writer_same("df_tnt", &b, want, cap));
+            }
+        }
+    }
+}
+
 static void shared_data_present(void)
 {
     if (!tl_shared_dir()) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
@@ -127,6 +189,7 @@ int main(void)
 {
     size_t i;
     const char *shared = tl_shared_dir();
+    RUN(dumpfmt_writers_match_printf);
     if (!shared) {
         RUN(shared_data_present);
         TL_EXIT();
