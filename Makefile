@@ -352,15 +352,22 @@ $(BUILD)/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -pthread -o $@ $< -lipt
 
 BENCH22 := $(if $(and $(LIBIPT22_TAR),$(shell command -v cmake 2>/dev/null)),$(BUILD)/bench_decode_libipt22)
+# the model's clock settings by libipt's names (ptsim's defaults), for its traces
+BENCH_MODEL_CLOCK := --mtc-freq 3 --nom-freq 24 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 200 --cyc-thresh 0
 bench: deps
 	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/timecmp $(BENCH22) \
-	  $(BUILD)/ptdump $(BUILD)/ptgen
+	  $(BUILD)/ptdump $(BUILD)/ptgen $(BUILD)/ptsim
 	@$(BUILD)/bench_decode
 	@echo
 	@sh bench/bench_tools.sh $(BUILD)
 	@echo
 	@$(if $(REAL_TRACE),$(BUILD)/bench_decode --stream $(REAL_TRACE),echo "bench_decode --stream: shared/pt-traces not found, skipped")
 	@echo
+	@for w in dense mixed; do \
+	  $(BUILD)/ptsim --workload $$w --cycles 200000000 --set cyc_en=1 -o $(BUILD)/bench-$$w.pt --quiet || exit 1; \
+	  echo "The model's $$w workload (ptsim --workload $$w --cycles 200000000 --set cyc_en=1):"; \
+	  $(BUILD)/bench_decode --stream $(BUILD)/bench-$$w.pt $(BENCH_MODEL_CLOCK) || exit 1; echo; \
+	done
 	@$(if $(BENCH22),$(BENCH22) && echo && $(if $(REAL_TRACE),$(BENCH22) --stream $(REAL_TRACE) && echo,true),echo "libipt 2.2: ../shared/reference/libipt-2.2.tar.gz or cmake missing, its rows skipped")
 	@$(BUILD)/bench_model
 	@echo

@@ -1,8 +1,9 @@
 #!/bin/sh
 # ptdump's speed (make bench; bench/README.md "Tools"): a 64 MiB trace from
-# ptgen printed as text, as JSON lines and as --stats, on one thread and on
-# two (-j), best of three runs each, and the library's batch decoder on the
-# same file (bench_decode --stream), which --stats should keep up with.
+# ptgen printed as text, as JSON lines, as --stats, with --time (text) and
+# with --check, on one thread and on two (-j), best of three runs each, and
+# the library's batch decoder on the same file (bench_decode --stream), which
+# --stats should keep up with.
 # With a second ptdump (an older build, say), its one-thread speed too, and
 # how many times faster this one is.
 # usage: bench/bench_tools.sh BUILD_DIR [OTHER_PTDUMP]   (BUILD_DIR holds ptdump, ptgen, bench_decode)
@@ -32,8 +33,8 @@ echo
 printf '%-10s %10s %10s %12s' "output" "-j 1" "-j 2" "-j 2 / -j 1"
 [ -n "$other" ] && printf ' %12s %14s' "other" "-j 1 / other"
 echo
-for mode in text jsonl stats; do
-  case $mode in text) opt="";; jsonl) opt="--jsonl";; stats) opt="--stats";; esac
+for mode in text jsonl stats time check; do
+  case $mode in text) opt="";; jsonl) opt="--jsonl";; stats) opt="--stats";; time) opt="--time";; check) opt="--check";; esac
   s1=$(best "$b/ptdump" -j 1 $opt "$tmp/t.pt")
   s2=$(best "$b/ptdump" -j 2 $opt "$tmp/t.pt")
   printf '%-10s %10s %10s %11.2fx' "$mode" "$(mbs "$s1")" "$(mbs "$s2")" "$(awk -v a="$s1" -v b="$s2" 'BEGIN { print a / b }')"
