@@ -373,7 +373,8 @@ typedef struct ptc_packet {
 /* The fields of each packet type, as ptc_packet holds them and in the
    order tools print them (ptdump --jsonl, SPEC 1.10): X(type, member,
    field, name, form) for pkt.u.member.field. A type with no row has no
-   fields. The form says how a value is shown:
+   fields; a type's rows are next to each other. The form says how a value
+   is shown:
      PTC_FF_INT, PTC_FF_HEX, PTC_FF_BOOL  a number, in hex, or true/false
      PTC_FF_RESERVED  reserved bits kept for exact re-encoding: shown only
                       when not zero

@@ -180,6 +180,18 @@ static void dumpfmt_writers_match_printf(void)
     }
 }
 
+/* df_json walks a type's rows from the first: PTC_PACKET_FIELD_LIST keeps
+   each type's rows next to each other. */
+static void field_rows_of_a_type_are_together(void)
+{
+    size_t i, j;
+    for (i = 1; i < DF_FIELD_COUNT; i++)
+        if (df_field_types[i] != df_field_types[i - 1])
+            for (j = 0; j < i; j++)
+                CHECK(df_field_types[j] != df_field_types[i], "row %zu (%s) is apart from row %zu", i,
+                      ptc_packet_type_name((ptc_packet_type)df_field_types[i]), j);
+}
+
 static void shared_data_present(void)
 {
     if (!tl_shared_dir()) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
@@ -190,6 +202,7 @@ int main(void)
     size_t i;
     const char *shared = tl_shared_dir();
     RUN(dumpfmt_writers_match_printf);
+    RUN(field_rows_of_a_type_are_together);
     if (!shared) {
         RUN(shared_data_present);
         TL_EXIT();

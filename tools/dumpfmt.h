@@ -131,7 +131,7 @@ UT_FN inline unsigned df__dec_digits(uint64_t v)
     unsigned n;
     v |= 1; /* (0 has one digit, as 1 has) */
 #if defined(__GNUC__)
-    n = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12; /* bits * log10(2): n or n - 1 digits */
+    n = (unsigned)(64 - __builtin_clzll(v)) * 1233 >> 12; /* bits * log10(2): n or n - 1 digits */
 #else
     n = 0;
     while (n < 19 && v >= tens[n + 1]) n++;
@@ -234,15 +234,17 @@ UT_FN void df_flag(df_buf *b, int *first, int on, const char *word)
 /* What starts an item's line, for each packet type (PTC_PACKET_LIST's
    order is the type's value): the text's name column, "%-10s " of libipt's
    name, and JSON's type member. The text is the name and 11 spaces, of
-   which a line takes the first 11: every name fits in 10. */
+   which a line takes the first 11: every name fits in 10 (and every JSON
+   member in json[], for df_put_wide), or this does not compile. PTC_NONE
+   is "none", as ptc_packet_type_name says. */
 typedef struct df_type_words { char text[24], json[24]; unsigned json_len; } df_type_words;
 #define DF__WORDS(e, json, dump, min, max, cls) { dump "           ", ",\"type\":\"" json "\"", sizeof(json) + 9 },
 static const df_type_words df_type_words_of[] = {
     { "none           ", ",\"type\":\"none\"", 14 }, PTC_PACKET_LIST(DF__WORDS)
 };
 #undef DF__WORDS
-#define DF__NAME_FITS(e, json, dump, min, max, cls) && sizeof(dump) <= 11
-enum { df__dump_names_fit_10 = 1 / (1 PTC_PACKET_LIST(DF__NAME_FITS)) }; /* (else: no compiling) */
+#define DF__NAME_FITS(e, json, dump, min, max, cls) && sizeof(dump) <= 11 && sizeof(json) + 9 < 24
+enum { df__names_fit = 1 / (1 PTC_PACKET_LIST(DF__NAME_FITS)) }; /* (a division by zero when one does not) */
 #undef DF__NAME_FITS
 
 UT_FN const df_type_words *df_words(ptc_packet_type t)
