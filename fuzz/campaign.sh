@@ -11,8 +11,9 @@
 # written again from it:
 #   | version | target | engine | minutes | executions | exec/s | edges | features | found | merged |
 #   | target | libFuzzer | libFuzzer, ptmutator | AFL++ -M/-S, cmplog |   (minutes and executions)
-# "found" names the crash files the engine wrote (none: nothing), and for
-# AFL++ the inputs it timed out on. The logs stay in BUILD/fuzz-work/.
+# "found" names the crash files the engine wrote (none: nothing; they are
+# kept in BUILD/fuzz-work/TARGET-crashes, or -afl-crashes), and for AFL++
+# the inputs it timed out on. The logs stay in BUILD/fuzz-work/.
 # usage: fuzz/campaign.sh [--afl] TARGET SECONDS DICT [BUILD]
 #   (make fuzz-run TARGET=... SECONDS=... [ENGINE=afl] runs it with the target's dictionary)
 #        fuzz/campaign.sh --table    prints the campaigns' table from fuzz/campaigns.tsv
@@ -70,6 +71,7 @@ t=$1 secs=$2 dict=$3 b=${4:-build}
 case $t in *+ptm) engine="libFuzzer, ptmutator" ;; esac
 target=${t%+ptm}
 corpus=corpus/$target work=$b/fuzz-work/$t crashes=$b/fuzz-work/$t-crashes
+case $engine in AFL*) crashes=$b/fuzz-work/$t-afl-crashes ;; esac # (not libFuzzer's finds)
 mkdir -p "$crashes"
 before=$(ls "$corpus" | wc -l)
 status=0
@@ -97,7 +99,7 @@ run_libfuzzer() {
 afl_stat() { sed -n "s/^$2 *: *//p" "$1/fuzzer_stats"; }
 
 # AFL++: two instances side by side; executions summed, edges the larger
-# count; crashes copied beside libFuzzer's, time-outs counted.
+# count; crashes copied to a folder of their own, time-outs counted.
 run_afl() {
   for f in "$b/afl/$target" "$b/afl/$target.cmplog" "$dict"; do
     [ -e "$f" ] || { echo "campaign: $f is missing: run make fuzz (AFL++ must be installed)" >&2; exit 2; }

@@ -3,9 +3,9 @@
    fuzz_checker (policy rules) and fuzz/gen_model_seeds.c.
 
    fz_model_config draws a configuration and a suppression policy from the
-   input's last bytes (fz_take, through modelprog.h's mp_config); fz_model_run plays the rest of the input
-   as a program of workload events, two bytes an event, and records the
-   stream and its truth. */
+   input's last bytes (fz_take, through modelprog.h's mp_config);
+   fz_model_run plays the rest of the input as a program of workload
+   events, two bytes an event, and records the stream and its truth. */
 #ifndef PTCODEC_FUZZ_MODELRUN_H
 #define PTCODEC_FUZZ_MODELRUN_H
 
