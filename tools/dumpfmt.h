@@ -56,6 +56,15 @@ UT_FN inline void df_put_wide(df_buf *b, const char *s, size_t n, size_t width)
 
 UT_FN void df_str(df_buf *b, const char *s) { df_put(b, s, strlen(s)); }
 
+/* s, then spaces to `width` (<= 24) characters: "%-*s" */
+UT_FN void df_str_padded(df_buf *b, const char *s, size_t width)
+{
+    static const char spaces[] = "                        ";
+    size_t n = strlen(s);
+    df_put(b, s, n);
+    if (n < width) df_put(b, spaces, width - n < sizeof spaces - 1 ? width - n : sizeof spaces - 1);
+}
+
 /* Eight hex digits of x, most significant first, as the bytes of a
    word from its lowest byte up: each nibble spread to a byte of its own,
    then made a digit, all eight at once. */

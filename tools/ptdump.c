@@ -243,6 +243,47 @@ static void line_end(printer *pr, df_buf *b)
     pr->out_len += b->len + 1;
 }
 
+/* A finding's line (SPEC 7.4): "%016llx  %-10s  %-18s  [%s]  %s", the
+   offset, severity, rule, SDM section and text, and " (erratum E)" */
+static void finding_text(df_buf *b, const ptc_finding *f)
+{
+    df_hex(b, f->offset, 16);
+    df_put(b, "  ", 2);
+    df_str_padded(b, ptc_severity_name(f->severity), 10);
+    df_put(b, "  ", 2);
+    df_str_padded(b, ptc_rule_name(f->rule), 18);
+    df_put(b, "  [", 3);
+    df_str(b, ptc_rule_sdm(f->rule));
+    df_put(b, "]  ", 3);
+    df_str(b, ptc_rule_text(f->rule));
+    if (f->erratum) {
+        df_put(b, " (erratum ", 10);
+        df_str(b, ptc_erratum_name(f->erratum));
+        df_put(b, ")", 1);
+    }
+}
+
+/* and as JSON: {"off","rule","severity","sdm","msg"[,"erratum"]} (a
+   perf.data queue's fields go in front, as on every line) */
+static void finding_json(df_buf *b, const ptc_finding *f)
+{
+    df_put(b, "{\"off\":", 7);
+    df_dec(b, f->offset);
+    df_put(b, ",\"rule\":\"", 9);
+    df_str(b, ptc_rule_name(f->rule));
+    df_put(b, "\",\"severity\":\"", 14);
+    df_str(b, ptc_severity_name(f->severity));
+    df_put(b, "\",\"sdm\":\"", 9);
+    df_str(b, ptc_rule_sdm(f->rule));
+    df_put(b, "\",\"msg\":\"", 9);
+    df_str(b, ptc_rule_text(f->rule));
+    if (f->erratum) {
+        df_put(b, "\",\"erratum\":\"", 13);
+        df_str(b, ptc_erratum_name(f->erratum));
+    }
+    df_put(b, "\"}", 2);
+}
+
 /* --check: the rules an item breaks, a line each (SPEC 7.4). A decode
    error is printed as without --check. */
 static void check_item(printer *pr, const ptc_item *it)
@@ -260,20 +301,10 @@ static void check_item(printer *pr, const ptc_item *it)
     }
     pr->packets++;
     for (i = 0; i < n; i++) {
-        const char *erratum = f[i].erratum ? ptc_erratum_name(f[i].erratum) : NULL;
         pr->by_severity[f[i].severity]++;
-        if (pr->jsonl) {
-            out_printf(pr, "{%s%s\"off\":%llu,\"rule\":\"%s\",\"severity\":\"%s\",\"sdm\":\"%s\",\"msg\":\"%s\"", pr->tag,
-                   pr->tag[0] ? "," : "", (unsigned long long)f[i].offset, ptc_rule_name(f[i].rule),
-                   ptc_severity_name(f[i].severity), ptc_rule_sdm(f[i].rule), ptc_rule_text(f[i].rule));
-            if (erratum) out_printf(pr, ",\"erratum\":\"%s\"", erratum);
-            out_write(pr, "}\n", 2);
-        } else {
-            out_printf(pr, "%016llx  %-10s  %-18s  [%s]  %s", (unsigned long long)f[i].offset, ptc_severity_name(f[i].severity),
-                   ptc_rule_name(f[i].rule), ptc_rule_sdm(f[i].rule), ptc_rule_text(f[i].rule));
-            if (erratum) out_printf(pr, " (erratum %s)", erratum);
-            out_write(pr, "\n", 1);
-        }
+        line_begin(pr, &b);
+        if (pr->jsonl) finding_json(&b, &f[i]); else finding_text(&b, &f[i]);
+        line_end(pr, &b);
     }
 }
 
