@@ -26,7 +26,7 @@ WARN    := -Wall -Wextra -Werror -pedantic
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
-TOOLHDR := tools/dumpfmt.h tools/pktgen.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/progress.h tools/navwindow.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
+TOOLHDR := tools/dumpfmt.h tools/ptfields.h tools/pktgen.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/progress.h tools/navwindow.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
            tools/perforacle.h tools/workpool.h
 TESTHDR := tests/testlib.h tests/libipt_allowlist.h tests/libipt_types.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen ptnav
@@ -38,7 +38,7 @@ CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model 
 GCC_TESTS    := test_packets test_stream test_model test_conform
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt test_conform_libipt timecmp
-FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/pktgen.h tools/modelrec.h tools/navwindow.h tests/libipt_allowlist.h tests/libipt_types.h \
+FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/modelprog.h tools/ptmutator.h tools/ptfields.h tools/ptdiff.h tools/pktgen.h tools/modelrec.h tools/navwindow.h tests/libipt_allowlist.h tests/libipt_types.h \
            tools/qemu/x86class.h tools/modelcfg.h tools/jsonread.h
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
 # targets whose input is a workload program, not PT bytes: their own dictionary
@@ -267,7 +267,7 @@ $(BUILD)/libfuzzer/%+ptm: fuzz/%.c $(BUILD)/libfuzzer/with_mutator.o $(HDR) $(FU
 
 # the mutator for AFL++ (AFL_CUSTOM_MUTATOR_LIBRARY); any C compiler builds it
 AFL_MUTATOR := $(BUILD)/afl/ptcodec-mutator.so
-$(AFL_MUTATOR): fuzz/afl_mutator.c $(HDR) tools/ptmutator.h tools/pktgen.h tools/modelprog.h tools/util.h | $(BUILD)/afl
+$(AFL_MUTATOR): fuzz/afl_mutator.c $(HDR) tools/ptmutator.h tools/ptfields.h tools/pktgen.h tools/modelprog.h tools/util.h | $(BUILD)/afl
 	$(CC) -std=c99 -O2 -g $(WARN) -shared -fPIC -o $@ $<
 
 # libipt 2.2 built for fuzzing: its sources compiled with the fuzzer's
@@ -388,7 +388,7 @@ CMAKEDIR := $(PREFIX)/share/cmake/ptcodec
 # the PT-aware mutator and the differential template: their headers and
 # the ones they include, side by side in include/ptcodec/ (#include
 # <ptcodec/ptmutator.h> after ptcodec.h), and the mutator's AFL++ library
-MUTATOR_HDRS := tools/ptmutator.h tools/ptdiff.h tools/pktgen.h tools/modelprog.h tools/util.h
+MUTATOR_HDRS := tools/ptmutator.h tools/ptfields.h tools/ptdiff.h tools/pktgen.h tools/modelprog.h tools/util.h
 MUTINCDIR := $(INCDIR)/ptcodec
 MUTLIBDIR := $(PREFIX)/lib/ptcodec
 INSTALLED := $(INCDIR)/ptcodec.h $(addprefix $(BINDIR)/,$(TOOLS)) $(patsubst %,$(MAN1DIR)/%.1,$(TOOLS)) \

@@ -180,16 +180,24 @@ static void dumpfmt_writers_match_printf(void)
     }
 }
 
-/* df_json walks a type's rows from the first: PTC_PACKET_FIELD_LIST keeps
-   each type's rows next to each other. */
+/* pf_rows_of (ptdump's JSON, the mutator's field operator) finds a type's
+   rows as one run from the first: PTC_PACKET_FIELD_LIST must keep each
+   type's rows next to each other, and the run must be all of them. */
 static void field_rows_of_a_type_are_together(void)
 {
-    size_t i, j;
-    for (i = 1; i < DF_FIELD_COUNT; i++)
-        if (df_field_types[i] != df_field_types[i - 1])
+    size_t i, j, first, n, count;
+    for (i = 1; i < PF_FIELD_COUNT; i++)
+        if (pf_field_types[i] != pf_field_types[i - 1])
             for (j = 0; j < i; j++)
-                CHECK(df_field_types[j] != df_field_types[i], "row %zu (%s) is apart from row %zu", i,
-                      ptc_packet_type_name((ptc_packet_type)df_field_types[i]), j);
+                CHECK(pf_field_types[j] != pf_field_types[i], "row %zu (%s) is apart from row %zu", i,
+                      ptc_packet_type_name((ptc_packet_type)pf_field_types[i]), j);
+    for (i = 0; i < PTC_PACKET_TYPE_COUNT; i++) {
+        for (count = 0, j = 0; j < PF_FIELD_COUNT; j++) count += pf_field_types[j] == i;
+        n = pf_rows_of((ptc_packet_type)i, &first);
+        CHECK(n == count, "%s: pf_rows_of finds %zu rows of %zu", ptc_packet_type_name((ptc_packet_type)i), n, count);
+        for (j = first; j < first + n; j++)
+            CHECK(pf_field_types[j] == i, "%s: row %zu is not its", ptc_packet_type_name((ptc_packet_type)i), j);
+    }
 }
 
 static void shared_data_present(void)

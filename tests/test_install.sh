@@ -15,7 +15,7 @@ if make --no-print-directory install DESTDIR="$stage" PREFIX="$prefix" BUILD="$w
   missing=""
   for f in include/ptcodec.h bin/ptdump bin/ptsim bin/ptgen bin/ptnav share/man/man1/ptdump.1 share/man/man1/ptsim.1 \
            share/man/man1/ptgen.1 share/man/man1/ptnav.1 share/pkgconfig/ptcodec.pc share/cmake/ptcodec/ptcodecConfig.cmake \
-           share/cmake/ptcodec/ptcodecConfigVersion.cmake include/ptcodec/ptmutator.h include/ptcodec/ptdiff.h include/ptcodec/pktgen.h \
+           share/cmake/ptcodec/ptcodecConfigVersion.cmake include/ptcodec/ptmutator.h include/ptcodec/ptfields.h include/ptcodec/ptdiff.h include/ptcodec/pktgen.h \
            include/ptcodec/modelprog.h include/ptcodec/util.h lib/ptcodec/ptcodec-mutator.so; do
     [ -f "$stage$prefix/$f" ] || missing="$missing $f"
   done

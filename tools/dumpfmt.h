@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ptfields.h"
 #include "util.h"
 
 /* A bounded string builder: output past cap is dropped, never overrun. */
@@ -391,55 +392,34 @@ UT_FN void df_json_hex(df_buf *b, const char *key, size_t key_len, df_u64 v)
     df_json_hex_value(b, v);
 }
 
-/* PTC_PACKET_FIELD_LIST as data: where each field lies, and its JSON key
-   written out (,"name":), so that an object is a walk over its type's
-   rows (one memchr finds the first) rather than a test of every row. */
-typedef struct df_field {
-    size_t off, size;
-    char key[16]; /* (the longest, ,"sub_state":, is 13) */
-    unsigned key_len;
-    ptc_field_form form;
-} df_field;
-#define DF__FIELD(t, member, field, name, form) \
-    { offsetof(ptc_packet, u.member.field), sizeof(((ptc_packet *)0)->u.member.field), \
-      ",\"" name "\":", sizeof(",\"" name "\":") - 1, form },
-#define DF__TYPE(t, member, field, name, form) (unsigned char)(t),
-static const df_field df_fields[] = { PTC_PACKET_FIELD_LIST(DF__FIELD) };
-static const unsigned char df_field_types[] = { PTC_PACKET_FIELD_LIST(DF__TYPE) };
-#undef DF__FIELD
-#undef DF__TYPE
-#define DF_FIELD_COUNT (sizeof df_fields / sizeof df_fields[0])
+/* Each field's JSON key written out (,"name":), a row for each row of
+   pf_fields, so that an object is a walk over its type's rows with one
+   wide copy a key. */
+typedef struct df_key {
+    char text[16]; /* (the longest, ,"sub_state":, is 13) */
+    unsigned len;
+} df_key;
+#define DF__KEY(t, member, field, name, form) { ",\"" name "\":", sizeof(",\"" name "\":") - 1 },
+static const df_key df_keys[] = { PTC_PACKET_FIELD_LIST(DF__KEY) };
+#undef DF__KEY
 
-UT_FN uint64_t df_field_value(const ptc_packet *p, const df_field *f)
-{
-    const unsigned char *at = (const unsigned char *)p + f->off;
-    uint8_t v8;
-    uint16_t v16;
-    uint32_t v32;
-    uint64_t v64;
-    switch (f->size) {
-    case 1: memcpy(&v8, at, 1); return v8;
-    case 2: memcpy(&v16, at, 2); return v16;
-    case 4: memcpy(&v32, at, 4); return v32;
-    default: memcpy(&v64, at, 8); return v64;
-    }
-}
-
-/* One field of a packet, as its form says. *skip: the row before was a
+/* Field row i of a packet, as its form says. *skip: the row before was a
    presence flag that was clear. */
-UT_FN void df_json_field(df_buf *b, const ptc_packet *p, const df_field *f, int *skip)
+UT_FN void df_json_field(df_buf *b, const ptc_packet *p, size_t i, int *skip)
 {
-    uint64_t v = df_field_value(p, f);
+    const pf_field *f = &pf_fields[i];
+    const df_key *k = &df_keys[i];
+    uint64_t v = pf_get(p, f);
     if (*skip) { *skip = 0; return; }
     switch (f->form) {
     case PTC_FF_INT: case PTC_FF_RESERVED: /* (a reserved field only when it is set) */
-        if (f->form == PTC_FF_INT || v) df_put_wide(b, f->key, f->key_len, sizeof f->key), df_dec(b, v);
+        if (f->form == PTC_FF_INT || v) df_put_wide(b, k->text, k->len, sizeof k->text), df_dec(b, v);
         break;
-    case PTC_FF_HEX: df_put_wide(b, f->key, f->key_len, sizeof f->key); df_json_hex_value(b, v); break;
-    case PTC_FF_BOOL: df_put_wide(b, f->key, f->key_len, sizeof f->key); df_json_bool_value(b, (unsigned)v); break;
+    case PTC_FF_HEX: df_put_wide(b, k->text, k->len, sizeof k->text); df_json_hex_value(b, v); break;
+    case PTC_FF_BOOL: df_put_wide(b, k->text, k->len, sizeof k->text); df_json_bool_value(b, (unsigned)v); break;
     case PTC_FF_PRESENCE: *skip = !v; break;
     case PTC_FF_TNT_BITS:
-        df_put_wide(b, f->key, f->key_len, sizeof f->key);
+        df_put_wide(b, k->text, k->len, sizeof k->text);
         df_put(b, "\"", 1);
         df_tnt(b, p, '1', '0');
         df_put(b, "\"", 1);
@@ -453,7 +433,7 @@ UT_FN void df_json_field(df_buf *b, const ptc_packet *p, const df_field *f, int 
 UT_FN void df_json(df_buf *b, const ptc_item *it)
 {
     const ptc_packet *p = &it->pkt;
-    const unsigned char *row;
+    size_t first, n = pf_rows_of(p->type, &first), i;
     int skip = 0;
     if (it->error != PTC_OK) {
         df_printf(b, "{\"off\":%llu,\"error\":\"%s\",\"msg\":\"%s\"}", (df_u64)it->offset,
@@ -465,9 +445,7 @@ UT_FN void df_json(df_buf *b, const ptc_item *it)
     df_put(b, ",\"size\":", 8);
     df_dec(b, p->size);
     df_put_wide(b, df_words(p->type)->json, df_words(p->type)->json_len, sizeof df_words(p->type)->json);
-    row = (const unsigned char *)memchr(df_field_types, p->type, DF_FIELD_COUNT);
-    for (; row && row < df_field_types + DF_FIELD_COUNT && *row == p->type; row++)
-        df_json_field(b, p, &df_fields[row - df_field_types], &skip);
+    for (i = first; i < first + n; i++) df_json_field(b, p, i, &skip);
     if (ptc_packet_is_ip(p->type) && it->ip_known) df_json_hex(b, DF_KEY("full_ip"), it->ip);
     df_put(b, "}", 1);
 }

@@ -42,6 +42,7 @@
 
 #include "pktgen.h"
 #include "modelprog.h"
+#include "ptfields.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -251,26 +252,6 @@ UT_FN size_t ptm__random_packet(ptm_mutator *m, ptc_packet_type t, uint8_t *out)
 
 /* ---- one field to an edge or a random value -------------------------------- */
 
-/* Where each field of ptc_packet lies (PTC_PACKET_FIELD_LIST), so that one
-   field can be set without knowing its type's layout. */
-typedef struct ptm_field { ptc_packet_type type; size_t off, size; } ptm_field;
-#define PTM__FIELD(t, member, field, name, form) \
-    { t, offsetof(ptc_packet, u.member.field), sizeof(((ptc_packet *)0)->u.member.field) },
-static const ptm_field ptm_fields[] = { PTC_PACKET_FIELD_LIST(PTM__FIELD) };
-#undef PTM__FIELD
-#define PTM_FIELD_COUNT (sizeof ptm_fields / sizeof ptm_fields[0])
-
-UT_FN void ptm__field_store(ptc_packet *p, const ptm_field *f, uint64_t v)
-{
-    uint8_t *at = (uint8_t *)p + f->off;
-    switch (f->size) {
-    case 1: { uint8_t x = (uint8_t)v; memcpy(at, &x, 1); break; }
-    case 2: { uint16_t x = (uint16_t)v; memcpy(at, &x, 2); break; }
-    case 4: { uint32_t x = (uint32_t)v; memcpy(at, &x, 4); break; }
-    default: memcpy(at, &v, 8); break;
-    }
-}
-
 /* Sets one field of the packet at unit k; the encoder decides what is in
    range: a value it refuses is halved until it is accepted (so "all ones"
    becomes the field's largest value). 0 when the packet has no field or
@@ -278,21 +259,20 @@ UT_FN void ptm__field_store(ptc_packet *p, const ptm_field *f, uint64_t v)
 UT_FN int ptm__op_field(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size, size_t k)
 {
     const ptm_unit *u = &m->units[k];
-    size_t rows[16], nrows = 0, i, w = 0;
-    const ptm_field *f;
+    size_t first, nrows, w = 0;
+    const pf_field *f;
     ptc_packet p, q;
     uint8_t out[PTC_MAX_PACKET_SIZE];
     uint64_t v;
     ptc_block_ctx ctx = u->type == PTC_BIP ? (u->size == 5 ? PTC_BLOCK_4 : PTC_BLOCK_8) : PTC_BLOCK_NONE;
     if (ptc_decode_packet(data + u->off, *size - u->off, ctx, &p) != PTC_OK) return 0;
-    for (i = 0; i < PTM_FIELD_COUNT && nrows < 16; i++)
-        if (ptm_fields[i].type == p.type) rows[nrows++] = i;
+    nrows = pf_rows_of(p.type, &first);
     if (!nrows) return 0;
-    f = &ptm_fields[rows[pg_range(&m->rng, 0, nrows - 1)]];
+    f = &pf_fields[first + pg_range(&m->rng, 0, nrows - 1)];
     v = pg_bits(&m->rng, (unsigned)(8 * f->size)); /* 0, 1, all ones, one less, a power of two, random */
     for (;;) {
         q = p;
-        ptm__field_store(&q, f, v);
+        pf_set(&q, f, v);
         if (ptc_encode_packet(&q, out, sizeof out, &w) == PTC_OK) break;
         if (!v) return 0;
         v >>= 1;
@@ -552,6 +532,13 @@ UT_FN ptm_op ptm__pick_op(ptm_mutator *m)
     return (ptm_op)i;
 }
 
+/* What a call did: the one place last_op and op_count are kept. */
+UT_FN void ptm__note_op(ptm_mutator *m, ptm_op op)
+{
+    m->last_op = op;
+    if (op < PTM_OP_COUNT) m->op_count[op]++;
+}
+
 /* Mutates data[0, size) in place, within max_size bytes; other (may be
    NULL) is a second input for "splice". Returns the new size (at most
    max_size). m->last_op says what was done. */
@@ -564,13 +551,12 @@ UT_FN size_t ptm_mutate(ptm_mutator *m, uint8_t *data, size_t size, size_t max_s
         ptm_op op = ptm__pick_op(m);
         size_t end = ptm__index(m, data, size), n = size;
         if (ptm__apply(m, op, data, &n, max_size, other, other_size, end)) {
-            m->last_op = op;
-            m->op_count[op]++;
+            ptm__note_op(m, op);
             return n;
         }
     }
     /* nothing applied (an empty input with no room, say): left as it was */
-    m->last_op = PTM_OP_COUNT;
+    ptm__note_op(m, PTM_OP_COUNT);
     return size;
 }
 
@@ -581,8 +567,7 @@ UT_FN size_t ptm_crossover(ptm_mutator *m, const uint8_t *a, size_t na, const ui
                            uint8_t *out, size_t max_out)
 {
     size_t n = ptm__splice_streams(m, a, na, b, nb, out, max_out);
-    m->last_op = PTM_OP_SPLICE;
-    m->op_count[PTM_OP_SPLICE]++;
+    ptm__note_op(m, PTM_OP_SPLICE);
     return n;
 }
 
@@ -629,8 +614,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 {
     ptm_mutator *m = ptm_hook(seed);
     if (pg_next(&m->rng) & 1) {
-        m->last_op = PTM_OP_BYTES;
-        m->op_count[PTM_OP_BYTES]++;
+        ptm__note_op(m, PTM_OP_BYTES);
         return LLVMFuzzerMutate(data, size, max_size);
     }
     return ptm_mutate(m, data, size, max_size, NULL, 0);
