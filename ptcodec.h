@@ -6589,6 +6589,8 @@ static int ptc__mdl_psb_at_edge(const ptc_model *m)
            m->have_sample && m->sample_cycle + 1 == m->cycle && m->sample_art + 1 == m->art;
 }
 
+static uint64_t ptc__mdl_cycles_to_mtc_within(const ptc_model *m, uint64_t limit); /* (time passing, below) */
+
 /* After each event and at each cycle boundary: a due PSB+ goes out as
    soon as nothing else is in flight - or, with cfg.psb_early_tsc, waits
    for an MTC edge at most that many cycles away, sampling each cycle,
@@ -6602,7 +6604,8 @@ static void ptc__mdl_settle(ptc_model *m)
         ptc__mdl_psb_plus(m, 1);
         return;
     }
-    if (m->cfg.psb_early_tsc && m->psb_bytes < wait_bytes && ptc_model_cycles_to_mtc(m) <= m->cfg.psb_early_tsc) {
+    if (m->cfg.psb_early_tsc && m->psb_bytes < wait_bytes &&
+        ptc__mdl_cycles_to_mtc_within(m, m->cfg.psb_early_tsc) <= m->cfg.psb_early_tsc) {
         m->have_sample = 1;
         m->sample_cycle = m->cycle;
         m->sample_art = m->art;
@@ -6619,7 +6622,12 @@ static int ptc__mdl_cyc_counting(const ptc_model *m) { return m->enabled && m->c
 
 static uint64_t ptc__mdl_cyc_max(const ptc_model *m) { return (UINT64_C(1) << m->cfg.cyc_bits) - 1; }
 
-PTCDEF uint64_t ptc_model_cycles_to_mtc(const ptc_model *m)
+/* The cycles to the next MTC edge, or UINT64_MAX when it is more than
+   `limit` cycles away (or never comes). With a wobbling rate the walk goes
+   a wobble step (256 cycles) at a time, and an MTC period can be millions
+   of cycles: the limit keeps a caller that only needs the nearer of two
+   events from walking to the farther one on every call. */
+static uint64_t ptc__mdl_cycles_to_mtc_within(const ptc_model *m, uint64_t limit)
 {
     /* the next ART value that is a multiple of 2^mtc_freq is k ticks away;
        the k-th tick happens in the j-th cycle from now, j minimal with
@@ -6636,11 +6644,14 @@ PTCDEF uint64_t ptc_model_cycles_to_mtc(const ptc_model *m)
         (void)ptc__math_mad_div(left, inc, num, 0, m->art_den, &ticks, &num);
         k -= ticks;
         done += left;
+        if (done > limit) return UINT64_MAX; /* (the edge is at least `done` away) */
         step = (step + 1) % PTC__MDL_WOBBLE_STEPS;
         left = PTC__MDL_WOBBLE_STEP_CYCLES;
         inc = ptc__mdl_wobble_inc(m, step);
     }
 }
+
+PTCDEF uint64_t ptc_model_cycles_to_mtc(const ptc_model *m) { return ptc__mdl_cycles_to_mtc_within(m, UINT64_MAX); }
 
 /* d cycles pass at one rate: the ART moves on. */
 static void ptc__mdl_advance_art(ptc_model *m, uint64_t d)
@@ -6870,9 +6881,9 @@ PTCDEF ptc_status ptc_model_idle(ptc_model *m, uint64_t cycles)
         return PTC_OK;
     }
     while (cycles) {
-        /* jump to the next boundary where something happens */
-        uint64_t d = cycles, to_mtc = ptc_model_cycles_to_mtc(m);
-        if (to_mtc < d) d = to_mtc;
+        /* jump to the next boundary where something happens: the MTC edge
+           last, so that its walk stops at the nearest other event */
+        uint64_t d = cycles, to_mtc;
         if (ptc__mdl_cyc_counting(m) && !m->overflow && ptc__mdl_cyc_max(m) - m->cyc_count < d)
             d = ptc__mdl_cyc_max(m) - m->cyc_count;
         if (m->overflow) {
@@ -6883,6 +6894,8 @@ PTCDEF ptc_status ptc_model_idle(ptc_model *m, uint64_t cycles)
         if (m->mtc_pending && m->mtc_due - m->cycle < d) d = m->mtc_due - m->cycle;
         if (ptc__mdl_psb_due(m)) d = 1; /* settled at the very next boundary, as when stepping */
         if (d == 0) d = 1;          /* never: every event above is at least a cycle away */
+        to_mtc = ptc__mdl_cycles_to_mtc_within(m, d); /* (at least a cycle away) */
+        if (to_mtc < d) d = to_mtc;
         ptc__mdl_advance(m, d);
         cycles -= d;
         ptc__mdl_boundary(m, d == to_mtc);
