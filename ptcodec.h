@@ -1038,6 +1038,7 @@ typedef struct ptc_events {
     uint32_t epoch;
     uint64_t pos;                     /* CYC sum in the epoch */
     int cyc_just_before;              /* the last item but PADs was a CYC */
+    uint64_t cyc_last;                /* that CYC's count */
     ptc__ev_branch branch;
     /* anchors */
     ptc__ev_anchor ref;               /* the last anchor: lower bounds count from it */
@@ -5038,6 +5039,7 @@ static PTC__INLINE void ptc__ev_cyc(ptc_events *ev, uint64_t cycles)
     ev->tsc.cycles += cycles;
     ptc__ev_note_cyc(ev, cycles);
     ev->cyc_just_before = 1;
+    ev->cyc_last = cycles;
     if (ev->ref_waits_cyc) {
         ev->ref.pos_hi = ev->pos;
         ev->ref_waits_cyc = 0;
@@ -5334,6 +5336,13 @@ static PTC__INLINE void ptc__ev_event(ptc_events *ev, const ptc_item *it)
     int tnt = ptc_packet_is_tnt(t);
     int exact = ev->cyc_just_before && t != PTC_OVF && (tnt || ptc_packet_is_cyc_eligible(t));
     ptc__ev_entry *e = ptc__ev_at(ev, ev->count);
+    if ((t == PTC_OVF || t == PTC_NONE) && ev->cyc_just_before) {
+        /* a CYC sent with an OVF (after packets were lost) or cut by an
+           error tells nothing: its cycles are not counted, as the full
+           clock does not count them (SPEC 3.5 rule 5) */
+        ev->pos -= ev->cyc_last;
+        ev->tsc.cycles -= ev->cyc_last;
+    }
     ptc__ev_catch_up(ev);
     if (&e->it != it) e->it = *it;
     e->have_time = (uint8_t)ev->tsc.have;
