@@ -9,10 +9,10 @@ cd "$(dirname "$0")/.." || exit 1
 out=${BUILD:-build}/compile
 mkdir -p "$out"
 failed=0
-for combo in "gcc c99" "gcc c11" "clang c99" "clang c11" "g++ c++11" "g++ c++17" "clang++ c++11" "clang++ c++17"; do
-  set -- $combo
-  cc=$1 std=$2
-  if ! command -v "$cc" >/dev/null 2>&1; then echo "skip - compile_${cc}_${std}: $cc not installed"; continue; fi
+# One compiler and standard: its lines on standard output, 1 when any failed.
+one_combo() {
+  cc=$1 std=$2 bad=0
+  if ! command -v "$cc" >/dev/null 2>&1; then echo "skip - compile_${cc}_${std}: $cc not installed"; return 0; fi
   lang=""
   case $cc in *++) lang="-x c++";; esac
   for static in "" "-DPTCODEC_STATIC" "-DPTCDEF=extern"; do
@@ -23,7 +23,7 @@ for combo in "gcc c99" "gcc c11" "clang c99" "clang c11" "g++ c++11" "g++ c++17"
          -o "$exe" >"$exe.log" 2>&1 && "$exe"; then
       echo "ok - $name"
     else
-      echo "FAIL - $name"; sed 's/^/  /' "$exe.log" | head -20; failed=1
+      echo "FAIL - $name"; sed 's/^/  /' "$exe.log" | head -20; bad=1
     fi
   done
   # the mutator header a fuzzing harness includes, with libFuzzer's hooks
@@ -32,7 +32,27 @@ for combo in "gcc c99" "gcc c11" "clang c99" "clang c11" "g++ c++11" "g++ c++17"
   if $cc $lang -std=$std -O2 -Wall -Wextra -Werror -pedantic -c tests/compile/mutator_hooks.c -o "$obj" >"$obj.log" 2>&1; then
     echo "ok - $name"
   else
-    echo "FAIL - $name"; sed 's/^/  /' "$obj.log" | head -20; failed=1
+    echo "FAIL - $name"; sed 's/^/  /' "$obj.log" | head -20; bad=1
   fi
+  return $bad
+}
+
+# Two combinations at a time (the machine's two cores), printed in order;
+# a combination's status is in its .status file, since wait on several
+# jobs gives only the last one's.
+set -- "gcc c99" "gcc c11" "clang c99" "clang c11" "g++ c++11" "g++ c++17" "clang++ c++11" "clang++ c++17"
+i=0
+while [ $# -gt 0 ]; do
+  for combo in "$1" "${2:-}"; do
+    [ -n "$combo" ] || continue
+    i=$((i + 1))
+    ( one_combo $combo > "$out/combo$i.txt" 2>&1; echo $? > "$out/combo$i.status" ) &
+  done
+  wait
+  shift; [ $# -gt 0 ] && shift
+done
+for j in $(seq 1 $i); do
+  cat "$out/combo$j.txt"
+  [ "$(cat "$out/combo$j.status")" = 0 ] || failed=1
 done
 exit $failed

@@ -8,18 +8,21 @@ b=${1:-build}
 log=$(mktemp)
 run_started=$(date +%s)
 trap 'rm -f "$log" "$log".*' EXIT
+# (run_scratch: the file a step's lines go to first; the second lane below
+# has its own)
 run() { # label command...
   label=$1; shift
+  one=${run_scratch:-$log.one}
   started=$(date +%s)
-  "$@" >"$log.one" 2>&1; st=$?
+  "$@" >"$one" 2>&1; st=$?
   echo "$(( $(date +%s) - started )) $label" >> "$log.seconds"
-  cat "$log.one"
-  cat "$log.one" >> "$log"
-  if [ $st != 0 ] && ! grep -q '^FAIL - ' "$log.one"; then
+  cat "$one"
+  cat "$one" >> "$log"
+  if [ $st != 0 ] && ! grep -q '^FAIL - ' "$one"; then
     echo "FAIL - $label (exit status $st)" | tee -a "$log"
   fi
   # a runner must say a failure with its exit status too
-  if [ $st = 0 ] && grep -q '^FAIL - ' "$log.one"; then
+  if [ $st = 0 ] && grep -q '^FAIL - ' "$one"; then
     echo "FAIL - $label: reported failures but exited 0" | tee -a "$log"
   fi
 }
@@ -27,7 +30,7 @@ run() { # label command...
 # and with real clocks) and on 60 streams libipt's encoder wrote, ptcodec's
 # maximum and mean time errors are no worse than libipt's nor Linux perf's,
 # every truth is inside its interval and nothing goes back
-# (at make bench's sizes: about 100 s of one core, so it runs in the background)
+# (at make bench's sizes: about 100 s of one core, so it runs in the second lane)
 timecmp() { # program
   if "$1" --real-clocks --check > "$log.tc" 2>&1; then echo "ok - time_accuracy_vs_libipt_and_perf: $(tail -1 "$log.tc")"
   else grep -B3 -e 'does worse' -e 'break G1' "$log.tc" | head -20; tail -3 "$log.tc"; echo "FAIL - time_accuracy_vs_libipt_and_perf"; return 1; fi
@@ -45,15 +48,27 @@ bg_report() { # name label
   eval "wait \"\$bg_pid_$1\""
   run "$2" bg_saved "$1"
 }
+# One unit test program, as its build asks.
+run_test() { # program
+  name=${1#"$b"/test/}
+  case $name in
+    */timecmp) run time_accuracy_vs_libipt_and_perf timecmp "$1" ;;
+    gcc/*_noi128) run "$name" env TL_TAG="gcc, portable 128-bit" "$1" SPEC.md ;;
+    *) run "$name" env TL_TAG="${name%%/*}" "$1" SPEC.md ;;
+  esac
+}
+# The second lane: the long one-core programs (the time comparison, about
+# 100 s, and the portable 128-bit builds, about 200 s) run one after another
+# beside the other unit tests; their lines join the tally as they finish
+# and are printed by lane_report.
+lane_progs=$(grep -E '/timecmp$|_noi128$' "$b/test-programs")
+( run_scratch=$log.one-lane; for prog in $lane_progs; do run_test "$prog"; done ) > "$log.lane" 2>&1 < /dev/null &
+lane_pid=$!
+lane_report() { wait "$lane_pid"; cat "$log.lane"; }
 # Every unit test program the build made, from the Makefile's one list.
 : > "$log.ran"
 while read -r prog; do
-  name=${prog#"$b"/test/}
-  case $name in
-    */timecmp) bg_start timecmp timecmp "$prog"; started_timecmp=1 ;;
-    gcc/*_noi128) run "$name" env TL_TAG="gcc, portable 128-bit" "$prog" SPEC.md ;;
-    *) run "$name" env TL_TAG="${name%%/*}" "$prog" SPEC.md ;;
-  esac
+  case " $(echo $lane_progs) " in *" $prog "*) ;; *) run_test "$prog" ;; esac
   echo "$prog" >> "$log.ran"
 done < "$b/test-programs"
 [ -x "$b/test/clang/test_libipt" ] || echo "skip - test_libipt, time_accuracy_vs_libipt_and_perf: libipt-dev is not installed" | tee -a "$log"
@@ -72,7 +87,7 @@ run test_cli sh tests/test_cli.sh "$b/san"
 run test_sources sh tests/test_sources.sh
 # make test: the unit tests, the tools' and the sources' checks, and no more
 if [ -n "${UNIT_ONLY:-}" ]; then
-  [ -n "${started_timecmp:-}" ] && bg_report timecmp time_accuracy_vs_libipt_and_perf
+  lane_report
   passed=$(grep -c '^ok - ' "$log"); failed=$(grep -c '^FAIL - ' "$log"); skipped=$(grep -c '^skip - ' "$log")
   [ "$skipped" != 0 ] && echo "($skipped skipped)"
   echo "$passed passed, $failed failed"
@@ -115,11 +130,22 @@ replay() { # build-dir target
   if "$b/$1/$2" "corpus/$2" > "$log.r" 2>&1; then echo "ok - $1_$2: $(tail -1 "$log.r")"
   else tail -20 "$log.r"; echo "FAIL - $1_$2"; return 1; fi
 }
-# A short libFuzzer run from the corpus, so a regression shows up quickly.
+# A short libFuzzer run, so a regression shows up quickly. It starts from
+# at most 400 of the corpus's inputs, spread over it: libFuzzer runs every
+# seed before its clock starts (1 839 of fuzz_nav's took 50 s), and the
+# replays above have run them all already.
+smoke_seeds() { # target -> a folder of seeds
+  rm -rf "$b/smoke-seeds-$1"; mkdir -p "$b/smoke-seeds-$1"
+  n=$(ls "corpus/$1" | wc -l)
+  ls "corpus/$1" | awk -v k=$(( (n + 399) / 400 )) 'NR % k == 0' | while read -r f; do
+    cp "corpus/$1/$f" "$b/smoke-seeds-$1/"
+  done
+}
 smoke() { # target dictionary
   mkdir -p "$b/smoke-$1"
+  smoke_seeds "$1"
   if "$b/libfuzzer/$1" -max_total_time="${SMOKE_SECONDS:-12}" -max_len=4096 -dict="$2" \
-       -artifact_prefix="$b/" "$b/smoke-$1" "corpus/$1" > "$log.f" 2>&1; then
+       -artifact_prefix="$b/" "$b/smoke-$1" "$b/smoke-seeds-$1" > "$log.f" 2>&1; then
     echo "ok - fuzz_smoke_$1: $(grep -o '#[0-9]*[[:space:]]*DONE.*' "$log.f" | head -1)"
   else
     grep -A20 -E 'ERROR|FZ_ASSERT|runtime error' "$log.f" | head -40; echo "FAIL - fuzz_smoke_$1"; return 1
@@ -141,7 +167,7 @@ if [ -x "$b/replay/fuzz_libipt22" ]; then run replay_fuzz_libipt22 replay replay
 else echo "skip - replay_fuzz_libipt22: ../shared/reference/libipt-2.2.tar.gz or cmake is missing" | tee -a "$log"; fi
 bg_report ossfuzz ossfuzz_build
 run test_mutator_engines sh tests/test_mutator_engines.sh "$b"
-[ -n "${started_timecmp:-}" ] && bg_report timecmp time_accuracy_vs_libipt_and_perf
+lane_report
 # where the time went (CI has 30 minutes; the build before this is the rest)
 echo "# the tests took $(( $(date +%s) - run_started )) s; the slowest steps: $(sort -rn "$log.seconds" | head -8 |
   awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $2, $1 }')"
