@@ -5339,7 +5339,7 @@ static PTC__INLINE void ptc__ev_event(ptc_events *ev, const ptc_item *it)
     if ((t == PTC_OVF || t == PTC_NONE) && ev->cyc_just_before) {
         /* a CYC sent with an OVF (after packets were lost) or cut by an
            error tells nothing: its cycles are not counted, as the full
-           clock does not count them (SPEC 3.5 rule 5) */
+           clock does not count them (SPEC 3.5 rule 2) */
         ev->pos -= ev->cyc_last;
         ev->tsc.cycles -= ev->cyc_last;
     }

@@ -15,11 +15,10 @@
    rows together. */
 typedef struct pf_field {
     size_t off, size;   /* within ptc_packet */
-    const char *name;   /* its JSON key */
     ptc_field_form form;
 } pf_field;
 #define PF__FIELD(t, member, field, name, form) \
-    { offsetof(ptc_packet, u.member.field), sizeof(((ptc_packet *)0)->u.member.field), name, form },
+    { offsetof(ptc_packet, u.member.field), sizeof(((ptc_packet *)0)->u.member.field), form },
 #define PF__TYPE(t, member, field, name, form) (unsigned char)(t),
 static const pf_field pf_fields[] = { PTC_PACKET_FIELD_LIST(PF__FIELD) };
 /* each row's type, apart, so that one memchr finds a type's first row */
