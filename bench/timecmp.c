@@ -52,6 +52,7 @@
 #include "encgen.h"
 
 #include <intel-pt.h>
+#include "../tests/libipt_query.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,45 +134,24 @@ static void trace_packet(size_t k, const ptc_item *it, uint64_t truth, const ptc
     printf("\n");
 }
 
-/* The packet each libipt answer belongs to: one cursor per kind, since
-   libipt consumes each kind in stream order. */
-typedef struct cursors {
-    const ptc_item *items;
-    size_t n, tnt, tnt_bits_left, tip, pge, pgd, pip, ptw;
-    int lost; /* an answer did not match its packet */
-} cursors;
+/* libipt's times, as tests/libipt_query.h ties them to packets: est[k]
+   for the packet k an answer belongs to, and every time in the order
+   libipt gives them (none may go back). */
+typedef struct libipt_times { uint64_t *est; score *steps; } libipt_times;
 
-static size_t next_of(cursors *c, size_t *cur, ptc_packet_type a, ptc_packet_type b)
+static void libipt_time(void *user, size_t k, uint64_t tsc)
 {
-    while (*cur < c->n && (c->items[*cur].error != PTC_OK ||
-                           (c->items[*cur].pkt.type != a && c->items[*cur].pkt.type != b)))
-        (*cur)++;
-    return *cur < c->n ? (*cur)++ : SIZE_MAX;
-}
-
-static size_t match_ip(cursors *c, size_t k, uint64_t ip, int suppressed)
-{
-    if (k == SIZE_MAX) { c->lost = 1; return k; }
-    if (!suppressed && c->items[k].ip_known && c->items[k].ip != ip) {
-        fprintf(stderr, "timecmp: libipt's answer (ip %llx) does not match the packet at %llu (ip %llx)\n",
-                (unsigned long long)ip, (unsigned long long)c->items[k].offset, (unsigned long long)c->items[k].ip);
-        c->lost = 1;
-        return SIZE_MAX;
-    }
-    return k;
+    libipt_times *lt = (libipt_times *)user;
+    score_step(lt->steps, tsc);
+    if (k != SIZE_MAX) lt->est[k] = tsc;
 }
 
 /* libipt's time for each packet an answer belongs to (UINT64_MAX: none). */
 static void run_libipt(const stream *sm, const ptc_item *items, size_t n, uint64_t *est, score *steps, int *failed)
 {
     struct pt_config cfg;
-    struct pt_query_decoder *q;
-    cursors c;
-    uint64_t ip;
-    int st;
-    memset(&c, 0, sizeof c);
-    c.items = items;
-    c.n = n;
+    libipt_times lt;
+    lq_walk w;
     memset(&cfg, 0, sizeof cfg);
     cfg.size = sizeof cfg;
     cfg.begin = (uint8_t *)(uintptr_t)sm->bytes;
@@ -180,56 +160,15 @@ static void run_libipt(const stream *sm, const ptc_item *items, size_t n, uint64
     cfg.nom_freq = sm->nom_freq;
     cfg.cpuid_0x15_eax = sm->cpuid_15_eax;
     cfg.cpuid_0x15_ebx = sm->cpuid_15_ebx;
-    q = pt_qry_alloc_decoder(&cfg);
-    if (!q) { *failed = 1; return; }
-    st = pt_qry_sync_forward(q, &ip);
-    while (st >= 0 && !c.lost) {
-        uint64_t now = UINT64_MAX;
-        size_t k = SIZE_MAX;
-        int taken;
-        while (st >= 0 && (st & pts_event_pending)) {
-            struct pt_event ev;
-            st = pt_qry_event(q, &ev, sizeof ev);
-            if (st < 0) break;
-            k = SIZE_MAX;
-            switch (ev.type) {
-            case ptev_enabled: k = match_ip(&c, next_of(&c, &c.pge, PTC_TIP_PGE, PTC_TIP_PGE), ev.variant.enabled.ip, ev.ip_suppressed); break;
-            case ptev_disabled: case ptev_async_disabled: k = next_of(&c, &c.pgd, PTC_TIP_PGD, PTC_TIP_PGD); break;
-            case ptev_async_branch: k = match_ip(&c, next_of(&c, &c.tip, PTC_TIP, PTC_TIP), ev.variant.async_branch.to, ev.ip_suppressed); break;
-            case ptev_paging: case ptev_async_paging: k = next_of(&c, &c.pip, PTC_PIP, PTC_PIP); break;
-            case ptev_ptwrite: k = next_of(&c, &c.ptw, PTC_PTW, PTC_PTW); break;
-            default: break;
-            }
-            if (ev.has_tsc || pt_qry_time(q, &ev.tsc, NULL, NULL) >= 0) { /* not every event is stamped */
-                score_step(steps, ev.tsc);
-                if (k != SIZE_MAX) est[k] = ev.tsc;
-            }
-        }
-        if (st < 0 || (st & pts_eos)) break;
-        st = pt_qry_cond_branch(q, &taken);
-        if (st >= 0) {
-            if (!c.tnt_bits_left) {
-                k = next_of(&c, &c.tnt, PTC_TNT8, PTC_TNT64);
-                if (k == SIZE_MAX) { c.lost = 1; break; }
-                c.tnt_bits_left = items[k].pkt.u.tnt.count;
-            }
-            c.tnt_bits_left--;
-        } else if (st == -pte_bad_query) {
-            st = pt_qry_indirect_branch(q, &ip);
-            if (st >= 0) k = match_ip(&c, next_of(&c, &c.tip, PTC_TIP, PTC_TIP), ip, st & pts_ip_suppressed);
-            else if (st == -pte_bad_query) { /* neither: an event libipt did not flag (tracing was off) */
-                st = pts_event_pending;
-                continue;
-            }
-        }
-        if (st < 0) break;
-        if (pt_qry_time(q, &now, NULL, NULL) >= 0) {
-            score_step(steps, now);
-            if (k != SIZE_MAX) est[k] = now;
-        }
+    lt.est = est;
+    lt.steps = steps;
+    if (!lq_times(&cfg, items, n, SIZE_MAX, libipt_time, &lt, &w)) {
+        *failed = 1;
+    } else if (w.lost) {
+        fprintf(stderr, "timecmp: libipt's answer (ip %llx) does not match the packet at %lld\n",
+                (unsigned long long)w.lost_ip, w.lost_at == UINT64_MAX ? -1LL : (long long)w.lost_at);
+        *failed = 1;
     }
-    if (c.lost) *failed = 1;
-    pt_qry_free_decoder(q);
 }
 
 /* Linux perf's time for each packet (UINT64_MAX: perf never reached it;
