@@ -4,10 +4,17 @@
    a field reaches its edges; the same seed gives the same outputs; nothing
    is written past the room given; a crossover splices at PSBs; "generate"
    writes what the model writes. The engines' own runs with it (libFuzzer's
-   hooks, AFL++'s library) are in tests/run.sh. */
+   hooks, AFL++'s library) are in tests/run.sh.
+   And the differential template's time comparison (tools/ptdiff.h), which
+   a campaign on someone else's timed decoder stands on: it finds each
+   fault where it is, and only there. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "../tools/ptmutator.h"
+#include "../tools/ptdiff.h"
+#include "../tools/modelcfg.h"
+#include "../tools/workloads.h"
+#include "../tools/modelrec.h"
 #include "testlib.h"
 
 enum { STREAM_CAP = 4096, MUTATIONS = 20000 };
@@ -192,6 +199,132 @@ static void generate_writes_a_model_stream(void)
     CHECK(seen == 20, "generate applied %zu times", seen);
 }
 
+
+/* ---- tools/ptdiff.h's time comparison ---------------------------------- */
+
+/* A timed decoder that gives the truth's times in order, but for one it
+   bends: entry `bent_index` given as `bent` instead, and entry
+   `skip_index` not given (SIZE_MAX: none). */
+static const pd_time *fake_truth;
+static size_t fake_n, bent_index, skip_index = SIZE_MAX;
+static pd_time bent;
+
+static void *fake_open(const uint8_t *buf, size_t len, const ptc_clock_config *clocks)
+{
+    static size_t next;
+    UT_UNUSED(buf);
+    UT_UNUSED(len);
+    UT_UNUSED(clocks);
+    next = 0;
+    return &next;
+}
+
+static int fake_next(void *self, pd_time *t)
+{
+    size_t *next = (size_t *)self;
+    if (*next == skip_index) (*next)++;
+    if (*next == fake_n) return 0;
+    *t = *next == bent_index ? bent : fake_truth[*next];
+    (*next)++;
+    return 1;
+}
+
+static void fake_close(void *self) { UT_UNUSED(self); }
+
+static const pd_timed_decoder fake = { "the truth, bent", fake_open, fake_next, fake_close };
+
+/* Whether a packet at the truth's entry i is news (pd_time_news). */
+static int news_at(const mr_trace *tr, const pd_time *truth, size_t i)
+{
+    ptc_packet p;
+    return ptc_decode_packet(tr->bytes + truth[i].offset, tr->len - truth[i].offset, PTC_BLOCK_NONE, &p) == PTC_OK &&
+           pd_time_news(p.type);
+}
+
+static void compare_bent(const mr_trace *tr, const ptc_clock_config *cc, size_t index, pd_time t, pd_time_result *res)
+{
+    bent_index = index;
+    bent = t;
+    CHECK(pd_compare_times(&fake, tr->bytes, tr->len, cc, fake_truth, fake_n, 10, res));
+}
+
+static void time_comparison_finds_each_fault_where_it_is(void)
+{
+    mr_trace tr;
+    ptc_model_config mc;
+    ptc_clock_config cc;
+    ptc_model_sink sink;
+    pd_time *truth, t;
+    pd_time_result base, res;
+    char err[200];
+    size_t n, k;
+    memset(&tr, 0, sizeof tr);
+    sink = mr_start(&tr, 0);
+    CHECK(wl_run_configured(wl_find("dense"), "off", "cyc_en=1", 400000, 3, &sink, &mc, err, sizeof err), "%s", err);
+    ptc_clock_config_from_model(&cc, &mc);
+    truth = (pd_time *)malloc((tr.nt + 1) * sizeof *truth);
+    CHECK(truth != NULL);
+    if (!truth) return;
+    n = pd_truth_of_model(tr.t, tr.nt, truth);
+    CHECK(n > 1000, "%zu packets", n);
+    fake_truth = truth;
+    fake_n = n;
+    /* the truth itself: every time at its packet, none off; it goes back
+       only after news (a TNT's first branch before the MTC ahead of it) */
+    compare_bent(&tr, &cc, SIZE_MAX, truth[0], &base);
+    CHECK(base.times == n && base.compared == n && base.max_err == 0 && base.off == 0 && base.stray == 0);
+    CHECK(base.back == 0, "the truth goes back with no news at %llu", (unsigned long long)base.bad.offset);
+    CHECK(base.corrected > 0, "the truth never goes back: the rule is not tried");
+    /* one time off by more than the tolerance, its neighbours far enough
+       for it not to go back or be gone back from */
+    for (k = 1; k + 1 < n && !(truth[k].tsc - truth[k - 1].tsc > 30 && truth[k + 1].tsc - truth[k].tsc > 30); k++)
+        ;
+    CHECK(k + 1 < n);
+    t = truth[k];
+    t.tsc += 11;
+    compare_bent(&tr, &cc, k, t, &res);
+    CHECK(res.off == 1 && res.back == 0 && res.stray == 0 && res.max_err == 11);
+    CHECK(res.fault == PD_TIME_OFF && res.bad.offset == truth[k].offset && res.bad_ref == truth[k].tsc);
+    t.tsc -= 1; /* within the tolerance: fine */
+    compare_bent(&tr, &cc, k, t, &res);
+    CHECK(res.off == 0 && res.fault == PD_TIME_FINE && res.max_err == 10);
+    /* one time inside a packet, not at its start */
+    for (k = 0; k + 1 < n && truth[k + 1].offset - truth[k].offset < 2; k++)
+        ;
+    CHECK(k + 1 < n);
+    t = truth[k];
+    t.offset++;
+    compare_bent(&tr, &cc, k, t, &res);
+    CHECK(res.stray == 1 && res.compared == n - 1 && res.fault == PD_TIME_STRAY && res.bad.offset == truth[k].offset + 1);
+    /* going back: with no news between the two packets a fault; with news
+       (the packet between them given no time) a correction */
+    for (k = 1; k < n && (news_at(&tr, truth, k - 1) || news_at(&tr, truth, k) || !truth[k - 1].tsc); k++)
+        ;
+    CHECK(k < n, "no two neighbours without news");
+    t = truth[k];
+    t.tsc = truth[k - 1].tsc - 1;
+    compare_bent(&tr, &cc, k, t, &res);
+    CHECK(res.back == 1 && res.corrected == base.corrected && res.fault == PD_TIME_BACK &&
+          res.bad.offset == truth[k].offset && res.bad_ref == truth[k - 1].tsc);
+    for (k = 2; k < n && (!news_at(&tr, truth, k - 1) || news_at(&tr, truth, k - 2) || news_at(&tr, truth, k) ||
+                          !truth[k - 2].tsc);
+         k++)
+        ;
+    CHECK(k < n, "no news between two packets without");
+    t = truth[k];
+    t.tsc = truth[k - 2].tsc - 1;
+    skip_index = k - 1;
+    compare_bent(&tr, &cc, k, t, &res);
+    skip_index = SIZE_MAX;
+    /* (the truth's own corrections stay, but one at k: the news before it
+       now comes before the time bent back) */
+    CHECK(res.corrected == base.corrected + 1 - (truth[k].tsc < truth[k - 1].tsc) && res.back == 0 &&
+              res.times == n - 1, "corrected %llu of the truth's %llu, back %llu", (unsigned long long)res.corrected,
+          (unsigned long long)base.corrected, (unsigned long long)res.back);
+    free(truth);
+    mr_free(&tr);
+}
+
 int main(void)
 {
     RUN(every_operator_applies_and_keeps_packets_whole);
@@ -200,5 +333,6 @@ int main(void)
     RUN(a_field_reaches_its_edges);
     RUN(crossover_splices_at_psbs);
     RUN(generate_writes_a_model_stream);
+    RUN(time_comparison_finds_each_fault_where_it_is);
     TL_EXIT();
 }

@@ -14,6 +14,14 @@
    decoder); fuzz/fuzz_diff_libipt.c compares libipt 2.0.5 field by field
    with the list in tests/libipt_allowlist.h.
 
+   Times too, when your decoder gives them: a pd_timed_decoder whose
+   next() gives (packet offset, TSC) pairs. pd_compare_times() holds them
+   to the true time of each packet, which a stream written by ptcodec's
+   model carries (ptc_truth; pd_truth_of_model), and counts the times off
+   by more than your tolerance, the times that go back, and the times at
+   no packet. fuzz/fuzz_libipt22_time.c is the worked example (libipt
+   2.2's query decoder, on the model's streams).
+
    Include after ptcodec.h (with its implementation). Allocates nothing;
    your adaptor may. */
 #ifndef PTCODEC_PTDIFF_H
@@ -182,6 +190,178 @@ UT_FN void pd_describe(const pd_decoder *dec, const pd_result *res, char *out, s
         if (w < 0) break;
         n += (size_t)w;
     }
+}
+
+/* ---- Times against the truth ------------------------------------------ */
+
+/* A time: the offset of the packet it belongs to and a TSC. A TNT's time
+   is its first branch's (SPEC 3.1). */
+typedef struct pd_time {
+    uint64_t offset;
+    uint64_t tsc;
+} pd_time;
+
+/* Your decoder with time: open() on buf[0, len) with the trace's clocks
+   (ptcodec's words for them: take what your decoder is told, as perf
+   records it - mtc_freq, the CPUID 0x15 ratio, nom_num / nom_den rounded
+   to the MSR's integer, cyc_en and cyc_thresh; NULL: it refused), next()
+   once per time it gives, in the order it gives them, until it returns 0,
+   then close(). */
+typedef struct pd_timed_decoder {
+    const char *name;
+    void *(*open)(const uint8_t *buf, size_t len, const ptc_clock_config *clocks);
+    int (*next)(void *self, pd_time *t);
+    void (*close)(void *self);
+} pd_timed_decoder;
+
+/* What is wrong with a time. */
+typedef enum pd_time_fault {
+    PD_TIME_FINE,
+    PD_TIME_OFF,   /* off its packet's truth by more than the tolerance */
+    PD_TIME_BACK,  /* before the time the decoder gave before it, with no news from
+                      that one's packet on (pd_time_news) */
+    PD_TIME_STRAY  /* at an offset where no packet starts */
+} pd_time_fault;
+
+UT_FN const char *pd_time_fault_name(pd_time_fault f)
+{
+    static const char *const names[] = { "fine", "off by more than the tolerance", "goes back", "at no packet" };
+    return (unsigned)f <= PD_TIME_STRAY ? names[f] : "?";
+}
+
+/* What pd_compare_times found. */
+typedef struct pd_time_result {
+    uint64_t times;       /* the times the decoder gave */
+    uint64_t compared;    /* those at a packet the truth has */
+    uint64_t off, back, stray; /* the times with each fault (one time may have two) */
+    uint64_t corrected;   /* times before the one before them, after news: not a fault */
+    uint64_t max_err;     /* the largest error of those compared, in TSC ticks */
+    double sum_err;       /* (the mean: sum_err / compared) */
+    pd_time_fault fault;  /* the first fault found, */
+    pd_time bad;          /*   the time that has it */
+    uint64_t bad_ref;     /*   and what it was held to: its packet's true TSC (PD_TIME_OFF),
+                               the time before it (PD_TIME_BACK) */
+} pd_time_result;
+
+/* The truth of a model's stream as pd_times: the true TSC of each packet
+   written whole, in stream order (packets the model generated but did not
+   write, a CYC cut by SKD007 and a TMA corrupted by SKZ84 left out). out
+   has room for nt; returns how many it holds. */
+UT_FN size_t pd_truth_of_model(const ptc_truth *t, size_t nt, pd_time *out)
+{
+    size_t i, n = 0;
+    for (i = 0; i < nt; i++) {
+        if (t[i].fate != PTC_FATE_EMITTED) continue;
+        out[n].offset = t[i].offset;
+        out[n].tsc = t[i].time.tsc;
+        n++;
+    }
+    return n;
+}
+
+/* The truth's entry at offset (truth sorted by offset), or NULL. */
+UT_FN const pd_time *pd__truth_at(const pd_time *truth, size_t n, uint64_t offset)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (truth[mid].offset < offset) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && truth[lo].offset == offset ? &truth[lo] : NULL;
+}
+
+/* Packets that tell a decoder more about the time, so that it may correct
+   an estimate and give a time before the one it gave before: the timing
+   packets (TSC, TMA, MTC, CYC), a CBR (a new core-to-bus ratio) and an OVF
+   (packets were lost). */
+UT_FN int pd_time_news(ptc_packet_type t) { return ptc_packet_is_timing(t) || t == PTC_CBR || t == PTC_OVF; }
+
+/* Whether there is news from the packet at offset from (itself included)
+   up to the packet at offset to (to after from): the truth goes back there
+   too, where a TNT's first branch came before the MTC or CYC just ahead of
+   its packet (SPEC 3.1). Bytes ptcodec cannot read there count as news: a
+   decoder may have synchronized again after them. */
+UT_FN int pd__news_between(const uint8_t *buf, size_t len, uint64_t from, uint64_t to)
+{
+    ptc_block_ctx ctx = PTC_BLOCK_NONE;
+    uint64_t off = from;
+    ptc_packet p;
+    if (to <= from) return 0;
+    while (off < to && off < len) {
+        if (ptc_decode_packet(buf + off, len - off, ctx, &p) != PTC_OK) return 1;
+        if (pd_time_news(p.type)) return 1;
+        ctx = ptc_block_ctx_after(ctx, &p);
+        off += p.size;
+    }
+    return 0;
+}
+
+UT_FN void pd__time_fault(pd_time_result *res, pd_time_fault f, const pd_time *t, uint64_t ref)
+{
+    if (f == PD_TIME_OFF) res->off++;
+    else if (f == PD_TIME_BACK) res->back++;
+    else res->stray++;
+    if (res->fault != PD_TIME_FINE) return;
+    res->fault = f;
+    res->bad = *t;
+    res->bad_ref = ref;
+}
+
+/* Runs the decoder under test over buf[0, len) and holds each time it
+   gives to the truth (n entries sorted by offset, as pd_truth_of_model
+   gives them): off by more than tolerance TSC ticks, before the time given
+   before it with no news between, or at no packet. Returns 1 when the decoder opened, else 0
+   (res untouched). */
+UT_FN int pd_compare_times(const pd_timed_decoder *dec, const uint8_t *buf, size_t len,
+                           const ptc_clock_config *clocks, const pd_time *truth, size_t n, uint64_t tolerance,
+                           pd_time_result *res)
+{
+    void *self = dec->open(buf, len, clocks);
+    pd_time t, last;
+    if (!self) return 0;
+    memset(res, 0, sizeof *res);
+    memset(&last, 0, sizeof last);
+    while (dec->next(self, &t)) {
+        const pd_time *at = pd__truth_at(truth, n, t.offset);
+        if (res->times++ && t.tsc < last.tsc) {
+            if (pd__news_between(buf, len, last.offset, t.offset)) res->corrected++;
+            else pd__time_fault(res, PD_TIME_BACK, &t, last.tsc);
+        }
+        last = t;
+        if (!at) {
+            pd__time_fault(res, PD_TIME_STRAY, &t, 0);
+            continue;
+        }
+        {
+            uint64_t err = t.tsc >= at->tsc ? t.tsc - at->tsc : at->tsc - t.tsc;
+            res->compared++;
+            res->sum_err += (double)err;
+            if (err > res->max_err) res->max_err = err;
+            if (err > tolerance) pd__time_fault(res, PD_TIME_OFF, &t, at->tsc);
+        }
+    }
+    dec->close(self);
+    return 1;
+}
+
+/* "libipt 2.2: 120 times, 118 at packets, max error 40, mean 3.1; 0 off
+   by more, 1 back (and 2 corrected after news), 0 stray; the first: the
+   time 1234 at 56 goes back (the time before 1240)" */
+UT_FN void pd_describe_times(const pd_timed_decoder *dec, const pd_time_result *res, char *out, size_t cap)
+{
+    int more, w = snprintf(out, cap, "%s: %llu times, %llu at packets, max error %llu, mean %.1f; %llu off by more, "
+                           "%llu back (and %llu corrected after news), %llu stray", dec->name,
+                           (unsigned long long)res->times, (unsigned long long)res->compared,
+                           (unsigned long long)res->max_err, res->compared ? res->sum_err / (double)res->compared : 0.0,
+                           (unsigned long long)res->off, (unsigned long long)res->back,
+                           (unsigned long long)res->corrected, (unsigned long long)res->stray);
+    if (w < 0 || (size_t)w >= cap || res->fault == PD_TIME_FINE) return;
+    more = snprintf(out + w, cap - (size_t)w, "; the first: the time %llu at %llu %s", (unsigned long long)res->bad.tsc,
+                    (unsigned long long)res->bad.offset, pd_time_fault_name(res->fault));
+    if (more < 0 || (size_t)(w += more) >= cap || res->fault == PD_TIME_STRAY) return;
+    snprintf(out + w, cap - (size_t)w, " (%s %llu)", res->fault == PD_TIME_OFF ? "the truth" : "the time before",
+             (unsigned long long)res->bad_ref);
 }
 
 #endif
