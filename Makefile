@@ -28,7 +28,7 @@ TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
 TOOLHDR := tools/dumpfmt.h tools/ptfields.h tools/pktgen.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/progress.h tools/navwindow.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
            tools/perforacle.h tools/workpool.h
-TESTHDR := tests/testlib.h tests/libipt_allowlist.h tests/libipt_types.h $(TOOLHDR)
+TESTHDR := tests/testlib.h tests/libipt_allowlist.h tests/libipt_types.h tests/libipt_query.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen ptnav
 # The unit test programs. This one list drives both what `make check`
 # builds and what tests/run.sh runs ($(BUILD)/test-programs); run.sh fails
@@ -39,10 +39,10 @@ GCC_TESTS    := test_packets test_stream test_model test_conform
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt test_conform_libipt timecmp
 FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/modelprog.h tools/ptmutator.h tools/ptfields.h tools/ptdiff.h tools/pktgen.h tools/modelrec.h tools/navwindow.h tests/libipt_allowlist.h tests/libipt_types.h \
-           tools/qemu/x86class.h tools/modelcfg.h tools/jsonread.h
+           tests/libipt_query.h tools/qemu/x86class.h tools/modelcfg.h tools/jsonread.h
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
 # targets whose input is a workload program, not PT bytes: their own dictionary
-MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events
+MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fuzz_libipt22_time
 # the other targets' dictionaries: fuzz/<target without fuzz_>.dict, else PT's
 fuzz_dict = $(if $(filter $(MODEL_FUZZ_TARGETS),$(1)),fuzz/modelprog.dict,$(firstword $(wildcard fuzz/$(patsubst fuzz_%,%,$(1)).dict) fuzz/ptcodec.dict))
 
@@ -180,8 +180,8 @@ LIBIPT22 := $(LIBIPT22_DIR)/b/lib/libipt.so
 ifneq ($(LIBIPT22_TAR),)
 ifneq ($(shell command -v cmake 2>/dev/null),)
 TEST_PROGRAMS += $(BUILD)/test/clang/test_conform_libipt22
-# and fuzz_libipt22's corpus replayed against it (tests/run.sh)
-LIBIPT22_REPLAY := $(BUILD)/replay/fuzz_libipt22
+# and fuzz_libipt22's and fuzz_libipt22_time's corpora replayed against it (tests/run.sh)
+LIBIPT22_REPLAY := $(BUILD)/replay/fuzz_libipt22 $(BUILD)/replay/fuzz_libipt22_time
 endif
 endif
 CHECK_BIN := $(TEST_PROGRAMS) $(CHECK_QEMU) $(BENCH_SAN) $(LIBIPT22_REPLAY) \
@@ -218,7 +218,7 @@ $(BUILD)/test/clang/test_conform_libipt22: tests/test_conform_libipt.c $(HDR) $(
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
 # the time accuracy comparison, sanitized, for make check (make bench runs the -O2 one)
-$(BUILD)/test/clang/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) | $(BUILD)/test/clang
+$(BUILD)/test/clang/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) tests/libipt_query.h | $(BUILD)/test/clang
 	$(CLANG) $(TESTCFLAGS) -o $@ $< -lipt
 
 # the model's and the clock's exact arithmetic through the portable 128-bit code
@@ -285,22 +285,25 @@ $(LIBIPT22_FUZZ): $(LIBIPT22)
 	  $(CLANG) $(LIBIPT22_FUZZ_CFLAGS) -c "$$f" || exit 1; done
 	ar rcs $@ $(@D)/*.o
 
+# fuzz_libipt22 (its packet, query and event decoders on PT bytes) and
+# fuzz_libipt22_time (its query decoder's times against the model's truth)
+LIBIPT22_TARGETS := fuzz_libipt22 fuzz_libipt22_time
+LIBIPT22_INC := -I$(LIBIPT22_DIR)/b/libipt/include
 # (the replay links libipt 2.2's release build: its corpus in make check)
-$(BUILD)/replay/fuzz_libipt22: fuzz/fuzz_libipt22.c fuzz/replay.c $(HDR) $(FUZZHDR) $(LIBIPT22) | $(BUILD)/replay
-	gcc $(TESTCFLAGS) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< fuzz/replay.c -L$(LIBIPT22_DIR)/b/lib \
+$(addprefix $(BUILD)/replay/,$(LIBIPT22_TARGETS)): $(BUILD)/replay/%: fuzz/%.c fuzz/replay.c $(HDR) $(FUZZHDR) $(LIBIPT22) | $(BUILD)/replay
+	gcc $(TESTCFLAGS) $(LIBIPT22_INC) -o $@ $< fuzz/replay.c -L$(LIBIPT22_DIR)/b/lib \
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
-$(BUILD)/libfuzzer/fuzz_libipt22: fuzz/fuzz_libipt22.c $(HDR) $(FUZZHDR) $(LIBIPT22_FUZZ) | $(BUILD)/libfuzzer
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< $(LIBIPT22_FUZZ)
+$(addprefix $(BUILD)/libfuzzer/,$(LIBIPT22_TARGETS)): $(BUILD)/libfuzzer/%: fuzz/%.c $(HDR) $(FUZZHDR) $(LIBIPT22_FUZZ) | $(BUILD)/libfuzzer
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(LIBIPT22_INC) -o $@ $< $(LIBIPT22_FUZZ)
 
 $(BUILD)/libfuzzer/fuzz_libipt22+ptm: fuzz/fuzz_libipt22.c $(BUILD)/libfuzzer/with_mutator.o $(HDR) $(FUZZHDR) $(LIBIPT22_FUZZ) | $(BUILD)/libfuzzer
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< $(BUILD)/libfuzzer/with_mutator.o $(LIBIPT22_FUZZ)
+	  $(LIBIPT22_INC) -o $@ $< $(BUILD)/libfuzzer/with_mutator.o $(LIBIPT22_FUZZ)
 
-# libipt 2.2's decoders under the mutator (make fuzz-libipt22; needs the
-# shared tarball and cmake)
-fuzz-libipt22: $(BUILD)/libfuzzer/fuzz_libipt22 $(BUILD)/libfuzzer/fuzz_libipt22+ptm
+# libipt 2.2's decoders under the mutator, and its times (make fuzz-libipt22;
+# needs the shared tarball and cmake)
+fuzz-libipt22: $(addprefix $(BUILD)/libfuzzer/,$(LIBIPT22_TARGETS)) $(BUILD)/libfuzzer/fuzz_libipt22+ptm
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS)) \
@@ -348,7 +351,7 @@ $(BUILD)/bench_decode_libipt22: bench/bench_decode.c bench/encgen.h $(HDR) tools
 $(BUILD)/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $<
 
-$(BUILD)/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) | $(BUILD)
+$(BUILD)/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) tests/libipt_query.h | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -pthread -o $@ $< -lipt
 
 BENCH22 := $(if $(and $(LIBIPT22_TAR),$(shell command -v cmake 2>/dev/null)),$(BUILD)/bench_decode_libipt22)

@@ -32,10 +32,11 @@ for w in dense sparse filtered ptwrite idle dvfs mixed; do
   done
 done
 rm -f "$tmp/sim.pt" "$tmp/sim.pt.json"
-# fuzz_model, fuzz_clock, fuzz_checker, fuzz_nav, fuzz_events: any bytes are a
-# workload program (their last bytes the settings; fuzz_events takes some as
-# raw bytes instead); the streams' first 600 bytes make varied ones
-for t in fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events; do
+# fuzz_model, fuzz_clock, fuzz_checker, fuzz_nav, fuzz_events,
+# fuzz_libipt22_time: any bytes are a workload program (their last bytes the
+# settings; fuzz_events takes some as raw bytes instead); the streams' first
+# 600 bytes make varied ones
+for t in fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fuzz_libipt22_time; do
   mkdir -p "$corpus/$t"
   for f in "$tmp"/stream-*; do head -c 600 "$f" > "$corpus/$t/program-$(basename "$f")"; done
   "$genmodel" "$corpus/$t"

@@ -162,9 +162,13 @@ while read -r t dict; do
 done < "$b/fuzz-targets"
 # libipt 2.2's decoders on fuzz_libipt22's corpus, against the release
 # build of the shared tarball (fuzz/fuzz_libipt22.c: no crash, and its
-# packet decoder reads ptcodec's packets up to the allowlist)
-if [ -x "$b/replay/fuzz_libipt22" ]; then run replay_fuzz_libipt22 replay replay fuzz_libipt22
-else echo "skip - replay_fuzz_libipt22: ../shared/reference/libipt-2.2.tar.gz or cmake is missing" | tee -a "$log"; fi
+# packet decoder reads ptcodec's packets up to the allowlist), and its query
+# decoder's times on fuzz_libipt22_time's (fuzz/fuzz_libipt22_time.c: no
+# time at no packet, none going back before news)
+for t in fuzz_libipt22 fuzz_libipt22_time; do
+  if [ -x "$b/replay/$t" ]; then run "replay_$t" replay replay "$t"
+  else echo "skip - replay_$t: ../shared/reference/libipt-2.2.tar.gz or cmake is missing" | tee -a "$log"; fi
+done
 bg_report ossfuzz ossfuzz_build
 run test_mutator_engines sh tests/test_mutator_engines.sh "$b"
 lane_report
