@@ -28,7 +28,7 @@ TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
 TOOLHDR := tools/dumpfmt.h tools/ptfields.h tools/pktgen.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/progress.h tools/navwindow.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
            tools/perforacle.h tools/workpool.h
-TESTHDR := tests/testlib.h tests/libipt_allowlist.h tests/libipt_types.h tests/libipt_query.h $(TOOLHDR)
+TESTHDR := tests/testlib.h tests/libipt_allowlist.h tests/libipt_types.h tests/libipt_times.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen ptnav
 # The unit test programs. This one list drives both what `make check`
 # builds and what tests/run.sh runs ($(BUILD)/test-programs); run.sh fails
@@ -39,7 +39,7 @@ GCC_TESTS    := test_packets test_stream test_model test_conform
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt test_conform_libipt timecmp
 FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/modelprog.h tools/ptmutator.h tools/ptfields.h tools/ptdiff.h tools/pktgen.h tools/modelrec.h tools/navwindow.h tests/libipt_allowlist.h tests/libipt_types.h \
-           tests/libipt_query.h tools/qemu/x86class.h tools/modelcfg.h tools/jsonread.h
+           tests/libipt_times.h tools/qemu/x86class.h tools/modelcfg.h tools/jsonread.h
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
 # targets whose input is a workload program, not PT bytes: their own dictionary
 MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fuzz_libipt22_time
@@ -218,7 +218,7 @@ $(BUILD)/test/clang/test_conform_libipt22: tests/test_conform_libipt.c $(HDR) $(
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
 # the time accuracy comparison, sanitized, for make check (make bench runs the -O2 one)
-$(BUILD)/test/clang/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) tests/libipt_query.h | $(BUILD)/test/clang
+$(BUILD)/test/clang/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) tests/libipt_times.h | $(BUILD)/test/clang
 	$(CLANG) $(TESTCFLAGS) -o $@ $< -lipt
 
 # the model's and the clock's exact arithmetic through the portable 128-bit code
@@ -351,7 +351,7 @@ $(BUILD)/bench_decode_libipt22: bench/bench_decode.c bench/encgen.h $(HDR) tools
 $(BUILD)/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $<
 
-$(BUILD)/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) tests/libipt_query.h | $(BUILD)
+$(BUILD)/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) tests/libipt_times.h | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -pthread -o $@ $< -lipt
 
 BENCH22 := $(if $(and $(LIBIPT22_TAR),$(shell command -v cmake 2>/dev/null)),$(BUILD)/bench_decode_libipt22)

@@ -52,7 +52,7 @@
 #include "encgen.h"
 
 #include <intel-pt.h>
-#include "../tests/libipt_query.h"
+#include "../tests/libipt_times.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,24 +134,24 @@ static void trace_packet(size_t k, const ptc_item *it, uint64_t truth, const ptc
     printf("\n");
 }
 
-/* libipt's times, as tests/libipt_query.h ties them to packets: est[k]
+/* libipt's times, as tests/libipt_times.h ties them to packets: est[k]
    for the packet k an answer belongs to, and every time in the order
    libipt gives them (none may go back). */
-typedef struct libipt_times { uint64_t *est; score *steps; } libipt_times;
+typedef struct libipt_est { uint64_t *est; score *steps; } libipt_est;
 
 static void libipt_time(void *user, size_t k, uint64_t tsc)
 {
-    libipt_times *lt = (libipt_times *)user;
-    score_step(lt->steps, tsc);
-    if (k != SIZE_MAX) lt->est[k] = tsc;
+    libipt_est *e = (libipt_est *)user;
+    score_step(e->steps, tsc);
+    if (k != SIZE_MAX) e->est[k] = tsc;
 }
 
 /* libipt's time for each packet an answer belongs to (UINT64_MAX: none). */
 static void run_libipt(const stream *sm, const ptc_item *items, size_t n, uint64_t *est, score *steps, int *failed)
 {
     struct pt_config cfg;
-    libipt_times lt;
-    lq_walk w;
+    libipt_est est_of;
+    lt_walk w;
     memset(&cfg, 0, sizeof cfg);
     cfg.size = sizeof cfg;
     cfg.begin = (uint8_t *)(uintptr_t)sm->bytes;
@@ -160,9 +160,9 @@ static void run_libipt(const stream *sm, const ptc_item *items, size_t n, uint64
     cfg.nom_freq = sm->nom_freq;
     cfg.cpuid_0x15_eax = sm->cpuid_15_eax;
     cfg.cpuid_0x15_ebx = sm->cpuid_15_ebx;
-    lt.est = est;
-    lt.steps = steps;
-    if (!lq_times(&cfg, items, n, SIZE_MAX, libipt_time, &lt, &w)) {
+    est_of.est = est;
+    est_of.steps = steps;
+    if (!lt_query_times(&cfg, items, n, SIZE_MAX, libipt_time, &est_of, &w)) {
         *failed = 1;
     } else if (w.lost) {
         fprintf(stderr, "timecmp: libipt's answer (ip %llx) does not match the packet at %lld\n",

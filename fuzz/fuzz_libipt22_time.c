@@ -1,8 +1,9 @@
-/* fuzz_libipt22_time: libipt 2.2's query decoder with time, held to the
-   true time of the packets of a stream ptcodec's model writes: the worked
-   example of tools/ptdiff.h's time comparison (fuzz/README.md, "Fuzzing
-   your decoder"). Built from ../shared/reference/libipt-2.2.tar.gz with
-   the fuzzer's instrumentation and ASan+UBSan (make fuzz-libipt22).
+/* fuzz_libipt22_time: libipt 2.2's decoders with time - the query decoder
+   and the event decoder - held to the true time of the packets of a stream
+   ptcodec's model writes: the worked example of tools/ptdiff.h's time
+   comparison (fuzz/README.md, "Fuzzing your decoder"). Built from
+   ../shared/reference/libipt-2.2.tar.gz with the fuzzer's instrumentation
+   and ASan+UBSan (make fuzz-libipt22).
 
    The input is a model program, as fuzz_clock's: the configuration and the
    suppression policy from its last bytes, the rest the workload
@@ -10,43 +11,42 @@
    trace (mtc_freq, the CPUID 0x15 ratio, nom rounded as the MSR holds it)
    and nothing about suppression or errata; the model writes neither
    SKD007's cut CYCs nor SKZ84's corrupt TMAs, which libipt would have to
-   be told of. Its answers are tied to their packets as bench/timecmp.c ties
-   them (tests/libipt_query.h).
+   be told of. Each decoder's times are tied to their packets as
+   bench/timecmp.c ties the query decoder's (tests/libipt_times.h).
 
-   Oracles: the sanitizers; the query decoder answers at most a few times
-   per byte (a hang otherwise); every time it gives belongs to a packet of
-   the stream (else the mapping, ours, is wrong); and no time goes back
-   unless news came first (ptdiff.h's pd_time_news: a TSC, TMA, MTC, CYC,
-   CBR or OVF at or after the packet of the time before it). libipt corrects
-   its estimate from CYCs at the next MTC, and may go back then: 34 of the
-   3 564 inputs of fuzz_clock's and fuzz_events' corpora do, all after
-   news. No tolerance holds its error: told nothing of MTC suppression, it
-   is off by up to millions of ticks by design (bench/timecmp.c, SPEC
-   3.10), so pd_compare_times gets UINT64_MAX and its errors are counted,
-   not judged. */
+   Oracles, for each decoder: the sanitizers; it answers at most a few
+   times per byte (a hang otherwise); every time it gives belongs to a
+   packet of the stream (else the mapping, ours, is wrong); and no time
+   goes back unless news came first (ptdiff.h's pd_time_news: a TSC, TMA,
+   MTC, CYC, CBR, OVF or PSB at or after the packet of the time before it).
+   libipt corrects its estimate from CYCs at the next MTC, and may go back
+   then: 34 of the 3 564 inputs of fuzz_clock's and fuzz_events' corpora
+   do so in the query decoder, all after news. No tolerance holds its
+   error: told nothing of MTC suppression, it is off by up to millions of
+   ticks by design (bench/timecmp.c, SPEC 3.10), so pd_compare_times gets
+   UINT64_MAX and the errors are counted, not judged. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include <intel-pt.h>
 #include "fuzz_modelrun.h"
 #include "../tools/ptdiff.h"
-#include "../tests/libipt_query.h"
+#include "../tests/libipt_times.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* libipt's query decoder as ptdiff.h's timed decoder: open() runs it to
-   the end and keeps the times, next() hands them out. */
-typedef struct lq22 {
+/* libipt's decoders as ptdiff.h's timed decoders: open() runs one to the
+   end and keeps its times, next() hands them out. */
+typedef struct lx22_timed {
     ptc_item *items;
     pd_time *times;
     size_t n, ntimes, next;
-    lq_walk walk;
-    size_t max_answers;
-} lq22;
+    lt_walk walk;
+} lx22_timed;
 
-static void lq22_time(void *user, size_t k, uint64_t tsc)
+static void lx22_time(void *user, size_t k, uint64_t tsc)
 {
-    lq22 *s = (lq22 *)user;
+    lx22_timed *s = (lx22_timed *)user;
     if (k == SIZE_MAX || s->ntimes == s->n) return; /* (an answer with no packet of its own) */
     s->times[s->ntimes].offset = s->items[k].offset;
     s->times[s->ntimes].tsc = tsc;
@@ -54,7 +54,7 @@ static void lq22_time(void *user, size_t k, uint64_t tsc)
 }
 
 /* What perf records of the clocks, and hands libipt. */
-static void lq22_config(struct pt_config *cfg, const ptc_clock_config *cc)
+static void lx22_clocks(struct pt_config *cfg, const ptc_clock_config *cc)
 {
     cfg->mtc_freq = cc->mtc_freq;
     cfg->nom_freq = (uint8_t)(cc->nom_den ? (cc->nom_num + cc->nom_den / 2) / cc->nom_den : 0);
@@ -62,11 +62,14 @@ static void lq22_config(struct pt_config *cfg, const ptc_clock_config *cc)
     cfg->cpuid_0x15_ebx = cc->cpuid_15_ebx;
 }
 
-static void *lq22_open(const uint8_t *buf, size_t len, const ptc_clock_config *cc)
+typedef int (*lx22_walker)(const struct pt_config *, const ptc_item *, size_t, size_t, lt_time_fn, void *, lt_walk *);
+
+static void *lx22_open_with(lx22_walker walk, const char *what, const uint8_t *buf, size_t len, const ptc_clock_config *cc)
 {
-    lq22 *s = (lq22 *)calloc(1, sizeof *s);
+    lx22_timed *s = (lx22_timed *)calloc(1, sizeof *s);
     ptc_decoder dec;
     struct pt_config cfg;
+    size_t max_answers = 8 * len + 1000; /* (six branches a byte at most, one answer a packet otherwise) */
     FZ_ASSERT(s != NULL, "out of memory");
     s->items = (ptc_item *)malloc((len + 1) * sizeof *s->items);
     s->times = (pd_time *)malloc((len + 1) * sizeof *s->times);
@@ -76,30 +79,42 @@ static void *lq22_open(const uint8_t *buf, size_t len, const ptc_clock_config *c
     pt_config_init(&cfg);
     cfg.begin = (uint8_t *)(uintptr_t)buf;
     cfg.end = (uint8_t *)(uintptr_t)buf + len;
-    lq22_config(&cfg, cc);
-    s->max_answers = 8 * len + 1000; /* (six branches a byte at most, one answer a packet otherwise) */
-    FZ_ASSERT(lq_times(&cfg, s->items, s->n, s->max_answers, lq22_time, s, &s->walk), "pt_qry_alloc_decoder");
-    FZ_ASSERT(s->walk.answers < s->max_answers, "the query decoder answered %zu times on %zu bytes", s->walk.answers, len);
+    lx22_clocks(&cfg, cc);
+    FZ_ASSERT(walk(&cfg, s->items, s->n, max_answers, lx22_time, s, &s->walk), "libipt's %s would not start", what);
+    FZ_ASSERT(s->walk.answers < max_answers, "the %s answered %zu times on %zu bytes", what, s->walk.answers, len);
     return s;
 }
 
-static int lq22_next(void *self, pd_time *t)
+static void *lx22_query_open(const uint8_t *buf, size_t len, const ptc_clock_config *cc)
 {
-    lq22 *s = (lq22 *)self;
+    return lx22_open_with(lt_query_times, "query decoder", buf, len, cc);
+}
+
+static void *lx22_event_open(const uint8_t *buf, size_t len, const ptc_clock_config *cc)
+{
+    return lx22_open_with(lt_event_times, "event decoder", buf, len, cc);
+}
+
+static int lx22_next(void *self, pd_time *t)
+{
+    lx22_timed *s = (lx22_timed *)self;
     if (s->next == s->ntimes) return 0;
     *t = s->times[s->next++];
     return 1;
 }
 
-static void lq22_close(void *self)
+static void lx22_close(void *self)
 {
-    lq22 *s = (lq22 *)self;
+    lx22_timed *s = (lx22_timed *)self;
     free(s->items);
     free(s->times);
     free(s);
 }
 
-static const pd_timed_decoder lq22_decoder = { "libipt 2.2's query decoder", lq22_open, lq22_next, lq22_close };
+static const pd_timed_decoder lx22_timed_decoders[] = {
+    { "libipt 2.2's query decoder", lx22_query_open, lx22_next, lx22_close },
+    { "libipt 2.2's event decoder", lx22_event_open, lx22_next, lx22_close },
+};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -108,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_clock_config cc;
     mr_trace r;
     pd_time *truth;
-    size_t n;
+    size_t n, i;
     pd_time_result res;
     char why[400];
     if (size > 4096) return 0;
@@ -123,9 +138,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FZ_ASSERT(truth != NULL, "out of memory");
     n = pd_truth_of_model(r.t, r.nt, truth);
     ptc_clock_config_from_model(&cc, &cfg);
-    FZ_ASSERT(pd_compare_times(&lq22_decoder, r.bytes, r.len, &cc, truth, n, UINT64_MAX, &res), "no decoder");
-    pd_describe_times(&lq22_decoder, &res, why, sizeof why);
-    FZ_ASSERT(res.stray == 0 && res.back == 0, "%s", why);
+    for (i = 0; i < sizeof lx22_timed_decoders / sizeof lx22_timed_decoders[0]; i++) {
+        const pd_timed_decoder *dec = &lx22_timed_decoders[i];
+        FZ_ASSERT(pd_compare_times(dec, r.bytes, r.len, &cc, truth, n, UINT64_MAX, &res), "%s refused", dec->name);
+        pd_describe_times(dec, &res, why, sizeof why);
+        FZ_ASSERT(res.stray == 0 && res.back == 0, "%s", why);
+    }
     free(truth);
     mr_free(&r);
     return 0;

@@ -4,7 +4,8 @@
 # the user; two translation units
 # linked together; -O2 (some warnings need the optimiser) -Wall -Wextra
 # -Werror -pedantic. One test per combination; and the same for the
-# mutator header a fuzzing harness includes (tools/ptmutator.h).
+# mutator header a fuzzing harness includes (tools/ptmutator.h), with the
+# differential template (tools/ptdiff.h).
 cd "$(dirname "$0")/.." || exit 1
 out=${BUILD:-build}/compile
 mkdir -p "$out"
@@ -26,7 +27,7 @@ one_combo() {
       echo "FAIL - $name"; sed 's/^/  /' "$exe.log" | head -20; bad=1
     fi
   done
-  # the mutator header a fuzzing harness includes, with libFuzzer's hooks
+  # the mutator header a fuzzing harness includes, with libFuzzer's hooks, and ptdiff.h
   name="compile_mutator_${cc}_${std}"
   obj="$out/$(echo "$name" | tr '+' 'p').o"
   if $cc $lang -std=$std -O2 -Wall -Wextra -Werror -pedantic -c tests/compile/mutator_hooks.c -o "$obj" >"$obj.log" 2>&1; then

@@ -273,9 +273,13 @@ UT_FN const pd_time *pd__truth_at(const pd_time *truth, size_t n, uint64_t offse
 
 /* Packets that tell a decoder more about the time, so that it may correct
    an estimate and give a time before the one it gave before: the timing
-   packets (TSC, TMA, MTC, CYC), a CBR (a new core-to-bus ratio) and an OVF
-   (packets were lost). */
-UT_FN int pd_time_news(ptc_packet_type t) { return ptc_packet_is_timing(t) || t == PTC_CBR || t == PTC_OVF; }
+   packets (TSC, TMA, MTC, CYC), a CBR (a new core-to-bus ratio), an OVF
+   (packets were lost) and a PSB (its PSB+ is one instant, its TSC's, which
+   may come after packets of the PSB+ a decoder times by it). */
+UT_FN int pd_time_news(ptc_packet_type t)
+{
+    return ptc_packet_is_timing(t) || t == PTC_CBR || t == PTC_OVF || t == PTC_PSB;
+}
 
 /* Whether there is news from the packet at offset from (itself included)
    up to the packet at offset to (to after from): the truth goes back there
