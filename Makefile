@@ -26,7 +26,7 @@ WARN    := -Wall -Wextra -Werror -pedantic
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
-TOOLHDR := tools/dumpfmt.h tools/ptfields.h tools/pktgen.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/progress.h tools/navwindow.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
+TOOLHDR := tools/dumpfmt.h tools/clockcheck.h tools/ptfields.h tools/pktgen.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/progress.h tools/navwindow.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
            tools/perforacle.h tools/workpool.h
 TESTHDR := tests/testlib.h tests/libipt_allowlist.h tests/libipt_types.h tests/libipt_times.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen ptnav
@@ -218,7 +218,7 @@ $(BUILD)/test/clang/test_conform_libipt22: tests/test_conform_libipt.c $(HDR) $(
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
 # the time accuracy comparison, sanitized, for make check (make bench runs the -O2 one)
-$(BUILD)/test/clang/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) tests/libipt_times.h | $(BUILD)/test/clang
+$(BUILD)/test/clang/timecmp: bench/timecmp.c bench/encgen.h bench/encwhole.h $(HDR) $(TOOLHDR) tests/libipt_times.h | $(BUILD)/test/clang
 	$(CLANG) $(TESTCFLAGS) -o $@ $< -lipt
 
 # the model's and the clock's exact arithmetic through the portable 128-bit code
@@ -351,7 +351,7 @@ $(BUILD)/bench_decode_libipt22: bench/bench_decode.c bench/encgen.h $(HDR) tools
 $(BUILD)/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $<
 
-$(BUILD)/timecmp: bench/timecmp.c $(HDR) $(TOOLHDR) tests/libipt_times.h | $(BUILD)
+$(BUILD)/timecmp: bench/timecmp.c bench/encgen.h bench/encwhole.h $(HDR) $(TOOLHDR) tests/libipt_times.h | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -pthread -o $@ $< -lipt
 
 BENCH22 := $(if $(and $(LIBIPT22_TAR),$(shell command -v cmake 2>/dev/null)),$(BUILD)/bench_decode_libipt22)

@@ -820,7 +820,8 @@ typedef struct ptc__clk_entry {
     uint64_t lo, hi, point, pos_lo, pos_hi, cycles;
     uint64_t hi_by_mtc;    /* before the next MTC that must be emitted (UINT64_MAX: none known) */
     uint32_t epoch;
-    uint32_t flags;        /* PTC__CLK_*, and the CBR in bits 16..23 */
+    uint32_t flags;        /* PTC__CLK_*, the CBR in bits 16..23, and in bits 24..31 the
+                              point's fraction of a tick, in 256ths (SPEC 3.7 rule 3) */
 } ptc__clk_entry;
 
 /* How core cycles and ART ticks convert to TSC ticks (SPEC 3.5 rule 3,
@@ -856,10 +857,13 @@ typedef struct ptc__clk_ctc {
    (SPEC 3.7): the span keeps the MTCs' few cycles of lag small against
    it, and short enough to follow the wobble. */
 #define PTC__CLK_RATE_ANCHORS 16
+#define PTC__CLK_GUESS_EPOCHS 8
 #define PTC__CLK_RATE_SPAN 2048
 
 typedef struct ptc__clk_anchor {
     uint64_t lo, hi, pos_lo, pos_hi, point;
+    uint8_t point_frac;    /* the point's fraction of a tick, in 256ths: points that count
+                              cycles from it do not lose a tick to rounding at each anchor */
     uint32_t epoch;
     int valid, mtc;
 } ptc__clk_anchor;
@@ -878,6 +882,10 @@ typedef struct ptc_clock {
     uint64_t last_cyc_point;          /*   packet that may time a first branch (0: none) */
     uint64_t cyc_point, fb_point;     /* the points of the last final CYC, and of the first
                                          lone CYC since that packet (0: none) */
+    int seen_lone_cyc;                /* the trace has shown a lone CYC: its TNTs' CYCs go out
+                                         at their first branches (SPEC 3.7, the two readings) */
+    uint32_t tnts_unplaced;           /* TNTs with no CYC right before them, CYCs since the
+                                         packet before them and no lone CYC among those */
     ptc__clk_ctc ctc;                 /* the MTC edges, relative to the last TMA */
     int seen_gap;                     /* MTCs have gone missing somewhere in the trace */
     int stop_since_mtc;               /* a possible clock stop since that MTC */
@@ -903,8 +911,13 @@ typedef struct ptc_clock {
     uint64_t pos, cycles_since_tsc;
     uint64_t tsc_pos_lo, tsc_pos_hi;  /* the last TSC's position */
     ptc__clk_anchor positioned;     /* the last anchor with a cycle position */
-    ptc__clk_anchor guess_ref;      /* the points count cycles from it: the last anchor at
-                                       an exact cycle position, else `positioned` */
+    /* the points of an epoch count cycles from its reference: the last
+       anchor at an exact cycle position, else `positioned`, else the point
+       carried across a CBR (ptc__clk_carry_points). Entries wait for their
+       points until the next anchor, which may come epochs later (CBRs
+       between): each of the last PTC__CLK_GUESS_EPOCHS epochs keeps its
+       own, at epoch % PTC__CLK_GUESS_EPOCHS. */
+    ptc__clk_anchor guess_refs[PTC__CLK_GUESS_EPOCHS];
     ptc__clk_anchor last_anchor;    /* the last anchor, positioned or not */
     size_t psb_at;                    /* ring index + 1 of the first entry of an open PSB+
                                          still in the window, 0: none */
@@ -1021,6 +1034,8 @@ typedef struct ptc__ev_branch {       /* the CYCs since the last event that may 
     uint64_t lone;                    /* the first lone one (another CYC right after it) */
     uint64_t first;                   /* the first */
     uint64_t cand;                    /* the last, if it may time one */
+    int seen_lone;                    /* the trace has shown a lone CYC (ptc__clk_tnts_go_whole) */
+    uint32_t unplaced;                /* TNTs with CYCs before them but no lone one, before that */
 } ptc__ev_branch;
 
 /* The events decoder: bytes in (as the stream decoder takes them), events
@@ -3701,7 +3716,12 @@ enum {
     PTC__CLK_UNPINNED = 8192, /* a CYC before an OVF, a PSB or the end: a clock stop the
                                  trace does not show may lie on either side of it, so its
                                  cycles bound it only as cycles add time (SPEC 3.5) */
-    PTC__CLK_AT_TSC = 16384   /* a TSC, and what goes with it: the packet says its time */
+    PTC__CLK_AT_TSC = 16384,  /* a TSC, and what goes with it: the packet says its time */
+    PTC__CLK_AT_START = 32768 /* the point goes at the start of its position range, as
+                                 libipt's and perf's do (SPEC 3.7): a CYC-eligible packet
+                                 with no CYC right before it while the threshold is unknown
+                                 and no CYC has bounded it (a small one, as those in use),
+                                 a CBR without a TSC (most likely sent with what came before) */
 };
 
 PTCDEF uint32_t ptc_errata_for_cpu(unsigned family, unsigned model, unsigned stepping)
@@ -4059,22 +4079,41 @@ static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, c
     }
 }
 
+/* The reference the points of an epoch count cycles from (SPEC 3.7 rule
+   3), if that epoch has one and it is still kept. */
+static const ptc__clk_anchor *ptc__clk_guess_ref(const ptc_clock *c, uint32_t epoch)
+{
+    const ptc__clk_anchor *a = &c->guess_refs[epoch % PTC__CLK_GUESS_EPOCHS];
+    return a->valid && a->epoch == epoch ? a : NULL;
+}
+
+static void ptc__clk_set_guess_ref(ptc_clock *c, const ptc__clk_anchor *a)
+{
+    c->guess_refs[a->epoch % PTC__CLK_GUESS_EPOCHS] = *a;
+}
+
 /* The point the cycles give an entry with a cycle position: the last
    positioned anchor's point plus the cycles since it at the configured
    nom, or at the middle of the rates nom allows when the trace ruled that
    out (SPEC 3.7). b: the anchor that finalizes the entry, if any. 0: no
    such anchor in the entry's epoch. */
-static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b)
+static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b,
+                                     uint8_t *frac)
 {
-    const ptc__clk_anchor *a = &c->guess_ref;
+    const ptc__clk_anchor *a = &c->guess_refs[e->epoch % PTC__CLK_GUESS_EPOCHS];
     uint8_t cbr = (uint8_t)(e->flags >> 16);
     /* the anchor at the start of its range: the counter's reset at an
        epoch's start, the last CYC point for a PSB+'s TSC (SPEC 3.7) */
     uint64_t from = a->pos_lo != PTC__CLK_NOPOS ? a->pos_lo : a->pos_hi, at, n;
-    if (!a->valid || a->epoch != e->epoch || !a->point || from == PTC__CLK_NOPOS || e->pos_lo == PTC__CLK_NOPOS ||
-        e->pos_hi == PTC__CLK_NOPOS || !cbr)
+    if (frac) *frac = 0;
+    if (!a->valid || a->epoch != e->epoch || !a->point || from == PTC__CLK_NOPOS || e->pos_lo == PTC__CLK_NOPOS || !cbr)
         return 0;
-    at = e->pos_lo + (e->pos_hi - e->pos_lo) / 2;
+    if (e->flags & PTC__CLK_AT_START)
+        at = e->pos_lo;
+    else if (e->pos_hi != PTC__CLK_NOPOS)
+        at = e->pos_lo + (e->pos_hi - e->pos_lo) / 2;
+    else
+        return 0;
     if (at < from) return 0;
     n = at - from;
     /* with a wobbling clock, on the line from the reference to the MTC
@@ -4094,10 +4133,21 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
         if (ptc__math_mad_div(n, c->rate_ticks, 0, 0, c->rate_cycles, &q, &r)) return ptc__math_sat_add(a->point, q);
     }
     if (c->nom_cfg_inside) {
-        uint64_t d = c->cfg.nom_den * cbr, q, r, hi; /* n * nom / cbr, rounded down as the truth (a TSC) is */
-        ptc__math_mul_wide(n, c->cfg.nom_num, &hi, &q);
-        if (!hi && cbr == c->rate.cbr) return ptc__math_sat_add(a->point, ptc__math_divide(&c->guess_div, q));
-        if (ptc__math_mad_div(n, c->cfg.nom_num, 0, 0, d, &q, &r)) return ptc__math_sat_add(a->point, q);
+        /* n * nom / cbr past the reference's exact point, rounded down as
+           the truth (a TSC) is; what is left over is the point's fraction */
+        uint64_t d = c->cfg.nom_den * cbr, q, r, hi, x, carried = 0;
+        if (a->point_frac && d < (UINT64_C(1) << 55)) carried = (d * a->point_frac) >> 8;
+        ptc__math_mul_wide(n, c->cfg.nom_num, &hi, &x);
+        if (!hi && x + carried >= x && cbr == c->rate.cbr) {
+            q = ptc__math_divide(&c->guess_div, x + carried);
+            r = x + carried - q * d;
+        } else if (!ptc__math_mad_div(n, c->cfg.nom_num, carried, 0, d, &q, &r)) {
+            q = 0;
+        }
+        if (q) {
+            if (frac && d < (UINT64_C(1) << 55)) *frac = (uint8_t)((r << 8) / d);
+            return ptc__math_sat_add(a->point, q);
+        }
     }
     return ptc__math_sat_add(a->point, ptc__clk_cyc_ticks(&c->rate, n, cbr, 0) / 2 + ptc__clk_cyc_ticks(&c->rate, n, cbr, 1) / 2);
 }
@@ -4153,31 +4203,71 @@ static void ptc__clk_bound_backwards(ptc_clock *c, size_t upto, const ptc__clk_a
    lag, any other MTC half its jitter past its edge; a packet with a cycle
    position where the cycles since the reference anchor put it at the
    nominal rate; anything else in the middle of what is possible. */
-static uint64_t ptc__clk_guess(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b)
+/* A guess held to a lower bound: raised to it, it loses its fraction. */
+static uint64_t ptc__clk_at_least(uint64_t guess, uint64_t lo, uint8_t *frac)
+{
+    if (guess >= lo) return guess;
+    *frac = 0;
+    return lo;
+}
+
+static uint64_t ptc__clk_guess(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b,
+                               const ptc__clk_entry *sent_with, uint8_t *frac)
 {
     uint64_t mid;
+    *frac = 0;
+    if (sent_with && (mid = ptc__clk_cycle_guess(c, sent_with, b, frac)) != 0) /* one instant with it */
+        return ptc__clk_at_least(mid, e->lo, frac);
     if ((e->flags & (PTC__CLK_MTC | PTC__CLK_EXACT)) == (PTC__CLK_MTC | PTC__CLK_EXACT) &&
-        (mid = ptc__clk_cycle_guess(c, e, NULL)) != 0) /* the cycles say where in its lag it went out */
-        return mid < e->lo ? e->lo : mid;
+        (mid = ptc__clk_cycle_guess(c, e, NULL, frac)) != 0) /* the cycles say where in its lag it went out */
+        return ptc__clk_at_least(mid, e->lo, frac);
     if (e->flags & PTC__CLK_MTC)
         return ptc__math_sat_add(e->lo, ptc__clk_cyc_ticks(&c->rate, c->cfg.mtc_jitter / 2, (uint8_t)(e->flags >> 16), 0));
     if (e->flags & (PTC__CLK_SAMPLED | PTC__CLK_AT_TSC)) /* its value (sampled early: the guess that
                                                              holds up later points least) */
         return e->lo;
-    if ((mid = ptc__clk_cycle_guess(c, e, b)) != 0) /* the cycles since the last anchor, at nom */
-        return mid < e->lo ? e->lo : mid;
+    if ((mid = ptc__clk_cycle_guess(c, e, b, frac)) != 0) /* the cycles since the last anchor, at nom */
+        return ptc__clk_at_least(mid, e->lo, frac);
     if (e->hi == UINT64_MAX || (!b && !c->finished)) /* nothing known after it yet */
         return e->lo;
     return e->lo + (e->hi - e->lo) / 2;
 }
 
+/* SDM 36.3.6.2 can be read two ways (SPEC 3.7). A TNT's CYC goes out at
+   its first branch, the packet later, maybe after MTCs and their CYCs: a
+   CYC followed by another CYC, a lone one, shows that branch. Or a TNT
+   goes out whole, its CYC right before it, and a lone CYC never comes (but
+   at the counter's wrap). A trace that shows no lone CYC over
+   PTC__CLK_WHOLE_TNT_EVIDENCE TNTs that the first reading would have had
+   to place among the CYCs before them is taken to be of the second: the
+   model's and bench/encgen.h's streams show one within three such TNTs. */
+#define PTC__CLK_WHOLE_TNT_EVIDENCE 8
+static int ptc__clk_tnts_go_whole(const ptc_clock *c)
+{
+    return !c->seen_lone_cyc && c->tnts_unplaced >= PTC__CLK_WHOLE_TNT_EVIDENCE;
+}
+
+/* A TNT with no CYC right before it, in a trace that has shown no lone
+   CYC: the other reading of SDM 36.3.6.2 (SPEC 3.7), where a TNT goes out
+   whole in the cycle of its branches, its CYC right before it when the
+   threshold is reached. Without one, it came less than the threshold's
+   window after the last CYC: half that window past it (at it, with the
+   threshold unknown: a small one). */
+static uint64_t ptc__clk_whole_tnt_point(const ptc_clock *c, const ptc__clk_entry *e)
+{
+    uint64_t w = c->cfg.cyc_thresh != PTC_CYC_THRESH_UNKNOWN ? ptc__clk_thresh_window(c) : 1;
+    if (!c->cyc_point) return 0;
+    return ptc__math_sat_add(c->cyc_point, ptc__clk_cyc_ticks(&c->rate, w / 2, (uint8_t)(e->flags >> 16), 0));
+}
+
 /* The point of an entry whose interval is final, before it is held to the
    points before it. branch_cyc: a TNT's first branch the CYCs place;
-   anchor_after: b is still to come after the entry. */
+   anchor_after: b is still to come after the entry; *frac: the point's
+   fraction of a tick, when the cycles give it. */
 static uint64_t ptc__clk_point(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b, int branch_cyc,
-                               int anchor_after)
+                               int anchor_after, const ptc__clk_entry *sent_with, uint8_t *frac)
 {
-    uint64_t mid = ptc__clk_guess(c, e, b);
+    uint64_t mid = ptc__clk_guess(c, e, b, sent_with, frac), guessed = mid;
     if (mid > e->hi) mid = e->hi;
     /* Told nothing of a policy, the clock keeps its intervals open to
        256 missing MTCs; but while the trace shows no MTC missing, the
@@ -4191,9 +4281,10 @@ static uint64_t ptc__clk_point(const ptc_clock *c, const ptc__clk_entry *e, cons
        and the packets do not say which: the middle is never more than
        half their span off), else at the last CYC point */
     if (branch_cyc) {
-        mid = c->fb_point          ? c->fb_point
-              : c->first_cyc_point ? c->first_cyc_point + (c->last_cyc_point - c->first_cyc_point) / 2
-                                   : c->cyc_point;
+        mid = c->fb_point                              ? c->fb_point
+              : ptc__clk_tnts_go_whole(c)              ? ptc__clk_whole_tnt_point(c, e)
+              : c->first_cyc_point && c->seen_lone_cyc ? c->first_cyc_point + (c->last_cyc_point - c->first_cyc_point) / 2
+                                                       : c->cyc_point;
         if (mid < e->lo) mid = e->lo;
         if (mid > e->hi) mid = e->hi;
     }
@@ -4210,7 +4301,43 @@ static uint64_t ptc__clk_point(const ptc_clock *c, const ptc__clk_entry *e, cons
     }
     /* and not past the anchor's own guess, so that it need not wait */
     if (anchor_after && mid > b->lo) mid = b->lo > e->lo ? b->lo : e->lo;
+    if (mid != guessed) *frac = 0;
     return mid;
+}
+
+/* The packets of one operation go out in one cycle, timing packets
+   between them allowed (SDM 36.4.1), and only the first eligible one needs
+   a CYC: a FUP then the TIP or TIP.PGD of an asynchronous event, a
+   MODE.Exec or MODE.TSX then the TIP, TIP.PGE or FUP that it goes with.
+   The entry i's point is then the other's, whichever has the narrower
+   cycle position (SPEC 3.7): a FUP's own is only after the last CYC and
+   before the next; a TIP after a MODE with a CYC is at the MODE's. NULL
+   when i starts or ends no such pair in the window up to `upto`. */
+static const ptc__clk_entry *ptc__clk_sent_with(ptc_clock *c, size_t i, size_t upto)
+{
+    const ptc__clk_entry *e = ptc__clk_at(c, i), *o = NULL;
+    size_t j;
+    if (e->it.error != PTC_OK || (e->flags & (PTC__CLK_EXACT | PTC__CLK_AT_TSC | PTC__CLK_PSB))) return NULL;
+    if (e->it.pkt.type == PTC_FUP) { /* the event's packet after it */
+        for (j = i + 1; j < upto && !o; j++) {
+            const ptc__clk_entry *n = ptc__clk_at(c, j);
+            if (n->it.error != PTC_OK || (n->flags & PTC__CLK_STOP)) return NULL;
+            if (ptc_packet_is_ntp(n->it.pkt.type)) o = n;
+        }
+        if (!o || (o->it.pkt.type != PTC_TIP && o->it.pkt.type != PTC_TIP_PGD)) return NULL;
+    } else if (ptc_packet_is_cyc_eligible(e->it.pkt.type)) { /* the MODE before it */
+        for (j = i; j-- > c->ready && !o;) {
+            const ptc__clk_entry *n = ptc__clk_at(c, j);
+            if (n->it.error != PTC_OK || (n->flags & PTC__CLK_STOP)) return NULL;
+            if (ptc_packet_is_ntp(n->it.pkt.type)) o = n;
+            if (n->flags & PTC__CLK_FINAL) break;
+        }
+        if (!o || (o->it.pkt.type != PTC_MODE_EXEC && o->it.pkt.type != PTC_MODE_TSX) || !(o->flags & PTC__CLK_EXACT))
+            return NULL;
+    } else {
+        return NULL;
+    }
+    return o->epoch == e->epoch ? o : NULL;
 }
 
 /* A final entry: what the entries after it are held to (time never goes
@@ -4228,6 +4355,7 @@ static void ptc__clk_note_final(ptc_clock *c, ptc__clk_entry *e)
     if (e->it.error == PTC_OK && e->it.pkt.type == PTC_CYC) {
         c->cyc_point = e->point;
         if (!ptc__clk_cyc_is_wrap(c, e->it.pkt.u.cyc.cycles)) {
+            if (e->flags & PTC__CLK_LONE_CYC) c->seen_lone_cyc = 1;
             if ((e->flags & PTC__CLK_LONE_CYC) && !c->fb_point) c->fb_point = e->point;
             if (!c->first_cyc_point) c->first_cyc_point = e->point;
             c->last_cyc_point = e->point;
@@ -4259,6 +4387,7 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
            (where the branch of a TNT that went out soon after it lies, and
            where libipt and perf put it), not to the last point, which may
            sit past an MTC's edge the branch came before */
+        if (branch_cyc && !c->fb_point && c->first_cyc_point && c->tnts_unplaced < UINT32_MAX) c->tnts_unplaced++;
         if (branch_cyc) floor = c->ntp_point;
         else if (first_branch) floor = c->out_lo > c->ntp_point ? c->out_lo : c->ntp_point;
         if (after > e->lo) e->lo = after;
@@ -4267,8 +4396,10 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
             e->flags |= PTC__CLK_CONFLICT;
         }
         if (e->hi < floor) e->hi = floor;
-        mid = ptc__clk_point(c, e, b, branch_cyc, b && i + 1 < upto);
+        uint8_t frac;
+        mid = ptc__clk_point(c, e, b, branch_cyc, b && i + 1 < upto, ptc__clk_sent_with(c, i, upto), &frac);
         e->point = mid < floor ? floor : mid;
+        e->flags = (e->flags & 0xFFFFFFu) | (e->point == mid ? (uint32_t)frac << 24 : 0);
         ptc__clk_note_final(c, e);
     }
     c->ready = upto;
@@ -4279,6 +4410,7 @@ static void ptc__clk_anchor_of(const ptc__clk_entry *e, ptc__clk_anchor *a)
     a->lo = e->lo;
     a->hi = e->hi;
     a->point = e->point;
+    a->point_frac = (uint8_t)(e->flags >> 24);
     a->pos_lo = e->pos_lo;
     a->pos_hi = e->pos_hi;
     a->epoch = e->epoch;
@@ -4431,7 +4563,9 @@ static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
             c->positioned = c->last_anchor;
             c->positioned.pos_lo = 0;
             c->positioned.pos_hi = v;
-            c->guess_ref = c->positioned;
+            /* (unless a CBR carried the points across: its reference is
+               at the reset, the anchor only somewhere after it) */
+            if (!ptc__clk_guess_ref(c, c->epoch)) ptc__clk_set_guess_ref(c, &c->positioned);
         }
     }
     for (i = c->open_from; i < c->count; i++) { /* no later than this CYC point */
@@ -4659,6 +4793,33 @@ static void ptc__clk_on_cyc(ptc_clock *c, ptc__clk_entry *e)
         c->cyc_pending = c->count + 1; /* counted when the next packet shows what it is */
 }
 
+/* A CBR without a TSC ends the epoch: the clock may have stopped there,
+   so no bound counts cycles across it. The points do (SPEC 3.7 rule 3):
+   a stop is the exception, and the cycle counter was not reset, so the
+   next epoch's position 0 is the last CYC before the CBR. Its point is
+   where the cycles put that CYC, the reference of the points after it
+   (libipt and perf likewise go on counting at the new ratio). 0 when the
+   old epoch gives no such point. */
+static int ptc__clk_carry_points(const ptc_clock *c, ptc__clk_anchor *carried)
+{
+    ptc__clk_entry last_cyc;
+    uint64_t point;
+    uint8_t frac;
+    if (!c->pos_active || !ptc__clk_guess_ref(c, c->epoch)) return 0;
+    memset(&last_cyc, 0, sizeof last_cyc);
+    last_cyc.pos_lo = last_cyc.pos_hi = c->pos;
+    last_cyc.epoch = c->epoch;
+    last_cyc.flags = (uint32_t)c->rate.cbr << 16;
+    point = ptc__clk_cycle_guess(c, &last_cyc, NULL, &frac);
+    if (!point) return 0;
+    memset(carried, 0, sizeof *carried);
+    carried->lo = carried->hi = carried->point = point;
+    carried->point_frac = frac;
+    carried->pos_lo = carried->pos_hi = 0;
+    carried->valid = 1;
+    return 1;
+}
+
 static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
 {
     uint8_t ratio = e->it.pkt.u.cbr.ratio;
@@ -4666,13 +4827,24 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     /* a PSB+ that reports a new ratio: it changed at some point since the
        last one, so cycle counts across it do not convert */
     if (c->tsc_run && c->tsc_in_psb && c->rate.cbr && c->rate.cbr != ratio) ptc__clk_break(c);
-    c->rate.cbr = ratio;
-    ptc__clk_rate_changed(c);
-    if (!c->tsc_run) {
-        ptc__clk_break(c); /* a new rate without a TSC */
-        e->flags |= PTC__CLK_STOP;
+    if (!c->tsc_run) { /* a new rate without a TSC */
+        ptc__clk_anchor carried;
+        int carry = ptc__clk_carry_points(c, &carried);
+        c->rate.cbr = ratio;
+        ptc__clk_rate_changed(c);
+        ptc__clk_break(c);
+        if (carry) {
+            carried.epoch = c->epoch;
+            ptc__clk_set_guess_ref(c, &carried);
+        }
+        /* the CBR itself is after that CYC and before the next one: its
+           cycles only add time (a stop may be on either side) */
+        e->pos_lo = 0;
+        e->flags |= PTC__CLK_STOP | PTC__CLK_UNPINNED | PTC__CLK_AT_START;
         return;
     }
+    c->rate.cbr = ratio;
+    ptc__clk_rate_changed(c);
     if (c->ctc.have_mtc) return; /* an MTC after the TSC's edge came first: the CBR is after it */
     /* sent with the TSC and TMA before it, at their instant, where the new
        ratio starts: the entries of the TSC's epoch still open are
@@ -4764,6 +4936,8 @@ static void ptc__clk_position(ptc_clock *c, ptc__clk_entry *e, const ptc__clk_st
         e->flags |= PTC__CLK_EXACT;
     } else if (c->cfg.cyc_en && timed_by_cyc && !c->psb_at && t != PTC_OVF && ptc__clk_thresh_window(c) != UINT64_MAX) {
         e->pos_hi = c->pos + ptc__clk_thresh_window(c) - 1;
+    } else if (c->cfg.cyc_en && timed_by_cyc && !c->psb_at && t != PTC_OVF) {
+        e->flags |= PTC__CLK_AT_START; /* (the packets of one operation share the first one's CYC) */
     }
 }
 
@@ -4848,8 +5022,8 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
         /* an anchor whose cycle position is a range (a PSB+'s TSC with no
            CYC in it) would carry that uncertainty into every point after
            it: the cycles from the last exact one are better */
-        if (e->pos_lo != PTC__CLK_NOPOS && (e->pos_lo == e->pos_hi || !c->guess_ref.valid || c->guess_ref.epoch != e->epoch))
-            c->guess_ref = c->last_anchor;
+        if (e->pos_lo != PTC__CLK_NOPOS && (e->pos_lo == e->pos_hi || !ptc__clk_guess_ref(c, e->epoch)))
+            ptc__clk_set_guess_ref(c, &c->last_anchor);
     } else if (c->count == PTC_CLOCK_WINDOW && c->ready + 1 < c->count) {
         /* the window is full: the oldest goes with what is known - never
            the newest (a CYC waiting for the next packet, the start of a
@@ -5011,20 +5185,31 @@ static PTC__INLINE void ptc__ev_note_cyc(ptc_events *ev, uint64_t cycles)
 {
     int wrap = (cycles & (cycles + 1)) == 0 &&
                (cycles >= 4095 || (ev->cfg.cyc_bits < 64 && cycles == (UINT64_C(1) << ev->cfg.cyc_bits) - 1));
-    if (ev->cyc_just_before && ev->branch.cand != PTC__EV_NOPOS && ev->branch.lone == PTC__EV_NOPOS)
+    if (ev->cyc_just_before && ev->branch.cand != PTC__EV_NOPOS && ev->branch.lone == PTC__EV_NOPOS) {
         ev->branch.lone = ev->branch.cand;
+        ev->branch.seen_lone = 1;
+    }
     ev->branch.cand = wrap ? PTC__EV_NOPOS : ev->pos;
     if (!wrap && ev->branch.first == PTC__EV_NOPOS) ev->branch.first = ev->pos;
 }
 
 /* Where a TNT with no CYC right before it most likely had its first
-   branch: at the first lone CYC since the last event, else between the
-   first and the last CYC, else at the last (SPEC 3.7). */
-static uint64_t ptc__ev_first_branch_pos(const ptc_events *ev)
+   branch: at the first lone CYC since the last event; else, in a trace
+   that shows its TNTs' CYCs go out at their first branches, between the
+   first and the last CYC; in one that shows TNTs go out whole, half the
+   threshold's window past the last; else at the last (SPEC 3.7, as
+   ptc__clk_tnts_go_whole tells the two readings apart). */
+static uint64_t ptc__ev_first_branch_pos(ptc_events *ev)
 {
-    if (ev->branch.lone != PTC__EV_NOPOS) return ev->branch.lone;
-    if (ev->branch.first != PTC__EV_NOPOS) return ev->branch.first + (ev->pos - ev->branch.first) / 2;
-    return ev->pos;
+    ptc__ev_branch *b = &ev->branch;
+    if (b->lone != PTC__EV_NOPOS) return b->lone;
+    if (b->first == PTC__EV_NOPOS) return ev->pos;
+    if (b->seen_lone) return b->first + (ev->pos - b->first) / 2;
+    if (b->unplaced < PTC__CLK_WHOLE_TNT_EVIDENCE) {
+        b->unplaced++;
+        return ev->pos;
+    }
+    return ev->cfg.cyc_thresh >= 2 && ev->cfg.cyc_thresh <= 15 ? ev->pos + (UINT64_C(1) << (ev->cfg.cyc_thresh - 2)) : ev->pos;
 }
 
 static PTC__INLINE void ptc__ev_cyc(ptc_events *ev, uint64_t cycles)
@@ -5152,13 +5337,26 @@ static void ptc__ev_tma(ptc_events *ev, const ptc_packet *p)
    again. Sent with a TSC (a PSB+, a wake, a frequency change), it is at
    the TSC's instant: the TSC stays the anchor, at the start of the new
    counts, and the first MTC edge after the TMA is emitted (SPEC 3.4). */
+static uint64_t ptc__ev_guess(const ptc_events *ev, uint64_t pos);
+
 static void ptc__ev_cbr(ptc_events *ev, uint8_t ratio, int with_tsc)
 {
+    /* without a TSC, the points count cycles across it (as the full clock
+       does, ptc__clk_carry_points): from where the last CYC was */
+    uint64_t carried = with_tsc ? 0 : ptc__ev_guess(ev, ev->pos);
+    if (!with_tsc && !carried && ev->tsc.have && ev->cfg.cyc_en) carried = ev->now.lo; /* (no cycles since the anchor) */
     ev->rate.cbr = ratio;
     ptc__clk_rate_set(&ev->rate);
     if (ev->cfg.nom_num && ratio && ev->cfg.nom_den <= UINT64_MAX / 256)
         ptc__math_divider_init(&ev->guess_div, ev->cfg.nom_den * ratio);
     ptc__ev_break(ev);
+    if (carried) {
+        ptc__ev_anchor *g = &ev->guess_ref;
+        memset(g, 0, sizeof *g);
+        g->lo = g->hi = g->point = carried;
+        g->epoch = ev->epoch;
+        g->valid = g->exact = 1;
+    }
     if (!with_tsc || ev->ctc.have_mtc) {
         ev->due.stop_since_mtc = ev->stop_since_ref = 1;
         ev->stops++;
@@ -5308,6 +5506,8 @@ static void ptc__ev_by_cycles(ptc_events *ev, ptc__ev_entry *e, ptc_packet_type 
         ev->pos == ev->ref.pos_lo)
         e->guess = ptc__ev_near_guess(ev, e->lo); /* no CYC since the anchor: most likely right after it */
     if (ev->psb.tsc && !e->guess) e->guess = ev->tsc.full; /* a PSB+ is one instant, its TSC's (SPEC 3.6) */
+    if (t == PTC_CBR && !ev->tsc.run && !e->guess && ev->cfg.cyc_en)
+        e->guess = e->lo; /* most likely sent with what came before (SPEC 3.7, PTC__CLK_AT_START) */
     ev->branch.first = ev->branch.lone = ev->branch.cand = PTC__EV_NOPOS;
 }
 
@@ -5357,6 +5557,11 @@ static PTC__INLINE void ptc__ev_event(ptc_events *ev, const ptc_item *it)
     e->lo = tnt && !exact ? ev->now.ntp_lo : ev->now.lo;
     e->floor = ev->now.lo; /* (where libipt and perf put a TNT whose branch the cycles do not place) */
     ptc__ev_by_cycles(ev, e, t, exact);
+    if ((t == PTC_TIP || t == PTC_TIP_PGD) && e->guess && ev->count) { /* a FUP before it: one event (SPEC 3.7) */
+        ptc__ev_entry *f = ptc__ev_at(ev, ev->count - 1);
+        if (f->it.error == PTC_OK && f->it.pkt.type == PTC_FUP && !f->bound_fup && f->epoch == e->epoch && f->stops == e->stops)
+            f->guess = e->guess;
+    }
     e->cap = t == PTC_NONE || t == PTC_OVF ? UINT64_MAX : ptc__ev_cap(ev); /* (MTCs were lost before those) */
     ev->count++;
     if (ptc__ev_at_tsc(ev, e, t) && ev->ready == ev->count - 1) ev->ready = ev->count;

@@ -286,7 +286,7 @@ static void eg_free(eg_trace *t)
 
 /* ptcodec's clock settings for a stream written with cfg: what perf
    records of it, with the SDM's clocks (the generator's are ideal). */
-static void eg_clock_config(const eg_config *cfg, ptc_clock_config *cc)
+UT_FN void eg_clock_config(const eg_config *cfg, ptc_clock_config *cc)
 {
     ptc_clock_config_sdm(cc);
     cc->mtc_freq = cfg->mtc_freq;

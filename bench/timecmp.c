@@ -50,6 +50,7 @@
 #include "../tools/modelrec.h"
 #include "../tools/perforacle.h"
 #include "encgen.h"
+#include "encwhole.h"
 
 #include <intel-pt.h>
 #include "../tests/libipt_times.h"
@@ -330,7 +331,11 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
             if (s_ours.outside || s_ours_all.outside) lost = 1;
             if (s_ours.outside || s_ours.max_err > s_perf.max_err || mean(&s_ours) > mean(&s_perf) ||
                 s_ours_all.outside || s_ours_all.max_err > s_perf_all.max_err || mean(&s_ours_all) > mean(&s_perf_all)) {
-                printf("  ^ ptcodec does worse than perf in this row\n");
+                printf("  ^ ptcodec does worse than perf in this row (perf's packets: max %llu vs %llu, mean %.3f vs %.3f;"
+                       " all: max %llu vs %llu, mean %.3f vs %.3f)\n",
+                       (unsigned long long)s_ours.max_err, (unsigned long long)s_perf.max_err, mean(&s_ours), mean(&s_perf),
+                       (unsigned long long)s_ours_all.max_err, (unsigned long long)s_perf_all.max_err, mean(&s_ours_all),
+                       mean(&s_perf_all));
                 perf_rows_lost++;
                 lost = 1;
             }
@@ -440,30 +445,56 @@ static int model_rows(uint64_t cycles, uint64_t seed, int only)
     return worst;
 }
 
-/* Streams libipt's encoder wrote (bench/encgen.h): dense and sparse, CYC
-   off, at threshold 0 and at 3, every MTC period 0..9. Hardware-like
-   clocks: TSC:CTC 308/2, nom 37 at ratio 30 (the Xeon in
-   shared/pt-traces-timed). ptcodec gets what perf records. */
-static int encoder_rows(uint64_t events, uint64_t seed)
+/* An encoder's stream with what perf records of it (the stream's own
+   settings): ptcodec gets those, with the SDM's clocks (both encoders'
+   clocks are ideal), and on a stream with CYC the same without the
+   threshold, as for a raw trace (SPEC 3.5 rule 4). */
+static int compare_encoded(const char *label, stream *sm)
 {
     static const char *const names[] = { "ptcodec, perf's config", "ptcodec, no threshold" };
-    int sparse, cyc, f, worst = 0;
+    ptc_clock_config cc, cc_raw;
+    const ptc_clock_config *cfgs[3];
+    ptc_clock_config_sdm(&cc);
+    cc.mtc_freq = sm->mtc_freq;
+    cc.cpuid_15_eax = sm->cpuid_15_eax;
+    cc.cpuid_15_ebx = sm->cpuid_15_ebx;
+    cc.nom_num = sm->nom_freq;
+    cc.nom_den = 1;
+    cc.cyc_en = sm->cyc_en;
+    cc.cyc_thresh = sm->cyc_thresh;
+    cc_raw = cc;
+    cc_raw.cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
+    cfgs[0] = &cc;
+    cfgs[1] = sm->cyc_en ? &cc_raw : NULL;
+    cfgs[2] = NULL;
+    return compare(label, sm, cfgs, names);
+}
+
+/* The CYC settings of the encoder rows: off, then each threshold. */
+typedef struct cyc_setting { int on; uint8_t thresh; const char *name; } cyc_setting;
+
+/* Streams libipt's encoder wrote (bench/encgen.h): dense and sparse, CYC
+   off, at threshold 0 and at 3, every MTC period 0..9; at threshold 1 and
+   6 (1 and 32 cycles) every third period. Hardware-like clocks: TSC:CTC
+   308/2, nom 37 at ratio 30 (the Xeon in shared/pt-traces-timed). */
+static int encoder_rows(uint64_t events, uint64_t seed)
+{
+    static const cyc_setting cycs[] = { { 0, 0, "off" }, { 1, 0, "T=0" }, { 1, 3, "T=3" }, { 1, 1, "T=1" }, { 1, 6, "T=6" } };
+    int sparse, c, f, worst = 0;
     for (sparse = 0; sparse < 2; sparse++)
-        for (cyc = 0; cyc < 3; cyc++)
-            for (f = 0; f <= 9; f++) {
+        for (c = 0; c < 5; c++)
+            for (f = 0; f <= 9; f += c < 3 ? 1 : 3) {
                 eg_config ec;
                 eg_trace tr;
-                ptc_clock_config cc, cc_raw;
-                const ptc_clock_config *cfgs[3];
                 stream sm;
                 char label[64];
                 int r;
                 memset(&ec, 0, sizeof ec);
-                ec.seed = seed + (uint64_t)(f * 6 + sparse * 3 + cyc);
+                ec.seed = seed + (uint64_t)(f * 6 + sparse * 3 + c) + (c >= 3 ? 1000 : 0);
                 ec.events = sparse ? events / 8 : events;
                 ec.sparse = sparse;
-                ec.cyc = cyc != 0;
-                ec.cyc_thresh = cyc == 2 ? 3 : 0;
+                ec.cyc = cycs[c].on;
+                ec.cyc_thresh = cycs[c].thresh;
                 ec.mtc_freq = (uint8_t)f;
                 ec.eax = 2;
                 ec.ebx = 308;
@@ -471,12 +502,6 @@ static int encoder_rows(uint64_t events, uint64_t seed)
                 ec.cbr = 30;
                 eg_generate(&ec, &tr);
                 if (tr.failed) { fprintf(stderr, "timecmp: libipt's encoder failed\n"); exit(2); }
-                eg_clock_config(&ec, &cc);
-                cc_raw = cc;
-                cc_raw.cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
-                cfgs[0] = &cc;
-                cfgs[1] = ec.cyc ? &cc_raw : NULL;
-                cfgs[2] = NULL;
                 memset(&sm, 0, sizeof sm);
                 sm.bytes = tr.bytes;
                 sm.len = tr.len;
@@ -488,19 +513,67 @@ static int encoder_rows(uint64_t events, uint64_t seed)
                 sm.cpuid_15_ebx = ec.ebx;
                 sm.cyc_en = (uint8_t)ec.cyc;
                 sm.cyc_thresh = ec.cyc_thresh;
-                snprintf(label, sizeof label, "%s, CYC %s, MTC %d", sparse ? "sparse" : "dense",
-                         cyc == 0 ? "off" : cyc == 1 ? "T=0" : "T=3", f);
-                r = compare(label, &sm, cfgs, names);
+                snprintf(label, sizeof label, "%s, CYC %s, MTC %d", sparse ? "sparse" : "dense", cycs[c].name, f);
+                r = compare_encoded(label, &sm);
                 if (r > worst) worst = r;
                 eg_free(&tr);
             }
     return worst;
 }
 
+/* Streams libipt's encoder wrote from the other reading of the CYC rules
+   (bench/encwhole.h: a TNT whole, its CYC right before it): dense and
+   sparse; CYC off and CycThresh 0, 1 and 6 (any cycle, 1 and 32 cycles);
+   the clocks of issue 45 (ratio 30, nom 24, TSC:CTC 100/1, an MTC every 8
+   crystal ticks). */
+static int whole_rows(uint64_t events, uint64_t seed)
+{
+    static const cyc_setting cycs[] = { { 0, 0, "off" }, { 1, 0, "T=0" }, { 1, 1, "T=1" }, { 1, 6, "T=6" } };
+    int sparse, c, worst = 0;
+    for (sparse = 0; sparse < 2; sparse++)
+        for (c = 0; c < 4; c++) {
+            ew_config ec;
+            ew_trace tr;
+            stream sm;
+            char label[64];
+            int r;
+            memset(&ec, 0, sizeof ec);
+            ec.seed = seed * 1000 + (uint64_t)(sparse * 4 + c);
+            ec.bytes = (size_t)(sparse ? events : 4 * events);
+            ec.sparse = sparse;
+            ec.cyc = cycs[c].on;
+            ec.cyc_thresh = cycs[c].thresh;
+            ec.mtc_freq = 3;
+            ec.eax = 1;
+            ec.ebx = 100;
+            ec.nom = 24;
+            ec.cbr = 30;
+            ew_generate(&ec, &tr);
+            if (tr.failed) { fprintf(stderr, "timecmp: encwhole.h could not write its stream\n"); exit(2); }
+            memset(&sm, 0, sizeof sm);
+            sm.bytes = tr.bytes;
+            sm.len = tr.len;
+            sm.truth = tr.truth;
+            sm.offset = tr.offset;
+            sm.n = tr.n;
+            sm.mtc_freq = ec.mtc_freq;
+            sm.nom_freq = ec.nom;
+            sm.cpuid_15_eax = ec.eax;
+            sm.cpuid_15_ebx = ec.ebx;
+            sm.cyc_en = (uint8_t)ec.cyc;
+            sm.cyc_thresh = ec.cyc_thresh;
+            snprintf(label, sizeof label, "whole %s, CYC %s", sparse ? "sparse" : "dense", cycs[c].name);
+            r = compare_encoded(label, &sm);
+            if (r > worst) worst = r;
+            ew_free(&tr);
+        }
+    return worst;
+}
+
 int main(int argc, char **argv)
 {
     uint64_t cycles = 20000000, seed = 1, events = 200000;
-    int only = -1, i, check = 0, worst = 0, kinds = 3;
+    int only = -1, i, check = 0, worst = 0, kinds = 7;
     ut_prog = "timecmp";
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--cycles") && i + 1 < argc) {
@@ -517,6 +590,8 @@ int main(int argc, char **argv)
             kinds = 1;
         } else if (!strcmp(argv[i], "--encoder-only")) {
             kinds = 2;
+        } else if (!strcmp(argv[i], "--whole-only")) {
+            kinds = 4;
         } else if (!strcmp(argv[i], "--check")) {
             check = 1;
         } else if (!strcmp(argv[i], "--real-clocks")) {
@@ -546,6 +621,13 @@ int main(int argc, char **argv)
         printf("| written by libipt's encoder (bench/encgen.h), %llu events dense, %llu sparse |\n",
                (unsigned long long)events, (unsigned long long)(events / 8));
         r = encoder_rows(events, seed);
+        if (r > worst) worst = r;
+    }
+    if (kinds & 4) {
+        int r;
+        printf("| written by libipt's encoder from the other reading (bench/encwhole.h), %llu bytes dense, %llu sparse |\n",
+               (unsigned long long)(4 * events), (unsigned long long)events);
+        r = whole_rows(events, seed);
         if (r > worst) worst = r;
     }
     if (use_perf) printf("rows where ptcodec does worse than Linux perf: %d of %d\n", perf_rows_lost, perf_rows);

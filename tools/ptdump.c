@@ -7,6 +7,7 @@
 #include "modelcfg.h"
 #include "perfaux.h"
 #include "clockopts.h"
+#include "clockcheck.h"
 #include "progress.h"
 #include "workpool.h"
 
@@ -100,6 +101,11 @@ typedef struct printer {
     int perf_time;         /* a perf.data with its time conversion: --time also in perf's ns */
     char tag[96];          /* --jsonl of a perf.data: the queue's fields, on every line */
     int events;            /* --events: the events only (ptc_events_is_event) */
+    /* --time: what the trace measures of the clock settings, and the
+       conflicts, for the line on stderr at the end (tools/clockcheck.h) */
+    int time_check;
+    ck_witness ck;
+    ptc_clock_config ck_cc;
     char line[640];
     /* what goes to stdout, written a block at a time (out_flush): one
        fwrite per line was a fifth of the listing's time. With -j, a
@@ -358,17 +364,29 @@ static int stats_summary(printer *pr)
     if (pr->jsonl) {
         out_printf(pr, "{\"packets\":%llu,\"bytes\":%llu,\"errors\":%d,\"psb\":%llu", packets, bytes, pr->errors,
                (unsigned long long)d->packets[PTC_PSB]);
-        if (d->timed) out_printf(pr, ",\"time_first\":\"0x%llx\",\"time_last\":\"0x%llx\"", (unsigned long long)d->first_tsc,
-                             (unsigned long long)d->last_tsc);
+        if (d->timed) out_printf(pr, ",\"time_first\":\"0x%llx\",\"time_last\":\"0x%llx\",\"conflicts\":%llu",
+                             (unsigned long long)d->first_tsc, (unsigned long long)d->last_tsc,
+                             (unsigned long long)pr->ck.conflicts);
         out_printf(pr, "}\n");
     } else {
         out_printf(pr, "[stats: %llu packets, %llu bytes, %d decode errors, %llu PSBs", packets, bytes, pr->errors,
                (unsigned long long)d->packets[PTC_PSB]);
-        if (d->timed) out_printf(pr, "; time %llx to %llx, %llu ticks", (unsigned long long)d->first_tsc,
-                             (unsigned long long)d->last_tsc, (unsigned long long)(d->last_tsc - d->first_tsc));
+        if (d->timed) out_printf(pr, "; time %llx to %llx, %llu ticks, %llu conflicts", (unsigned long long)d->first_tsc,
+                             (unsigned long long)d->last_tsc, (unsigned long long)(d->last_tsc - d->first_tsc),
+                             (unsigned long long)pr->ck.conflicts);
         out_printf(pr, "]\n");
     }
     return pr->errors ? 1 : 0;
+}
+
+/* --time's last word on stderr, after the output: the conflicts and the
+   setting the trace most likely contradicts, and what an erratum costs
+   (SPEC 3.9). */
+static void settings_report(const printer *pr, const ptc_clock_config *cc)
+{
+    fflush(stdout);
+    ck_report(&pr->ck, cc, stderr);
+    ck_errata_note(&pr->ck, cc, stderr);
 }
 
 /* What the run ends with: --check's and --stats's summaries, and the exit
@@ -385,6 +403,7 @@ static int finish_output(printer *pr)
 static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
 {
     df_buf b;
+    if (pr->time_check) ck_item(&pr->ck, it, t);
     if (pr->events && !ptc_events_is_event(it)) return;
     if (pr->check) {
         check_item(pr, it);
@@ -624,6 +643,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
         for (i = from + 1; i < n && c[i].queue == c[from].queue && c[i].sample == c[from].sample; i++) {}
         if (only_queue >= 0 && (c[from].sample || c[from].queue != (uint64_t)only_queue)) continue;
         shown++;
+        ck_new_stream(&pr->ck);
         dump_queue(pr, &pf.cc, timed, flags, pf.snapshot, c, from, i);
     }
     if (!n) { /* nothing decoded: said, and not a success */
@@ -643,6 +663,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
     free(buf);
     st = finish_output(pr);
     out_flush(pr);
+    if (timed) settings_report(pr, &pf.cc);
     if (fflush(stdout) != 0) return 2;
     return st;
 }
@@ -1183,6 +1204,7 @@ int main(int argc, char **argv)
         }
     }
     if (rules) return print_rules(pr.jsonl);
+    pr.time_check = timed;
     if (!path) {
         fprintf(stderr, "ptdump: no FILE given\n%s", usage);
         return 2;
@@ -1261,6 +1283,7 @@ int main(int argc, char **argv)
         }
         st = finish_output(&pr);
         out_flush(&pr);
+        settings_report(&pr, &cc);
         if (fflush(stdout) != 0) return 2;
         return st;
     }
@@ -1279,6 +1302,7 @@ int main(int argc, char **argv)
     if (in != stdin) fclose(in);
     if (!st) st = finish_output(&pr);
     out_flush(&pr);
+    if (timed) settings_report(&pr, &cc);
     if (fflush(stdout) != 0) return 2;
     return st;
 }

@@ -331,7 +331,9 @@ int main(int argc, char **argv)
         if (want_queue >= 0) { fprintf(stderr, "ptnav: --cpu N picks a queue of a perf.data (the CPU's model is F/M)\n"); return 2; }
         if (!config) { /* a raw trace: the clock options say what is known */
             ptc_model_config_default(&cfg);
-            cfg.cyc_en = 0; /* not known to have CYCs: --cycle needs --config or a perf.data */
+            /* not known to have CYCs unless --cyc-thresh says it was recorded with them */
+            cfg.cyc_en = (uint8_t)opt.numset[CO_CYC_THRESH];
+            if (cfg.cyc_en) cfg.cyc_thresh = (uint8_t)opt.numv[CO_CYC_THRESH];
             ring_written = UINT64_MAX;
             if (!co_has_clock(&opt))
                 fprintf(stderr, "ptnav: no clock settings given, so only TSCs time the trace and intervals are wide; "
@@ -355,7 +357,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (strcmp(query, "--cycle") == 0 && !cfg.cyc_en) {
-        fprintf(stderr, "ptnav: --cycle needs a trace with CYC packets (cyc_en), as its --config or perf.data says; use --tsc\n");
+        fprintf(stderr, "ptnav: --cycle needs a trace with CYC packets (cyc_en), as its --config or perf.data says, or "
+                        "--cyc-thresh N for a raw trace recorded with them; use --tsc\n");
         free(buf);
         return 2;
     }
