@@ -860,10 +860,14 @@ typedef struct ptc__clk_ctc {
 #define PTC__CLK_GUESS_EPOCHS 8
 #define PTC__CLK_RATE_SPAN 2048
 
+/* A fraction of a tick, rem / den (den 0: none): what is left of a point
+   below a tick, so that points counted on from it land on the tick the
+   exact sum does (the truth is the exact time rounded down). */
+typedef struct ptc__clk_frac { uint64_t rem, den; } ptc__clk_frac;
+
 typedef struct ptc__clk_anchor {
     uint64_t lo, hi, pos_lo, pos_hi, point;
-    uint8_t point_frac;    /* the point's fraction of a tick, in 256ths: points that count
-                              cycles from it do not lose a tick to rounding at each anchor */
+    ptc__clk_frac point_frac; /* the point's fraction, for the points counted from it */
     uint32_t epoch;
     int valid, mtc;
 } ptc__clk_anchor;
@@ -4097,15 +4101,35 @@ static void ptc__clk_set_guess_ref(ptc_clock *c, const ptc__clk_anchor *a)
    nom, or at the middle of the rates nom allows when the trace ruled that
    out (SPEC 3.7). b: the anchor that finalizes the entry, if any. 0: no
    such anchor in the entry's epoch. */
+/* A fraction in den-ths of a tick, rounded down (exact when it is
+   den-ths already: the common case, the same ratio on both sides). */
+static uint64_t ptc__clk_frac_in(const ptc__clk_frac *f, uint64_t den)
+{
+    uint64_t q, r;
+    if (!f->den || !f->rem) return 0;
+    if (f->den == den) return f->rem;
+    return ptc__math_mad_div(f->rem, den, 0, 0, f->den, &q, &r) ? q : 0;
+}
+
+/* A fraction in 256ths, as an entry keeps it (ptc__clk_entry's flags),
+   rounded up: the exact sums that end on a tick boundary, as rational
+   clocks often do, stay on it rather than a 256th below. */
+static uint8_t ptc__clk_frac_256ths(const ptc__clk_frac *f)
+{
+    uint64_t q = ptc__clk_frac_in(f, 256);
+    if (f->den && q * f->den < f->rem * 256 && f->rem < (UINT64_C(1) << 55)) q++;
+    return (uint8_t)(q > 255 ? 255 : q);
+}
+
 static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b,
-                                     uint8_t *frac)
+                                     ptc__clk_frac *frac)
 {
     const ptc__clk_anchor *a = &c->guess_refs[e->epoch % PTC__CLK_GUESS_EPOCHS];
     uint8_t cbr = (uint8_t)(e->flags >> 16);
     /* the anchor at the start of its range: the counter's reset at an
        epoch's start, the last CYC point for a PSB+'s TSC (SPEC 3.7) */
     uint64_t from = a->pos_lo != PTC__CLK_NOPOS ? a->pos_lo : a->pos_hi, at, n;
-    if (frac) *frac = 0;
+    if (frac) frac->rem = frac->den = 0;
     if (!a->valid || a->epoch != e->epoch || !a->point || from == PTC__CLK_NOPOS || e->pos_lo == PTC__CLK_NOPOS || !cbr)
         return 0;
     if (e->flags & PTC__CLK_AT_START)
@@ -4135,8 +4159,8 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
     if (c->nom_cfg_inside) {
         /* n * nom / cbr past the reference's exact point, rounded down as
            the truth (a TSC) is; what is left over is the point's fraction */
-        uint64_t d = c->cfg.nom_den * cbr, q, r, hi, x, carried = 0;
-        if (a->point_frac && d < (UINT64_C(1) << 55)) carried = (d * a->point_frac) >> 8;
+        /* (a wobbling clock's points are not that exact: no fraction) */
+        uint64_t d = c->cfg.nom_den * cbr, q, r, hi, x, carried = c->cfg.rate_ppm ? 0 : ptc__clk_frac_in(&a->point_frac, d);
         ptc__math_mul_wide(n, c->cfg.nom_num, &hi, &x);
         if (!hi && x + carried >= x && cbr == c->rate.cbr) {
             q = ptc__math_divide(&c->guess_div, x + carried);
@@ -4145,7 +4169,10 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
             q = 0;
         }
         if (q) {
-            if (frac && d < (UINT64_C(1) << 55)) *frac = (uint8_t)((r << 8) / d);
+            if (frac) {
+                frac->rem = r;
+                frac->den = d;
+            }
             return ptc__math_sat_add(a->point, q);
         }
     }
@@ -4204,18 +4231,18 @@ static void ptc__clk_bound_backwards(ptc_clock *c, size_t upto, const ptc__clk_a
    position where the cycles since the reference anchor put it at the
    nominal rate; anything else in the middle of what is possible. */
 /* A guess held to a lower bound: raised to it, it loses its fraction. */
-static uint64_t ptc__clk_at_least(uint64_t guess, uint64_t lo, uint8_t *frac)
+static uint64_t ptc__clk_at_least(uint64_t guess, uint64_t lo, ptc__clk_frac *frac)
 {
     if (guess >= lo) return guess;
-    *frac = 0;
+    frac->rem = frac->den = 0;
     return lo;
 }
 
 static uint64_t ptc__clk_guess(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b,
-                               const ptc__clk_entry *sent_with, uint8_t *frac)
+                               const ptc__clk_entry *sent_with, ptc__clk_frac *frac)
 {
     uint64_t mid;
-    *frac = 0;
+    frac->rem = frac->den = 0;
     if (sent_with && (mid = ptc__clk_cycle_guess(c, sent_with, b, frac)) != 0) /* one instant with it */
         return ptc__clk_at_least(mid, e->lo, frac);
     if ((e->flags & (PTC__CLK_MTC | PTC__CLK_EXACT)) == (PTC__CLK_MTC | PTC__CLK_EXACT) &&
@@ -4265,7 +4292,7 @@ static uint64_t ptc__clk_whole_tnt_point(const ptc_clock *c, const ptc__clk_entr
    anchor_after: b is still to come after the entry; *frac: the point's
    fraction of a tick, when the cycles give it. */
 static uint64_t ptc__clk_point(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b, int branch_cyc,
-                               int anchor_after, const ptc__clk_entry *sent_with, uint8_t *frac)
+                               int anchor_after, const ptc__clk_entry *sent_with, ptc__clk_frac *frac)
 {
     uint64_t mid = ptc__clk_guess(c, e, b, sent_with, frac), guessed = mid;
     if (mid > e->hi) mid = e->hi;
@@ -4301,7 +4328,7 @@ static uint64_t ptc__clk_point(const ptc_clock *c, const ptc__clk_entry *e, cons
     }
     /* and not past the anchor's own guess, so that it need not wait */
     if (anchor_after && mid > b->lo) mid = b->lo > e->lo ? b->lo : e->lo;
-    if (mid != guessed) *frac = 0;
+    if (mid != guessed) frac->rem = frac->den = 0;
     return mid;
 }
 
@@ -4332,7 +4359,9 @@ static const ptc__clk_entry *ptc__clk_sent_with(ptc_clock *c, size_t i, size_t u
             if (ptc_packet_is_ntp(n->it.pkt.type)) o = n;
             if (n->flags & PTC__CLK_FINAL) break;
         }
-        if (!o || (o->it.pkt.type != PTC_MODE_EXEC && o->it.pkt.type != PTC_MODE_TSX) || !(o->flags & PTC__CLK_EXACT))
+        /* (when its own range is as narrow, the MODE says nothing more) */
+        if (!o || (o->it.pkt.type != PTC_MODE_EXEC && o->it.pkt.type != PTC_MODE_TSX) || !(o->flags & PTC__CLK_EXACT) ||
+            (e->pos_hi != PTC__CLK_NOPOS && e->pos_lo != PTC__CLK_NOPOS && e->pos_hi - e->pos_lo < 2))
             return NULL;
     } else {
         return NULL;
@@ -4396,10 +4425,10 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
             e->flags |= PTC__CLK_CONFLICT;
         }
         if (e->hi < floor) e->hi = floor;
-        uint8_t frac;
+        ptc__clk_frac frac;
         mid = ptc__clk_point(c, e, b, branch_cyc, b && i + 1 < upto, ptc__clk_sent_with(c, i, upto), &frac);
         e->point = mid < floor ? floor : mid;
-        e->flags = (e->flags & 0xFFFFFFu) | (e->point == mid ? (uint32_t)frac << 24 : 0);
+        e->flags = (e->flags & 0xFFFFFFu) | (e->point == mid ? (uint32_t)ptc__clk_frac_256ths(&frac) << 24 : 0);
         ptc__clk_note_final(c, e);
     }
     c->ready = upto;
@@ -4410,7 +4439,8 @@ static void ptc__clk_anchor_of(const ptc__clk_entry *e, ptc__clk_anchor *a)
     a->lo = e->lo;
     a->hi = e->hi;
     a->point = e->point;
-    a->point_frac = (uint8_t)(e->flags >> 24);
+    a->point_frac.rem = e->flags >> 24;
+    a->point_frac.den = 256;
     a->pos_lo = e->pos_lo;
     a->pos_hi = e->pos_hi;
     a->epoch = e->epoch;
@@ -4804,8 +4834,14 @@ static int ptc__clk_carry_points(const ptc_clock *c, ptc__clk_anchor *carried)
 {
     ptc__clk_entry last_cyc;
     uint64_t point;
-    uint8_t frac;
-    if (!c->pos_active || !ptc__clk_guess_ref(c, c->epoch)) return 0;
+    ptc__clk_frac frac;
+    const ptc__clk_anchor *ref = ptc__clk_guess_ref(c, c->epoch);
+    if (!ref) return 0;
+    if (!c->pos_active) { /* no CYC since the epoch began: its reference is still at the reset */
+        if (ref->pos_lo != 0 || ref->pos_hi != 0) return 0;
+        *carried = *ref;
+        return 1;
+    }
     memset(&last_cyc, 0, sizeof last_cyc);
     last_cyc.pos_lo = last_cyc.pos_hi = c->pos;
     last_cyc.epoch = c->epoch;
@@ -4905,6 +4941,21 @@ static void ptc__clk_psb_tail(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
    when it goes with it; a CYC-eligible packet right after a CYC is at its
    time (SDM), and so is a TNT's first branch; one with no CYC before it
    came before the counter reached the threshold. */
+/* An entry before the first CYC of an epoch that a CBR began, when the
+   points were carried across it (ptc__clk_carry_points): after the
+   counter's reset, position 0, and before that CYC. Only for its point:
+   a stop may lie on either side of the CBR, so its cycles bound it only as
+   cycles add time (PTC__CLK_UNPINNED). */
+static void ptc__clk_position_after_carry(ptc_clock *c, ptc__clk_entry *e, int timed_by_cyc)
+{
+    const ptc__clk_anchor *ref = ptc__clk_guess_ref(c, c->epoch);
+    uint64_t w = ptc__clk_thresh_window(c);
+    if (!ref || ref->pos_lo != 0 || ref->pos_hi != 0) return;
+    e->pos_lo = 0;
+    if (c->cfg.cyc_en && timed_by_cyc && w != UINT64_MAX && !(e->flags & PTC__CLK_FIRST_BRANCH)) e->pos_hi = w - 1;
+    e->flags |= PTC__CLK_UNPINNED;
+}
+
 static void ptc__clk_position(ptc_clock *c, ptc__clk_entry *e, const ptc__clk_step *s)
 {
     ptc_packet_type t = s->type;
@@ -4922,7 +4973,10 @@ static void ptc__clk_position(ptc_clock *c, ptc__clk_entry *e, const ptc__clk_st
         e->flags |= PTC__CLK_NEAR;
     if (s->same_instant && c->tsc_sampled) e->flags |= PTC__CLK_SAMPLED; /* guessed as the TSC is */
     if (s->same_instant || t == PTC_TSC) e->flags |= PTC__CLK_AT_TSC;
-    if (!c->pos_active) return;
+    if (!c->pos_active) {
+        if (!s->same_instant && t != PTC_CYC && t != PTC_TSC) ptc__clk_position_after_carry(c, e, timed_by_cyc);
+        return;
+    }
     if (s->same_instant) {
         e->pos_lo = c->tsc_pos_lo;
         e->pos_hi = c->tsc_pos_hi;

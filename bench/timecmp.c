@@ -104,10 +104,29 @@ typedef struct stream {
     const uint64_t *truth;
     const uint64_t *offset; /* each packet's offset, to check the alignment; NULL: not known */
     size_t n;
-    uint8_t mtc_freq, nom_freq;
-    uint32_t cpuid_15_eax, cpuid_15_ebx;
-    uint8_t cyc_en, cyc_thresh;
+    po_settings rec;        /* what perf records of it (tools/perforacle.h) */
 } stream;
+
+/* A stream the bench's encoders wrote: its bytes, its truth, and its
+   settings as perf records them. */
+static stream encoded_stream(const uint8_t *bytes, size_t len, const uint64_t *truth, const uint64_t *offset, size_t n,
+                             uint8_t mtc_freq, uint8_t nom, uint32_t eax, uint32_t ebx, int cyc, uint8_t cyc_thresh)
+{
+    stream sm;
+    memset(&sm, 0, sizeof sm);
+    sm.bytes = bytes;
+    sm.len = len;
+    sm.truth = truth;
+    sm.offset = offset;
+    sm.n = n;
+    sm.rec.mtc_freq = mtc_freq;
+    sm.rec.nom_freq = nom;
+    sm.rec.cpuid_15_eax = eax;
+    sm.rec.cpuid_15_ebx = ebx;
+    sm.rec.cyc_en = (uint8_t)cyc;
+    sm.rec.cyc_thresh = cyc_thresh;
+    return sm;
+}
 
 static int use_perf = 1;       /* --no-perf: only libipt and ptcodec */
 static int perf_rows = 0;      /* rows perf decoded */
@@ -157,10 +176,10 @@ static void run_libipt(const stream *sm, const ptc_item *items, size_t n, uint64
     cfg.size = sizeof cfg;
     cfg.begin = (uint8_t *)(uintptr_t)sm->bytes;
     cfg.end = cfg.begin + sm->len;
-    cfg.mtc_freq = sm->mtc_freq;
-    cfg.nom_freq = sm->nom_freq;
-    cfg.cpuid_0x15_eax = sm->cpuid_15_eax;
-    cfg.cpuid_0x15_ebx = sm->cpuid_15_ebx;
+    cfg.mtc_freq = sm->rec.mtc_freq;
+    cfg.nom_freq = sm->rec.nom_freq;
+    cfg.cpuid_0x15_eax = sm->rec.cpuid_15_eax;
+    cfg.cpuid_0x15_ebx = sm->rec.cpuid_15_ebx;
     est_of.est = est;
     est_of.steps = steps;
     if (!lt_query_times(&cfg, items, n, SIZE_MAX, libipt_time, &est_of, &w)) {
@@ -176,15 +195,7 @@ static void run_libipt(const stream *sm, const ptc_item *items, size_t n, uint64
    tools/perforacle.h). Returns 0 when perf cannot run here. */
 static int run_perf(const stream *sm, const ptc_item *items, size_t n, uint64_t *est)
 {
-    po_settings st;
-    memset(&st, 0, sizeof st);
-    st.mtc_freq = sm->mtc_freq;
-    st.nom_freq = sm->nom_freq;
-    st.cyc_en = sm->cyc_en;
-    st.cyc_thresh = sm->cyc_thresh;
-    st.cpuid_15_eax = sm->cpuid_15_eax;
-    st.cpuid_15_ebx = sm->cpuid_15_ebx;
-    return po_perf_times(sm->bytes, sm->len, &st, items, n, est);
+    return po_perf_times(sm->bytes, sm->len, &sm->rec, items, n, est);
 }
 
 static void run_ptcodec(const ptc_clock_config *cc, const ptc_item *items, size_t n, ptc_timed_item *out)
@@ -393,12 +404,12 @@ static int model_row(int wi, const char *policy, int cyc, int real, uint64_t cyc
     sm.truth = truth;
     sm.offset = offset;
     sm.n = tr.nt;
-    sm.mtc_freq = mc.mtc_freq;
-    sm.nom_freq = (uint8_t)ptc_model_nom_freq(&mc);
-    sm.cpuid_15_eax = mc.cpuid_15_eax;
-    sm.cpuid_15_ebx = mc.cpuid_15_ebx;
-    sm.cyc_en = mc.cyc_en;
-    sm.cyc_thresh = mc.cyc_thresh;
+    sm.rec.mtc_freq = mc.mtc_freq;
+    sm.rec.nom_freq = (uint8_t)ptc_model_nom_freq(&mc);
+    sm.rec.cpuid_15_eax = mc.cpuid_15_eax;
+    sm.rec.cpuid_15_ebx = mc.cpuid_15_ebx;
+    sm.rec.cyc_en = mc.cyc_en;
+    sm.rec.cyc_thresh = mc.cyc_thresh;
     ptc_clock_config_from_model(&cc_full, &mc);
     if (real) ptc_clock_config_default(&cc_lib);
     else ptc_clock_config_sdm(&cc_lib); /* the model's clocks are the SDM's */
@@ -455,17 +466,17 @@ static int compare_encoded(const char *label, stream *sm)
     ptc_clock_config cc, cc_raw;
     const ptc_clock_config *cfgs[3];
     ptc_clock_config_sdm(&cc);
-    cc.mtc_freq = sm->mtc_freq;
-    cc.cpuid_15_eax = sm->cpuid_15_eax;
-    cc.cpuid_15_ebx = sm->cpuid_15_ebx;
-    cc.nom_num = sm->nom_freq;
+    cc.mtc_freq = sm->rec.mtc_freq;
+    cc.cpuid_15_eax = sm->rec.cpuid_15_eax;
+    cc.cpuid_15_ebx = sm->rec.cpuid_15_ebx;
+    cc.nom_num = sm->rec.nom_freq;
     cc.nom_den = 1;
-    cc.cyc_en = sm->cyc_en;
-    cc.cyc_thresh = sm->cyc_thresh;
+    cc.cyc_en = sm->rec.cyc_en;
+    cc.cyc_thresh = sm->rec.cyc_thresh;
     cc_raw = cc;
     cc_raw.cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
     cfgs[0] = &cc;
-    cfgs[1] = sm->cyc_en ? &cc_raw : NULL;
+    cfgs[1] = sm->rec.cyc_en ? &cc_raw : NULL;
     cfgs[2] = NULL;
     return compare(label, sm, cfgs, names);
 }
@@ -502,17 +513,8 @@ static int encoder_rows(uint64_t events, uint64_t seed)
                 ec.cbr = 30;
                 eg_generate(&ec, &tr);
                 if (tr.failed) { fprintf(stderr, "timecmp: libipt's encoder failed\n"); exit(2); }
-                memset(&sm, 0, sizeof sm);
-                sm.bytes = tr.bytes;
-                sm.len = tr.len;
-                sm.truth = tr.truth;
-                sm.n = tr.n;
-                sm.mtc_freq = ec.mtc_freq;
-                sm.nom_freq = ec.nom;
-                sm.cpuid_15_eax = ec.eax;
-                sm.cpuid_15_ebx = ec.ebx;
-                sm.cyc_en = (uint8_t)ec.cyc;
-                sm.cyc_thresh = ec.cyc_thresh;
+                sm = encoded_stream(tr.bytes, tr.len, tr.truth, NULL, tr.n, ec.mtc_freq, ec.nom, ec.eax, ec.ebx, ec.cyc,
+                                    ec.cyc_thresh);
                 snprintf(label, sizeof label, "%s, CYC %s, MTC %d", sparse ? "sparse" : "dense", cycs[c].name, f);
                 r = compare_encoded(label, &sm);
                 if (r > worst) worst = r;
@@ -550,18 +552,8 @@ static int whole_rows(uint64_t events, uint64_t seed)
             ec.cbr = 30;
             ew_generate(&ec, &tr);
             if (tr.failed) { fprintf(stderr, "timecmp: encwhole.h could not write its stream\n"); exit(2); }
-            memset(&sm, 0, sizeof sm);
-            sm.bytes = tr.bytes;
-            sm.len = tr.len;
-            sm.truth = tr.truth;
-            sm.offset = tr.offset;
-            sm.n = tr.n;
-            sm.mtc_freq = ec.mtc_freq;
-            sm.nom_freq = ec.nom;
-            sm.cpuid_15_eax = ec.eax;
-            sm.cpuid_15_ebx = ec.ebx;
-            sm.cyc_en = (uint8_t)ec.cyc;
-            sm.cyc_thresh = ec.cyc_thresh;
+            sm = encoded_stream(tr.bytes, tr.len, tr.truth, tr.offset, tr.n, ec.mtc_freq, ec.nom, ec.eax, ec.ebx, ec.cyc,
+                                ec.cyc_thresh);
             snprintf(label, sizeof label, "whole %s, CYC %s", sparse ? "sparse" : "dense", cycs[c].name);
             r = compare_encoded(label, &sm);
             if (r > worst) worst = r;

@@ -358,6 +358,12 @@ else fail nav_raw_trace_with_clock_flags "'$raw' vs '$with_config': $(head -c 20
 grep -q "^ptnav: no clock settings given" "$tmp/err" && pass nav_raw_trace_says_what_is_assumed \
   || fail nav_raw_trace_says_what_is_assumed "$(head -c 200 "$tmp/err")"
 expect_status nav_raw_trace_cycle_needs_config 2 "$b/ptnav" "$tmp/n.pt" --cycle 5
+# --cyc-thresh says a raw trace was recorded with CYC: --cycle then answers as with --config
+with_config=$("$b/ptnav" --config "$tmp/n.pt.json" "$tmp/n.pt" --cycle "$cyc" | cut -d, -f1-5)
+# shellcheck disable=SC2086 # flags is a list of words
+raw=$("$b/ptnav" $flags --cyc-thresh "$(num cyc_thresh)" "$tmp/n.pt" --cycle "$cyc" 2> "$tmp/err" | cut -d, -f1-5)
+if [ -n "$raw" ] && [ "$raw" = "$with_config" ]; then pass nav_raw_trace_cycle_with_cyc_thresh
+else fail nav_raw_trace_cycle_with_cyc_thresh "'$raw' vs '$with_config': $(head -c 200 "$tmp/err")"; fi
 expect_status nav_bad_clock_flag 2 "$b/ptnav" --mtc-freq 16 "$tmp/n.pt" --retire 1
 grep -q -- "--mtc-freq" "$tmp/err" && pass nav_bad_clock_flag_named || fail nav_bad_clock_flag_named "$(head -c 200 "$tmp/err")"
 # every path frees what it took: a query with no answer (LeakSanitizer in the sanitized build)
@@ -427,6 +433,42 @@ if [ -n "$shared" ] && [ -f "$real" ]; then
   then pass time_real_trace_with_cpu_errata; else fail time_real_trace_with_cpu_errata "status $st, $n conflicts"; fi
 else
   echo "skip - time_real_trace_no_conflict: shared/pt-traces-timed is not there"
+fi
+
+# ---- wrong clock settings are said, and which one (SPEC.md 3.9): a real
+# trace timed with each setting wrong in turn names that setting on stderr;
+# with its own settings stderr is empty; --stats --time counts them; SKZ84
+# says what it costs ----
+af="$shared/pt-traces-timed/DynamoRIO_dynamorio__test_simple.tracedir_pt.af553eb7.bin"
+if [ -n "$shared" ] && [ -f "$af" ]; then
+  right="--mtc-freq 3 --nom-freq 30 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 250"
+  "$b/ptdump" --time $right "$af" > /dev/null 2> "$tmp/right.err"; st=$?
+  if [ $st = 0 ] && [ ! -s "$tmp/right.err" ]; then pass time_right_settings_quiet
+  else fail time_right_settings_quiet "status $st: $(cat "$tmp/right.err")"; fi
+  for wrong in "--cpuid-0x15.eax/.ebx 2/308|--mtc-freq 3 --nom-freq 30 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 308" \
+               "--mtc-freq 2|--mtc-freq 2 --nom-freq 30 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 250" \
+               "--mtc-freq 5|--mtc-freq 5 --nom-freq 30 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 250" \
+               "--nom-freq 37.0|--mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 250"; do
+    named=${wrong%%|*}; flags=${wrong#*|}
+    # shellcheck disable=SC2086
+    "$b/ptdump" --time $flags "$af" > "$tmp/wrong.txt" 2> "$tmp/wrong.err"; st=$?
+    lines=$(grep -c . "$tmp/wrong.err"); n=$(grep -c 'conflict$' "$tmp/wrong.txt")
+    if [ $st = 0 ] && [ "$lines" = 1 ] && grep -q "^ptdump: --time: $n of [0-9]* timed items conflict: .*most likely wrong: $named (" "$tmp/wrong.err"
+    then pass "time_wrong_setting_named: $named ($n conflicts)"
+    else fail "time_wrong_setting_named: $named" "status $st, $n conflicts: $(cat "$tmp/wrong.err")"; fi
+  done
+  # (the last wrong flags above: their listing's conflicts)
+  # shellcheck disable=SC2086
+  "$b/ptdump" --stats --time $flags "$af" > "$tmp/st.txt" 2>/dev/null
+  "$b/ptdump" --stats --time $right "$af" > "$tmp/st0.txt" 2>/dev/null
+  if [ "$n" -gt 1000 ] && grep -q ", $n conflicts\]" "$tmp/st.txt" && grep -q ", 0 conflicts\]" "$tmp/st0.txt"
+  then pass "time_stats_count_conflicts: $n"
+  else fail time_stats_count_conflicts "$n in the listing: $(tail -1 "$tmp/st.txt") / $(tail -1 "$tmp/st0.txt")"; fi
+  "$b/ptdump" --time $right --cpu 6/85/4 "$af" > /dev/null 2> "$tmp/skz.err"
+  if grep -q "^ptdump: --time: erratum skz84 .* the 2264 MTCs of this trace time nothing" "$tmp/skz.err"; then pass time_erratum_cost_said
+  else fail time_erratum_cost_said "$(cat "$tmp/skz.err")"; fi
+else
+  echo "skip - time_wrong_setting_named: shared/pt-traces-timed is not there"
 fi
 
 # ---- every real trace passes ptdump --check with no settings (SPEC.md 7.5); libipt's
