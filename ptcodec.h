@@ -4950,9 +4950,10 @@ static void ptc__clk_position_after_carry(ptc_clock *c, ptc__clk_entry *e, int t
 {
     const ptc__clk_anchor *ref = ptc__clk_guess_ref(c, c->epoch);
     uint64_t w = ptc__clk_thresh_window(c);
-    if (!ref || ref->pos_lo != 0 || ref->pos_hi != 0) return;
+    /* (a TNT's first branch may lie before that CYC) */
+    if (!ref || ref->pos_lo != 0 || ref->pos_hi != 0 || (e->flags & PTC__CLK_FIRST_BRANCH)) return;
     e->pos_lo = 0;
-    if (c->cfg.cyc_en && timed_by_cyc && w != UINT64_MAX && !(e->flags & PTC__CLK_FIRST_BRANCH)) e->pos_hi = w - 1;
+    if (c->cfg.cyc_en && timed_by_cyc && w != UINT64_MAX) e->pos_hi = w - 1;
     e->flags |= PTC__CLK_UNPINNED;
 }
 
