@@ -19,7 +19,8 @@
      packet goes out later, when it is full or a non-timing packet
      flushes it, with no CYC of its own: its true time is its first
      branch (Example 36-1). Timing packets (MTC) may come in between;
-   - PSB+ (PSB, CYC, TSC, TMA, CBR, FUP while tracing is on, PSBEND)
+   - PSB+ (PSB, CYC, TSC, TMA, CBR, MODE.Exec and FUP while tracing is
+     on, PSBEND)
      every 4 KiB at one instant, the pending TNT flushed before it;
    - TIP.PGD ... TIP.PGE: tracing off for a while, MTCs go on.
 
@@ -196,7 +197,14 @@ static void eg_psb_plus(eg_state *g)
     p.payload.cbr.ratio = g->cfg.cbr;
     eg_put(g, &p, tsc);
     g->last_ip = 0; /* a PSB resets IP compression */
-    if (g->cur_ip) eg_ip_packet(g, ppt_fup, g->cur_ip); /* tracing is on: where it is */
+    if (g->cur_ip) { /* tracing is on: its mode, and where it is (36.4.2.8: both or neither) */
+        memset(&p, 0, sizeof p);
+        p.type = ppt_mode;
+        p.payload.mode.leaf = pt_mol_exec;
+        p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+        eg_put(g, &p, tsc);
+        eg_ip_packet(g, ppt_fup, g->cur_ip);
+    }
     eg_simple(g, ppt_psbend, tsc);
     g->psb_at = g->out->len;
 }
