@@ -179,7 +179,7 @@ LIBIPT22_DIR := $(BUILD)/libipt-2.2
 LIBIPT22 := $(LIBIPT22_DIR)/b/lib/libipt.so
 ifneq ($(LIBIPT22_TAR),)
 ifneq ($(shell command -v cmake 2>/dev/null),)
-TEST_PROGRAMS += $(BUILD)/test/clang/test_conform_libipt22
+TEST_PROGRAMS += $(BUILD)/test/clang/test_conform_libipt22 $(BUILD)/test/clang/timecmp22
 # and fuzz_libipt22's and fuzz_libipt22_time's corpora replayed against it (tests/run.sh)
 LIBIPT22_REPLAY := $(BUILD)/replay/fuzz_libipt22 $(BUILD)/replay/fuzz_libipt22_time
 endif
@@ -217,9 +217,14 @@ $(BUILD)/test/clang/test_conform_libipt22: tests/test_conform_libipt.c $(HDR) $(
 	$(CLANG) $(TESTCFLAGS) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
-# the time accuracy comparison, sanitized, for make check (make bench runs the -O2 one)
-$(BUILD)/test/clang/timecmp: bench/timecmp.c bench/encgen.h bench/encwhole.h $(HDR) $(TOOLHDR) tests/libipt_times.h | $(BUILD)/test/clang
+# the time accuracy comparison, sanitized, for make check (make bench runs the -O2 one);
+# timecmp22 the same against libipt 2.2's query decoder
+TIMECMP_SRC := bench/timecmp.c bench/encgen.h bench/encwhole.h $(HDR) $(TOOLHDR) tests/libipt_times.h
+$(BUILD)/test/clang/timecmp: $(TIMECMP_SRC) | $(BUILD)/test/clang
 	$(CLANG) $(TESTCFLAGS) -o $@ $< -lipt
+$(BUILD)/test/clang/timecmp22: $(TIMECMP_SRC) $(LIBIPT22) | $(BUILD)/test/clang
+	$(CLANG) $(TESTCFLAGS) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
+	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
 # the model's and the clock's exact arithmetic through the portable 128-bit code
 $(BUILD)/test/gcc/%_noi128: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
@@ -351,14 +356,18 @@ $(BUILD)/bench_decode_libipt22: bench/bench_decode.c bench/encgen.h $(HDR) tools
 $(BUILD)/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $<
 
-$(BUILD)/timecmp: bench/timecmp.c bench/encgen.h bench/encwhole.h $(HDR) $(TOOLHDR) tests/libipt_times.h | $(BUILD)
+$(BUILD)/timecmp: $(TIMECMP_SRC) | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -pthread -o $@ $< -lipt
+$(BUILD)/timecmp22: $(TIMECMP_SRC) $(LIBIPT22) | $(BUILD)
+	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -pthread -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
+	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
 BENCH22 := $(if $(and $(LIBIPT22_TAR),$(shell command -v cmake 2>/dev/null)),$(BUILD)/bench_decode_libipt22)
+TIMECMP22 := $(if $(BENCH22),$(BUILD)/timecmp22)
 # the model's clock settings by libipt's names (ptsim's defaults), for its traces
 BENCH_MODEL_CLOCK := --mtc-freq 3 --nom-freq 24 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 200 --cyc-thresh 0
 bench: deps
-	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/timecmp $(BENCH22) \
+	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/timecmp $(BENCH22) $(TIMECMP22) \
 	  $(BUILD)/ptdump $(BUILD)/ptgen $(BUILD)/ptsim
 	@$(BUILD)/bench_decode
 	@echo
@@ -375,6 +384,7 @@ bench: deps
 	@$(BUILD)/bench_model
 	@echo
 	@$(BUILD)/timecmp --real-clocks
+	@$(if $(TIMECMP22),echo && $(TIMECMP22) --encoder-only --whole-only --no-perf,echo "timecmp against libipt 2.2: its tarball or cmake missing, skipped")
 
 # ---- install ----------------------------------------------------------------
 # ptcodec is one header: the pkg-config file and the CMake package

@@ -888,6 +888,7 @@ typedef struct ptc_clock {
                                          lone CYC since that packet (0: none) */
     int seen_lone_cyc;                /* the trace has shown a lone CYC: its TNTs' CYCs go out
                                          at their first branches (SPEC 3.7, the two readings) */
+
     uint32_t tnts_unplaced;           /* TNTs with no CYC right before them, CYCs since the
                                          packet before them and no lone CYC among those */
     ptc__clk_ctc ctc;                 /* the MTC edges, relative to the last TMA */
@@ -3724,8 +3725,8 @@ enum {
     PTC__CLK_AT_START = 32768 /* the point goes at the start of its position range, as
                                  libipt's and perf's do (SPEC 3.7): a CYC-eligible packet
                                  with no CYC right before it while the threshold is unknown
-                                 and no CYC has bounded it (a small one, as those in use),
-                                 a CBR without a TSC (most likely sent with what came before) */
+                                 (a small one, as those in use), a CBR without a TSC (most
+                                 likely sent with what came before) */
 };
 
 PTCDEF uint32_t ptc_errata_for_cpu(unsigned family, unsigned model, unsigned stepping)
@@ -4989,10 +4990,12 @@ static void ptc__clk_position(ptc_clock *c, ptc__clk_entry *e, const ptc__clk_st
     if (c->cyc_just_before && timed_by_cyc) {
         e->pos_hi = c->pos;
         e->flags |= PTC__CLK_EXACT;
-    } else if (c->cfg.cyc_en && timed_by_cyc && !c->psb_at && t != PTC_OVF && ptc__clk_thresh_window(c) != UINT64_MAX) {
-        e->pos_hi = c->pos + ptc__clk_thresh_window(c) - 1;
     } else if (c->cfg.cyc_en && timed_by_cyc && !c->psb_at && t != PTC_OVF) {
-        e->flags |= PTC__CLK_AT_START; /* (the packets of one operation share the first one's CYC) */
+        if (ptc__clk_thresh_window(c) != UINT64_MAX) e->pos_hi = c->pos + ptc__clk_thresh_window(c) - 1;
+        /* the threshold unknown: the window the CYCs bound it to is loose
+           (an MTC's CYC carries its whole period); the points take it
+           small, as those in use are (and as the NEAR guess does) */
+        if (c->cfg.cyc_thresh == PTC_CYC_THRESH_UNKNOWN) e->flags |= PTC__CLK_AT_START;
     }
 }
 

@@ -2,7 +2,7 @@
    ptcodec's clock and by libipt's query decoder (pt_qry_time). Not a test:
    it prints a table (SPEC.md 3.10).
 
-   Two kinds of stream, each with the true TSC of every packet (a TNT's is
+   Three kinds of stream, each with the true TSC of every packet (a TNT's is
    its first branch's, SPEC 3.1):
    - ptsim's standard workloads, written by ptcodec's model, with and
      without MTC suppression and CYC, and (--real-clocks) with real clocks
@@ -12,7 +12,14 @@
      and with the configuration ptsim writes (exact nom, the policy);
    - streams libipt's own encoder wrote from a timing model of their own
      (bench/encgen.h): dense and sparse, CYC off, at threshold 0 and at 3,
-     MTC periods 0..9. ptcodec gets what perf records.
+     MTC periods 0..9, and at thresholds 1 and 6 every third period.
+     ptcodec gets what perf records;
+   - streams libipt's encoder wrote from the other reading of the CYC rules
+     (bench/encwhole.h: a TNT whole, its CYC right before it), dense and
+     sparse, CYC off and thresholds 0, 1 and 6. ptcodec gets what perf
+     records.
+   Built against libipt 2.2 (make builds it as timecmp22), the libipt rows
+   are 2.2's query decoder: its label says which libipt it is.
 
    libipt answers queries (conditional branch, indirect branch, event);
    each answer belongs to one packet - a TNT (its first bit), a TIP, a
@@ -28,8 +35,8 @@
    ptcodec also runs without the CYC threshold ("no threshold", SPEC 3.5
    rule 4), judged as its other configurations.
 
-   usage: timecmp [--cycles N] [--events N] [--seed S]
-                  [--workload NAME | --model-only | --encoder-only]
+   usage: timecmp [--cycles N] [--events N] [--seed S] [--workload NAME]
+                  [--model-only] [--encoder-only] [--whole-only] (any of them: those rows only)
                   [--real-clocks] [--check] [--no-perf] [--trace LABEL]
    --real-clocks: the model's workloads again with real clocks (SPEC 5.1),
    without suppression as hardware writes them; --check judges them as
@@ -129,6 +136,7 @@ static stream encoded_stream(const uint8_t *bytes, size_t len, const uint64_t *t
 }
 
 static int use_perf = 1;       /* --no-perf: only libipt and ptcodec */
+static char libipt_label[32];  /* "libipt 2.0.5": the libipt this was built with */
 static int perf_rows = 0;      /* rows perf decoded */
 static int perf_rows_lost = 0; /* rows where ptcodec does worse than perf */
 static int events_rows = 0, events_rows_lost = 0; /* rows, and those where the events decoder does worse than libipt */
@@ -312,7 +320,7 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
     if (failed) {
         printf("| %-24s | libipt lost its place: not compared |\n", label);
     } else {
-        row(label, "libipt 2.0.5", &s_lib);
+        row(label, libipt_label, &s_lib);
         for (j = 0; j < nc; j++) {
             row(label, names[j], &s[j]);
             if (s[j].back || s[j].outside) lost = broke = 1;
@@ -565,8 +573,10 @@ static int whole_rows(uint64_t events, uint64_t seed)
 int main(int argc, char **argv)
 {
     uint64_t cycles = 20000000, seed = 1, events = 200000;
-    int only = -1, i, check = 0, worst = 0, kinds = 7;
+    int only = -1, i, check = 0, worst = 0, kinds = 0; /* (1 model, 2 encgen, 4 encwhole; 0: all) */
     ut_prog = "timecmp";
+    snprintf(libipt_label, sizeof libipt_label, "libipt %d.%d.%d", LIBIPT_VERSION_MAJOR, LIBIPT_VERSION_MINOR,
+             LIBIPT_VERSION_PATCH);
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--cycles") && i + 1 < argc) {
             if (!ut_parse_u64("--cycles", argv[++i], UINT64_MAX, &cycles)) return 2;
@@ -577,13 +587,13 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--workload") && i + 1 < argc) {
             only = wl_find(argv[++i]);
             if (only < 0) { fprintf(stderr, "timecmp: no workload %s\n", argv[i]); return 2; }
-            kinds = 1;
+            kinds |= 1;
         } else if (!strcmp(argv[i], "--model-only")) {
-            kinds = 1;
+            kinds |= 1;
         } else if (!strcmp(argv[i], "--encoder-only")) {
-            kinds = 2;
+            kinds |= 2;
         } else if (!strcmp(argv[i], "--whole-only")) {
-            kinds = 4;
+            kinds |= 4;
         } else if (!strcmp(argv[i], "--check")) {
             check = 1;
         } else if (!strcmp(argv[i], "--real-clocks")) {
@@ -593,11 +603,13 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
             trace_row = argv[++i];
         } else {
-            fprintf(stderr, "usage: timecmp [--cycles N] [--events N] [--seed S] [--workload NAME | --model-only |\n"
-                            "               --encoder-only] [--real-clocks] [--check] [--no-perf] [--trace LABEL]\n");
+            fprintf(stderr, "usage: timecmp [--cycles N] [--events N] [--seed S] [--workload NAME] [--model-only]\n"
+                            "               [--encoder-only] [--whole-only] [--real-clocks] [--check] [--no-perf]\n"
+                            "               [--trace LABEL]\n");
             return 2;
         }
     }
+    if (!kinds) kinds = 7;
     printf("Time of each packet libipt answers a query with (TNT, TIP, TIP.PGE, TIP.PGD, PIP, PTW) against the\n"
            "truth, in TSC ticks (a TNT's time is its first branch's); seed %llu. back: times that went backwards\n"
            "over the whole trace; outside: true time not in ptcodec's interval.\n",
@@ -625,8 +637,11 @@ int main(int argc, char **argv)
     if (use_perf) printf("rows where ptcodec does worse than Linux perf: %d of %d\n", perf_rows_lost, perf_rows);
     printf("rows where ptcodec's events-only decoder does worse than libipt: %d of %d\n", events_rows_lost, events_rows);
     if (check && worst) printf("CHECK FAILED\n");
-    else if (check) printf("check: ptcodec's events-only decoder is no worse than libipt in any row (%d rows)\n", events_rows);
-    else if (check && perf_rows) printf("check: ptcodec is no worse than libipt or Linux perf in any row (%d rows with perf)\n", perf_rows);
-    else if (check) printf("check: ptcodec is no worse than libipt in any row (Linux perf not run)\n");
+    else if (check && perf_rows)
+        printf("check: ptcodec's clock and events decoder no worse than %s in any of %d rows, nor the clock than Linux "
+               "perf in any of the %d it decoded\n", libipt_label, events_rows, perf_rows);
+    else if (check)
+        printf("check: ptcodec's clock and events decoder no worse than %s in any of %d rows (Linux perf not run)\n",
+               libipt_label, events_rows);
     return worst == 2 || (check && worst);
 }

@@ -31,9 +31,12 @@ run() { # label command...
 # maximum and mean time errors are no worse than libipt's nor Linux perf's,
 # every truth is inside its interval and nothing goes back
 # (at make bench's sizes: about 100 s of one core, so it runs in the second lane)
-timecmp() { # program
-  if "$1" --real-clocks --check > "$log.tc" 2>&1; then echo "ok - time_accuracy_vs_libipt_and_perf: $(tail -1 "$log.tc")"
-  else grep -B3 -e 'does worse' -e 'break G1' "$log.tc" | head -20; tail -3 "$log.tc"; echo "FAIL - time_accuracy_vs_libipt_and_perf"; return 1; fi
+# timecmp22 holds ptcodec to libipt 2.2's query decoder likewise on both
+# encoders' streams (the model's rows and perf's are timecmp's: the same)
+timecmp() { # name program args...
+  name=$1; shift
+  if "$@" --check > "$log.tc" 2>&1; then echo "ok - $name: $(tail -1 "$log.tc")"
+  else grep -B3 -e 'does worse' -e 'break G1' "$log.tc" | head -20; tail -3 "$log.tc"; echo "FAIL - $name"; return 1; fi
 }
 # A long step that uses one core runs beside the others (which use one core
 # each): bg_start NAME command... starts it; bg_report NAME LABEL waits for it
@@ -52,7 +55,8 @@ bg_report() { # name label
 run_test() { # program
   name=${1#"$b"/test/}
   case $name in
-    */timecmp) run time_accuracy_vs_libipt_and_perf timecmp "$1" ;;
+    */timecmp) run time_accuracy_vs_libipt_and_perf timecmp time_accuracy_vs_libipt_and_perf "$1" --real-clocks ;;
+    */timecmp22) run time_accuracy_vs_libipt22 timecmp time_accuracy_vs_libipt22 "$1" --encoder-only --whole-only --no-perf ;;
     gcc/*_noi128) run "$name" env TL_TAG="gcc, portable 128-bit" "$1" SPEC.md ;;
     *) run "$name" env TL_TAG="${name%%/*}" "$1" SPEC.md ;;
   esac
@@ -61,7 +65,7 @@ run_test() { # program
 # 100 s, and the portable 128-bit builds, about 200 s) run one after another
 # beside the other unit tests; their lines join the tally as they finish
 # and are printed by lane_report.
-lane_progs=$(grep -E '/timecmp$|_noi128$' "$b/test-programs")
+lane_progs=$(grep -E '/timecmp(22)?$|_noi128$' "$b/test-programs")
 ( run_scratch=$log.one-lane; for prog in $lane_progs; do run_test "$prog"; done ) > "$log.lane" 2>&1 < /dev/null &
 lane_pid=$!
 lane_report() { wait "$lane_pid"; cat "$log.lane"; }
