@@ -888,7 +888,6 @@ typedef struct ptc_clock {
                                          lone CYC since that packet (0: none) */
     int seen_lone_cyc;                /* the trace has shown a lone CYC: its TNTs' CYCs go out
                                          at their first branches (SPEC 3.7, the two readings) */
-
     uint32_t tnts_unplaced;           /* TNTs with no CYC right before them, CYCs since the
                                          packet before them and no lone CYC among those */
     ptc__clk_ctc ctc;                 /* the MTC edges, relative to the last TMA */
@@ -4097,11 +4096,6 @@ static void ptc__clk_set_guess_ref(ptc_clock *c, const ptc__clk_anchor *a)
     c->guess_refs[a->epoch % PTC__CLK_GUESS_EPOCHS] = *a;
 }
 
-/* The point the cycles give an entry with a cycle position: the last
-   positioned anchor's point plus the cycles since it at the configured
-   nom, or at the middle of the rates nom allows when the trace ruled that
-   out (SPEC 3.7). b: the anchor that finalizes the entry, if any. 0: no
-   such anchor in the entry's epoch. */
 /* A fraction in den-ths of a tick, rounded down (exact when it is
    den-ths already: the common case, the same ratio on both sides). */
 static uint64_t ptc__clk_frac_in(const ptc__clk_frac *f, uint64_t den)
@@ -4117,11 +4111,18 @@ static uint64_t ptc__clk_frac_in(const ptc__clk_frac *f, uint64_t den)
    clocks often do, stay on it rather than a 256th below. */
 static uint8_t ptc__clk_frac_256ths(const ptc__clk_frac *f)
 {
-    uint64_t q = ptc__clk_frac_in(f, 256);
-    if (f->den && q * f->den < f->rem * 256 && f->rem < (UINT64_C(1) << 55)) q++;
+    uint64_t q, r;
+    if (!f->den || !f->rem || !ptc__math_mad_div(f->rem, 256, 0, 0, f->den, &q, &r)) return 0;
+    q += r != 0;
     return (uint8_t)(q > 255 ? 255 : q);
 }
 
+/* The point the cycles give an entry with a cycle position: the last
+   positioned anchor's point plus the cycles since it at the configured
+   nom, or at the middle of the rates nom allows when the trace ruled that
+   out (SPEC 3.7). b: the anchor that finalizes the entry, if any. 0: no
+   such anchor in the entry's epoch. *frac (when not NULL): what the point
+   was rounded down by, when the cycles count at the configured nom. */
 static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b,
                                      ptc__clk_frac *frac)
 {
@@ -4159,8 +4160,8 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
     }
     if (c->nom_cfg_inside) {
         /* n * nom / cbr past the reference's exact point, rounded down as
-           the truth (a TSC) is; what is left over is the point's fraction */
-        /* (a wobbling clock's points are not that exact: no fraction) */
+           the truth (a TSC) is; what is left over is the point's fraction
+           (none with a wobbling clock: its points are not that exact) */
         uint64_t d = c->cfg.nom_den * cbr, q, r, hi, x, carried = c->cfg.rate_ppm ? 0 : ptc__clk_frac_in(&a->point_frac, d);
         ptc__math_mul_wide(n, c->cfg.nom_num, &hi, &x);
         if (!hi && x + carried >= x && cbr == c->rate.cbr) {
@@ -4226,11 +4227,6 @@ static void ptc__clk_bound_backwards(ptc_clock *c, size_t upto, const ptc__clk_a
     }
 }
 
-/* (SPEC 3.7) Where in its interval an entry most likely is, by its kind:
-   an MTC with a CYC right before it where the cycles put it inside its
-   lag, any other MTC half its jitter past its edge; a packet with a cycle
-   position where the cycles since the reference anchor put it at the
-   nominal rate; anything else in the middle of what is possible. */
 /* A guess held to a lower bound: raised to it, it loses its fraction. */
 static uint64_t ptc__clk_at_least(uint64_t guess, uint64_t lo, ptc__clk_frac *frac)
 {
@@ -4239,6 +4235,12 @@ static uint64_t ptc__clk_at_least(uint64_t guess, uint64_t lo, ptc__clk_frac *fr
     return lo;
 }
 
+/* (SPEC 3.7) Where in its interval an entry most likely is, by its kind:
+   an MTC with a CYC right before it where the cycles put it inside its
+   lag, any other MTC half its jitter past its edge; a packet with a cycle
+   position where the cycles since the reference anchor put it at the
+   nominal rate; anything else in the middle of what is possible.
+   sent_with: the packet whose position this one takes (ptc__clk_sent_with). */
 static uint64_t ptc__clk_guess(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b,
                                const ptc__clk_entry *sent_with, ptc__clk_frac *frac)
 {
@@ -4410,6 +4412,7 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
     for (i = c->ready; i < upto; i++) {
         ptc__clk_entry *e = ptc__clk_at(c, i);
         int first_branch = (e->flags & PTC__CLK_FIRST_BRANCH) != 0;
+        ptc__clk_frac frac;
         int branch_cyc = first_branch && c->cfg.cyc_en && (c->fb_point || c->cyc_point);
         uint64_t mid, after = first_branch ? c->ntp_lo : c->out_lo, floor = c->out_point;
         /* a first branch the CYCs place may go back to the non-timing
@@ -4426,7 +4429,6 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
             e->flags |= PTC__CLK_CONFLICT;
         }
         if (e->hi < floor) e->hi = floor;
-        ptc__clk_frac frac;
         mid = ptc__clk_point(c, e, b, branch_cyc, b && i + 1 < upto, ptc__clk_sent_with(c, i, upto), &frac);
         e->point = mid < floor ? floor : mid;
         e->flags = (e->flags & 0xFFFFFFu) | (e->point == mid ? (uint32_t)ptc__clk_frac_256ths(&frac) << 24 : 0);
@@ -4938,10 +4940,6 @@ static void ptc__clk_psb_tail(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     if (t == PTC_PSBEND) c->psb_tail = 0;
 }
 
-/* Where in the current epoch the entry is, in cycles: at the TSC's place
-   when it goes with it; a CYC-eligible packet right after a CYC is at its
-   time (SDM), and so is a TNT's first branch; one with no CYC before it
-   came before the counter reached the threshold. */
 /* An entry before the first CYC of an epoch that a CBR began, when the
    points were carried across it (ptc__clk_carry_points): after the
    counter's reset, position 0, and before that CYC. Only for its point:
@@ -4958,6 +4956,10 @@ static void ptc__clk_position_after_carry(ptc_clock *c, ptc__clk_entry *e, int t
     e->flags |= PTC__CLK_UNPINNED;
 }
 
+/* Where in the current epoch the entry is, in cycles: at the TSC's place
+   when it goes with it; a CYC-eligible packet right after a CYC is at its
+   time (SDM), and so is a TNT's first branch; one with no CYC before it
+   came before the counter reached the threshold. */
 static void ptc__clk_position(ptc_clock *c, ptc__clk_entry *e, const ptc__clk_step *s)
 {
     ptc_packet_type t = s->type;
