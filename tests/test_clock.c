@@ -1199,6 +1199,27 @@ static void tnt_first_branch_follows_the_reading_the_trace_shows(void)
     }
 }
 
+/* SPEC 3.7 rule 3: a CBR without a TSC ends the epoch, not the points; the
+   counter goes on from the CYC before it, at the CBR's ratio. */
+static void cbr_without_tsc_carries_the_points(void)
+{
+    static const hand_packet stream[] = {
+        { PTC_TSC, 1000000 }, { PTC_TMA, 0 }, { PTC_CBR, 30 }, { PTC_TIP, 0 },
+        { PTC_CYC, 100 }, { PTC_TIP, 0 }, { PTC_CBR, 30 }, { PTC_CBR, 30 }, { PTC_CYC, 100 }, { PTC_TIP, 0 },
+        { PTC_CYC, 799 }, { PTC_MTC, 1 },
+    };
+    enum { N = sizeof stream / sizeof stream[0], TIP_AFTER = 9 };
+    ptc_timed_item out[N];
+    CHECK(time_hand_stream(stream, N, 0, out));
+    /* 200 cycles at 37/30 ticks: 246.7 past the TSC */
+    CHECK(out[TIP_AFTER].tsc == 1000000 + 246, "the TIP after two CBRs at %llu [%llu, %llu]",
+          (unsigned long long)out[TIP_AFTER].tsc, (unsigned long long)out[TIP_AFTER].tsc_lo,
+          (unsigned long long)out[TIP_AFTER].tsc_hi);
+    CHECK(out[TIP_AFTER].tsc_lo <= 1000000 + 246 && out[TIP_AFTER].tsc_hi >= 1000000 + 247,
+          "its interval [%llu, %llu] holds the truth", (unsigned long long)out[TIP_AFTER].tsc_lo,
+          (unsigned long long)out[TIP_AFTER].tsc_hi);
+}
+
 static void shared_data_present(void)
 {
     SKIP("golden_time_*: no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
@@ -1251,6 +1272,7 @@ int main(void)
     RUN(cyc_wider_than_the_counter_is_not_counted);
     RUN(tnt_first_branch_is_not_at_a_counter_wrap);
     RUN(tnt_first_branch_follows_the_reading_the_trace_shows);
+    RUN(cbr_without_tsc_carries_the_points);
     RUN(cycs_before_a_break_count_their_cycles);
     RUN(one_event_one_instant);
     RUN(unknown_threshold_is_bounded_by_the_cycs);
