@@ -621,6 +621,17 @@ fi
 printf 'PERFILE2\150\0\0\0\0\0\0\0garbage' > "$tmp/bad.data"
 expect_status perf_data_bad_header 2 "$b/ptdump" "$tmp/bad.data"
 grep -q "bad_perf_data at offset 8" "$tmp/err" && pass perf_data_bad_header_offset || fail perf_data_bad_header_offset "$(cat "$tmp/err")"
+# --check on a perf.data that holds no trace, or is cut short, is no clean trace:
+# exit 1 as plain ptdump and --stats give (the whole file: 0)
+pdata="$shared/pt-traces-timed/google_perf_data_converter__perf.data.intel_pt-4.14"
+if [ -n "$shared" ] && [ -f "$pdata" ]; then
+  head -c 1000 "$pdata" > "$tmp/cut1000.data"; head -c 100000 "$pdata" > "$tmp/cut100k.data"
+  expect_status check_perf_data_no_trace 1 "$b/ptdump" --check "$tmp/cut1000.data"
+  expect_status check_perf_data_cut_short 1 "$b/ptdump" --check "$tmp/cut100k.data"
+  expect_status check_perf_data_whole 0 "$b/ptdump" --check "$pdata"
+else
+  echo "skip - check_perf_data_no_trace: shared/pt-traces-timed is not there"
+fi
 
 # the exit status says what the lines said
 [ ! -s "$tmp/failures" ]

@@ -393,7 +393,9 @@ static void settings_report(const printer *pr, const ptc_clock_config *cc)
    status (1: a violation, or a decode error). */
 static int finish_output(printer *pr)
 {
-    if (pr->check) return check_summary(pr);
+    /* (with --check, errors are the file's: a perf.data cut short or
+       holding no trace is not a clean trace either) */
+    if (pr->check) return check_summary(pr) || pr->errors ? 1 : 0;
     if (pr->stats) return stats_summary(pr);
     return pr->errors ? 1 : 0;
 }
