@@ -10,10 +10,13 @@
    - pointers the reader hands out (payloads, AUX data, strings) lie
      inside the input; strings end inside their record;
    - the clock takes the file's settings or says which are not usable;
-     with them, points never go back and every interval is ordered. */
+     with them, points never go back and every interval is ordered;
+   - what ptdump --time says of the settings (tools/clockcheck.h) from
+     every timed item of the file is one line that fits its buffer. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_helpers.h"
+#include "../tools/clockcheck.h"
 
 #include <string.h>
 
@@ -23,7 +26,7 @@ static int inside(const uint8_t *buf, size_t len, const void *p, uint64_t n)
     return q >= buf && (uint64_t)(q - buf) <= len && n <= len - (uint64_t)(q - buf);
 }
 
-static void time_trace(const ptc_clock_config *cc, const uint8_t *data, uint64_t size)
+static void time_trace(const ptc_clock_config *cc, const uint8_t *data, uint64_t size, ck_witness *ck)
 {
     static ptc_clock clk;
     ptc_decoder dec;
@@ -33,11 +36,13 @@ static void time_trace(const ptc_clock_config *cc, const uint8_t *data, uint64_t
     if (ptc_clock_init(&clk, cc) != PTC_OK) return;
     ptc_clock_order_init(&order);
     ptc_decoder_init_buffer(&dec, 0, data, (size_t)size);
+    ck_new_stream(ck);
     for (;;) {
         int more = ptc_decoder_next(&dec, &it) == PTC_OK;
         if (more) FZ_ASSERT(ptc_clock_push(&clk, &it) == PTC_OK, "push refused with the window drained");
         else ptc_clock_finish(&clk);
         while (ptc_clock_pop(&clk, &t) == PTC_OK) {
+            ck_item(ck, &t.item, &t);
             if (!t.have_time) continue;
             FZ_ASSERT(t.tsc_lo <= t.tsc && t.tsc <= t.tsc_hi, "point outside its interval at %llu",
                       (unsigned long long)t.item.offset);
@@ -82,12 +87,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_status st;
     uint64_t last_offset = 0;
     int have_config = 0, first = 1;
+    ck_witness ck;
+    char line[512];
     if (size > FZ_MAX_INPUT) return 0;
     buf = (uint8_t *)malloc(size ? size : 1);
     if (size) memcpy(buf, data, size);
     st = ptc_perf_open(&rd, buf, size);
     FZ_ASSERT(st == PTC_OK || st == PTC_ERR_BAD_PERF || st == PTC_ERR_UNSUPPORTED, "open: %s", ptc_status_name(st));
     if (st != PTC_OK) { free(buf); return 0; }
+    ck_init(&ck);
     while ((st = ptc_perf_next(&rd, &r)) == PTC_OK) {
         FZ_ASSERT(first || r.offset > last_offset, "records went back: %llu after %llu", (unsigned long long)r.offset,
                   (unsigned long long)last_offset);
@@ -97,10 +105,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!have_config && rd.have_info) have_config = ptc_clock_config_from_perf(&cc, &rd) == PTC_OK;
         if (r.error != PTC_OK && r.error != PTC_ERR_TRUNCATED) continue;
         if (!have_config) ptc_clock_config_default(&cc);
-        if (r.type == PTC_PERF_AUXTRACE) time_trace(&cc, r.u.auxtrace.data, r.u.auxtrace.size);
-        if (r.type == PTC_PERF_SAMPLE && r.u.sample.aux) time_trace(&cc, r.u.sample.aux, r.u.sample.aux_size);
+        if (r.type == PTC_PERF_AUXTRACE) time_trace(&cc, r.u.auxtrace.data, r.u.auxtrace.size, &ck);
+        if (r.type == PTC_PERF_SAMPLE && r.u.sample.aux) time_trace(&cc, r.u.sample.aux, r.u.sample.aux_size, &ck);
     }
     FZ_ASSERT(st == PTC_END || st == PTC_ERR_BAD_PERF, "next: %s", ptc_status_name(st));
+    if (have_config) {
+        memset(line, 'x', sizeof line);
+        if (ck_report_line(&ck, &cc, line, sizeof line))
+            FZ_ASSERT(memchr(line, 0, sizeof line) != NULL && strstr(line, "most likely wrong: ") != NULL, "%s", line);
+        FZ_ASSERT(ck.conflicts || !ck_report_line(&ck, &cc, line, sizeof line), "a line without conflicts");
+        if (ck_errata_line(&ck, &cc, line, sizeof line)) FZ_ASSERT(memchr(line, 0, sizeof line) != NULL, "unterminated");
+    }
     free(buf);
     return 0;
 }

@@ -189,30 +189,34 @@ UT_FN int ck_suspect(const ck_witness *w, const ptc_clock_config *cc, char *out,
 }
 
 /* The line ptdump ends a timed run with on stderr when the clock found
-   conflicts (nothing when it found none). */
-UT_FN void ck_report(const ck_witness *w, const ptc_clock_config *cc, FILE *err)
+   conflicts, into out (NUL-terminated, cut to size); 0 when there were none. */
+UT_FN int ck_report_line(const ck_witness *w, const ptc_clock_config *cc, char *out, size_t size)
 {
     char why[200];
-    if (!w->conflicts) return;
-    fprintf(err, "%s: --time: %llu of %llu timed items conflict: the trace's timing packets contradict the clock "
-                 "settings; most likely wrong: ",
-            ut_prog, (unsigned long long)w->conflicts, (unsigned long long)w->timed);
-    if (ck_suspect(w, cc, why, sizeof why)) fprintf(err, "%s\n", why);
-    else if (cc->have_policy && cc->policy.threshold)
-        fprintf(err, "--policy (MTCs came later than the policy allows)\n");
-    else
-        fprintf(err, "the tolerances (--mtc-jitter, --rate-ppm, --mtc-lost) or the CPU's errata (--cpu): the "
-                     "ratio, MTCFreq and nom the trace measures agree with those given\n");
+    int n;
+    if (!w->conflicts || !size) return 0;
+    if (!ck_suspect(w, cc, why, sizeof why)) {
+        if (cc->have_policy && cc->policy.threshold)
+            snprintf(why, sizeof why, "--policy (MTCs came later than the policy allows)");
+        else
+            snprintf(why, sizeof why, "the tolerances (--mtc-jitter, --rate-ppm, --mtc-lost) or the CPU's errata "
+                                      "(--cpu): the ratio, MTCFreq and nom the trace measures agree with those given");
+    }
+    n = snprintf(out, size, "%s: --time: %llu of %llu timed items conflict: the trace's timing packets contradict the "
+                            "clock settings; most likely wrong: %s",
+                 ut_prog, (unsigned long long)w->conflicts, (unsigned long long)w->timed, why);
+    return n > 0;
 }
 
 /* An erratum that makes the clock leave a kind of packet unused says so,
-   with what that costs on this trace (nothing when none does). */
-UT_FN void ck_errata_note(const ck_witness *w, const ptc_clock_config *cc, FILE *err)
+   with what that costs on this trace, into out; 0 when none does. */
+UT_FN int ck_errata_line(const ck_witness *w, const ptc_clock_config *cc, char *out, size_t size)
 {
-    if ((cc->errata & PTC_ERRATUM_SKZ84) && cc->cpuid_15_eax && w->mtcs)
-        fprintf(err, "%s: --time: erratum skz84 (from --cpu or --errata): the clock uses no TMA, so the %llu MTCs of "
-                     "this trace time nothing but what a TSC starts; the intervals average %.1f TSC ticks\n",
-                ut_prog, (unsigned long long)w->mtcs, w->widths ? (double)w->width_sum / (double)w->widths : 0.0);
+    if (!(cc->errata & PTC_ERRATUM_SKZ84) || !cc->cpuid_15_eax || !w->mtcs || !size) return 0;
+    return snprintf(out, size, "%s: --time: erratum skz84 (from --cpu or --errata): the clock uses no TMA, so the %llu "
+                               "MTCs of this trace time nothing but what a TSC starts; the intervals average %.1f TSC ticks",
+                    ut_prog, (unsigned long long)w->mtcs,
+                    w->widths ? (double)w->width_sum / (double)w->widths : 0.0) > 0;
 }
 
 #endif

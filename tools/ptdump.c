@@ -384,9 +384,10 @@ static int stats_summary(printer *pr)
    (SPEC 3.9). */
 static void settings_report(const printer *pr, const ptc_clock_config *cc)
 {
+    char line[512];
     fflush(stdout);
-    ck_report(&pr->ck, cc, stderr);
-    ck_errata_note(&pr->ck, cc, stderr);
+    if (ck_report_line(&pr->ck, cc, line, sizeof line)) fprintf(stderr, "%s\n", line);
+    if (ck_errata_line(&pr->ck, cc, line, sizeof line)) fprintf(stderr, "%s\n", line);
 }
 
 /* What the run ends with: --check's and --stats's summaries, and the exit
