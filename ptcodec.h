@@ -1868,6 +1868,8 @@ typedef enum ptc_severity {
       "a TIP.PGE whose IP is suppressed: it must give the IP where tracing begins") \
     X(PTC_RULE_AFTER_STOP,      "after_stop",        PTC_SEV_VIOLATION,  "36.4.2.9", \
       "a packet after TraceStop before tracing is enabled again") \
+    X(PTC_RULE_STOP_WHILE_ON,   "stop_while_on",     PTC_SEV_VIOLATION,  "Table 36-50", \
+      "a TraceStop while packet generation is on: its TIP.PGD comes first") \
     /* compound packets (SPEC 7.3.3) */ \
     X(PTC_RULE_FUP_ALONE,       "fup_alone",         PTC_SEV_VIOLATION,  "36.4.1", \
       "a FUP of an asynchronous event with no TIP or TIP.PGD after it") \
@@ -9010,7 +9012,8 @@ static void ptc__conf_enable(ptc_conform *c, ptc__conf_out *o, const ptc_item *i
         if (bound) return;
         if (c->pkt_en == PTC_CONF_OFF) ptc__conf_report(c, o, PTC_RULE_FLOW_WHILE_OFF, it->offset, 0);
         break;
-    case PTC_STOP:
+    case PTC_STOP: /* (the table's rows that stop tracing: "TIP.PGD(...), TraceStop") */
+        if (c->pkt_en == PTC_CONF_ON) ptc__conf_report(c, o, PTC_RULE_STOP_WHILE_ON, it->offset, 0);
         c->stopped = 1;
         c->pkt_en = PTC_CONF_OFF;
         break;

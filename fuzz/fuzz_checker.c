@@ -32,7 +32,10 @@
    - mode_exec_alone: a MODE.Exec right before a TNT.
    - flow_while_off: a TNT right after a TIP.PGD.
    - ovf_follower: an OVF right before a TNT.
-   - after_stop: a TraceStop right before a TNT: the TNT breaks it.
+   - stop_while_on: a TraceStop right before a TNT that follows a TNT or
+     TIP (packet generation is on there): the TraceStop breaks it.
+   - after_stop: a TIP.PGD and a TraceStop right before such a TNT: the
+     TNT breaks it.
    - psb_member: a TNT right after a PSB.
    - psb_nested: a PSB after the packet that follows a PSB, when that
      packet is no PSBEND or OVF.
@@ -53,7 +56,8 @@
     X(MUT_MODE_EXEC,   PTC_RULE_MODE_EXEC_ALONE) \
     X(MUT_TNT_OFF,     PTC_RULE_FLOW_WHILE_OFF) \
     X(MUT_OVF,         PTC_RULE_OVF_FOLLOWER) \
-    X(MUT_STOP,        PTC_RULE_AFTER_STOP) \
+    X(MUT_STOP,        PTC_RULE_STOP_WHILE_ON) \
+    X(MUT_PGD_STOP,    PTC_RULE_AFTER_STOP) \
     X(MUT_PSB_TNT,     PTC_RULE_PSB_MEMBER) \
     X(MUT_PSB_NESTED,  PTC_RULE_PSB_NESTED) \
     X(MUT_NO_CBR,      PTC_RULE_PSB_NO_CBR)
@@ -157,7 +161,10 @@ static int candidate(unsigned what, const pkt_at *p, size_t n, size_t i)
     }
     case MUT_PSBEND: return t == PTC_PSBEND;
     case MUT_TMA: return t == PTC_TNT8 || t == PTC_TNT64;
-    case MUT_MODE_EXEC: case MUT_OVF: case MUT_STOP: return (t == PTC_TNT8 || t == PTC_TNT64) && !p[i].in_psb;
+    case MUT_MODE_EXEC: case MUT_OVF: return (t == PTC_TNT8 || t == PTC_TNT64) && !p[i].in_psb;
+    case MUT_STOP: case MUT_PGD_STOP: /* (packets on: the packet before shows it) */
+        return (t == PTC_TNT8 || t == PTC_TNT64) && !p[i].in_psb &&
+               (p[i - 1].type == PTC_TNT8 || p[i - 1].type == PTC_TNT64 || p[i - 1].type == PTC_TIP);
     case MUT_TNT_OFF: return t == PTC_TIP_PGD;
     case MUT_PSB_TNT: return t == PTC_PSB;
     case MUT_PSB_NESTED: /* (a PSBEND or an OVF right after the PSB ends its PSB+) */
@@ -208,7 +215,19 @@ static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *re
         at = *expect = p[i].off + p[i].size;
         break;
     case MUT_OVF: ins.type = PTC_OVF; break;
-    case MUT_STOP: ins.type = PTC_STOP; *expect = at + 2; break; /* the TNT after it */
+    case MUT_STOP: ins.type = PTC_STOP; break;
+    case MUT_PGD_STOP: { /* TIP.PGD(), TraceStop: found at the TNT after them */
+        ptc_packet pgd;
+        size_t n1 = 0;
+        memset(&pgd, 0, sizeof pgd);
+        pgd.type = PTC_TIP_PGD;
+        pgd.u.ip.ipc = PTC_IPC_SUPPRESSED;
+        FZ_ASSERT(ptc_encode_packet(&pgd, bytes, sizeof bytes, &n1) == PTC_OK, "breaker %u", what);
+        nb = n1;
+        ins.type = PTC_STOP;
+        *expect = at + n1 + 2;
+        break;
+    }
     case MUT_PSB_TNT:
         ins.type = PTC_TNT8;
         ins.u.tnt.count = 1;
@@ -224,7 +243,11 @@ static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *re
         break;
     }
     }
-    if (ins.type != PTC_NONE) FZ_ASSERT(ptc_encode_packet(&ins, bytes, sizeof bytes, &nb) == PTC_OK, "breaker %u", what);
+    if (ins.type != PTC_NONE) { /* (after what the breaker put there already) */
+        size_t n2 = 0;
+        FZ_ASSERT(ptc_encode_packet(&ins, bytes + nb, sizeof bytes - nb, &n2) == PTC_OK, "breaker %u", what);
+        nb += n2;
+    }
     memcpy(mut, rec->bytes, at);
     memcpy(mut + at, bytes, nb);
     memcpy(mut + at + nb, rec->bytes + at + cut, rec->len - at - cut);
