@@ -1864,6 +1864,8 @@ typedef enum ptc_severity {
       "a TIP.PGE while packet generation is already on") \
     X(PTC_RULE_PGD_WHILE_OFF,   "pgd_while_off",     PTC_SEV_VIOLATION,  "36.4.2.5", \
       "a TIP.PGD while packet generation is already off") \
+    X(PTC_RULE_PGE_NO_MODE,     "pge_no_mode",       PTC_SEV_SUSPICIOUS, "Table 36-50", \
+      "a TIP.PGE with no MODE.Exec since the last PSB (an enclave exit may send none)") \
     X(PTC_RULE_PGE_NO_IP,       "pge_no_ip",         PTC_SEV_VIOLATION,  "36.4.2.4", \
       "a TIP.PGE whose IP is suppressed: it must give the IP where tracing begins") \
     X(PTC_RULE_AFTER_STOP,      "after_stop",        PTC_SEV_VIOLATION,  "36.4.2.9", \
@@ -2002,6 +2004,7 @@ typedef struct ptc_conform {
     uint8_t pkt_en;            /* PTC_CONF_UNKNOWN, _OFF or _ON */
     uint8_t en_by_psb;         /* pkt_en is ON only because a PSB+ held a FUP (BDM70) */
     uint8_t stopped;           /* TraceStop, tracing not enabled again yet */
+    uint8_t mode_since_psb;    /* a MODE.Exec since the last PSB (a TIP.PGE wants one) */
     uint8_t sleeping;          /* PTC_CONF_UNKNOWN, _OFF (PWRX seen), _ON (PWRE seen) */
     /* followers owed (SPEC 7.3.3): bit k of pending set while kind k is
        awaited after the packet at pend_off[k], opened after pend_psb[k]
@@ -8996,6 +8999,7 @@ static void ptc__conf_enable(ptc_conform *c, ptc__conf_out *o, const ptc_item *i
     case PTC_TIP_PGE:
         if (c->pkt_en == PTC_CONF_ON)
             ptc__conf_report(c, o, PTC_RULE_PGE_WHILE_ON, it->offset, c->en_by_psb ? PTC_ERRATUM_BDM70 : 0);
+        if (!c->mode_since_psb) ptc__conf_report(c, o, PTC_RULE_PGE_NO_MODE, it->offset, 0);
         c->pkt_en = PTC_CONF_ON;
         break;
     case PTC_TIP_PGD:
@@ -9098,6 +9102,7 @@ static size_t ptc__conf_item(ptc_conform *c, const ptc_item *it, ptc_finding *ou
         c->stopped = 0;
     }
     if (c->stopped) ptc__conf_stopped(c, &o, it);
+    if (t == PTC_PSB || t == PTC_MODE_EXEC) c->mode_since_psb = t == PTC_MODE_EXEC;
     if (t == PTC_BEP && !(c->pending & (1u << PTC__CONF_F_BLOCK))) ptc__conf_report(c, &o, PTC_RULE_BEP_ALONE, it->offset, 0);
     ptc__conf_psb(c, &o, it);
     bound = ptc__conf_settle(c, &o, it);

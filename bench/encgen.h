@@ -20,9 +20,10 @@
      flushes it, with no CYC of its own: its true time is its first
      branch (Example 36-1). Timing packets (MTC) may come in between;
    - PSB+ (PSB, CYC, TSC, TMA, CBR, MODE.Exec and FUP while tracing is
-     on, PSBEND)
-     every 4 KiB at one instant, the pending TNT flushed before it;
-   - TIP.PGD ... TIP.PGE: tracing off for a while, MTCs go on.
+     on, PSBEND) every 4 KiB at one instant, the pending TNT flushed
+     before it;
+   - TIP.PGD ... TIP.PGE: tracing off for a while, MTCs go on; a TIP.PGE
+     after a PSB+ that held no MODE.Exec gets one first (Table 36-50).
 
    Include after <intel-pt.h>, ptcodec.h (eg_clock_config) and tools/util.h.
    Deterministic per seed. */
@@ -64,6 +65,7 @@ typedef struct eg_state {
     uint64_t cur_ip;      /* where the program is, for the PSB+'s FUP */
     uint8_t tnt_count;
     int last_cyc;         /* the last packet was a CYC, at cyc_at */
+    int mode_since_psb;   /* a MODE.Exec went out since the last PSB */
 } eg_state;
 
 static uint64_t eg_rand(eg_state *g, uint64_t n)
@@ -176,6 +178,18 @@ static void eg_ip_packet(eg_state *g, enum pt_packet_type type, uint64_t ip)
     eg_put(g, &p, eg_tsc(g, g->cycle));
 }
 
+/* A MODE.Exec (64-bit code) in the current cycle. */
+static void eg_mode_exec(eg_state *g)
+{
+    struct pt_packet p;
+    memset(&p, 0, sizeof p);
+    p.type = ppt_mode;
+    p.payload.mode.leaf = pt_mol_exec;
+    p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+    eg_put(g, &p, eg_tsc(g, g->cycle));
+    g->mode_since_psb = 1;
+}
+
 static void eg_psb_plus(eg_state *g)
 {
     struct pt_packet p;
@@ -197,12 +211,9 @@ static void eg_psb_plus(eg_state *g)
     p.payload.cbr.ratio = g->cfg.cbr;
     eg_put(g, &p, tsc);
     g->last_ip = 0; /* a PSB resets IP compression */
+    g->mode_since_psb = 0;
     if (g->cur_ip) { /* tracing is on: its mode, and where it is (36.4.2.8: both or neither) */
-        memset(&p, 0, sizeof p);
-        p.type = ppt_mode;
-        p.payload.mode.leaf = pt_mol_exec;
-        p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
-        eg_put(g, &p, tsc);
+        eg_mode_exec(g);
         eg_ip_packet(g, ppt_fup, g->cur_ip);
     }
     eg_simple(g, ppt_psbend, tsc);
@@ -212,6 +223,17 @@ static void eg_psb_plus(eg_state *g)
 static uint64_t eg_new_ip(eg_state *g)
 {
     return UINT64_C(0x400000) + (eg_rand(g, 4) ? eg_rand(g, 0x10000) : eg_rand(g, UINT64_C(1) << 30));
+}
+
+/* Tracing on at a new IP: TIP.PGE, with a MODE.Exec first when none went
+   out since the last PSB (Table 36-50). */
+static void eg_tracing_on(eg_state *g)
+{
+    if (!g->mode_since_psb) {
+        eg_cyc(g);
+        eg_mode_exec(g);
+    }
+    eg_ip_packet(g, ppt_tip_pge, eg_new_ip(g));
 }
 
 /* Moves time on by `cycles`, with the MTCs of the way. */
@@ -251,7 +273,7 @@ static void eg_event(eg_state *g)
         eg_ip_packet(g, ppt_tip_pgd, eg_new_ip(g));
         g->cur_ip = 0;
         eg_advance(g, 50 + eg_rand(g, sparse ? 20000 : 2000));
-        eg_ip_packet(g, ppt_tip_pge, eg_new_ip(g));
+        eg_tracing_on(g);
     }
 }
 
@@ -279,7 +301,7 @@ static void eg_generate(const eg_config *cfg, eg_trace *out)
     g.t0 = UINT64_C(1000000000000) + eg_rand(&g, UINT64_C(1) << 32);
     g.next_edge = eg_cycle_of_art(&g, ((eg_art(&g, 0) >> cfg->mtc_freq) + 1) << cfg->mtc_freq);
     eg_psb_plus(&g);
-    eg_ip_packet(&g, ppt_tip_pge, eg_new_ip(&g));
+    eg_tracing_on(&g);
     for (i = 0; i < cfg->events && !out->failed; i++) eg_event(&g);
     eg_flush_tnt(&g);
     pt_free_encoder(g.enc);

@@ -221,6 +221,7 @@ static void b_pgd_while_off(sb *s, int bad)
 static void b_pge_no_ip(sb *s, int bad)
 {
     psb_plus(s, 0);
+    put(s, pk(PTC_MODE_EXEC)); /* (pge_no_mode otherwise) */
     mark(s);
     put(s, bad ? pk_ip(PTC_TIP_PGE, PTC_IPC_SUPPRESSED, 0) : pk_ip(PTC_TIP_PGE, PTC_IPC_FULL, 0x402000));
 }
@@ -232,6 +233,13 @@ static void b_after_stop(sb *s, int bad)
     if (!bad) { put(s, pk_tsc(0x900000)); put(s, pk_cbr(0)); } /* TraceEn set again */
     mark(s);
     put(s, pk_mtc(7));
+}
+static void b_pge_no_mode(sb *s, int bad)
+{
+    psb_plus(s, 0);
+    if (!bad) put(s, pk(PTC_MODE_EXEC));
+    mark(s);
+    put(s, pk_ip(PTC_TIP_PGE, PTC_IPC_FULL, 0x402000));
 }
 static void b_stop_while_on(sb *s, int bad)
 {
@@ -447,7 +455,7 @@ static const struct rule_case {
     { PTC_RULE_PSB_PERIOD, b_psb_period, NULL }, { PTC_RULE_FLOW_WHILE_OFF, b_flow_while_off, NULL },
     { PTC_RULE_PGE_WHILE_ON, b_pge_while_on, NULL }, { PTC_RULE_PGD_WHILE_OFF, b_pgd_while_off, NULL },
     { PTC_RULE_PGE_NO_IP, b_pge_no_ip, NULL }, { PTC_RULE_AFTER_STOP, b_after_stop, NULL },
-    { PTC_RULE_STOP_WHILE_ON, b_stop_while_on, NULL },
+    { PTC_RULE_STOP_WHILE_ON, b_stop_while_on, NULL }, { PTC_RULE_PGE_NO_MODE, b_pge_no_mode, NULL },
     { PTC_RULE_FUP_ALONE, b_fup_alone, NULL }, { PTC_RULE_MODE_EXEC_ALONE, b_mode_exec_alone, NULL },
     { PTC_RULE_MODE_TSX_ALONE, b_mode_tsx_alone, NULL }, { PTC_RULE_IP_BIT_NO_FUP, b_ip_bit_no_fup, NULL },
     { PTC_RULE_OVF_FOLLOWER, b_ovf_follower, NULL }, { PTC_RULE_MWAIT_ALONE, b_mwait_alone, NULL },
