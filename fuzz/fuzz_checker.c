@@ -40,7 +40,9 @@
    - psb_nested: a PSB after the packet that follows a PSB, when that
      packet is no PSBEND or OVF.
    - psb_no_cbr: the CBR of a PSB+ that a PSBEND ends removed: found at
-     its PSB. */
+     its PSB.
+   - pge_no_mode: the MODE.Exec right before a TIP.PGE removed, when no
+     other MODE.Exec came since the last PSB: found at the TIP.PGE. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
@@ -60,7 +62,8 @@
     X(MUT_PGD_STOP,    PTC_RULE_AFTER_STOP) \
     X(MUT_PSB_TNT,     PTC_RULE_PSB_MEMBER) \
     X(MUT_PSB_NESTED,  PTC_RULE_PSB_NESTED) \
-    X(MUT_NO_CBR,      PTC_RULE_PSB_NO_CBR)
+    X(MUT_NO_CBR,      PTC_RULE_PSB_NO_CBR) \
+    X(MUT_NO_MODE,     PTC_RULE_PGE_NO_MODE)
 
 enum {
 #define X(e, rule) e,
@@ -169,6 +172,13 @@ static int candidate(unsigned what, const pkt_at *p, size_t n, size_t i)
     case MUT_PSB_TNT: return t == PTC_PSB;
     case MUT_PSB_NESTED: /* (a PSBEND or an OVF right after the PSB ends its PSB+) */
         return t == PTC_PSB && next != PTC_NONE && next != PTC_PSBEND && next != PTC_PSB && next != PTC_OVF;
+    case MUT_NO_MODE: { /* (the only MODE.Exec since the last PSB) */
+        size_t b;
+        if (t != PTC_MODE_EXEC || p[i].in_psb || i + 1 >= n || p[i + 1].type != PTC_TIP_PGE) return 0;
+        for (b = i; b-- > 0 && p[b].type != PTC_PSB;)
+            if (p[b].type == PTC_MODE_EXEC) return 0;
+        return 1;
+    }
     case MUT_NO_CBR: { /* (in a PSB+ that a PSBEND ends: an OVF ends one unchecked) */
         size_t e;
         if (t != PTC_CBR || !p[i].in_psb) return 0;
@@ -235,6 +245,7 @@ static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *re
         at = *expect = p[i].off + p[i].size;
         break;
     case MUT_PSB_NESTED: ins.type = PTC_PSB; at = *expect = p[i + 1].off + p[i + 1].size; break;
+    case MUT_NO_MODE: cut = p[i].size; break; /* the TIP.PGE moves to its offset */
     default: { /* MUT_NO_CBR: found at the PSB of its PSB+ */
         size_t s;
         for (s = i; p[s].type != PTC_PSB; s--) {}
