@@ -45,7 +45,8 @@
    (SPEC 3.8), every true time is inside its interval, and ptcodec's
    maximum and mean errors (with every configuration) are no worse than
    libipt's, nor than perf's over perf's packets, in both of perf's
-   scorings (make check runs this).
+   scorings, and no stream breaks a rule of ptdump --check (make check
+   runs this).
    --trace LABEL: one line per packet of each row whose label contains
    LABEL, with every decoder's error: where to look when a row loses. */
 #define _POSIX_C_SOURCE 200809L
@@ -242,6 +243,20 @@ static void row(const char *label, const char *who, const score *s)
 
 static double mean(const score *s) { return s->n ? s->sum_err / (double)s->n : 0.0; }
 
+/* The first finding ptdump --check (no settings) has on the stream, or
+   0: both encoders, and the model, write by the SDM's rules (SPEC 7.5). */
+static size_t first_finding(const ptc_item *items, size_t n, ptc_finding *f)
+{
+    static ptc_conform chk;
+    ptc_conform_config nothing_known;
+    size_t k, nf;
+    memset(&nothing_known, 0, sizeof nothing_known);
+    ptc_conform_init(&chk, &nothing_known);
+    for (k = 0; k < n; k++)
+        if ((nf = ptc_conform_item(&chk, &items[k], f)) != 0) return nf;
+    return 0;
+}
+
 /* One stream: libipt, then ptcodec with each configuration given (NULL
    ends the list), scored over the packets all of them time. Returns 2 when
    the comparison could not be made, 1 when ptcodec lost (a time outside
@@ -258,7 +273,7 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
     score s_ev;                        /* the events decoder, with the first configuration */
     score s_perf_all, s_ours_all;      /* over every packet perf and ptcodec time, not only libipt's */
     size_t n = 0, k;
-    int failed = 0, j, nc = 0, lost = 0, broke = 0, worse = 0, have_perf;
+    int failed = 0, j, nc = 0, lost = 0, broke = 0, worse = 0, have_perf, broke_rules = 0;
     if (!items || !est || !est_perf) { fprintf(stderr, "timecmp: out of memory\n"); exit(2); }
     ptc_decoder_init_buffer(&d, 0, sm->bytes, sm->len);
     while (n < sm->n && ptc_decoder_next(&d, &items[n]) == PTC_OK) n++;
@@ -267,6 +282,14 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
         if (sm->offset && items[k].offset != sm->offset[k]) { fprintf(stderr, "timecmp: truth misaligned\n"); exit(2); }
     }
     if (n != sm->n) { fprintf(stderr, "timecmp: %s: %zu packets decoded of %zu\n", label, n, sm->n); exit(2); }
+    {
+        ptc_finding f[PTC_CONFORM_MAX_FINDINGS];
+        if (first_finding(items, n, f)) {
+            printf("  ^ the stream breaks %s at %llx (ptdump --check)\n", ptc_rule_name(f[0].rule),
+                   (unsigned long long)f[0].offset);
+            broke_rules = 1;
+        }
+    }
     memset(&s_lib, 0, sizeof s_lib);
     s_lib.outside = (size_t)-1;
     run_libipt(sm, items, n, est, &s_lib, &failed);
@@ -365,7 +388,7 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
     free(items);
     free(est);
     free(est_perf);
-    return failed ? 2 : lost;
+    return failed ? 2 : lost || broke_rules;
 }
 
 /* One model row: workload wi under policy, with CYC or not, and with
