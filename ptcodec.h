@@ -30,7 +30,7 @@
      - Nothing here allocates, keeps a global, or does I/O: every state is a
        struct the caller owns. Structs marked "All fields are private" are
        public only so that they can live anywhere; use their functions.
-     - Sizes on x86-64: ptc_clock about 61 KiB (it holds PTC_CLOCK_WINDOW
+     - Sizes on x86-64: ptc_clock about 62 KiB (it holds PTC_CLOCK_WINDOW
        items: keep it off the stack), ptc_events about 33 KiB (likewise,
        PTC_EVENTS_WINDOW), ptc_model 2.6 KiB, ptc_conform 272 bytes,
        ptc_decoder 128 bytes.
