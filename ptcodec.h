@@ -32,7 +32,7 @@
        public only so that they can live anywhere; use their functions.
      - Sizes on x86-64: ptc_clock about 62 KiB (it holds PTC_CLOCK_WINDOW
        items: keep it off the stack), ptc_events about 33 KiB (likewise,
-       PTC_EVENTS_WINDOW), ptc_model 2.6 KiB, ptc_conform 272 bytes,
+       PTC_EVENTS_WINDOW), ptc_model 2.6 KiB, ptc_conform 416 bytes,
        ptc_decoder 128 bytes.
      - Bad input is never an abort or an assert: every function returns a
        status with a name (ptc_status_name).
@@ -1887,6 +1887,8 @@ typedef enum ptc_severity {
       "an MWAIT with no PWRE after it") \
     X(PTC_RULE_PWRX_ALONE,      "pwrx_alone",        PTC_SEV_SUSPICIOUS, "36.4.2.25", \
       "a PWRX with no PWRE since the last PWRX") \
+    X(PTC_RULE_PWRE_NO_EXSTOP,  "pwre_no_exstop",    PTC_SEV_VIOLATION,  "36.4.2.24", \
+      "a PWRE leaving C0 (code ran since the last PWRE) with no EXSTOP after it") \
     X(PTC_RULE_BEP_ALONE,       "bep_alone",         PTC_SEV_VIOLATION,  "PEBS via PT", \
       "a BEP with no block open") \
     X(PTC_RULE_BLOCK_UNENDED,   "block_unended",     PTC_SEV_VIOLATION,  "PEBS via PT", \
@@ -1904,6 +1906,8 @@ typedef enum ptc_severity {
       "reserved bits set (the SDM: not guaranteed to be 0)") \
     X(PTC_RULE_CYC_NOT_SHORTEST,"cyc_not_shortest",  PTC_SEV_SUSPICIOUS, "36.4.2.14", \
       "a CYC in more bytes than its count needs") \
+    X(PTC_RULE_CBR_ZERO,        "cbr_zero",          PTC_SEV_VIOLATION,  "36.4.2.10", \
+      "a CBR of ratio 0: no core clock runs at it") \
     /* timing (SPEC 7.3.5) */ \
     X(PTC_RULE_TMA_ALONE,       "tma_alone",         PTC_SEV_VIOLATION,  "36.4.2.13", \
       "a TMA with no TSC right before it") \
@@ -1913,6 +1917,13 @@ typedef enum ptc_severity {
       "a TSC below the one before it") \
     X(PTC_RULE_DISABLED_PACKET, "disabled_packet",   PTC_SEV_VIOLATION,  "36.2.7.2", \
       "a packet that the trace's configuration turns off (TSC, TMA, MTC, CYC, PTW, power events)") \
+    /* time that contradicts itself, with the clock's settings (SPEC 7.3.5) */ \
+    X(PTC_RULE_TSC_BEFORE_MTCS, "tsc_before_mtcs",   PTC_SEV_VIOLATION,  "36.8.3", \
+      "a TSC earlier than the MTCs since the last TSC and its TMA say time had come") \
+    X(PTC_RULE_TMA_CTC_MISMATCH,"tma_ctc_mismatch",  PTC_SEV_VIOLATION,  "36.4.2.13", \
+      "a TMA whose CTC is not the last TMA's moved on by the TSCs' distance") \
+    X(PTC_RULE_CYC_OVER_TSC,    "cyc_over_tsc",      PTC_SEV_VIOLATION,  "36.8.3", \
+      "CYCs between two TSCs that count more cycles than the TSCs' distance holds at the CBR") \
     /* MTC suppression, with a policy (SPEC 7.3.6, part 2) */ \
     X(PTC_RULE_MTC_NOT_SUPPRESSED, "mtc_not_suppressed", PTC_SEV_VIOLATION, "US 12,386,726", \
       "an MTC was emitted where the policy suppresses it") \
@@ -1971,6 +1982,12 @@ typedef struct ptc_conform_config {
                                 erratum would explain is then a violation if the
                                 CPU lacks it; unknown CPU: suspicious */
     uint32_t errata;         /* PTC_ERRATUM_* bits of the trace's CPU */
+    uint8_t have_clock;      /* clock is the trace's: the time rules (SPEC 7.3.5) hold
+                                the TSCs, TMAs, MTCs, CYCs and CBRs to each other. Of it
+                                they read mtc_freq, cpuid_15_eax/ebx (both nonzero for
+                                the TSC and TMA rules) and nom_num/nom_den, nom_exact
+                                and rate_ppm (nom_num nonzero for the CYC rule) */
+    ptc_clock_config clock;
 } ptc_conform_config;
 
 /* Everything the model's configuration says (every enable known). */
@@ -1983,10 +2000,31 @@ PTCDEF ptc_status ptc_conform_config_from_perf(ptc_conform_config *cfg, const pt
    and those of the packet itself). */
 #define PTC_CONFORM_MAX_FINDINGS 16
 /* The kinds of follower a packet can owe (SPEC 7.3.3). */
-#define PTC_CONFORM_FOLLOWERS 9
+#define PTC_CONFORM_FOLLOWERS 10
+
+/* The time rules' state (SPEC 7.3.5), private: the last TSC with its TMA
+   (the epoch), how far the MTCs since have taken the CTC, and the CYCs
+   counted since the last TSC. */
+typedef struct ptc__conf_time {
+    uint8_t tsc_pending;       /* a TSC whose TMA has not come yet */
+    uint8_t epoch;             /* a TSC and its TMA, with no TSC since: tsc and ctc hold them */
+    uint8_t epoch_seen;        /* a TSC and its TMA since the checker synced */
+    uint8_t guest;             /* VMX seen since (a PIP with NR, VMCS): a TSC may be a guest's */
+    uint8_t have_mtc, mtc;     /* the last MTC since the epoch's TMA, its payload */
+    uint8_t cbr;               /* the core:bus ratio (0: no CBR yet) */
+    uint8_t window;            /* a TSC opened a CYC window: window_* hold it */
+    uint8_t window_skip;       /* the window's first CYC, which counts from before its TSC, is still to come */
+    uint8_t window_cbr;        /* the highest ratio in it */
+    uint16_t ctc;              /* the epoch's TMA's CTC[15:0] */
+    uint64_t tsc, pending_tsc;
+    uint64_t periods;          /* MTC periods from the epoch's CTC to the last MTC's edge, at least */
+    uint64_t periods_at_psb;   /* periods when the open PSB+ began: its TSC may be older than its MTCs */
+    uint64_t window_tsc;       /* the TSC that opened it */
+    uint64_t window_cycles;    /* CYCs in the window but its first, outside PSB+ */
+} ptc__conf_time;
 
 /* All fields are private; the struct is public so it can live anywhere
-   (272 bytes on x86-64; no allocation). */
+   (416 bytes on x86-64; no allocation). */
 typedef struct ptc_conform {
     ptc_conform_config cfg;
     ptc_checker policy;        /* part 2's checker, with cfg.have_policy */
@@ -2006,6 +2044,8 @@ typedef struct ptc_conform {
     uint8_t stopped;           /* TraceStop, tracing not enabled again yet */
     uint8_t mode_since_psb;    /* a MODE.Exec since the last PSB (a TIP.PGE wants one) */
     uint8_t sleeping;          /* PTC_CONF_UNKNOWN, _OFF (PWRX seen), _ON (PWRE seen) */
+    uint8_t awake;             /* in C0: a PWRX, or code traced, since the last PWRE
+                                  (a PWRE then leaves C0 and owes an EXSTOP) */
     /* followers owed (SPEC 7.3.3): bit k of pending set while kind k is
        awaited after the packet at pend_off[k], opened after pend_psb[k]
        PSBs; of owed, when its absence is a finding (a MODE.TSX with packets
@@ -2018,6 +2058,7 @@ typedef struct ptc_conform {
     uint64_t last_tsc;
     uint64_t cut_cyc_end;      /* SKD007: where the OVF after a cut CYC is (0: none) */
     uint8_t ovf_after_cut;     /* the owed OVF follower is that OVF's */
+    ptc__conf_time time;       /* with cfg.have_clock */
     uint64_t fast;             /* bit per packet type that can break nothing now */
 } ptc_conform;
 
@@ -8601,6 +8642,8 @@ PTCDEF void ptc_conform_config_from_model(ptc_conform_config *cfg, const ptc_mod
     cfg->policy = m->policy;
     cfg->cpu_known = 1;
     cfg->errata = cc.errata;
+    cfg->have_clock = 1;
+    cfg->clock = cc;
 }
 
 PTCDEF ptc_status ptc_conform_config_from_perf(ptc_conform_config *cfg, const ptc_perf_reader *rd)
@@ -8621,6 +8664,7 @@ PTCDEF ptc_status ptc_conform_config_from_perf(ptc_conform_config *cfg, const pt
     }
     cfg->cpu_known = (uint8_t)(rd->have_cpuid != 0);
     if (rd->have_cpuid) cfg->errata = ptc_errata_for_cpu(rd->family, rd->model, rd->stepping);
+    cfg->have_clock = ptc_clock_config_from_perf(&cfg->clock, rd) == PTC_OK;
     return PTC_OK;
 }
 
@@ -8650,6 +8694,7 @@ enum {
     PTC__CONF_F_EVD,       /* an EVD: CFE */
     PTC__CONF_F_MWAIT,     /* an MWAIT: PWRE */
     PTC__CONF_F_BLOCK,     /* a BBP: BEP */
+    PTC__CONF_F_EXSTOP,    /* a PWRE leaving C0: EXSTOP */
     PTC__CONF_F_COUNT
 };
 typedef char ptc__conf_followers_fit[PTC__CONF_F_COUNT == PTC_CONFORM_FOLLOWERS ? 1 : -1];
@@ -8677,7 +8722,10 @@ static const struct ptc__conf_follower {
     /* what the stream decoder keeps a block open for (SPEC 1.6) */
     { PTC_RULE_BLOCK_UNENDED, PTC__CONF_T(PTC_BEP),
       PTC__CONF_ANYWHERE | PTC__CONF_T(PTC_FUP) | PTC__CONF_T(PTC_EXSTOP) | PTC__CONF_T(PTC_PWRE) |
-      PTC__CONF_T(PTC_PWRX) | PTC__CONF_T(PTC_BIP) }
+      PTC__CONF_T(PTC_PWRX) | PTC__CONF_T(PTC_BIP) },
+    /* SDM 36.4.2.24, PWRE's application: "When transitioning from C0.0 to a
+       deeper C-state, the PWRE packet will be followed by an EXSTOP" */
+    { PTC_RULE_PWRE_NO_EXSTOP, PTC__CONF_T(PTC_EXSTOP), PTC__CONF_ANYWHERE }
 };
 
 /* Where the next finding goes; the caller's array holds
@@ -8716,10 +8764,11 @@ static uint64_t ptc__conf_fast_types(const ptc_conform *c)
 {
     uint64_t m = PTC__CONF_T(PTC_PAD);
     if (c->stopped) return m;
-    if (!c->cfg.have_policy && c->cfg.mtc_en != PTC_CONF_OFF && c->saw_mtc) m |= PTC__CONF_T(PTC_MTC);
-    if (c->cfg.cyc_en != PTC_CONF_OFF) m |= PTC__CONF_T(PTC_CYC);
+    /* (the time rules read every MTC and CYC) */
+    if (!c->cfg.have_policy && !c->cfg.have_clock && c->cfg.mtc_en != PTC_CONF_OFF && c->saw_mtc) m |= PTC__CONF_T(PTC_MTC);
+    if (c->cfg.cyc_en != PTC_CONF_OFF && !c->cfg.have_clock) m |= PTC__CONF_T(PTC_CYC);
     if (c->synced && !c->in_psb && !c->pending && c->pkt_en == PTC_CONF_ON && !c->en_by_psb && !c->tma_may_follow &&
-        !c->cfg.have_policy)
+        !c->cfg.have_policy && c->awake)
         m |= PTC__CONF_T(PTC_TNT8) | PTC__CONF_T(PTC_TNT64) | PTC__CONF_T(PTC_TIP);
     return m;
 }
@@ -8736,8 +8785,10 @@ static void ptc__conf_lose_sync(ptc_conform *c)
     c->en_by_psb = 0;
     c->stopped = 0;
     c->sleeping = PTC_CONF_UNKNOWN;
+    c->awake = 0;
     c->tma_may_follow = 0;
     c->have_prev_psb = 0;
+    memset(&c->time, 0, sizeof c->time);
     ptc_checker_init(&c->policy, &c->cfg.policy);
 }
 
@@ -8831,6 +8882,7 @@ static void ptc__conf_check_values(ptc_conform *c, ptc__conf_out *o, const ptc_i
         ptc__conf_report(c, o, PTC_RULE_MODE_TSX_BOTH, it->offset, 0);
     if (ptc__conf_type_undefined(p)) ptc__conf_report(c, o, PTC_RULE_CFE_EVD_TYPE, it->offset, 0);
     if (ptc__conf_reserved_set(p)) ptc__conf_report(c, o, PTC_RULE_RESERVED_BITS, it->offset, 0);
+    if (p->type == PTC_CBR && p->u.cbr.ratio == 0) ptc__conf_report(c, o, PTC_RULE_CBR_ZERO, it->offset, 0);
     if (ptc__conf_cyc_long(p))
         ptc__conf_report(c, o, PTC_RULE_CYC_NOT_SHORTEST, it->offset, 0);
     if (p->type == PTC_TIP_PGE && p->u.ip.ipc == PTC_IPC_SUPPRESSED)
@@ -8979,6 +9031,9 @@ static void ptc__conf_open(ptc_conform *c, const ptc_item *it, int bound)
         return;
     case PTC_EVD: ptc__conf_owe(c, PTC__CONF_F_EVD, it->offset); return;
     case PTC_MWAIT: ptc__conf_owe(c, PTC__CONF_F_MWAIT, it->offset); return;
+    case PTC_PWRE:
+        if (c->awake) ptc__conf_owe(c, PTC__CONF_F_EXSTOP, it->offset);
+        return;
     case PTC_BBP: ptc__conf_owe(c, PTC__CONF_F_BLOCK, it->offset); return;
     case PTC_PTW: ip_bit = p->u.ptw.ip; break;
     case PTC_EXSTOP: ip_bit = p->u.exstop.ip; break;
@@ -9057,12 +9112,158 @@ static void ptc__conf_timing(ptc_conform *c, ptc__conf_out *o, const ptc_item *i
     }
 }
 
+/* ---- 7.3.5 time that contradicts itself, with the clock's settings ----
+   Each rule is a bound no legal stream can cross, so each keeps a margin
+   for what the SDM leaves open: the TSC is sampled anywhere in a CTC tick
+   (two ticks), the FastCounter (512 TSC ticks), a PSB+'s TSC older than
+   the MTCs and CYCs before it in the PSB+ (DynamoRIO's traces: those do
+   not count against it), nom rounded (half a unit) and spread-spectrum
+   clocking (rate_ppm). MTCs alone bound no CYCs: a payload gives the
+   fewest periods since the last, and a sleep or suppression may hide any
+   multiple of 256 more (the model's streams do both). A TSC in a VMX guest may carry the guest's offset:
+   once the stream shows VMX (a PIP with NR, a VMCS), the TSC rules wait
+   for the next TSC and TMA. */
+
+/* The TSC and TMA rules need the TSC:CTC ratio and MTCFreq; the CYC rule
+   nom (ptc__conf_cycles_in). */
+static int ptc__conf_ctc_known(const ptc_conform_config *k)
+{
+    return k->have_clock && k->clock.cpuid_15_eax && k->clock.cpuid_15_ebx && k->clock.mtc_freq <= 15;
+}
+
+/* TSC ticks in n CTC ticks (floor or ceil, saturating). */
+static uint64_t ptc__conf_ctc_ticks(const ptc_clock_config *k, uint64_t n, int ceil)
+{
+    return ptc__math_muldiv(n, k->cpuid_15_ebx, k->cpuid_15_eax, ceil);
+}
+
+/* The most core cycles n TSC ticks can hold at ratio cbr, with nom's
+   rounding and the clock's spread; UINT64_MAX when nom is not known. */
+static uint64_t ptc__conf_cycles_in(const ptc_clock_config *k, uint64_t ticks, uint8_t cbr)
+{
+    uint64_t num = k->nom_num, den = k->nom_den, x;
+    if (!k->nom_exact) { /* nom - 1/2: the fewest TSC ticks a 100 MHz tick can be */
+        if (num > UINT64_MAX / 2 || den > UINT64_MAX / 2 || 2 * num <= den) return UINT64_MAX;
+        num = 2 * num - den;
+        den *= 2;
+    }
+    if (!num || !den) return UINT64_MAX;
+    x = ptc__math_muldiv(ticks, den, num, 1);
+    x = x > UINT64_MAX / cbr ? UINT64_MAX : x * cbr;
+    x = ptc__math_muldiv(x, 1000000u + (uint64_t)k->rate_ppm, 1000000u, 1);
+    return ptc__math_sat_add(x, PTC_CLOCK_HW_MTC_JITTER + (uint64_t)k->mtc_jitter);
+}
+
+/* A TSC: no earlier than the edge of the last MTC since the epoch's TMA,
+   and late enough for the CYCs since the last TSC. */
+static void ptc__conf_time_tsc(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
+{
+    ptc__conf_time *tm = &c->time;
+    const ptc_clock_config *k = &c->cfg.clock;
+    uint64_t tsc = it->pkt.u.tsc.tsc, periods = c->in_psb ? tm->periods_at_psb : tm->periods;
+    unsigned f = k->mtc_freq;
+    uint64_t into = tm->ctc & ((1u << f) - 1u); /* the epoch's CTC past its period's edge */
+    if (tm->epoch && !tm->guest && tsc >= tm->tsc && periods && periods <= (UINT64_MAX >> 16) &&
+        (periods << f) > into + 2 && ptc__conf_ctc_known(&c->cfg)) {
+        uint64_t at_least = ptc__conf_ctc_ticks(k, (periods << f) - into - 2, 0);
+        if (tsc - tm->tsc + 512 < at_least) ptc__conf_report(c, o, PTC_RULE_TSC_BEFORE_MTCS, it->offset, 0);
+    }
+    if (tm->window && tm->window_cbr && !tm->guest && tsc >= tm->window_tsc &&
+        tm->window_cycles > ptc__conf_cycles_in(k, tsc - tm->window_tsc, tm->window_cbr))
+        ptc__conf_report(c, o, PTC_RULE_CYC_OVER_TSC, it->offset, 0);
+    tm->window = 1;
+    tm->window_skip = 1;
+    tm->window_tsc = tsc;
+    tm->window_cbr = tm->cbr;
+    tm->window_cycles = 0;
+    tm->tsc_pending = 1;
+    tm->pending_tsc = tsc;
+    tm->epoch = 0;
+}
+
+/* A TMA after its TSC: its CTC is the epoch's moved on by the TSCs'
+   distance (to two CTC ticks); then it begins the next epoch. */
+static void ptc__conf_time_tma(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
+{
+    ptc__conf_time *tm = &c->time;
+    uint16_t ctc = it->pkt.u.tma.ctc;
+    if (!tm->tsc_pending || !ptc__conf_ctc_known(&c->cfg)) return;
+    if (tm->epoch_seen && !tm->guest && tm->pending_tsc >= tm->tsc) {
+        uint64_t q, r;
+        if (ptc__math_mad_div(tm->pending_tsc - tm->tsc, c->cfg.clock.cpuid_15_eax, 0, 0, c->cfg.clock.cpuid_15_ebx, &q, &r)) {
+            uint16_t off = (uint16_t)(ctc - (uint16_t)(tm->ctc + q));
+            if (off > 2 && off < 0xFFFEu) ptc__conf_report(c, o, PTC_RULE_TMA_CTC_MISMATCH, it->offset, 0);
+        }
+    }
+    tm->tsc_pending = 0;
+    tm->epoch = 1;
+    tm->epoch_seen = 1;
+    tm->guest = 0;
+    tm->tsc = tm->pending_tsc;
+    tm->ctc = ctc;
+    tm->have_mtc = 0;
+    tm->periods = 0;
+    tm->periods_at_psb = 0;
+}
+
+/* An MTC: how far it takes the CTC past the epoch's, at least (the
+   fewest periods its payload allows). */
+static void ptc__conf_time_mtc(ptc_conform *c, const ptc_item *it)
+{
+    ptc__conf_time *tm = &c->time;
+    const ptc_clock_config *k = &c->cfg.clock;
+    uint8_t p = it->pkt.u.mtc.ctc;
+    unsigned f = k->mtc_freq;
+    if (tm->epoch) {
+        /* the first MTC: against the CTC bits the TMA holds, [15:f] */
+        unsigned w = 16 - f < 8 ? 16 - f : 8;
+        tm->periods += tm->have_mtc ? (uint8_t)(p - tm->mtc) : ((unsigned)p - (tm->ctc >> f)) & ((1u << w) - 1u);
+        tm->have_mtc = 1;
+        tm->mtc = p;
+    }
+}
+
+static void ptc__conf_time_rules(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
+{
+    ptc__conf_time *tm = &c->time;
+    const ptc_packet *p = &it->pkt;
+    switch (p->type) {
+    case PTC_TSC: ptc__conf_time_tsc(c, o, it); break;
+    case PTC_TMA: ptc__conf_time_tma(c, o, it); break;
+    case PTC_MTC: ptc__conf_time_mtc(c, it); break;
+    case PTC_PSB: tm->periods_at_psb = tm->periods; break;
+    case PTC_CYC:
+        if (tm->window_skip) tm->window_skip = 0;
+        else if (!c->in_psb) tm->window_cycles = ptc__math_sat_add(tm->window_cycles, p->u.cyc.cycles);
+        break;
+    case PTC_CBR:
+        if (p->u.cbr.ratio) tm->cbr = p->u.cbr.ratio;
+        if (tm->cbr > tm->window_cbr) tm->window_cbr = tm->cbr;
+        break;
+    case PTC_PIP: tm->guest |= p->u.pip.nr; break;
+    case PTC_VMCS: tm->guest = 1; break;
+    default: break;
+    }
+}
+
+/* Packets that only code running in C0 makes: a branch (TNT, TIP), tracing
+   turned on or off at an instruction, a PTWRITE. */
+#define PTC__CONF_CODE_RAN \
+    (PTC__CONF_T(PTC_TNT8) | PTC__CONF_T(PTC_TNT64) | PTC__CONF_T(PTC_TIP) | PTC__CONF_T(PTC_TIP_PGE) | \
+     PTC__CONF_T(PTC_TIP_PGD) | PTC__CONF_T(PTC_PTW))
+
 static void ptc__conf_power(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
 {
-    if (it->pkt.type == PTC_PWRE) c->sleeping = PTC_CONF_ON;
-    if (it->pkt.type != PTC_PWRX) return;
+    ptc_packet_type t = it->pkt.type;
+    if (PTC__CONF_CODE_RAN & PTC__CONF_T(t)) c->awake = 1;
+    if (t == PTC_PWRE) {
+        c->sleeping = PTC_CONF_ON;
+        c->awake = 0;
+    }
+    if (t != PTC_PWRX) return;
     if (c->sleeping == PTC_CONF_OFF) ptc__conf_report(c, o, PTC_RULE_PWRX_ALONE, it->offset, 0);
     c->sleeping = PTC_CONF_OFF;
+    c->awake = 1;
 }
 
 /* Every rule for one item (ptc_conform_item when the item is no fast type). */
@@ -9099,6 +9300,7 @@ static size_t ptc__conf_item(ptc_conform *c, const ptc_item *it, ptc_finding *ou
         c->pkt_en = PTC_CONF_UNKNOWN;
         c->en_by_psb = 0;
         c->sleeping = PTC_CONF_UNKNOWN;
+        c->awake = 0;
         c->stopped = 0;
     }
     if (c->stopped) ptc__conf_stopped(c, &o, it);
@@ -9109,6 +9311,7 @@ static size_t ptc__conf_item(ptc_conform *c, const ptc_item *it, ptc_finding *ou
     if (!c->in_psb) ptc__conf_enable(c, &o, it, bound);
     ptc__conf_open(c, it, bound);
     ptc__conf_timing(c, &o, it);
+    if (c->cfg.have_clock) ptc__conf_time_rules(c, &o, it);
     ptc__conf_power(c, &o, it);
     return o.n;
 }

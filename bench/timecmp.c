@@ -243,15 +243,18 @@ static void row(const char *label, const char *who, const score *s)
 
 static double mean(const score *s) { return s->n ? s->sum_err / (double)s->n : 0.0; }
 
-/* The first finding ptdump --check (no settings) has on the stream, or
-   0: both encoders, and the model, write by the SDM's rules (SPEC 7.5). */
-static size_t first_finding(const ptc_item *items, size_t n, ptc_finding *f)
+/* The first finding ptdump --check has on the stream, given the clock's
+   settings (the time rules, SPEC 7.3.5) and nothing else, or 0: both
+   encoders, and the model, write by the SDM's rules (SPEC 7.5). */
+static size_t first_finding(const ptc_item *items, size_t n, const ptc_clock_config *clock, ptc_finding *f)
 {
     static ptc_conform chk;
-    ptc_conform_config nothing_known;
+    ptc_conform_config clock_known;
     size_t k, nf;
-    memset(&nothing_known, 0, sizeof nothing_known);
-    ptc_conform_init(&chk, &nothing_known);
+    memset(&clock_known, 0, sizeof clock_known);
+    clock_known.have_clock = 1;
+    clock_known.clock = *clock;
+    ptc_conform_init(&chk, &clock_known);
     for (k = 0; k < n; k++)
         if ((nf = ptc_conform_item(&chk, &items[k], f)) != 0) return nf;
     return 0;
@@ -284,7 +287,7 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
     if (n != sm->n) { fprintf(stderr, "timecmp: %s: %zu packets decoded of %zu\n", label, n, sm->n); exit(2); }
     {
         ptc_finding f[PTC_CONFORM_MAX_FINDINGS];
-        if (first_finding(items, n, f)) {
+        if (first_finding(items, n, cfgs[0], f)) {
             printf("  ^ the stream breaks %s at %llx (ptdump --check)\n", ptc_rule_name(f[0].rule),
                    (unsigned long long)f[0].offset);
             broke_rules = 1;

@@ -42,7 +42,15 @@
    - psb_no_cbr: the CBR of a PSB+ that a PSBEND ends removed: found at
      its PSB.
    - pge_no_mode: the MODE.Exec right before a TIP.PGE removed, when no
-     other MODE.Exec came since the last PSB: found at the TIP.PGE. */
+     other MODE.Exec came since the last PSB: found at the TIP.PGE.
+   - pwre_no_exstop: the EXSTOP right after a PWRE removed, when code ran
+     (or a PWRX came) since the last PWRE and a packet that breaks the debt
+     comes later: found at the PWRE.
+   - cbr_zero: a CBR's ratio made 0.
+   - tma_ctc_mismatch: the CTC of a TMA right after its TSC moved on by
+     0x100, when a TSC and TMA came before it and the stream shows no VMX
+     (a guest's TSC may jump). The model's configuration gives the checker
+     its clock, so every clean stream also passes the time rules. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
@@ -63,7 +71,10 @@
     X(MUT_PSB_TNT,     PTC_RULE_PSB_MEMBER) \
     X(MUT_PSB_NESTED,  PTC_RULE_PSB_NESTED) \
     X(MUT_NO_CBR,      PTC_RULE_PSB_NO_CBR) \
-    X(MUT_NO_MODE,     PTC_RULE_PGE_NO_MODE)
+    X(MUT_NO_MODE,     PTC_RULE_PGE_NO_MODE) \
+    X(MUT_NO_EXSTOP,   PTC_RULE_PWRE_NO_EXSTOP) \
+    X(MUT_CBR_ZERO,    PTC_RULE_CBR_ZERO) \
+    X(MUT_TMA_CTC,     PTC_RULE_TMA_CTC_MISMATCH)
 
 enum {
 #define X(e, rule) e,
@@ -87,7 +98,13 @@ typedef struct pkt_at {
     int chained;      /* MTC: the previous MTC is chained to this one, */
     uint8_t prev_ctc; /*   and its payload */
     int in_psb;       /* after a PSB, up to its PSBEND */
+    int awake;        /* before it, code ran or a PWRX came since the last PWRE (the checker's C0) */
+    int debt_breaker; /* a packet that breaks an EXSTOP's debt comes after it */
+    int epochs;       /* TMAs right after their TSC before it */
+    int tma_of_tsc;   /* a TMA right after its TSC */
 } pkt_at;
+
+static int stream_shows_vmx; /* a VMCS, or a PIP with NR set: TSCs may jump */
 
 /* The checker over a whole byte stream: the first item that gives
    findings, and they. Returns how many (0: none anywhere). */
@@ -115,12 +132,14 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
     ptc_decoder dec;
     ptc_item it;
     size_t n = 0;
-    int chain_open = 0, in_psb = 0;
+    int chain_open = 0, in_psb = 0, awake = 0, epochs = 0;
+    size_t k;
     uint8_t prev_ctc = 0;
+    stream_shows_vmx = 0;
     ptc_decoder_init_buffer(&dec, flags, b, len);
     while (ptc_decoder_next(&dec, &it) == PTC_OK && n < MAX_PKT) {
         ptc_packet_type t = it.pkt.type;
-        if (it.error != PTC_OK) { chain_open = 0; continue; }
+        if (it.error != PTC_OK) { chain_open = 0; awake = 0; continue; }
         memset(&p[n], 0, sizeof p[n]);
         p[n].off = (size_t)it.offset;
         p[n].size = it.pkt.size;
@@ -128,6 +147,15 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
         if (t == PTC_PSB) in_psb = 1;
         p[n].in_psb = in_psb;
         if (t == PTC_PSBEND || t == PTC_OVF) in_psb = 0;
+        p[n].awake = awake;
+        if (t == PTC_TNT8 || t == PTC_TNT64 || t == PTC_TIP || t == PTC_TIP_PGE || t == PTC_TIP_PGD || t == PTC_PTW ||
+            t == PTC_PWRX)
+            awake = 1;
+        if (t == PTC_PWRE || t == PTC_OVF) awake = 0;
+        p[n].tma_of_tsc = t == PTC_TMA && n > 0 && p[n - 1].type == PTC_TSC;
+        p[n].epochs = epochs;
+        epochs += p[n].tma_of_tsc;
+        stream_shows_vmx |= t == PTC_VMCS || (t == PTC_PIP && it.pkt.u.pip.nr);
         if (t == PTC_MTC) {
             p[n].ctc = it.pkt.u.mtc.ctc;
             p[n].chained = chain_open;
@@ -139,6 +167,10 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
         }
         n++;
     }
+    for (k = n; k-- > 0;) /* (the anywhere packets: SPEC 7.3.3) */
+        p[k].debt_breaker = k + 1 < n && (p[k + 1].debt_breaker || !(ptc_packet_is_timing(p[k + 1].type) ||
+                                                                     p[k + 1].type == PTC_PAD || p[k + 1].type == PTC_CBR ||
+                                                                     p[k + 1].type == PTC_MNT));
     return n;
 }
 
@@ -170,6 +202,9 @@ static int candidate(unsigned what, const pkt_at *p, size_t n, size_t i)
                (p[i - 1].type == PTC_TNT8 || p[i - 1].type == PTC_TNT64 || p[i - 1].type == PTC_TIP);
     case MUT_TNT_OFF: return t == PTC_TIP_PGD;
     case MUT_PSB_TNT: return t == PTC_PSB;
+    case MUT_NO_EXSTOP: return t == PTC_EXSTOP && p[i - 1].type == PTC_PWRE && p[i - 1].awake && p[i].debt_breaker;
+    case MUT_CBR_ZERO: return t == PTC_CBR;
+    case MUT_TMA_CTC: return p[i].tma_of_tsc && p[i].epochs >= 1 && !stream_shows_vmx;
     case MUT_PSB_NESTED: /* (a PSBEND or an OVF right after the PSB ends its PSB+) */
         return t == PTC_PSB && next != PTC_NONE && next != PTC_PSBEND && next != PTC_PSB && next != PTC_OVF;
     case MUT_NO_MODE: { /* (the only MODE.Exec since the last PSB) */
@@ -246,6 +281,8 @@ static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *re
         break;
     case MUT_PSB_NESTED: ins.type = PTC_PSB; at = *expect = p[i + 1].off + p[i + 1].size; break;
     case MUT_NO_MODE: cut = p[i].size; break; /* the TIP.PGE moves to its offset */
+    case MUT_NO_EXSTOP: cut = p[i].size; *expect = p[i - 1].off; break;
+    case MUT_CBR_ZERO: case MUT_TMA_CTC: break; /* a byte changed below */
     default: { /* MUT_NO_CBR: found at the PSB of its PSB+ */
         size_t s;
         for (s = i; p[s].type != PTC_PSB; s--) {}
@@ -263,6 +300,8 @@ static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *re
     memcpy(mut + at, bytes, nb);
     memcpy(mut + at + nb, rec->bytes + at + cut, rec->len - at - cut);
     len = rec->len + nb - cut;
+    if (what == MUT_CBR_ZERO) mut[at + 2] = 0;  /* 02 03 ratio */
+    if (what == MUT_TMA_CTC) mut[at + 3] ^= 1;  /* 02 73 CTC[7:0] CTC[15:8]: 0x100 ticks off */
     return len;
 }
 

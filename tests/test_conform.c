@@ -414,6 +414,99 @@ static void b_disabled_packet(sb *s, int bad)
     mark(s);
     put(s, c);
 }
+static void b_pwre_no_exstop(sb *s, int bad)
+{
+    psb_plus(s, 1);
+    put(s, pk_tnt()); /* code ran: in C0 */
+    mark(s);
+    put(s, pk(PTC_PWRE));
+    if (!bad) put(s, pk(PTC_EXSTOP));
+    put(s, pk(PTC_PWRX));
+    put(s, pk(PTC_PWRE)); /* a wake, and straight back to sleep: a PWRX is C0 too */
+    put(s, pk(PTC_EXSTOP));
+    put(s, pk(PTC_PWRE)); /* deeper, still asleep: no EXSTOP owed */
+    put(s, pk(PTC_PWRX));
+}
+static void b_cbr_zero(sb *s, int bad)
+{
+    ptc_packet cbr = pk_cbr(0);
+    cbr.u.cbr.ratio = bad ? 0 : 1;
+    psb_plus(s, 1);
+    mark(s);
+    put(s, cbr);
+}
+/* The time rules' streams: a clock of 100 TSC ticks a CTC tick, an MTC
+   every 8 CTC ticks (800 TSC ticks), nom 24 (a CBR of 0x20 runs 4 cycles
+   in 3 TSC ticks); a PSB+ at TSC 0x100000 with CTC 0x10, then code. */
+static void timed_start(sb *s)
+{
+    ptc_packet tma = pk(PTC_TMA);
+    s->cfg.have_clock = 1;
+    ptc_clock_config_default(&s->cfg.clock);
+    s->cfg.clock.mtc_freq = 3;
+    s->cfg.clock.cpuid_15_eax = 1;
+    s->cfg.clock.cpuid_15_ebx = 100;
+    s->cfg.clock.nom_num = 24;
+    s->cfg.clock.nom_den = 1;
+    s->cfg.clock.nom_exact = 1;
+    put(s, pk(PTC_PSB));
+    put(s, pk_exec(1, 0));
+    put(s, pk_fup());
+    put(s, pk_tsc(0x100000));
+    tma.u.tma.ctc = 0x10;
+    put(s, tma);
+    put(s, pk_cbr(0));
+    put(s, pk(PTC_PSBEND));
+    put(s, pk_tnt());
+}
+/* the TSC (and its TMA, with the CTC its distance gives) d ticks after the first */
+static void timed_tsc(sb *s, uint64_t d, uint16_t ctc_off)
+{
+    ptc_packet tma = pk(PTC_TMA);
+    put(s, pk_tsc(0x100000 + d));
+    tma.u.tma.ctc = (uint16_t)(0x10 + d / 100 + ctc_off);
+    put(s, tma);
+    put(s, pk_tnt());
+}
+static void b_tsc_before_mtcs(sb *s, int bad)
+{
+    unsigned k;
+    timed_start(s);
+    /* four MTC edges: CTC 0x18, 0x20, 0x28, 0x30, 0x20 ticks (3 200 TSC ticks) after the TMA's */
+    for (k = 3; k <= 6; k++) { put(s, pk_mtc((uint8_t)k)); put(s, pk_tnt()); }
+    mark(s);
+    timed_tsc(s, bad ? 2400 : 3300, 0); /* (512 ticks are the FastCounter's) */
+}
+static void b_tma_ctc_mismatch(sb *s, int bad)
+{
+    timed_start(s);
+    put(s, pk_mtc(3));
+    put(s, pk_tnt());
+    put(s, pk_tsc(0x100000 + 3300));
+    {
+        ptc_packet tma = pk(PTC_TMA);
+        tma.u.tma.ctc = (uint16_t)(0x10 + 33 + (bad ? 5 : 1)); /* a tick either way is the TSC's sampling */
+        mark(s);
+        put(s, tma);
+    }
+    put(s, pk_tnt());
+}
+static void b_cyc_over_tsc(sb *s, int bad)
+{
+    ptc_packet c = pk(PTC_CYC);
+    unsigned k;
+    timed_start(s);
+    c.u.cyc.cycles = 500; /* the first CYC after the TSC counts from before it */
+    put(s, c);
+    put(s, pk_tnt());
+    for (k = 0; k < 4; k++) { /* 4 x 1 000 cycles: 3 000 TSC ticks at CBR 0x20, nom 24 */
+        c.u.cyc.cycles = 1000;
+        put(s, c);
+        put(s, pk_tnt());
+    }
+    mark(s);
+    timed_tsc(s, bad ? 2900 : 3000, 0);
+}
 /* MTC suppression (part 2's rules): a policy, and the payloads of MTCs in a
    row, with no other packet between them, that keep it and that break it
    at the last one. */
@@ -465,7 +558,9 @@ static const struct rule_case {
     { PTC_RULE_CFE_EVD_TYPE, b_cfe_evd_type, NULL }, { PTC_RULE_RESERVED_BITS, b_reserved_bits, NULL },
     { PTC_RULE_CYC_NOT_SHORTEST, b_cyc_not_shortest, NULL }, { PTC_RULE_TMA_ALONE, b_tma_alone, NULL },
     { PTC_RULE_TSC_NO_TMA, b_tsc_no_tma, NULL }, { PTC_RULE_TSC_BACKWARDS, b_tsc_backwards, NULL },
-    { PTC_RULE_DISABLED_PACKET, b_disabled_packet, NULL },
+    { PTC_RULE_DISABLED_PACKET, b_disabled_packet, NULL }, { PTC_RULE_PWRE_NO_EXSTOP, b_pwre_no_exstop, NULL },
+    { PTC_RULE_CBR_ZERO, b_cbr_zero, NULL }, { PTC_RULE_TSC_BEFORE_MTCS, b_tsc_before_mtcs, NULL },
+    { PTC_RULE_TMA_CTC_MISMATCH, b_tma_ctc_mismatch, NULL }, { PTC_RULE_CYC_OVER_TSC, b_cyc_over_tsc, NULL },
     { PTC_RULE_MTC_NOT_SUPPRESSED, NULL, &mtc_not_suppressed }, { PTC_RULE_MISSING_MTC, NULL, &missing_mtc },
     { PTC_RULE_GAP_TOO_LONG, NULL, &gap_too_long }, { PTC_RULE_EARLY_RESUME, NULL, &early_resume },
     { PTC_RULE_LATE_RESUME, NULL, &late_resume }
@@ -877,6 +972,41 @@ static void model_follows_the_sdm_table(void)
 
 /* ---- real hardware (shared/pt-traces): no violation -------------------- */
 
+/* The clocks of the DynamoRIO traces (shared/pt-traces-timed/README.md):
+   ad6a637b's and d9e0e666's from their CMake (mtc_freq 3, nom 37, CPUID
+   0x15 2/308); the others' TSC:CTC ratio as their TSCs and TMAs measure it
+   (ptdump --time's closing line names it), 154 or 125, and nom as the CYCs
+   between their TSCs fit it (perf's time_mult says 3.7 and 3.0 GHz).
+   Every other trace: no clock given (the time rules off). */
+static const struct timed_trace {
+    const char *name;
+    uint32_t ebx, nom;
+} timed_traces[] = {
+    { "DynamoRIO_dynamorio__drptpostprocessor_test_simple.tracedir_pt.316e5058.bin", 308, 37 },
+    { "DynamoRIO_dynamorio__test_simple.raw_pt.ad6a637b.bin", 308, 37 },
+    { "DynamoRIO_dynamorio__test_simple.raw_pt.d9e0e666.bin", 308, 37 },
+    { "DynamoRIO_dynamorio__test_simple.tracedir_pt.b598b46a.bin", 308, 37 },
+    { "DynamoRIO_dynamorio__test_simple.tracedir_pt.af553eb7.bin", 250, 30 },
+    { "DynamoRIO_dynamorio__test_simple.tracedir_pt.2aad718d.bin", 250, 30 },
+    { "DynamoRIO_dynamorio__test_simple.tracedir_pt.f80d7df0.bin", 250, 30 }
+};
+
+static void timed_clock(const char *path, ptc_conform_config *cfg)
+{
+    size_t k;
+    for (k = 0; k < sizeof timed_traces / sizeof timed_traces[0]; k++) {
+        if (!strstr(path, timed_traces[k].name)) continue;
+        cfg->have_clock = 1;
+        ptc_clock_config_default(&cfg->clock);
+        cfg->clock.mtc_freq = 3;
+        cfg->clock.cpuid_15_eax = 2;
+        cfg->clock.cpuid_15_ebx = timed_traces[k].ebx;
+        cfg->clock.nom_num = timed_traces[k].nom;
+        cfg->clock.nom_den = 1;
+        cfg->clock.nom_exact = 0;
+    }
+}
+
 static void real_traces_break_no_rule(void)
 {
     static const char *const names[] = {
@@ -888,6 +1018,10 @@ static void real_traces_break_no_rule(void)
         "pt-traces/libxdc_experiments__mruby_trace.pt", "pt-traces/libxdc_experiments__qemu_trace1.pt",
         "pt-traces-timed/DynamoRIO_dynamorio__drptpostprocessor_test_simple.tracedir_pt.316e5058.bin",
         "pt-traces-timed/DynamoRIO_dynamorio__test_simple.raw_pt.ad6a637b.bin",
+        "pt-traces-timed/DynamoRIO_dynamorio__test_simple.raw_pt.d9e0e666.bin",
+        "pt-traces-timed/DynamoRIO_dynamorio__test_simple.tracedir_pt.b598b46a.bin",
+        "pt-traces-timed/DynamoRIO_dynamorio__test_simple.tracedir_pt.af553eb7.bin",
+        "pt-traces-timed/DynamoRIO_dynamorio__test_simple.tracedir_pt.2aad718d.bin",
         "pt-traces-timed/DynamoRIO_dynamorio__test_simple.tracedir_pt.f80d7df0.bin"
     };
     const char *shared = tl_shared_dir();
@@ -907,6 +1041,7 @@ static void real_traces_break_no_rule(void)
         CHECK(buf != NULL, "cannot read %s", path);
         if (!buf) continue;
         memset(&none, 0, sizeof none); /* no settings: what ptdump --check does with a raw trace */
+        timed_clock(names[k], &none);
         ptc_conform_init(&c, &none);
         ptc_decoder_init_buffer(&d, 0, buf, len);
         while (ptc_decoder_next(&d, &it) == PTC_OK) {
@@ -926,6 +1061,124 @@ static void real_traces_break_no_rule(void)
     }
     printf("# BDM70 (a TIP.PGE right after a PSB+ with FUP and MODE.Exec) %zu times in the raw traces, CPU unknown\n", bdm70);
     CHECK(bdm70 > 100, "BDM70 seen %zu times", bdm70);
+}
+
+/* ---- the time rules on real hardware: one packet changed ---------------
+   316e5058, a DynamoRIO trace with two TSCs and its clock known, is clean
+   (real_traces_break_no_rule); with one packet changed it breaks the rule
+   that packet's value breaks, at that packet and nowhere before. */
+
+/* The items of buf, to find the packets to change. */
+static size_t offsets_of(const uint8_t *b, size_t len, ptc_packet_type t, uint64_t *at, size_t cap)
+{
+    ptc_decoder d;
+    ptc_item it;
+    size_t n = 0;
+    ptc_decoder_init_buffer(&d, 0, b, len);
+    while (ptc_decoder_next(&d, &it) == PTC_OK)
+        if (it.error == PTC_OK && it.pkt.type == t && n < cap) at[n++] = it.offset;
+    return n;
+}
+
+/* The findings on b with the trace's clock: the first at `at`, with
+   `rule` among those there. */
+static void breaks_at(const char *what, const uint8_t *b, size_t len, uint64_t at, ptc_rule rule)
+{
+    ptc_conform_config cfg;
+    found fd;
+    char shown[600];
+    size_t i, hit = 0;
+    memset(&cfg, 0, sizeof cfg);
+    timed_clock(timed_traces[0].name, &cfg);
+    check_bytes(&cfg, b, len, 0, &fd);
+    show(&fd, shown, sizeof shown);
+    for (i = 0; i < fd.n; i++) {
+        CHECK(fd.f[i].offset >= at, "%s: a finding before %llu:%s", what, (unsigned long long)at, shown);
+        hit += fd.f[i].offset == at && fd.f[i].rule == rule;
+    }
+    CHECK(hit == 1, "%s: no %s at %llu:%s", what, ptc_rule_name(rule), (unsigned long long)at, shown);
+}
+
+static void time_rules_catch_one_changed_packet(void)
+{
+    const char *shared = tl_shared_dir();
+    char path[1024];
+    size_t len = 0;
+    uint8_t *buf, *bad;
+    uint64_t tsc[4], tma[4], cbr[4];
+    if (!shared) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
+    snprintf(path, sizeof path, "%s/pt-traces-timed/%s", shared, timed_traces[0].name);
+    buf = ut_read_file(path, &len);
+    CHECK(buf != NULL, "cannot read %s", path);
+    if (!buf) return;
+    bad = (uint8_t *)malloc(len);
+    CHECK(offsets_of(buf, len, PTC_TSC, tsc, 4) == 2 && offsets_of(buf, len, PTC_TMA, tma, 4) == 2 &&
+              offsets_of(buf, len, PTC_CBR, cbr, 4) == 2, "316e5058 has two PSB+ with TSC, TMA and CBR");
+    /* the second TMA's CTC off by 0x100 ticks */
+    memcpy(bad, buf, len);
+    bad[tma[1] + 3] ^= 1;
+    breaks_at("TMA's CTC + 0x100", bad, len, tma[1], PTC_RULE_TMA_CTC_MISMATCH);
+    /* the second TSC 1 000 ticks after the first: 1 600 MTC periods, and
+       the CYCs of 2 million ticks, came before it */
+    memcpy(bad, buf, len);
+    {
+        uint64_t v = 0;
+        unsigned i;
+        for (i = 0; i < 7; i++) v |= (uint64_t)buf[tsc[0] + 1 + i] << (8 * i);
+        v += 1000;
+        for (i = 0; i < 7; i++) bad[tsc[1] + 1 + i] = (uint8_t)(v >> (8 * i));
+    }
+    breaks_at("TSC 1000 ticks on", bad, len, tsc[1], PTC_RULE_TSC_BEFORE_MTCS);
+    breaks_at("TSC 1000 ticks on", bad, len, tsc[1], PTC_RULE_CYC_OVER_TSC);
+    /* the second CBR's ratio 0 */
+    memcpy(bad, buf, len);
+    bad[cbr[1] + 2] = 0;
+    breaks_at("CBR 0", bad, len, cbr[1], PTC_RULE_CBR_ZERO);
+    free(bad);
+    free(buf);
+}
+
+/* The model sleeps (ptc_model_sleep: MWAIT, PWRE, EXSTOP, FUP); with one
+   EXSTOP made two PADs its PWRE owes it. */
+static void pwre_without_exstop_in_the_model(void)
+{
+    mr_trace tr;
+    ptc_model_sink sink = mr_start(&tr, 1);
+    ptc_model_config mc;
+    ptc_conform_config cc;
+    char err[200];
+    ptc_decoder d;
+    ptc_item it;
+    uint64_t pwre = UINT64_MAX, exstop = UINT64_MAX, sleeps = 0;
+    int wi;
+    for (wi = 0; wi < WL_COUNT && strcmp(wl_names[wi], "idle") != 0; wi++) {}
+    CHECK(wi < WL_COUNT, "no idle workload");
+    if (wi >= WL_COUNT || !wl_run_configured(wi, "off", "pwr_evt_en=1", 3000000, 5, &sink, &mc, err, sizeof err)) {
+        CHECK(0, "idle: %s", err);
+        mr_free(&tr);
+        return;
+    }
+    ptc_decoder_init_buffer(&d, 0, tr.bytes, tr.len);
+    while (ptc_decoder_next(&d, &it) == PTC_OK) {
+        if (it.error != PTC_OK) continue;
+        if (it.pkt.type == PTC_PWRE) sleeps++;
+        if (it.pkt.type == PTC_PWRE && sleeps == 3) pwre = it.offset;
+        if (it.pkt.type == PTC_EXSTOP && pwre != UINT64_MAX && exstop == UINT64_MAX) exstop = it.offset;
+    }
+    CHECK(sleeps > 3 && exstop != UINT64_MAX && exstop > pwre, "the idle workload sleeps (%llu PWREs)", (unsigned long long)sleeps);
+    if (exstop != UINT64_MAX) {
+        found fd;
+        char shown[600];
+        ptc_conform_config_from_model(&cc, &mc);
+        check_bytes(&cc, tr.bytes, tr.len, mr_decode_flags(&mc), &fd);
+        CHECK(fd.n == 0, "the model's stream is clean");
+        tr.bytes[exstop] = tr.bytes[exstop + 1] = 0; /* PAD, PAD */
+        check_bytes(&cc, tr.bytes, tr.len, mr_decode_flags(&mc), &fd);
+        show(&fd, shown, sizeof shown);
+        CHECK(fd.n >= 1 && fd.f[0].rule == PTC_RULE_PWRE_NO_EXSTOP && fd.f[0].offset == pwre,
+              "an EXSTOP gone, at %llu:%s", (unsigned long long)pwre, shown);
+    }
+    mr_free(&tr);
 }
 
 /* libipt's loop-tnt vector (pttc, not hardware) has a PSB+ without CBR:
@@ -960,6 +1213,8 @@ int main(int argc, char **argv)
     RUN(model_streams_give_no_finding);
     RUN(model_follows_the_sdm_table);
     RUN(real_traces_break_no_rule);
+    RUN(time_rules_catch_one_changed_packet);
+    RUN(pwre_without_exstop_in_the_model);
     RUN(libipt_synthetic_vector_lacks_cbr);
     TL_EXIT();
 }

@@ -635,6 +635,10 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
         pf.conf.policy = *policy;
     }
     pr->conf = pf.conf;
+    if (pf.conf.have_clock || co_has_clock(o)) { /* the options over what the file records */
+        pr->conf.have_clock = 1;
+        pr->conf.clock = pf.cc;
+    }
     if (timed) {
         static ptc_clock probe;
         if (ptc_clock_init(&probe, &pf.cc) != PTC_OK) {
@@ -1265,6 +1269,11 @@ int main(int argc, char **argv)
         return 2;
     }
     co_apply(&cc, &opt);
+    /* --check: the time rules (SPEC 7.3.5) with the clock the options or --config give */
+    if (config || co_has_clock(&opt)) {
+        pr.conf.have_clock = 1;
+        pr.conf.clock = cc;
+    }
     if (timed && !config && !co_has_clock(&opt))
         fprintf(stderr, "ptdump: --time: no clock settings given, so only TSCs time the packets (MTCs and CYCs need "
                         "them) and intervals are wide; give --config OUT.pt.json, or --mtc-freq, --nom-freq, "
