@@ -28,7 +28,7 @@ TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
 TOOLHDR := tools/dumpfmt.h tools/clockcheck.h tools/ptfields.h tools/pktgen.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/progress.h tools/navwindow.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
            tools/perforacle.h tools/workpool.h
-TESTHDR := tests/testlib.h tests/libipt_allowlist.h tests/libipt_types.h tests/libipt_times.h $(TOOLHDR)
+TESTHDR := tests/testlib.h tests/libipt_allowlist.h tests/libipt_types.h tests/libipt_times.h tests/sdm_table.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen ptnav
 # The unit test programs. This one list drives both what `make check`
 # builds and what tests/run.sh runs ($(BUILD)/test-programs); run.sh fails
