@@ -32,7 +32,7 @@
        public only so that they can live anywhere; use their functions.
      - Sizes on x86-64: ptc_clock about 62 KiB (it holds PTC_CLOCK_WINDOW
        items: keep it off the stack), ptc_events about 33 KiB (likewise,
-       PTC_EVENTS_WINDOW), ptc_model 2.6 KiB, ptc_conform 416 bytes,
+       PTC_EVENTS_WINDOW), ptc_model 2.6 KiB, ptc_conform 440 bytes,
        ptc_decoder 128 bytes.
      - Bad input is never an abort or an assert: every function returns a
        status with a name (ptc_status_name).
@@ -1924,6 +1924,8 @@ typedef enum ptc_severity {
       "a TMA whose CTC is not the last TMA's moved on by the TSCs' distance") \
     X(PTC_RULE_CYC_OVER_TSC,    "cyc_over_tsc",      PTC_SEV_VIOLATION,  "36.8.3", \
       "CYCs between two TSCs that count more cycles than the TSCs' distance holds at the CBR") \
+    X(PTC_RULE_CYC_UNDER_THRESHOLD, "cyc_under_threshold", PTC_SEV_VIOLATION, "36.3.6", \
+      "a CYC sent for an eligible packet or a TNT with fewer cycles than CycThresh asks") \
     /* MTC suppression, with a policy (SPEC 7.3.6, part 2) */ \
     X(PTC_RULE_MTC_NOT_SUPPRESSED, "mtc_not_suppressed", PTC_SEV_VIOLATION, "US 12,386,726", \
       "an MTC was emitted where the policy suppresses it") \
@@ -2019,12 +2021,16 @@ typedef struct ptc__conf_time {
     uint64_t tsc, pending_tsc;
     uint64_t periods;          /* MTC periods from the epoch's CTC to the last MTC's edge, at least */
     uint64_t periods_at_psb;   /* periods when the open PSB+ began: its TSC may be older than its MTCs */
+    uint8_t cyc_pending;       /* the last packet (PADs aside) was a CYC: cyc_value, cyc_off */
+    uint8_t cyc_after_cyc;     /* that CYC came right after another */
+    uint8_t cyc_in_psb;        /* that CYC was inside a PSB+ */
+    uint64_t cyc_value, cyc_off;
     uint64_t window_tsc;       /* the TSC that opened it */
     uint64_t window_cycles;    /* CYCs in the window but its first, outside PSB+ */
 } ptc__conf_time;
 
 /* All fields are private; the struct is public so it can live anywhere
-   (416 bytes on x86-64; no allocation). */
+   (440 bytes on x86-64; no allocation). */
 typedef struct ptc_conform {
     ptc_conform_config cfg;
     ptc_checker policy;        /* part 2's checker, with cfg.have_policy */
@@ -8768,7 +8774,7 @@ static uint64_t ptc__conf_fast_types(const ptc_conform *c)
     if (!c->cfg.have_policy && !c->cfg.have_clock && c->cfg.mtc_en != PTC_CONF_OFF && c->saw_mtc) m |= PTC__CONF_T(PTC_MTC);
     if (c->cfg.cyc_en != PTC_CONF_OFF && !c->cfg.have_clock) m |= PTC__CONF_T(PTC_CYC);
     if (c->synced && !c->in_psb && !c->pending && c->pkt_en == PTC_CONF_ON && !c->en_by_psb && !c->tma_may_follow &&
-        !c->cfg.have_policy && c->awake)
+        !c->cfg.have_policy && c->awake && !c->time.cyc_pending)
         m |= PTC__CONF_T(PTC_TNT8) | PTC__CONF_T(PTC_TNT64) | PTC__CONF_T(PTC_TIP);
     return m;
 }
@@ -9246,6 +9252,36 @@ static void ptc__conf_time_rules(ptc_conform *c, ptc__conf_out *o, const ptc_ite
     }
 }
 
+/* A CYC with the packet after it (PADs aside), CycThresh known (SDM
+   36.3.6: a CYC goes with an eligible packet only once 2^(CycThresh-1)
+   cycles have passed since the last): a CYC right before an eligible
+   packet or a TNT carries at least that many - unless it is inside a
+   PSB+, right after another CYC (which may force one out: the model's
+   first-branch CYC and the eligible packet's own), all ones (the cycle
+   counter's wrap, sent whatever the threshold), or before a TSC or an OVF
+   (sent as the clock stops, or after packets were lost). Both readings of
+   the CYC rules (SPEC 3.10) keep it: a TNT's CYC times its first branch,
+   or the whole TNT, and was sent for it either way. */
+static void ptc__conf_cyc_placement(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
+{
+    ptc__conf_time *tm = &c->time;
+    const ptc_clock_config *k = &c->cfg.clock;
+    ptc_packet_type t = it->pkt.type;
+    uint64_t v = tm->cyc_value;
+    if (t == PTC_PAD) return;
+    if (tm->cyc_pending && !tm->cyc_after_cyc && !tm->cyc_in_psb && !c->in_psb && (v & (v + 1)) != 0 && k->cyc_en &&
+        k->cyc_thresh >= 1 && k->cyc_thresh <= 15 && v < (UINT64_C(1) << (k->cyc_thresh - 1)) &&
+        (ptc_packet_is_tnt(t) || (ptc_packet_is_cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF)))
+        ptc__conf_report(c, o, PTC_RULE_CYC_UNDER_THRESHOLD, tm->cyc_off, 0);
+    tm->cyc_after_cyc = t == PTC_CYC && tm->cyc_pending;
+    tm->cyc_pending = t == PTC_CYC;
+    if (t == PTC_CYC) {
+        tm->cyc_value = it->pkt.u.cyc.cycles;
+        tm->cyc_off = it->offset;
+        tm->cyc_in_psb = c->in_psb;
+    }
+}
+
 /* Packets that only code running in C0 makes: a branch (TNT, TIP), tracing
    turned on or off at an instruction, a PTWRITE. */
 #define PTC__CONF_CODE_RAN \
@@ -9311,7 +9347,10 @@ static size_t ptc__conf_item(ptc_conform *c, const ptc_item *it, ptc_finding *ou
     if (!c->in_psb) ptc__conf_enable(c, &o, it, bound);
     ptc__conf_open(c, it, bound);
     ptc__conf_timing(c, &o, it);
-    if (c->cfg.have_clock) ptc__conf_time_rules(c, &o, it);
+    if (c->cfg.have_clock) {
+        ptc__conf_time_rules(c, &o, it);
+        ptc__conf_cyc_placement(c, &o, it);
+    }
     ptc__conf_power(c, &o, it);
     return o.n;
 }

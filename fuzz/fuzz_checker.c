@@ -50,7 +50,11 @@
    - tma_ctc_mismatch: the CTC of a TMA right after its TSC moved on by
      0x100, when a TSC and TMA came before it and the stream shows no VMX
      (a guest's TSC may jump). The model's configuration gives the checker
-     its clock, so every clean stream also passes the time rules. */
+     its clock, so every clean stream also passes the time rules.
+   - cyc_under_threshold: with CycThresh 3 or more, a CYC right before a
+     TNT or an eligible packet (not TSC or OVF), outside PSB+ and not right
+     after another CYC, made a CYC of 2 cycles (not all ones, under the
+     threshold). */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
@@ -74,7 +78,8 @@
     X(MUT_NO_MODE,     PTC_RULE_PGE_NO_MODE) \
     X(MUT_NO_EXSTOP,   PTC_RULE_PWRE_NO_EXSTOP) \
     X(MUT_CBR_ZERO,    PTC_RULE_CBR_ZERO) \
-    X(MUT_TMA_CTC,     PTC_RULE_TMA_CTC_MISMATCH)
+    X(MUT_TMA_CTC,     PTC_RULE_TMA_CTC_MISMATCH) \
+    X(MUT_CYC_SMALL,   PTC_RULE_CYC_UNDER_THRESHOLD)
 
 enum {
 #define X(e, rule) e,
@@ -102,7 +107,10 @@ typedef struct pkt_at {
     int debt_breaker; /* a packet that breaks an EXSTOP's debt comes after it */
     int epochs;       /* TMAs right after their TSC before it */
     int tma_of_tsc;   /* a TMA right after its TSC */
+    int cyc_sent_for; /* a CYC outside PSB+, not right after a CYC, before a TNT or an eligible packet but TSC and OVF */
 } pkt_at;
+
+static int cyc_threshold; /* the model's CycThresh when CYCs are on, else 0 */
 
 static int stream_shows_vmx; /* a VMCS, or a PIP with NR set: TSCs may jump */
 
@@ -167,6 +175,12 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
         }
         n++;
     }
+    for (k = 0; k + 1 < n; k++) {
+        ptc_packet_type next = p[k + 1].type;
+        int after_cyc = k > 0 && (p[k - 1].type == PTC_CYC || p[k - 1].type == PTC_PAD); /* (the checker skips PADs) */
+        p[k].cyc_sent_for = p[k].type == PTC_CYC && !p[k].in_psb && !p[k + 1].in_psb && !after_cyc &&
+                            (ptc_packet_is_tnt(next) || (ptc_packet_is_cyc_eligible(next) && next != PTC_TSC && next != PTC_OVF));
+    }
     for (k = n; k-- > 0;) /* (the anywhere packets: SPEC 7.3.3) */
         p[k].debt_breaker = k + 1 < n && (p[k + 1].debt_breaker || !(ptc_packet_is_timing(p[k + 1].type) ||
                                                                      p[k + 1].type == PTC_PAD || p[k + 1].type == PTC_CBR ||
@@ -205,6 +219,7 @@ static int candidate(unsigned what, const pkt_at *p, size_t n, size_t i)
     case MUT_NO_EXSTOP: return t == PTC_EXSTOP && p[i - 1].type == PTC_PWRE && p[i - 1].awake && p[i].debt_breaker;
     case MUT_CBR_ZERO: return t == PTC_CBR;
     case MUT_TMA_CTC: return p[i].tma_of_tsc && p[i].epochs >= 1 && !stream_shows_vmx;
+    case MUT_CYC_SMALL: return p[i].cyc_sent_for && cyc_threshold >= 3;
     case MUT_PSB_NESTED: /* (a PSBEND or an OVF right after the PSB ends its PSB+) */
         return t == PTC_PSB && next != PTC_NONE && next != PTC_PSBEND && next != PTC_PSB && next != PTC_OVF;
     case MUT_NO_MODE: { /* (the only MODE.Exec since the last PSB) */
@@ -283,6 +298,7 @@ static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *re
     case MUT_NO_MODE: cut = p[i].size; break; /* the TIP.PGE moves to its offset */
     case MUT_NO_EXSTOP: cut = p[i].size; *expect = p[i - 1].off; break;
     case MUT_CBR_ZERO: case MUT_TMA_CTC: break; /* a byte changed below */
+    case MUT_CYC_SMALL: ins.type = PTC_CYC; ins.u.cyc.cycles = 2; cut = p[i].size; break;
     default: { /* MUT_NO_CBR: found at the PSB of its PSB+ */
         size_t s;
         for (s = i; p[s].type != PTC_PSB; s--) {}
@@ -330,6 +346,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_model_run(&cfg, in.data, in.size, &rec);
     ptc_conform_config_from_model(&cc, &cfg);
     flags = mr_decode_flags(&cfg);
+    cyc_threshold = cc.clock.cyc_en && cc.clock.cyc_thresh <= 15 ? cc.clock.cyc_thresh : 0;
 
     nf = first_findings(&cc, flags, rec.bytes, rec.len, f);
     FZ_ASSERT(nf == 0, "the model's own stream breaks %s at %llu (%s)", ptc_rule_name(f[0].rule),

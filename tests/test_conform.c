@@ -508,6 +508,24 @@ static void b_cyc_over_tsc(sb *s, int bad)
     mark(s);
     timed_tsc(s, bad ? 2900 : 3000, 0);
 }
+static void b_cyc_under_threshold(sb *s, int bad)
+{
+    ptc_packet c = pk(PTC_CYC);
+    timed_start(s);
+    s->cfg.clock.cyc_en = 1;
+    s->cfg.clock.cyc_thresh = 3; /* a CYC with an eligible packet once 4 cycles have passed */
+    c.u.cyc.cycles = 9;
+    put(s, c);
+    put(s, pk(PTC_CYC)); /* (0 cycles: right after another CYC, which may force it out) */
+    put(s, pk_tip());
+    c.u.cyc.cycles = 3;  /* (all ones: the counter's wrap, whatever the threshold) */
+    put(s, c);
+    put(s, pk_tip());
+    mark(s);
+    c.u.cyc.cycles = bad ? 2 : 4;
+    put(s, c);
+    put(s, pk_tip());
+}
 /* MTC suppression (part 2's rules): a policy, and the payloads of MTCs in a
    row, with no other packet between them, that keep it and that break it
    at the last one. */
@@ -562,6 +580,7 @@ static const struct rule_case {
     { PTC_RULE_DISABLED_PACKET, b_disabled_packet, NULL }, { PTC_RULE_PWRE_NO_EXSTOP, b_pwre_no_exstop, NULL },
     { PTC_RULE_CBR_ZERO, b_cbr_zero, NULL }, { PTC_RULE_TSC_BEFORE_MTCS, b_tsc_before_mtcs, NULL },
     { PTC_RULE_TMA_CTC_MISMATCH, b_tma_ctc_mismatch, NULL }, { PTC_RULE_CYC_OVER_TSC, b_cyc_over_tsc, NULL },
+    { PTC_RULE_CYC_UNDER_THRESHOLD, b_cyc_under_threshold, NULL },
     { PTC_RULE_MTC_NOT_SUPPRESSED, NULL, &mtc_not_suppressed }, { PTC_RULE_MISSING_MTC, NULL, &missing_mtc },
     { PTC_RULE_GAP_TOO_LONG, NULL, &gap_too_long }, { PTC_RULE_EARLY_RESUME, NULL, &early_resume },
     { PTC_RULE_LATE_RESUME, NULL, &late_resume }
