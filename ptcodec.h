@@ -32,7 +32,7 @@
        public only so that they can live anywhere; use their functions.
      - Sizes on x86-64: ptc_clock about 62 KiB (it holds PTC_CLOCK_WINDOW
        items: keep it off the stack), ptc_events about 33 KiB (likewise,
-       PTC_EVENTS_WINDOW), ptc_model 2.6 KiB, ptc_conform 440 bytes,
+       PTC_EVENTS_WINDOW), ptc_model 2.6 KiB, ptc_conform 464 bytes,
        ptc_decoder 128 bytes.
      - Bad input is never an abort or an assert: every function returns a
        status with a name (ptc_status_name).
@@ -1924,6 +1924,8 @@ typedef enum ptc_severity {
       "a TMA whose CTC is not the last TMA's moved on by the TSCs' distance") \
     X(PTC_RULE_CYC_OVER_TSC,    "cyc_over_tsc",      PTC_SEV_VIOLATION,  "36.8.3", \
       "CYCs between two TSCs that count more cycles than the TSCs' distance holds at the CBR") \
+    X(PTC_RULE_CYC_OVER_MTCS,   "cyc_over_mtcs",     PTC_SEV_VIOLATION,  "36.8.3", \
+      "CYCs after an MTC that count more cycles than the MTC periods since and one more hold at the CBR") \
     X(PTC_RULE_CYC_UNDER_THRESHOLD, "cyc_under_threshold", PTC_SEV_VIOLATION, "36.3.6", \
       "a CYC sent for an eligible packet or a TNT with fewer cycles than CycThresh asks") \
     /* MTC suppression, with a policy (SPEC 7.3.6, part 2) */ \
@@ -2025,12 +2027,18 @@ typedef struct ptc__conf_time {
     uint8_t cyc_after_cyc;     /* that CYC came right after another */
     uint8_t cyc_in_psb;        /* that CYC was inside a PSB+ */
     uint64_t cyc_value, cyc_off;
+    uint8_t chain;             /* CYCs against MTC periods: 0 none, 1 an MTC seen (its
+                                  payload chain_mtc), 2 a CYC after it: from then on the
+                                  CYCs count, from a point after that MTC's edge; 3
+                                  broken, said once until the next clock stop */
+    uint8_t chain_mtc, chain_cbr;
+    uint64_t chain_periods, chain_cycles;
     uint64_t window_tsc;       /* the TSC that opened it */
     uint64_t window_cycles;    /* CYCs in the window but its first, outside PSB+ */
 } ptc__conf_time;
 
 /* All fields are private; the struct is public so it can live anywhere
-   (440 bytes on x86-64; no allocation). */
+   (464 bytes on x86-64; no allocation). */
 typedef struct ptc_conform {
     ptc_conform_config cfg;
     ptc_checker policy;        /* part 2's checker, with cfg.have_policy */
@@ -9124,9 +9132,11 @@ static void ptc__conf_timing(ptc_conform *c, ptc__conf_out *o, const ptc_item *i
    (two ticks), the FastCounter (512 TSC ticks), a PSB+'s TSC older than
    the MTCs and CYCs before it in the PSB+ (DynamoRIO's traces: those do
    not count against it), nom rounded (half a unit) and spread-spectrum
-   clocking (rate_ppm). MTCs alone bound no CYCs: a payload gives the
-   fewest periods since the last, and a sleep or suppression may hide any
-   multiple of 256 more (the model's streams do both). A TSC in a VMX guest may carry the guest's offset:
+   clocking (rate_ppm), an MTC that goes out after its edge (a period). An
+   MTC's payload gives the fewest periods since the MTC before; MTCs bound
+   CYCs only where no multiple of 256 periods can hide between two of them
+   while cycles count: with no suppression (the clock's policy off), and
+   from one clock stop, CBR or OVF to the next. A TSC in a VMX guest may carry the guest's offset:
    once the stream shows VMX (a PIP with NR, a VMCS), the TSC rules wait
    for the next TSC and TMA. */
 
@@ -9212,6 +9222,34 @@ static void ptc__conf_time_tma(ptc_conform *c, ptc__conf_out *o, const ptc_item 
     tm->periods_at_psb = 0;
 }
 
+/* CYCs against the MTC periods: from the first CYC after an MTC (which
+   counts from before that MTC's edge, and so is not counted) on, every CYC
+   lies after that edge and the CYCs before the latest MTC before its edge,
+   give or take the MTC's lateness. */
+static void ptc__conf_chain_mtc(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
+{
+    ptc__conf_time *tm = &c->time;
+    const ptc_clock_config *k = &c->cfg.clock;
+    uint8_t p = it->pkt.u.mtc.ctc;
+    if (tm->chain == 2) {
+        unsigned gap = (uint8_t)(p - tm->chain_mtc);
+        tm->chain_periods += gap ? gap : 256u; /* (equal payloads: a whole wrap) */
+        tm->chain_mtc = p;
+        if (tm->chain_cbr && k->have_policy && k->policy.threshold == 0 && tm->chain_periods < (UINT64_C(1) << 40) &&
+            tm->chain_cycles >
+                ptc__conf_cycles_in(k, ptc__conf_ctc_ticks(k, (tm->chain_periods + 1) << k->mtc_freq, 1), tm->chain_cbr)) {
+            ptc__conf_report(c, o, PTC_RULE_CYC_OVER_MTCS, it->offset, 0);
+            tm->chain = 3;
+        }
+    }
+    if (tm->chain >= 2) return;
+    tm->chain = 1;
+    tm->chain_mtc = p;
+    tm->chain_cbr = tm->cbr;
+    tm->chain_periods = 0;
+    tm->chain_cycles = 0;
+}
+
 /* An MTC: how far it takes the CTC past the epoch's, at least (the
    fewest periods its payload allows). */
 static void ptc__conf_time_mtc(ptc_conform *c, const ptc_item *it)
@@ -9233,6 +9271,11 @@ static void ptc__conf_time_rules(ptc_conform *c, ptc__conf_out *o, const ptc_ite
 {
     ptc__conf_time *tm = &c->time;
     const ptc_packet *p = &it->pkt;
+    if (ptc__conf_ctc_known(&c->cfg) && p->type == PTC_MTC) ptc__conf_chain_mtc(c, o, it);
+    /* (a clock stop, a new ratio, lost packets: the CYCs count against MTCs anew) */
+    if (p->type == PTC_TSC || p->type == PTC_OVF || p->type == PTC_CBR || p->type == PTC_EXSTOP || p->type == PTC_PWRE ||
+        p->type == PTC_PWRX || p->type == PTC_MWAIT)
+        tm->chain = 0;
     switch (p->type) {
     case PTC_TSC: ptc__conf_time_tsc(c, o, it); break;
     case PTC_TMA: ptc__conf_time_tma(c, o, it); break;
@@ -9241,6 +9284,8 @@ static void ptc__conf_time_rules(ptc_conform *c, ptc__conf_out *o, const ptc_ite
     case PTC_CYC:
         if (tm->window_skip) tm->window_skip = 0;
         else if (!c->in_psb) tm->window_cycles = ptc__math_sat_add(tm->window_cycles, p->u.cyc.cycles);
+        if (tm->chain == 2) tm->chain_cycles = ptc__math_sat_add(tm->chain_cycles, p->u.cyc.cycles);
+        if (tm->chain == 1) tm->chain = 2;
         break;
     case PTC_CBR:
         if (p->u.cbr.ratio) tm->cbr = p->u.cbr.ratio;

@@ -468,17 +468,20 @@ if [ -n "$shared" ] && [ -f "$af" ]; then
   if grep -q "^ptdump: --time: erratum skz84 .* the 2264 MTCs of this trace time nothing" "$tmp/skz.err"; then pass time_erratum_cost_said
   else fail time_erratum_cost_said "$(cat "$tmp/skz.err")"; fi
   # --check with the clock (SPEC.md 7.3.5): the right settings are clean; a
-  # wrong ratio makes the TSC and TMA contradict the MTCs, a wrong nom the CYCs
+  # wrong ratio makes the TSC and TMA contradict the MTCs, a wrong nom the
+  # CYCs the TSCs and the MTCs, a wrong MTCFreq the CYCs the MTCs
+  # shellcheck disable=SC2086
   "$b/ptdump" --check $right "$af" > "$tmp/ck.txt"; st=$?
-  # shellcheck disable=SC2086
   "$b/ptdump" --check --mtc-freq 3 --nom-freq 30 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 308 "$af" > "$tmp/ck1.txt"; st1=$?
-  # shellcheck disable=SC2086
   "$b/ptdump" --check --mtc-freq 3 --nom-freq 37 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 250 "$af" > "$tmp/ck2.txt"; st2=$?
-  if [ $st = 0 ] && [ $st1 = 1 ] && [ $st2 = 1 ] && grep -q '^00000000000043b6  violation   tsc_before_mtcs ' "$tmp/ck1.txt" &&
+  "$b/ptdump" --check --mtc-freq 2 --nom-freq 30 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 250 "$af" > "$tmp/ck3.txt"; st3=$?
+  if [ $st = 0 ] && [ $st1 = 1 ] && [ $st2 = 1 ] && [ $st3 = 1 ] && grep -q '^00000000000043b6  violation   tsc_before_mtcs ' "$tmp/ck1.txt" &&
      grep -q '^00000000000043c6  violation   tma_ctc_mismatch ' "$tmp/ck1.txt" &&
-     [ "$(grep -c violation "$tmp/ck2.txt")" = 2 ] && grep -q '^00000000000043b6  violation   cyc_over_tsc ' "$tmp/ck2.txt"
+     grep -q '^00000000000043b6  violation   cyc_over_tsc ' "$tmp/ck2.txt" && grep -q '  violation   cyc_over_mtcs ' "$tmp/ck2.txt" &&
+     [ "$(grep -vc '^\[check' "$tmp/ck3.txt")" = "$(grep -c '  violation   cyc_over_mtcs ' "$tmp/ck3.txt")" ] &&
+     grep -q '  violation   cyc_over_mtcs ' "$tmp/ck3.txt"
   then pass check_time_rules_name_wrong_clock
-  else fail check_time_rules_name_wrong_clock "status $st/$st1/$st2: $(cat "$tmp/ck.txt" "$tmp/ck1.txt" "$tmp/ck2.txt")"; fi
+  else fail check_time_rules_name_wrong_clock "status $st/$st1/$st2/$st3: $(cat "$tmp/ck.txt" "$tmp/ck1.txt" "$tmp/ck2.txt" "$tmp/ck3.txt")"; fi
 else
   echo "skip - time_wrong_setting_named: shared/pt-traces-timed is not there"
 fi

@@ -508,6 +508,24 @@ static void b_cyc_over_tsc(sb *s, int bad)
     mark(s);
     timed_tsc(s, bad ? 2900 : 3000, 0);
 }
+static void b_cyc_over_mtcs(sb *s, int bad)
+{
+    ptc_packet c = pk(PTC_CYC);
+    unsigned k;
+    timed_start(s);
+    put(s, pk_mtc(3));
+    c.u.cyc.cycles = 3000; /* from before the MTC's edge: not counted */
+    put(s, c);
+    put(s, pk_tnt());
+    for (k = 4; k <= 6; k++) { /* a period (800 TSC ticks at CBR 0x20, nom 24) holds 1 066 cycles */
+        c.u.cyc.cycles = bad && k == 6 ? 3000 : 1000;
+        put(s, c);
+        put(s, pk_tnt());
+        if (k == 6) mark(s);
+        put(s, pk_mtc((uint8_t)k)); /* three periods and one spare hold 4 266: 3 000 pass, 5 000 do not */
+        put(s, pk_tnt());
+    }
+}
 static void b_cyc_under_threshold(sb *s, int bad)
 {
     ptc_packet c = pk(PTC_CYC);
@@ -580,7 +598,7 @@ static const struct rule_case {
     { PTC_RULE_DISABLED_PACKET, b_disabled_packet, NULL }, { PTC_RULE_PWRE_NO_EXSTOP, b_pwre_no_exstop, NULL },
     { PTC_RULE_CBR_ZERO, b_cbr_zero, NULL }, { PTC_RULE_TSC_BEFORE_MTCS, b_tsc_before_mtcs, NULL },
     { PTC_RULE_TMA_CTC_MISMATCH, b_tma_ctc_mismatch, NULL }, { PTC_RULE_CYC_OVER_TSC, b_cyc_over_tsc, NULL },
-    { PTC_RULE_CYC_UNDER_THRESHOLD, b_cyc_under_threshold, NULL },
+    { PTC_RULE_CYC_UNDER_THRESHOLD, b_cyc_under_threshold, NULL }, { PTC_RULE_CYC_OVER_MTCS, b_cyc_over_mtcs, NULL },
     { PTC_RULE_MTC_NOT_SUPPRESSED, NULL, &mtc_not_suppressed }, { PTC_RULE_MISSING_MTC, NULL, &missing_mtc },
     { PTC_RULE_GAP_TOO_LONG, NULL, &gap_too_long }, { PTC_RULE_EARLY_RESUME, NULL, &early_resume },
     { PTC_RULE_LATE_RESUME, NULL, &late_resume }
