@@ -54,7 +54,13 @@
    - cyc_under_threshold: with CycThresh 3 or more, a CYC right before a
      TNT or an eligible packet (not TSC or OVF), outside PSB+ and not right
      after another CYC, made a CYC of 2 cycles (not all ones, under the
-     threshold). */
+     threshold).
+   - cyc_over_mtcs: with no suppression, a CYC that counts against the MTC
+     periods (after an MTC and a CYC, no clock stop, CBR or OVF since) made
+     2^40 cycles, with an MTC after it before any of those: found there.
+   - cyc_over_tsc: a CYC that counts against the TSCs (after a TSC and a
+     CYC, outside PSB+, no VMX in the stream) made 2^40 cycles, with a TSC
+     after it and no MTC between: found at that TSC. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
@@ -79,7 +85,9 @@
     X(MUT_NO_EXSTOP,   PTC_RULE_PWRE_NO_EXSTOP) \
     X(MUT_CBR_ZERO,    PTC_RULE_CBR_ZERO) \
     X(MUT_TMA_CTC,     PTC_RULE_TMA_CTC_MISMATCH) \
-    X(MUT_CYC_SMALL,   PTC_RULE_CYC_UNDER_THRESHOLD)
+    X(MUT_CYC_SMALL,   PTC_RULE_CYC_UNDER_THRESHOLD) \
+    X(MUT_CYC_MTCS,    PTC_RULE_CYC_OVER_MTCS) \
+    X(MUT_CYC_TSC,     PTC_RULE_CYC_OVER_TSC)
 
 enum {
 #define X(e, rule) e,
@@ -108,9 +116,13 @@ typedef struct pkt_at {
     int epochs;       /* TMAs right after their TSC before it */
     int tma_of_tsc;   /* a TMA right after its TSC */
     int cyc_sent_for; /* a CYC outside PSB+, not right after a CYC, before a TNT or an eligible packet but TSC and OVF */
+    int chain;        /* before it, the checker's count of CYCs against MTCs: 2 counting */
+    int tsc_window;   /* a CYC the checker counts against the TSCs */
+    size_t next_check;/* a CYC: the MTC (MUT_CYC_MTCS) or TSC (MUT_CYC_TSC) that checks it, or 0 */
 } pkt_at;
 
-static int cyc_threshold; /* the model's CycThresh when CYCs are on, else 0 */
+static int cyc_threshold;  /* the model's CycThresh when CYCs are on, else 0 */
+static int no_suppression; /* the model's policy suppresses no MTC */
 
 static int stream_shows_vmx; /* a VMCS, or a PIP with NR set: TSCs may jump */
 
@@ -140,7 +152,7 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
     ptc_decoder dec;
     ptc_item it;
     size_t n = 0;
-    int chain_open = 0, in_psb = 0, awake = 0, epochs = 0;
+    int chain_open = 0, in_psb = 0, awake = 0, epochs = 0, chain = 0, tsc_seen = 0, first_cyc_after_tsc = 0;
     size_t k;
     uint8_t prev_ctc = 0;
     stream_shows_vmx = 0;
@@ -161,6 +173,15 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
             awake = 1;
         if (t == PTC_PWRE || t == PTC_OVF) awake = 0;
         p[n].tma_of_tsc = t == PTC_TMA && n > 0 && p[n - 1].type == PTC_TSC;
+        /* the checker's time state (ptc__conf_time_rules), as far as the breakers need it */
+        p[n].chain = chain;
+        p[n].tsc_window = t == PTC_CYC && tsc_seen && !first_cyc_after_tsc && !in_psb;
+        if (t == PTC_TSC || t == PTC_OVF || t == PTC_CBR || t == PTC_EXSTOP || t == PTC_PWRE || t == PTC_PWRX || t == PTC_MWAIT)
+            chain = 0;
+        if (t == PTC_MTC && chain != 2) chain = 1;
+        if (t == PTC_CYC && chain == 1) chain = 2;
+        if (t == PTC_TSC) tsc_seen = first_cyc_after_tsc = 1;
+        else if (t == PTC_CYC) first_cyc_after_tsc = 0;
         p[n].epochs = epochs;
         epochs += p[n].tma_of_tsc;
         stream_shows_vmx |= t == PTC_VMCS || (t == PTC_PIP && it.pkt.u.pip.nr);
@@ -174,6 +195,17 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
             chain_open = 0;
         }
         n++;
+    }
+    for (k = 0; k < n; k++) { /* the MTC or TSC that checks a CYC's count */
+        size_t j;
+        if (p[k].type != PTC_CYC) continue;
+        for (j = k + 1; j < n; j++) {
+            ptc_packet_type t = p[j].type;
+            if (t == PTC_MTC || t == PTC_TSC || t == PTC_OVF || t == PTC_CBR || t == PTC_EXSTOP || t == PTC_PWRE ||
+                t == PTC_PWRX || t == PTC_MWAIT)
+                break;
+        }
+        if (j < n && (p[j].type == PTC_MTC || p[j].type == PTC_TSC)) p[k].next_check = j;
     }
     for (k = 0; k + 1 < n; k++) {
         ptc_packet_type next = p[k + 1].type;
@@ -220,6 +252,9 @@ static int candidate(unsigned what, const pkt_at *p, size_t n, size_t i)
     case MUT_CBR_ZERO: return t == PTC_CBR;
     case MUT_TMA_CTC: return p[i].tma_of_tsc && p[i].epochs >= 1 && !stream_shows_vmx;
     case MUT_CYC_SMALL: return p[i].cyc_sent_for && cyc_threshold >= 3;
+    case MUT_CYC_MTCS: return t == PTC_CYC && p[i].chain == 2 && no_suppression && p[i].next_check && p[p[i].next_check].type == PTC_MTC;
+    case MUT_CYC_TSC:
+        return t == PTC_CYC && p[i].tsc_window && !stream_shows_vmx && p[i].next_check && p[p[i].next_check].type == PTC_TSC;
     case MUT_PSB_NESTED: /* (a PSBEND or an OVF right after the PSB ends its PSB+) */
         return t == PTC_PSB && next != PTC_NONE && next != PTC_PSBEND && next != PTC_PSB && next != PTC_OVF;
     case MUT_NO_MODE: { /* (the only MODE.Exec since the last PSB) */
@@ -299,6 +334,18 @@ static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *re
     case MUT_NO_EXSTOP: cut = p[i].size; *expect = p[i - 1].off; break;
     case MUT_CBR_ZERO: case MUT_TMA_CTC: break; /* a byte changed below */
     case MUT_CYC_SMALL: ins.type = PTC_CYC; ins.u.cyc.cycles = 2; cut = p[i].size; break;
+    case MUT_CYC_MTCS: case MUT_CYC_TSC: { /* found at the packet that checks it, moved by the CYC's new size */
+        ptc_packet big;
+        size_t n1 = 0;
+        memset(&big, 0, sizeof big);
+        big.type = PTC_CYC;
+        big.u.cyc.cycles = UINT64_C(1) << 40;
+        FZ_ASSERT(ptc_encode_packet(&big, bytes, sizeof bytes, &n1) == PTC_OK, "breaker %u", what);
+        nb = n1;
+        cut = p[i].size;
+        *expect = p[p[i].next_check].off + n1 - cut;
+        break;
+    }
     default: { /* MUT_NO_CBR: found at the PSB of its PSB+ */
         size_t s;
         for (s = i; p[s].type != PTC_PSB; s--) {}
@@ -347,6 +394,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_conform_config_from_model(&cc, &cfg);
     flags = mr_decode_flags(&cfg);
     cyc_threshold = cc.clock.cyc_en && cc.clock.cyc_thresh <= 15 ? cc.clock.cyc_thresh : 0;
+    no_suppression = cc.clock.have_policy && cc.clock.policy.threshold == 0;
 
     nf = first_findings(&cc, flags, rec.bytes, rec.len, f);
     FZ_ASSERT(nf == 0, "the model's own stream breaks %s at %llu (%s)", ptc_rule_name(f[0].rule),
