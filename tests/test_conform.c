@@ -1284,8 +1284,80 @@ static void time_rules_catch_one_changed_packet(void)
     memcpy(bad, buf, len);
     bad[cbr[1] + 2] = 0;
     breaks_at("CBR 0", bad, len, cbr[1], PTC_RULE_CBR_ZERO);
+    /* the third two-byte CYC after the first MTC made 4 095 cycles (from
+       400): at the MTC after it, the CYCs count ten times the periods */
+    memcpy(bad, buf, len);
+    {
+        ptc_decoder d;
+        ptc_item it;
+        uint64_t cyc = UINT64_MAX, mtc_after = UINT64_MAX;
+        int mtcs = 0, cycs = 0;
+        ptc_decoder_init_buffer(&d, 0, buf, len);
+        while (ptc_decoder_next(&d, &it) == PTC_OK && mtc_after == UINT64_MAX) {
+            if (it.pkt.type == PTC_MTC && it.offset > cbr[0]) {
+                mtcs++;
+                if (cyc != UINT64_MAX) mtc_after = it.offset;
+            }
+            if (it.pkt.type == PTC_CYC && it.pkt.size == 2 && mtcs && ++cycs == 3) cyc = it.offset;
+        }
+        CHECK(mtc_after != UINT64_MAX, "316e5058: CYCs between MTCs");
+        if (mtc_after != UINT64_MAX) {
+            bad[cyc] = 0xFF; /* CYC[4:0] all ones, more bytes */
+            bad[cyc + 1] = 0xFE; /* CYC[11:5] all ones, the last */
+            breaks_at("a CYC of 4095", bad, len, mtc_after, PTC_RULE_CYC_OVER_MTCS);
+        }
+    }
     free(bad);
     free(buf);
+}
+
+/* The model with CycThresh 3 (a CYC with an eligible packet once 4 cycles
+   passed): one CYC sent for a packet made 2 cycles breaks
+   cyc_under_threshold there (no real trace here has CYCs with a known
+   threshold). */
+static void cyc_under_threshold_in_the_model(void)
+{
+    mr_trace tr;
+    ptc_model_sink sink = mr_start(&tr, 1);
+    ptc_model_config mc;
+    ptc_conform_config cc;
+    char err[200], shown[600];
+    ptc_decoder d;
+    ptc_item it, prev;
+    uint64_t at = UINT64_MAX;
+    found fd;
+    int in_psb = 0, candidates = 0;
+    if (!wl_run_configured(0, "off", "cyc_en=1,cyc_thresh=3", 1000000, 7, &sink, &mc, err, sizeof err)) {
+        CHECK(0, "dense: %s", err);
+        mr_free(&tr);
+        return;
+    }
+    ptc_conform_config_from_model(&cc, &mc);
+    check_bytes(&cc, tr.bytes, tr.len, 0, &fd);
+    CHECK(fd.n == 0, "the model's stream is clean");
+    memset(&prev, 0, sizeof prev);
+    ptc_decoder_init_buffer(&d, 0, tr.bytes, tr.len);
+    while (ptc_decoder_next(&d, &it) == PTC_OK) {
+        ptc_packet_type t = it.pkt.type;
+        if (t == PTC_PSB) in_psb = 1;
+        if (t == PTC_PSBEND) in_psb = 0;
+        /* a one-byte CYC of 4..30 right before a TNT or TIP, not after a CYC */
+        if (prev.pkt.type == PTC_CYC && prev.pkt.size == 1 && prev.pkt.u.cyc.cycles >= 4 && prev.pkt.u.cyc.cycles < 31 &&
+            !in_psb && (t == PTC_TNT8 || t == PTC_TIP) && ++candidates == 5)
+            at = prev.offset;
+        /* a CYC right after another is no candidate: remembered as no packet */
+        if (t == PTC_CYC && prev.pkt.type == PTC_CYC) memset(&it.pkt, 0, sizeof it.pkt);
+        if (t != PTC_PAD) prev = it;
+    }
+    CHECK(at != UINT64_MAX, "the dense workload has CYCs sent for branches (%d)", candidates);
+    if (at != UINT64_MAX) {
+        tr.bytes[at] = (2 << 3) | 3; /* CYC of 2 cycles, one byte */
+        check_bytes(&cc, tr.bytes, tr.len, 0, &fd);
+        show(&fd, shown, sizeof shown);
+        CHECK(fd.n >= 1 && fd.f[0].rule == PTC_RULE_CYC_UNDER_THRESHOLD && fd.f[0].offset == at, "a CYC of 2 at %llu:%s",
+              (unsigned long long)at, shown);
+    }
+    mr_free(&tr);
 }
 
 /* The model sleeps (ptc_model_sleep: MWAIT, PWRE, EXSTOP, FUP); with one
@@ -1367,6 +1439,7 @@ int main(int argc, char **argv)
     RUN(real_traces_break_no_rule);
     RUN(time_rules_catch_one_changed_packet);
     RUN(pwre_without_exstop_in_the_model);
+    RUN(cyc_under_threshold_in_the_model);
     RUN(libipt_synthetic_vector_lacks_cbr);
     TL_EXIT();
 }
