@@ -32,7 +32,7 @@
        public only so that they can live anywhere; use their functions.
      - Sizes on x86-64: ptc_clock about 62 KiB (it holds PTC_CLOCK_WINDOW
        items: keep it off the stack), ptc_events about 33 KiB (likewise,
-       PTC_EVENTS_WINDOW), ptc_model 2.6 KiB, ptc_conform 464 bytes,
+       PTC_EVENTS_WINDOW), ptc_model 2.6 KiB, ptc_conform 488 bytes,
        ptc_decoder 128 bytes.
      - Bad input is never an abort or an assert: every function returns a
        status with a name (ptc_status_name).
@@ -2006,39 +2006,47 @@ PTCDEF ptc_status ptc_conform_config_from_perf(ptc_conform_config *cfg, const pt
 /* The kinds of follower a packet can owe (SPEC 7.3.3). */
 #define PTC_CONFORM_FOLLOWERS 10
 
-/* The time rules' state (SPEC 7.3.5), private: the last TSC with its TMA
-   (the epoch), how far the MTCs since have taken the CTC, and the CYCs
-   counted since the last TSC. */
-typedef struct ptc__conf_time {
-    uint8_t tsc_pending;       /* a TSC whose TMA has not come yet */
-    uint8_t epoch;             /* a TSC and its TMA, with no TSC since: tsc and ctc hold them */
-    uint8_t epoch_seen;        /* a TSC and its TMA since the checker synced */
-    uint8_t guest;             /* VMX seen since (a PIP with NR, VMCS): a TSC may be a guest's */
+/* The time rules' state (SPEC 7.3.5), private, in four parts. */
+/* The last TSC with its TMA (the epoch) and how far the MTCs since have
+   taken the CTC. */
+typedef struct ptc__conf_epoch {
+    uint8_t tsc_pending;       /* a TSC whose TMA has not come yet (pending_tsc) */
+    uint8_t valid;             /* a TSC and its TMA, with no TSC since: tsc and ctc hold them */
+    uint8_t seen;              /* a TSC and its TMA since the checker synced */
     uint8_t have_mtc, mtc;     /* the last MTC since the epoch's TMA, its payload */
-    uint8_t cbr;               /* the core:bus ratio (0: no CBR yet) */
-    uint8_t window;            /* a TSC opened a CYC window: window_* hold it */
-    uint8_t window_skip;       /* the window's first CYC, which counts from before its TSC, is still to come */
-    uint8_t window_cbr;        /* the highest ratio in it */
     uint16_t ctc;              /* the epoch's TMA's CTC[15:0] */
     uint64_t tsc, pending_tsc;
     uint64_t periods;          /* MTC periods from the epoch's CTC to the last MTC's edge, at least */
     uint64_t periods_at_psb;   /* periods when the open PSB+ began: its TSC may be older than its MTCs */
-    uint8_t cyc_pending;       /* the last packet (PADs aside) was a CYC: cyc_value, cyc_off */
-    uint8_t cyc_after_cyc;     /* that CYC came right after another */
-    uint8_t cyc_in_psb;        /* that CYC was inside a PSB+ */
-    uint64_t cyc_value, cyc_off;
-    uint8_t chain;             /* CYCs against MTC periods: 0 none, 1 an MTC seen (its
-                                  payload chain_mtc), 2 a CYC after it: from then on the
-                                  CYCs count, from a point after that MTC's edge; 3
-                                  broken, said once until the next clock stop */
-    uint8_t chain_mtc, chain_cbr;
-    uint64_t chain_periods, chain_cycles;
-    uint64_t window_tsc;       /* the TSC that opened it */
-    uint64_t window_cycles;    /* CYCs in the window but its first, outside PSB+ */
+} ptc__conf_epoch;
+/* CYCs counted since a TSC (the window) or since an MTC (the chain): the
+   first CYC after either counts from before it, and is not counted. */
+typedef struct ptc__conf_cyc_count {
+    uint8_t state;             /* 0 none; 1 opened, its first CYC to come; 2 counting;
+                                  3 (the chain) broken, said once until the next clock stop */
+    uint8_t cbr;               /* the highest ratio since it opened */
+    uint8_t mtc;               /* the chain: the last MTC's payload */
+    uint64_t from_tsc;         /* the window: the TSC that opened it */
+    uint64_t periods;          /* the chain: MTC periods since it opened, at least */
+    uint64_t cycles;
+} ptc__conf_cyc_count;
+/* The last CYC, until the packet after it shows what it was sent for. */
+typedef struct ptc__conf_last_cyc {
+    uint8_t pending;           /* the last packet (PADs aside) was a CYC */
+    uint8_t after_cyc;         /* it came right after another CYC */
+    uint8_t in_psb;            /* it was inside a PSB+ */
+    uint64_t value, offset;
+} ptc__conf_last_cyc;
+typedef struct ptc__conf_time {
+    uint8_t cbr;               /* the core:bus ratio (0: no CBR yet) */
+    uint8_t guest;             /* VMX seen since the epoch's TMA (a PIP with NR, VMCS): a TSC may be a guest's */
+    ptc__conf_epoch epoch;
+    ptc__conf_cyc_count window, chain;
+    ptc__conf_last_cyc last_cyc;
 } ptc__conf_time;
 
 /* All fields are private; the struct is public so it can live anywhere
-   (464 bytes on x86-64; no allocation). */
+   (488 bytes on x86-64; no allocation). */
 typedef struct ptc_conform {
     ptc_conform_config cfg;
     ptc_checker policy;        /* part 2's checker, with cfg.have_policy */
@@ -8782,7 +8790,7 @@ static uint64_t ptc__conf_fast_types(const ptc_conform *c)
     if (!c->cfg.have_policy && !c->cfg.have_clock && c->cfg.mtc_en != PTC_CONF_OFF && c->saw_mtc) m |= PTC__CONF_T(PTC_MTC);
     if (c->cfg.cyc_en != PTC_CONF_OFF && !c->cfg.have_clock) m |= PTC__CONF_T(PTC_CYC);
     if (c->synced && !c->in_psb && !c->pending && c->pkt_en == PTC_CONF_ON && !c->en_by_psb && !c->tma_may_follow &&
-        !c->cfg.have_policy && c->awake && !c->time.cyc_pending)
+        !c->cfg.have_policy && c->awake && !c->time.last_cyc.pending)
         m |= PTC__CONF_T(PTC_TNT8) | PTC__CONF_T(PTC_TNT64) | PTC__CONF_T(PTC_TIP);
     return m;
 }
@@ -9171,100 +9179,100 @@ static uint64_t ptc__conf_cycles_in(const ptc_clock_config *k, uint64_t ticks, u
 }
 
 /* A TSC: no earlier than the edge of the last MTC since the epoch's TMA,
-   and late enough for the CYCs since the last TSC. */
+   and late enough for the CYCs since the last TSC; then it opens the next
+   window, and the next epoch with its TMA. */
 static void ptc__conf_time_tsc(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
 {
-    ptc__conf_time *tm = &c->time;
+    ptc__conf_epoch *ep = &c->time.epoch;
+    ptc__conf_cyc_count *w = &c->time.window;
     const ptc_clock_config *k = &c->cfg.clock;
-    uint64_t tsc = it->pkt.u.tsc.tsc, periods = c->in_psb ? tm->periods_at_psb : tm->periods;
+    uint64_t tsc = it->pkt.u.tsc.tsc, periods = c->in_psb ? ep->periods_at_psb : ep->periods;
     unsigned f = k->mtc_freq;
-    uint64_t into = tm->ctc & ((1u << f) - 1u); /* the epoch's CTC past its period's edge */
-    if (tm->epoch && !tm->guest && tsc >= tm->tsc && periods && periods <= (UINT64_MAX >> 16) &&
+    uint64_t into = ep->ctc & ((1u << f) - 1u); /* the epoch's CTC past its period's edge */
+    if (ep->valid && !c->time.guest && tsc >= ep->tsc && periods && periods <= (UINT64_MAX >> 16) &&
         (periods << f) > into + 2 && ptc__conf_ctc_known(&c->cfg)) {
         uint64_t at_least = ptc__conf_ctc_ticks(k, (periods << f) - into - 2, 0);
-        if (tsc - tm->tsc + 512 < at_least) ptc__conf_report(c, o, PTC_RULE_TSC_BEFORE_MTCS, it->offset, 0);
+        if (tsc - ep->tsc + 512 < at_least) ptc__conf_report(c, o, PTC_RULE_TSC_BEFORE_MTCS, it->offset, 0);
     }
-    if (tm->window && tm->window_cbr && !tm->guest && tsc >= tm->window_tsc &&
-        tm->window_cycles > ptc__conf_cycles_in(k, tsc - tm->window_tsc, tm->window_cbr))
+    if (w->state && w->cbr && !c->time.guest && tsc >= w->from_tsc &&
+        w->cycles > ptc__conf_cycles_in(k, tsc - w->from_tsc, w->cbr))
         ptc__conf_report(c, o, PTC_RULE_CYC_OVER_TSC, it->offset, 0);
-    tm->window = 1;
-    tm->window_skip = 1;
-    tm->window_tsc = tsc;
-    tm->window_cbr = tm->cbr;
-    tm->window_cycles = 0;
-    tm->tsc_pending = 1;
-    tm->pending_tsc = tsc;
-    tm->epoch = 0;
+    memset(w, 0, sizeof *w);
+    w->state = 1;
+    w->from_tsc = tsc;
+    w->cbr = c->time.cbr;
+    ep->tsc_pending = 1;
+    ep->pending_tsc = tsc;
+    ep->valid = 0;
 }
 
 /* A TMA after its TSC: its CTC is the epoch's moved on by the TSCs'
    distance (to two CTC ticks); then it begins the next epoch. */
 static void ptc__conf_time_tma(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
 {
-    ptc__conf_time *tm = &c->time;
+    ptc__conf_epoch *ep = &c->time.epoch;
     uint16_t ctc = it->pkt.u.tma.ctc;
-    if (!tm->tsc_pending || !ptc__conf_ctc_known(&c->cfg)) return;
-    if (tm->epoch_seen && !tm->guest && tm->pending_tsc >= tm->tsc) {
+    if (!ep->tsc_pending || !ptc__conf_ctc_known(&c->cfg)) return;
+    if (ep->seen && !c->time.guest && ep->pending_tsc >= ep->tsc) {
         uint64_t q, r;
-        if (ptc__math_mad_div(tm->pending_tsc - tm->tsc, c->cfg.clock.cpuid_15_eax, 0, 0, c->cfg.clock.cpuid_15_ebx, &q, &r)) {
-            uint16_t off = (uint16_t)(ctc - (uint16_t)(tm->ctc + q));
+        if (ptc__math_mad_div(ep->pending_tsc - ep->tsc, c->cfg.clock.cpuid_15_eax, 0, 0, c->cfg.clock.cpuid_15_ebx, &q, &r)) {
+            uint16_t off = (uint16_t)(ctc - (uint16_t)(ep->ctc + q));
             if (off > 2 && off < 0xFFFEu) ptc__conf_report(c, o, PTC_RULE_TMA_CTC_MISMATCH, it->offset, 0);
         }
     }
-    tm->tsc_pending = 0;
-    tm->epoch = 1;
-    tm->epoch_seen = 1;
-    tm->guest = 0;
-    tm->tsc = tm->pending_tsc;
-    tm->ctc = ctc;
-    tm->have_mtc = 0;
-    tm->periods = 0;
-    tm->periods_at_psb = 0;
-}
-
-/* CYCs against the MTC periods: from the first CYC after an MTC (which
-   counts from before that MTC's edge, and so is not counted) on, every CYC
-   lies after that edge and the CYCs before the latest MTC before its edge,
-   give or take the MTC's lateness. */
-static void ptc__conf_chain_mtc(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
-{
-    ptc__conf_time *tm = &c->time;
-    const ptc_clock_config *k = &c->cfg.clock;
-    uint8_t p = it->pkt.u.mtc.ctc;
-    if (tm->chain == 2) {
-        unsigned gap = (uint8_t)(p - tm->chain_mtc);
-        tm->chain_periods += gap ? gap : 256u; /* (equal payloads: a whole wrap) */
-        tm->chain_mtc = p;
-        if (tm->chain_cbr && k->have_policy && k->policy.threshold == 0 && tm->chain_periods < (UINT64_C(1) << 40) &&
-            tm->chain_cycles >
-                ptc__conf_cycles_in(k, ptc__conf_ctc_ticks(k, (tm->chain_periods + 1) << k->mtc_freq, 1), tm->chain_cbr)) {
-            ptc__conf_report(c, o, PTC_RULE_CYC_OVER_MTCS, it->offset, 0);
-            tm->chain = 3;
-        }
-    }
-    if (tm->chain >= 2) return;
-    tm->chain = 1;
-    tm->chain_mtc = p;
-    tm->chain_cbr = tm->cbr;
-    tm->chain_periods = 0;
-    tm->chain_cycles = 0;
+    ep->tsc_pending = 0;
+    ep->valid = ep->seen = 1;
+    ep->tsc = ep->pending_tsc;
+    ep->ctc = ctc;
+    ep->have_mtc = 0;
+    ep->periods = ep->periods_at_psb = 0;
+    c->time.guest = 0;
 }
 
 /* An MTC: how far it takes the CTC past the epoch's, at least (the
    fewest periods its payload allows). */
-static void ptc__conf_time_mtc(ptc_conform *c, const ptc_item *it)
+static void ptc__conf_epoch_mtc(ptc_conform *c, uint8_t p)
 {
-    ptc__conf_time *tm = &c->time;
+    ptc__conf_epoch *ep = &c->time.epoch;
+    unsigned f = c->cfg.clock.mtc_freq;
+    if (!ep->valid) return;
+    /* the first MTC: against the CTC bits the TMA holds, [15:f] */
+    if (ep->have_mtc) ep->periods += (uint8_t)(p - ep->mtc);
+    else ep->periods += ((unsigned)p - (ep->ctc >> f)) & ((1u << (16 - f < 8 ? 16 - f : 8)) - 1u);
+    ep->have_mtc = 1;
+    ep->mtc = p;
+}
+
+/* CYCs against the MTC periods: from the first CYC after an MTC on, every
+   CYC lies after that MTC's edge, and those before a later MTC before its
+   edge, give or take the MTC's lateness (one period spare). */
+static void ptc__conf_chain_mtc(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
+{
+    ptc__conf_cyc_count *ch = &c->time.chain;
     const ptc_clock_config *k = &c->cfg.clock;
     uint8_t p = it->pkt.u.mtc.ctc;
-    unsigned f = k->mtc_freq;
-    if (tm->epoch) {
-        /* the first MTC: against the CTC bits the TMA holds, [15:f] */
-        unsigned w = 16 - f < 8 ? 16 - f : 8;
-        tm->periods += tm->have_mtc ? (uint8_t)(p - tm->mtc) : ((unsigned)p - (tm->ctc >> f)) & ((1u << w) - 1u);
-        tm->have_mtc = 1;
-        tm->mtc = p;
+    if (ch->state == 2) {
+        unsigned gap = (uint8_t)(p - ch->mtc);
+        ch->periods += gap ? gap : 256u; /* (equal payloads: a whole wrap) */
+        ch->mtc = p;
+        if (ch->cbr && k->have_policy && k->policy.threshold == 0 && ch->periods < (UINT64_C(1) << 40) &&
+            ch->cycles > ptc__conf_cycles_in(k, ptc__conf_ctc_ticks(k, (ch->periods + 1) << k->mtc_freq, 1), ch->cbr)) {
+            ptc__conf_report(c, o, PTC_RULE_CYC_OVER_MTCS, it->offset, 0);
+            ch->state = 3;
+        }
     }
+    if (ch->state >= 2) return;
+    memset(ch, 0, sizeof *ch);
+    ch->state = 1;
+    ch->mtc = p;
+    ch->cbr = c->time.cbr;
+}
+
+/* A CYC into the window and the chain. */
+static void ptc__conf_count_cyc(ptc__conf_cyc_count *n, uint64_t cycles, int counts)
+{
+    if (n->state == 2 && counts) n->cycles = ptc__math_sat_add(n->cycles, cycles);
+    if (n->state == 1) n->state = 2;
 }
 
 static void ptc__conf_time_rules(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
@@ -9275,21 +9283,19 @@ static void ptc__conf_time_rules(ptc_conform *c, ptc__conf_out *o, const ptc_ite
     /* (a clock stop, a new ratio, lost packets: the CYCs count against MTCs anew) */
     if (p->type == PTC_TSC || p->type == PTC_OVF || p->type == PTC_CBR || p->type == PTC_EXSTOP || p->type == PTC_PWRE ||
         p->type == PTC_PWRX || p->type == PTC_MWAIT)
-        tm->chain = 0;
+        tm->chain.state = 0;
     switch (p->type) {
     case PTC_TSC: ptc__conf_time_tsc(c, o, it); break;
     case PTC_TMA: ptc__conf_time_tma(c, o, it); break;
-    case PTC_MTC: ptc__conf_time_mtc(c, it); break;
-    case PTC_PSB: tm->periods_at_psb = tm->periods; break;
-    case PTC_CYC:
-        if (tm->window_skip) tm->window_skip = 0;
-        else if (!c->in_psb) tm->window_cycles = ptc__math_sat_add(tm->window_cycles, p->u.cyc.cycles);
-        if (tm->chain == 2) tm->chain_cycles = ptc__math_sat_add(tm->chain_cycles, p->u.cyc.cycles);
-        if (tm->chain == 1) tm->chain = 2;
+    case PTC_MTC: ptc__conf_epoch_mtc(c, p->u.mtc.ctc); break;
+    case PTC_PSB: tm->epoch.periods_at_psb = tm->epoch.periods; break;
+    case PTC_CYC: /* (the window leaves out those inside a PSB+, which its TSC may predate) */
+        ptc__conf_count_cyc(&tm->window, p->u.cyc.cycles, !c->in_psb);
+        ptc__conf_count_cyc(&tm->chain, p->u.cyc.cycles, 1);
         break;
     case PTC_CBR:
         if (p->u.cbr.ratio) tm->cbr = p->u.cbr.ratio;
-        if (tm->cbr > tm->window_cbr) tm->window_cbr = tm->cbr;
+        if (tm->cbr > tm->window.cbr) tm->window.cbr = tm->cbr;
         break;
     case PTC_PIP: tm->guest |= p->u.pip.nr; break;
     case PTC_VMCS: tm->guest = 1; break;
@@ -9309,21 +9315,21 @@ static void ptc__conf_time_rules(ptc_conform *c, ptc__conf_out *o, const ptc_ite
    or the whole TNT, and was sent for it either way. */
 static void ptc__conf_cyc_placement(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
 {
-    ptc__conf_time *tm = &c->time;
+    ptc__conf_last_cyc *lc = &c->time.last_cyc;
     const ptc_clock_config *k = &c->cfg.clock;
     ptc_packet_type t = it->pkt.type;
-    uint64_t v = tm->cyc_value;
+    uint64_t v = lc->value;
     if (t == PTC_PAD) return;
-    if (tm->cyc_pending && !tm->cyc_after_cyc && !tm->cyc_in_psb && !c->in_psb && (v & (v + 1)) != 0 && k->cyc_en &&
+    if (lc->pending && !lc->after_cyc && !lc->in_psb && !c->in_psb && (v & (v + 1)) != 0 && k->cyc_en &&
         k->cyc_thresh >= 1 && k->cyc_thresh <= 15 && v < (UINT64_C(1) << (k->cyc_thresh - 1)) &&
         (ptc_packet_is_tnt(t) || (ptc_packet_is_cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF)))
-        ptc__conf_report(c, o, PTC_RULE_CYC_UNDER_THRESHOLD, tm->cyc_off, 0);
-    tm->cyc_after_cyc = t == PTC_CYC && tm->cyc_pending;
-    tm->cyc_pending = t == PTC_CYC;
+        ptc__conf_report(c, o, PTC_RULE_CYC_UNDER_THRESHOLD, lc->offset, 0);
+    lc->after_cyc = t == PTC_CYC && lc->pending;
+    lc->pending = t == PTC_CYC;
     if (t == PTC_CYC) {
-        tm->cyc_value = it->pkt.u.cyc.cycles;
-        tm->cyc_off = it->offset;
-        tm->cyc_in_psb = c->in_psb;
+        lc->value = it->pkt.u.cyc.cycles;
+        lc->offset = it->offset;
+        lc->in_psb = c->in_psb;
     }
 }
 
