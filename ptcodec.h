@@ -1878,7 +1878,7 @@ typedef enum ptc_severity {
     X(PTC_RULE_MODE_EXEC_ALONE, "mode_exec_alone",   PTC_SEV_VIOLATION,  "36.4.2.8", \
       "a MODE.Exec outside PSB+ with no TIP or TIP.PGE after it") \
     X(PTC_RULE_MODE_TSX_ALONE,  "mode_tsx_alone",    PTC_SEV_VIOLATION,  "36.4.1", \
-      "a MODE.TSX outside PSB+, packet generation on, with no FUP after it") \
+      "a MODE.TSX outside PSB+, packet generation on, with no FUP or TIP.PGD after it") \
     X(PTC_RULE_IP_BIT_NO_FUP,   "ip_bit_no_fup",     PTC_SEV_VIOLATION,  "36.4.2.21", \
       "a PTW, EXSTOP, TRIG, BEP or CFE with its IP bit set and no FUP after it") \
     X(PTC_RULE_OVF_FOLLOWER,    "ovf_follower",      PTC_SEV_VIOLATION,  "36.4.2.16", \
@@ -8710,7 +8710,7 @@ enum {
     PTC__CONF_F_TMA,       /* a TSC, MTC on: TMA */
     PTC__CONF_F_TIP,       /* a FUP of an asynchronous event: TIP or TIP.PGD */
     PTC__CONF_F_MODE_EXEC, /* a MODE.Exec: TIP or TIP.PGE */
-    PTC__CONF_F_TSX_FUP,   /* a MODE.TSX: its FUP */
+    PTC__CONF_F_TSX_FUP,   /* a MODE.TSX: its FUP (or an abort's TIP.PGD) */
     PTC__CONF_F_IP_FUP,    /* a PTW, EXSTOP, TRIG, BEP or CFE with its IP bit: its FUP */
     PTC__CONF_F_OVF,       /* an OVF: FUP or TIP.PGE */
     PTC__CONF_F_EVD,       /* an EVD: CFE */
@@ -8732,7 +8732,9 @@ static const struct ptc__conf_follower {
       PTC__CONF_ANYWHERE | PTC__CONF_T(PTC_PIP) | PTC__CONF_T(PTC_VMCS) | PTC__CONF_T(PTC_MODE_EXEC) },
     { PTC_RULE_MODE_EXEC_ALONE, PTC__CONF_T(PTC_TIP) | PTC__CONF_T(PTC_TIP_PGE),
       PTC__CONF_ANYWHERE | PTC__CONF_T(PTC_PIP) | PTC__CONF_T(PTC_VMCS) },
-    { PTC_RULE_MODE_TSX_ALONE, PTC__CONF_T(PTC_FUP), PTC__CONF_ANYWHERE },
+    /* an abort that leaves the filter: MODE.TSX, TIP.PGD (SDM Table 36-50's
+       28c; the summary table: "FUP or none", then TIP or TIP.PGD on aborts) */
+    { PTC_RULE_MODE_TSX_ALONE, PTC__CONF_T(PTC_FUP) | PTC__CONF_T(PTC_TIP_PGD), PTC__CONF_ANYWHERE },
     { PTC_RULE_IP_BIT_NO_FUP, PTC__CONF_T(PTC_FUP), PTC__CONF_ANYWHERE },
     /* with PacketEn 0 no TNT or TIP comes before the TIP.PGE; what needs
        only ContextEn (MWAIT, MODE.TSX, PIP, TraceStop) or less (power

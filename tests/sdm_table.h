@@ -18,8 +18,8 @@
 
    Not at hand where this was written: the ends of pages 36-65 (cases 1
    and 2a), 36-66 and 36-67 (2c, 4, 6c's packets, 6d, 7a, 7c, 10b's
-   packets, 10c), 36-69 (13a's packets), and pages 36-71 and 36-73 (15c
-   on, 16, 17a-17c, 17e, 18, 19, 20b, 23c on). */
+   packets, 10c), 36-69 (13a's packets), 36-72 (23c-24d) and 36-73 (30c
+   on), and page 36-71 (15c on, 16, 17a-17c, 17e, 18, 19, 20b). */
 #ifndef PTCODEC_TESTS_SDM_TABLE_H
 #define PTCODEC_TESTS_SDM_TABLE_H
 
@@ -39,7 +39,10 @@ typedef enum sdm_model_op {
     SDM_MODEL_FAR,             /* ptc_model_mode: a far branch that changes the mode */
     SDM_MODEL_HW_INT,          /* ptc_model_interrupt_cpl after the instruction (NLIP) */
     SDM_MODEL_SW_INT,          /* ptc_model_interrupt_cpl at the INT (CLIP) */
-    SDM_MODEL_EXCEPTION        /* ptc_model_interrupt_cpl at the faulting instruction (CLIP) */
+    SDM_MODEL_EXCEPTION,       /* ptc_model_interrupt_cpl at the faulting instruction (CLIP) */
+    SDM_MODEL_TSX_BEGIN,       /* ptc_model_tsx: XBEGIN, XEND, an abort to the target */
+    SDM_MODEL_TSX_COMMIT,
+    SDM_MODEL_TSX_ABORT
 } sdm_model_op;
 
 typedef struct sdm_row {
@@ -166,7 +169,33 @@ static const sdm_row sdm_rows[] = {
       "the model has no SGX; the IP is the AEP's", NULL },
     { "23a", "EENTER/ERESUME to a debug enclave", 0, 0, SDM_DC, "", "None", SDM_MODEL_NONE, "the model has no SGX", NULL },
     { "23b", "EENTER/ERESUME to a debug enclave", 0, 1, 1, SDM_MODE_SINCE_PGD, "MODE.Exec?, TIP.PGE(BLIP)", SDM_MODEL_NONE,
-      "the model has no SGX", NULL }
+      "the model has no SGX", NULL },
+    { "24e", "EEXIT from a debug enclave", 1, 1, 1, "", "FUP(CLIP), TIP(BLIP)", SDM_MODEL_NONE, "the model has no SGX", NULL },
+    { "25a", "AEX/EEE from a debug enclave", 0, 0, SDM_DC, "", "None", SDM_MODEL_NONE, "the model has no SGX", NULL },
+    { "25b", "AEX/EEE from a debug enclave", 0, 1, 1, SDM_MODE_SINCE_PGD, "MODE.Exec?, TIP.PGE(LIP)", SDM_MODEL_NONE,
+      "the model has no SGX; the IP is the AEP's", NULL },
+    { "25d", "AEX/EEE from a debug enclave", 1, 0, 1, "for an AEX of a trap-like event the FUP may give NLIP",
+      "FUP(CLIP), TIP.PGD(LIP)", SDM_MODEL_NONE, "the model has no SGX; the TIP.PGD's IP is the AEP's", NULL },
+    { "25e", "AEX/EEE from a debug enclave", 1, 1, 1, SDM_MODE_SINCE_PGD "; for an AEX of a trap-like event the FUP may give NLIP",
+      "FUP(CLIP), MODE.Exec?, TIP(LIP)", SDM_MODEL_NONE, "the model has no SGX; the TIP's IP is the AEP's", NULL },
+    { "26a", "XBEGIN/XACQUIRE", 0, 0, SDM_DC, "", "None", SDM_MODEL_NONE, "outside the filter the model still writes MODE.TSX (ContextEn is enough)", NULL },
+    { "26d", "XBEGIN/XACQUIRE that does not set InTX (nested)", 1, 1, 1, "", "None", SDM_MODEL_NONE,
+      "the model's transactions do not nest", NULL },
+    { "26e", "XBEGIN/XACQUIRE that sets InTX", 1, 1, 1, "", "MODE(InTX=1, TXAbort=0), FUP(CLIP)", SDM_MODEL_TSX_BEGIN, "", NULL },
+    { "27a", "XEND/XRELEASE", 0, 0, SDM_DC, "", "None", SDM_MODEL_NONE, "as 26a", NULL },
+    { "27d", "XEND/XRELEASE that does not clear InTX (nested)", 1, 1, 1, "", "None", SDM_MODEL_NONE, "as 26d", NULL },
+    { "27e", "XEND/XRELEASE that clears InTX", 1, 1, 1, "", "MODE(InTX=0, TXAbort=0), FUP(CLIP)", SDM_MODEL_TSX_COMMIT, "", NULL },
+    { "28a", "XABORT (asynchronous, or other)", 0, 0, 0, "", "None", SDM_MODEL_NONE, "an abort into untraced context", NULL },
+    { "28e", "XABORT (asynchronous, or other)", 0, 0, 1, SDM_STOP, "MODE(InTX=0, TXAbort=1), TraceStop?", SDM_MODEL_NONE,
+      "the model writes what 28b, 28c and 28d write, but its tests run aborts only inside the filter", NULL },
+    { "28b", "XABORT (asynchronous, or other)", 0, 1, 1, "", "MODE(InTX=0, TXAbort=1), TIP.PGE(BLIP)", SDM_MODEL_NONE, "as 28e", NULL },
+    { "28c", "XABORT (asynchronous, or other)", 1, 0, 1, SDM_STOP, "MODE(InTX=0, TXAbort=1), TIP.PGD(BLIP), TraceStop?",
+      SDM_MODEL_NONE, "the model writes FUP(CLIP) before the TIP.PGD, as 28d before its TIP; the SDM writes none here", NULL },
+    { "28d", "XABORT (asynchronous, or other)", 1, 1, 1, "", "MODE(InTX=0, TXAbort=1), FUP(CLIP), TIP(BLIP)",
+      SDM_MODEL_TSX_ABORT, "", NULL },
+    { "30a", "INIT (BSP)", 0, 0, 0, "", "None", SDM_MODEL_NONE, "the model has no INIT", NULL },
+    { "30b", "INIT (BSP)", 0, 0, 1, "TraceStop if RESET.LIP is in a TraceStop range", "PIP(0), TraceStop?", SDM_MODEL_NONE,
+      "the model has no INIT; the page prints BIP(0), and INIT clears CR3: read PIP(0)", NULL }
 };
 
 #endif

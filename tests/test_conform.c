@@ -895,6 +895,7 @@ static void sdm_word(const char *name, const char *arg, char *out, size_t cap)
 {
     size_t i, k = 0;
     if (!strcmp(name, "TraceStop")) { snprintf(out, cap, "stop"); return; }
+    if (!strcmp(name, "MODE")) { snprintf(out, cap, "mode.tsx"); return; } /* (the SDM's MODE(InTX, TXAbort)) */
     for (i = 0; name[i] && k + 1 < cap; i++) out[k++] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
     out[k] = 0;
     if (sdm_is_ip_packet(name)) snprintf(out + k, cap - k, "%s", *arg ? arg : "()");
@@ -964,8 +965,12 @@ static void model_runs_row(const sdm_row *r)
     if (r->model == SDM_MODEL_TAKEN_NONEMPTY) ptc_model_branch(&m, ip, ip + 2, 0), ip += 2;
     for (i = 0; (r->model == SDM_MODEL_TAKEN_FILLS || r->model == SDM_MODEL_NOT_TAKEN_FILLS) && i < 5; i++)
         ptc_model_branch(&m, ip, ip + 2, 0), ip += 2;
+    if (r->model == SDM_MODEL_TSX_COMMIT || r->model == SDM_MODEL_TSX_ABORT) ptc_model_tsx(&m, PTC_TSX_BEGIN, ip - 4, 0);
     from = tr.len;
     switch (r->model) {
+    case SDM_MODEL_TSX_BEGIN: ptc_model_tsx(&m, PTC_TSX_BEGIN, ip, 0); break;
+    case SDM_MODEL_TSX_COMMIT: ptc_model_tsx(&m, PTC_TSX_COMMIT, ip, 0); break;
+    case SDM_MODEL_TSX_ABORT: ptc_model_tsx(&m, PTC_TSX_ABORT, ip, target); break;
     case SDM_MODEL_HW_INT: case SDM_MODEL_SW_INT: case SDM_MODEL_EXCEPTION:
         ptc_model_interrupt_cpl(&m, ip, target, r->ctx_after ? 3 : 0);
         break;
@@ -992,7 +997,7 @@ static void model_follows_the_sdm_table(void)
             modelled++;
         }
     printf("# %zu of the table's %zu rows made by the model\n", modelled, sizeof sdm_rows / sizeof sdm_rows[0]);
-    CHECK(modelled >= 31, "%zu rows modelled", modelled);
+    CHECK(modelled >= 34, "%zu rows modelled", modelled);
     CHECK(matches_row("MODE.Exec?, TIP.PGE(BLIP)", "tip.pge(BLIP)") && !matches_row("TIP(BLIP)", "tip(NLIP)") &&
               !matches_row("TNT", "") && matches_row("None", "") && matches_row("PIP(NewCR3, NR?)?, TraceStop?", "pip") &&
               !matches_row("None", "tnt"),
@@ -1057,6 +1062,8 @@ static void put_row(sb *s, const char *packets, int with_optional, int *on, int 
             p = pk(PTC_STOP);
             *on = 0;
             *stopped = 1;
+        } else if (!strcmp(name, "MODE")) {
+            p = pk_tsx(strstr(arg, "InTX=1") != NULL, strstr(arg, "TXAbort=1") != NULL);
         } else if (!strcmp(name, "MODE.Exec")) p = pk_exec(1, 0);
         else if (!strcmp(name, "TNT")) p = pk_tnt();
         else if (!strcmp(name, "TSC")) p = pk_tsc(0x100000 + s->len);
