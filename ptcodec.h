@@ -9286,6 +9286,9 @@ static void ptc__conf_time_rules(ptc_conform *c, ptc__conf_out *o, const ptc_ite
     if (p->type == PTC_TSC || p->type == PTC_OVF || p->type == PTC_CBR || p->type == PTC_EXSTOP || p->type == PTC_PWRE ||
         p->type == PTC_PWRX || p->type == PTC_MWAIT)
         tm->chain.state = 0;
+    /* (the packets an OVF lost may have held a CBR of a higher ratio: fuzz_checker
+       found the model's stream so, found-ovf-lost-the-cbr) */
+    if (p->type == PTC_OVF) tm->window.state = 0;
     switch (p->type) {
     case PTC_TSC: ptc__conf_time_tsc(c, o, it); break;
     case PTC_TMA: ptc__conf_time_tma(c, o, it); break;
