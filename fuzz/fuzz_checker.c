@@ -196,16 +196,16 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
         }
         n++;
     }
-    for (k = 0; k < n; k++) { /* the MTC or TSC that checks a CYC's count */
-        size_t j;
-        if (p[k].type != PTC_CYC) continue;
-        for (j = k + 1; j < n; j++) {
-            ptc_packet_type t = p[j].type;
+    { /* the MTC or TSC that checks a CYC's count: the first packet after it
+         that ends the count, if it is one of those (one pass, from the end) */
+        size_t stop = 0; /* (0: none) */
+        for (k = n; k-- > 0;) {
+            ptc_packet_type t = p[k].type;
+            if (t == PTC_CYC) p[k].next_check = stop && (p[stop].type == PTC_MTC || p[stop].type == PTC_TSC) ? stop : 0;
             if (t == PTC_MTC || t == PTC_TSC || t == PTC_OVF || t == PTC_CBR || t == PTC_EXSTOP || t == PTC_PWRE ||
                 t == PTC_PWRX || t == PTC_MWAIT)
-                break;
+                stop = k;
         }
-        if (j < n && (p[j].type == PTC_MTC || p[j].type == PTC_TSC)) p[k].next_check = j;
     }
     for (k = 0; k + 1 < n; k++) {
         ptc_packet_type next = p[k + 1].type;
