@@ -146,6 +146,14 @@ static size_t first_findings(const ptc_conform_config *cfg, unsigned flags, cons
     return 0;
 }
 
+/* A packet after which the checker counts CYCs against MTCs anew (a clock
+   stop, a new ratio, lost packets: ptc__conf_time_rules). */
+static int ends_cyc_count(ptc_packet_type t)
+{
+    return t == PTC_TSC || t == PTC_OVF || t == PTC_CBR || t == PTC_EXSTOP || t == PTC_PWRE || t == PTC_PWRX ||
+           t == PTC_MWAIT;
+}
+
 /* Every packet of the stream, with what the breakers look for. */
 static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at *p)
 {
@@ -176,8 +184,7 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
         /* the checker's time state (ptc__conf_time_rules), as far as the breakers need it */
         p[n].chain = chain;
         p[n].tsc_window = t == PTC_CYC && tsc_seen && !first_cyc_after_tsc && !in_psb;
-        if (t == PTC_TSC || t == PTC_OVF || t == PTC_CBR || t == PTC_EXSTOP || t == PTC_PWRE || t == PTC_PWRX || t == PTC_MWAIT)
-            chain = 0;
+        if (ends_cyc_count(t)) chain = 0;
         if (t == PTC_MTC && chain != 2) chain = 1;
         if (t == PTC_CYC && chain == 1) chain = 2;
         if (t == PTC_TSC) tsc_seen = first_cyc_after_tsc = 1;
@@ -202,9 +209,7 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
         for (k = n; k-- > 0;) {
             ptc_packet_type t = p[k].type;
             if (t == PTC_CYC) p[k].next_check = stop && (p[stop].type == PTC_MTC || p[stop].type == PTC_TSC) ? stop : 0;
-            if (t == PTC_MTC || t == PTC_TSC || t == PTC_OVF || t == PTC_CBR || t == PTC_EXSTOP || t == PTC_PWRE ||
-                t == PTC_PWRX || t == PTC_MWAIT)
-                stop = k;
+            if (t == PTC_MTC || ends_cyc_count(t)) stop = k;
         }
     }
     for (k = 0; k + 1 < n; k++) {

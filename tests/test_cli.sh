@@ -285,6 +285,13 @@ cat "$tmp/nocbr.pt" | "$b/ptdump" --check --jsonl - > "$tmp/out"
 grep -q '^{"off":0,"rule":"psb_no_cbr","severity":"violation","sdm":"36.4.2.10","msg":"a PSB+ without a CBR"}$' "$tmp/out" \
   && grep -q '^{"packets":3,"violation":2,"suspicious":0,"erratum":0,"malformed":0}$' "$tmp/out" \
   && pass check_jsonl_stdin || fail check_jsonl_stdin "$(cat "$tmp/out")"
+# --cyc-thresh alone gives --check where CYCs go (SPEC.md 7.3.5): the
+# threshold the trace was written with passes, a higher one is refused
+"$b/ptsim" --workload dense --cycles 300000 --set cyc_en=1,cyc_thresh=3 -o "$tmp/ct.pt" --quiet
+"$b/ptdump" --check --cyc-thresh 3 "$tmp/ct.pt" > "$tmp/ct3"; st3=$?
+"$b/ptdump" --check --cyc-thresh 5 "$tmp/ct.pt" > "$tmp/ct5"; st5=$?
+if [ $st3 = 0 ] && [ $st5 = 1 ] && grep -q '  violation   cyc_under_threshold ' "$tmp/ct5"; then pass check_cyc_thresh_alone
+else fail check_cyc_thresh_alone "status $st3/$st5: $(tail -1 "$tmp/ct3") $(tail -1 "$tmp/ct5")"; fi
 # a cut trace is no violation; a malformed packet is
 head -c 17 "$tmp/f.pt" > "$tmp/cut.pt"
 expect_status check_cut_trace 0 "$b/ptdump" --check "$tmp/cut.pt"

@@ -39,7 +39,8 @@ static const char usage[] =
     "              SDM (SPEC.md part 7): one line per finding instead of packets.\n"
     "              Needs no settings; --config, --policy, --cpu F/M, --errata and a\n"
     "              perf.data's recorded settings tighten it, and the clock's\n"
-    "              (--mtc-freq, --nom-freq, --cpuid-0x15.*) add the time rules\n"
+    "              (--mtc-freq, --nom-freq, --cpuid-0x15.*, --cyc-thresh) add the\n"
+    "              time rules\n"
     "  --stats     no packets: how many of each type and their bytes, the decode\n"
     "              errors, the PSBs and (with --time) the time the trace spans\n"
     "              and its conflicts\n"
@@ -293,6 +294,10 @@ static void finding_json(df_buf *b, const ptc_finding *f)
     }
     df_put(b, "\"}", 2);
 }
+
+/* --check: whether the options give the time rules a clock (SPEC 7.3.5):
+   its settings, or --cyc-thresh alone for where CYCs go. */
+static int check_has_clock(const clock_options *o) { return co_has_clock(o) || o->numset[CO_CYC_THRESH]; }
 
 /* --check: the rules an item breaks, a line each (SPEC 7.4). A decode
    error is printed as without --check. */
@@ -636,7 +641,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
         pf.conf.policy = *policy;
     }
     pr->conf = pf.conf;
-    if (pf.conf.have_clock || co_has_clock(o)) { /* the options over what the file records */
+    if (pf.conf.have_clock || check_has_clock(o)) { /* the options over what the file records */
         pr->conf.have_clock = 1;
         pr->conf.clock = pf.cc;
     }
@@ -1271,7 +1276,7 @@ int main(int argc, char **argv)
     }
     co_apply(&cc, &opt);
     /* --check: the time rules (SPEC 7.3.5) with the clock the options or --config give */
-    if (config || co_has_clock(&opt)) {
+    if (config || check_has_clock(&opt)) {
         pr.conf.have_clock = 1;
         pr.conf.clock = cc;
     }
