@@ -1756,6 +1756,8 @@ typedef struct ptc_perf_reader {
     int cut_short;                     /* the file ends before its data section does: the
                                           records up to its end are read, the last one may
                                           be cut (then PTC_ERR_BAD_PERF or a truncated AUXTRACE) */
+    int features_cut;                  /* the file ends inside its feature sections (after the
+                                          data): the data is whole, the CPUID may be lost */
 } ptc_perf_reader;
 
 /* Opens a perf.data held whole in buf (file or pipe mode). The attributes
@@ -7934,6 +7936,21 @@ static ptc_status ptc__perf_file_attrs(ptc_perf_reader *rd, uint64_t attr_size, 
     return PTC_OK;
 }
 
+/* Whether every feature section a file-mode perf.data announces is in the
+   buffer: the {offset, size} table after the data, one entry per bit set,
+   and each section it points to. */
+static int ptc__perf_file_features_whole(const ptc_perf_reader *rd, const uint8_t *features, uint64_t after_data)
+{
+    unsigned bit, count = 0, i;
+    for (bit = 0; bit < 256; bit++) count += features[bit / 8] >> (bit % 8) & 1;
+    if (!ptc__perf_has(rd, after_data, 16u * count)) return 0;
+    for (i = 0; i < count; i++)
+        if (!ptc__perf_has(rd, ptc__byte_load64(rd->buf + after_data + 16u * i),
+                           ptc__byte_load64(rd->buf + after_data + 16u * i + 8)))
+            return 0;
+    return 1;
+}
+
 /* The CPUID feature section of a file-mode perf.data, if there is one:
    feature sections follow the data, one {offset, size} per feature bit set. */
 static void ptc__perf_file_cpuid(ptc_perf_reader *rd, const uint8_t *features, uint64_t after_data)
@@ -7983,6 +8000,7 @@ PTCDEF ptc_status ptc_perf_open(ptc_perf_reader *rd, const uint8_t *buf, size_t 
     st = ptc__perf_file_attrs(rd, ptc__byte_load64(buf + 16), ptc__byte_load64(buf + 24), ptc__byte_load64(buf + 32));
     if (st != PTC_OK) return st;
     ptc__perf_file_cpuid(rd, features, data_off + data_size);
+    rd->features_cut = !rd->cut_short && !ptc__perf_file_features_whole(rd, features, data_off + data_size);
     rd->pos = data_off;
     rd->end = data_off + data_size;
     return PTC_OK;

@@ -651,6 +651,12 @@ if [ -n "$shared" ] && [ -f "$pdata" ]; then
   expect_status check_perf_data_no_trace 1 "$b/ptdump" --check "$tmp/cut1000.data"
   expect_status check_perf_data_cut_short 1 "$b/ptdump" --check "$tmp/cut100k.data"
   expect_status check_perf_data_whole 0 "$b/ptdump" --check "$pdata"
+  # cut after its data, inside the feature sections: the CPU may be lost, and it says so
+  fdata="$shared/pt-traces-timed/farzamdorostkar_tmon__perf.data"
+  head -c 30000 "$fdata" > "$tmp/cutfeatures.data"
+  expect_status check_perf_data_features_cut 1 "$b/ptdump" --check "$tmp/cutfeatures.data"
+  grep -q "ends inside its feature sections" "$tmp/out" && pass check_perf_data_features_cut_named ||
+    fail check_perf_data_features_cut_named "$(head -3 "$tmp/out")"
 else
   echo "skip - check_perf_data_no_trace: shared/pt-traces-timed is not there"
 fi

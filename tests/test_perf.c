@@ -183,6 +183,12 @@ static void malformed_input_is_named(void)
     CHECK(open_copy(w.bytes, 300, &rd, &c) == PTC_OK && rd.cut_short && ptc_perf_next(&rd, &r) == PTC_ERR_BAD_PERF &&
           rd.error_offset == 256 && ptc_perf_next(&rd, &r) == PTC_END);
     free(c);
+    /* whole: every feature section there; one byte short: the data is
+       whole, the feature sections (the CPUID) are cut, and the reader says so */
+    CHECK(open_copy(w.bytes, w.len, &rd, &c) == PTC_OK && !rd.cut_short && !rd.features_cut && rd.have_cpuid);
+    free(c);
+    CHECK(open_copy(w.bytes, w.len - 1, &rd, &c) == PTC_OK && !rd.cut_short && rd.features_cut && !rd.have_cpuid);
+    free(c);
     /* cut before its attributes: nothing to read */
     CHECK(open_copy(w.bytes, 104, &rd, &c) == PTC_ERR_BAD_PERF && rd.error_offset == 40); free(c);
     /* compressed records: named, not misread */

@@ -40,6 +40,7 @@ typedef struct pa_file {
     ptc_conform_config conf; /* what the conformance checker can know from it (nothing, without AUXTRACE_INFO) */
     int snapshot;          /* snapshot mode: a queue's chunks may overlap */
     int cut_short;         /* the file ends before its data section does */
+    int features_cut;      /* the file ends inside the feature sections after the data */
     ptc_status end;        /* PTC_END, or why the rest of the file cannot be read */
     uint64_t end_offset;   /*   and where */
 } pa_file;
@@ -170,6 +171,7 @@ static int pa_collect(const uint8_t *buf, size_t len, pa_file *f, pa_record_fn o
         return 0;
     }
     f->cut_short = rd.cut_short;
+    f->features_cut = rd.features_cut;
     while ((st = ptc_perf_next(&rd, &r)) == PTC_OK) {
         perf_chunk c;
         pa_side e;

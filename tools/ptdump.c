@@ -631,6 +631,12 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
                          : "[perf.data: the file ends before its data does (%llu bytes): read up to its end]\n",
                (unsigned long long)len);
     }
+    if (pf.features_cut) {
+        pr->errors++;
+        out_printf(pr, pr->jsonl ? "{\"perf_data\":\"feature sections cut short\",\"size\":%llu}\n"
+                         : "[perf.data: the file ends inside its feature sections (%llu bytes): the CPU it names may be lost]\n",
+               (unsigned long long)len);
+    }
     pf.cc.policy = *policy;
     co_apply(&pf.cc, o);
     /* --check: what the file records, and what the options add */
