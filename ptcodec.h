@@ -7771,7 +7771,9 @@ PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t
     /* asleep: the core clock and the PT clocks stop; the ART goes on */
     m->art += art_ticks;
     if (m->enabled) {
-        ptc__mdl_cyc(m, 1); /* the cycles before the clocks stopped, then TSC */
+        /* the cycles before the clocks stopped, then TSC; no CYC when they
+           stopped in the last CYC's cycle (one CYC a cycle: SPEC 7.3.5) */
+        ptc__mdl_cyc(m, 1);
         ptc__mdl_tsc_tma(m);
         ptc__mdl_cbr(m);
         if (m->cfg.pwr_evt_en) {

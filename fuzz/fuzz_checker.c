@@ -60,7 +60,11 @@
      2^40 cycles, with an MTC after it before any of those: found there.
    - cyc_over_tsc: a CYC that counts against the TSCs (after a TSC and a
      CYC, outside PSB+, no VMX in the stream) made 2^40 cycles, with a TSC
-     after it and no MTC between: found at that TSC. */
+     after it and no MTC between: found at that TSC.
+   - tsc_before_mtcs: a TSC after a TSC and its TMA (no OVF since, no VMX in
+     the stream) made that epoch's TSC again, when the MTCs since that TMA
+     (before this TSC's PSB+) change payload often enough that their edges
+     lie more than twice 512 TSC ticks after it. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
@@ -87,7 +91,8 @@
     X(MUT_TMA_CTC,     PTC_RULE_TMA_CTC_MISMATCH) \
     X(MUT_CYC_SMALL,   PTC_RULE_CYC_UNDER_THRESHOLD) \
     X(MUT_CYC_MTCS,    PTC_RULE_CYC_OVER_MTCS) \
-    X(MUT_CYC_TSC,     PTC_RULE_CYC_OVER_TSC)
+    X(MUT_CYC_TSC,     PTC_RULE_CYC_OVER_TSC) \
+    X(MUT_TSC_EARLY,   PTC_RULE_TSC_BEFORE_MTCS)
 
 enum {
 #define X(e, rule) e,
@@ -119,10 +124,15 @@ typedef struct pkt_at {
     int chain;        /* before it, the checker's count of CYCs against MTCs: 2 counting */
     int tsc_window;   /* a CYC the checker counts against the TSCs */
     size_t next_check;/* a CYC: the MTC (MUT_CYC_MTCS) or TSC (MUT_CYC_TSC) that checks it, or 0 */
+    int has_epoch;    /* a TSC: a TSC and its TMA came before, no OVF since */
+    uint64_t epoch_tsc;  /*   that TSC's value */
+    unsigned periods;    /*   MTCs since its TMA (outside this TSC's PSB+) with a payload the one before did not
+                              have: each at least one MTC period on */
 } pkt_at;
 
 static int cyc_threshold;  /* the model's CycThresh when CYCs are on, else 0 */
 static int no_suppression; /* the model's policy suppresses no MTC */
+static unsigned mtc_freq, crystal_eax, crystal_ebx; /* the model's clock (MUT_TSC_EARLY) */
 
 static int stream_shows_vmx; /* a VMCS, or a PIP with NR set: TSCs may jump */
 
@@ -161,13 +171,16 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
     ptc_item it;
     size_t n = 0;
     int chain_open = 0, in_psb = 0, awake = 0, epochs = 0, chain = 0, tsc_seen = 0, first_cyc_after_tsc = 0;
+    int has_epoch = 0, mtc_seen = 0;
+    unsigned periods = 0, periods_at_psb = 0;
+    uint64_t last_tsc = 0, epoch_tsc = 0;
     size_t k;
-    uint8_t prev_ctc = 0;
+    uint8_t prev_ctc = 0, last_mtc = 0;
     stream_shows_vmx = 0;
     ptc_decoder_init_buffer(&dec, flags, b, len);
     while (ptc_decoder_next(&dec, &it) == PTC_OK && n < MAX_PKT) {
         ptc_packet_type t = it.pkt.type;
-        if (it.error != PTC_OK) { chain_open = 0; awake = 0; continue; }
+        if (it.error != PTC_OK) { chain_open = 0; awake = 0; has_epoch = 0; continue; }
         memset(&p[n], 0, sizeof p[n]);
         p[n].off = (size_t)it.offset;
         p[n].size = it.pkt.size;
@@ -191,6 +204,21 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
         else if (t == PTC_CYC) first_cyc_after_tsc = 0;
         p[n].epochs = epochs;
         epochs += p[n].tma_of_tsc;
+        /* the epoch MUT_TSC_EARLY moves a TSC back to */
+        if (t == PTC_PSB) periods_at_psb = periods;
+        if (t == PTC_TSC) {
+            p[n].has_epoch = has_epoch;
+            p[n].epoch_tsc = epoch_tsc;
+            p[n].periods = in_psb ? periods_at_psb : periods;
+            last_tsc = it.pkt.u.tsc.tsc;
+        }
+        if (p[n].tma_of_tsc) { has_epoch = 1; epoch_tsc = last_tsc; periods = 0; mtc_seen = 0; }
+        if (t == PTC_OVF) has_epoch = 0;
+        if (t == PTC_MTC) {
+            periods += mtc_seen && it.pkt.u.mtc.ctc != last_mtc;
+            mtc_seen = 1;
+            last_mtc = it.pkt.u.mtc.ctc;
+        }
         stream_shows_vmx |= t == PTC_VMCS || (t == PTC_PIP && it.pkt.u.pip.nr);
         if (t == PTC_MTC) {
             p[n].ctc = it.pkt.u.mtc.ctc;
@@ -260,6 +288,11 @@ static int candidate(unsigned what, const pkt_at *p, size_t n, size_t i)
     case MUT_CYC_MTCS: return t == PTC_CYC && p[i].chain == 2 && no_suppression && p[i].next_check && p[p[i].next_check].type == PTC_MTC;
     case MUT_CYC_TSC:
         return t == PTC_CYC && p[i].tsc_window && !stream_shows_vmx && p[i].next_check && p[p[i].next_check].type == PTC_TSC;
+    case MUT_TSC_EARLY: /* (periods enough that the epoch's TSC is more than 512 TSC ticks too early, less a
+                           period and two CTC ticks: SPEC 7.3.5; twice that) */
+        return t == PTC_TSC && p[i].has_epoch && !stream_shows_vmx && crystal_eax &&
+               (uint64_t)p[i].periods * crystal_ebx << mtc_freq >
+                   UINT64_C(1024) * crystal_eax + ((UINT64_C(1) << mtc_freq) + 2) * crystal_ebx;
     case MUT_PSB_NESTED: /* (a PSBEND or an OVF right after the PSB ends its PSB+) */
         return t == PTC_PSB && next != PTC_NONE && next != PTC_PSBEND && next != PTC_PSB && next != PTC_OVF;
     case MUT_NO_MODE: { /* (the only MODE.Exec since the last PSB) */
@@ -337,7 +370,7 @@ static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *re
     case MUT_PSB_NESTED: ins.type = PTC_PSB; at = *expect = p[i + 1].off + p[i + 1].size; break;
     case MUT_NO_MODE: cut = p[i].size; break; /* the TIP.PGE moves to its offset */
     case MUT_NO_EXSTOP: cut = p[i].size; *expect = p[i - 1].off; break;
-    case MUT_CBR_ZERO: case MUT_TMA_CTC: break; /* a byte changed below */
+    case MUT_CBR_ZERO: case MUT_TMA_CTC: case MUT_TSC_EARLY: break; /* bytes changed below */
     case MUT_CYC_SMALL: ins.type = PTC_CYC; ins.u.cyc.cycles = 2; cut = p[i].size; break;
     case MUT_CYC_MTCS: case MUT_CYC_TSC: { /* found at the packet that checks it, moved by the CYC's new size */
         ptc_packet big;
@@ -370,6 +403,10 @@ static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *re
     len = rec->len + nb - cut;
     if (what == MUT_CBR_ZERO) mut[at + 2] = 0;  /* 02 03 ratio */
     if (what == MUT_TMA_CTC) mut[at + 3] ^= 1;  /* 02 73 CTC[7:0] CTC[15:8]: 0x100 ticks off */
+    if (what == MUT_TSC_EARLY) {                /* 19 TSC[7:0] .. TSC[55:48]: the epoch's TSC again */
+        unsigned b;
+        for (b = 0; b < 7; b++) mut[at + 1 + b] = (uint8_t)(p[i].epoch_tsc >> (8 * b));
+    }
     return len;
 }
 
@@ -400,6 +437,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     flags = mr_decode_flags(&cfg);
     cyc_threshold = cc.clock.cyc_en && cc.clock.cyc_thresh <= 15 ? cc.clock.cyc_thresh : 0;
     no_suppression = cc.clock.have_policy && cc.clock.policy.threshold == 0;
+    mtc_freq = cc.clock.mtc_freq;
+    crystal_eax = cc.clock.cpuid_15_eax;
+    crystal_ebx = cc.clock.cpuid_15_ebx;
 
     nf = first_findings(&cc, flags, rec.bytes, rec.len, f);
     FZ_ASSERT(nf == 0, "the model's own stream breaks %s at %llu (%s)", ptc_rule_name(f[0].rule),
