@@ -215,7 +215,7 @@ $(BUILD)/test/gcc/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
 
 $(LIBIPT22): $(LIBIPT22_TAR) | $(BUILD)
 	rm -rf $(LIBIPT22_DIR) && tar xzf $(LIBIPT22_TAR) -C $(BUILD)
-	cmake -S $(LIBIPT22_DIR) -B $(LIBIPT22_DIR)/b -DCMAKE_BUILD_TYPE=Release > $(BUILD)/libipt-2.2.log 2>&1
+	cmake -S $(LIBIPT22_DIR) -B $(LIBIPT22_DIR)/b -DCMAKE_BUILD_TYPE=Release -DPTDUMP=ON -DPTTC=ON > $(BUILD)/libipt-2.2.log 2>&1
 	cmake --build $(LIBIPT22_DIR)/b -j2 >> $(BUILD)/libipt-2.2.log 2>&1
 
 $(BUILD)/test/clang/test_conform_libipt22: tests/test_conform_libipt.c $(HDR) $(TESTHDR) $(LIBIPT22) | $(BUILD)/test/clang

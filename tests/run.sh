@@ -98,6 +98,7 @@ for src in tests/test_*.c; do
     echo "FAIL - never_built: $src is in no list of the Makefile, so make check never runs it" | tee -a "$log"
 done
 run test_cli sh tests/test_cli.sh "$b/san"
+run test_ptdump22 sh tests/test_ptdump22.sh "$b"
 run test_sources sh tests/test_sources.sh
 # make test: the unit tests, the tools' and the sources' checks, and no more
 if [ -n "${UNIT_ONLY:-}" ]; then

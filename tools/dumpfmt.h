@@ -199,15 +199,18 @@ UT_FN void df_tnt(df_buf *b, const ptc_packet *p, char taken, char not_taken)
 UT_FN const char *df_cfe_name(unsigned t)
 {
     static const char *names[] = { "", "intr", "iret", "smi", "rsm", "sipi", "init", "vmentry",
-                                   "vmexit", "vmexit_intr", "shutdown", "", "uintr", "uiret" };
+                                   "vmexit", "vmexit_intr", "shutdown", "", "uintr", "uiret", "swintr", "syscall" };
     return t < sizeof names / sizeof names[0] && names[t][0] ? names[t] : "unknown";
 }
 
-UT_FN int df_cfe_has_vector(unsigned t) { return t == 1 || t == 5 || t == 9 || t == 12; }
+/* The CFE types whose vector libipt 2.2's ptdump shows: in decimal (INTR,
+   VMEXIT_INTR, UINTR, SWINTR), or in hex (SIPI's start page). */
+UT_FN int df_cfe_vector_decimal(unsigned t) { return t == 1 || t == 9 || t == 12 || t == 14; }
+UT_FN int df_cfe_vector_hex(unsigned t) { return t == 5; }
 
 UT_FN const char *df_evd_name(unsigned t)
 {
-    return t == 0 ? "pfa" : t == 1 ? "vmxq" : t == 2 ? "vmxr" : "unknown";
+    return t == 0 ? "cr2" : t == 1 ? "vmxq" : t == 2 ? "vmxr" : "unknown"; /* (0: the page fault address) */
 }
 
 /* The IP as libipt's ptdump shows it: '?' for digits taken from the last IP. */
@@ -315,21 +318,30 @@ UT_FN void df_text(df_buf *b, const ptc_item *it)
         df_printf(b, "c%u.%u%s", (p->u.pwre.state + 1u) & 15u, (p->u.pwre.sub_state + 1u) & 15u,
                   p->u.pwre.hw ? ", hw" : "");
         break;
-    case PTC_PWRX:
-        df_flag(b, &first, p->u.pwrx.wake & 1, "int");
-        df_flag(b, &first, p->u.pwrx.wake & 4, "st");
-        df_flag(b, &first, p->u.pwrx.wake & 8, "hw");
-        df_printf(b, "%s: c%u, c%u", first ? "none" : "", (p->u.pwrx.last + 1u) & 15u,
-                  (p->u.pwrx.deepest + 1u) & 15u);
+    case PTC_PWRX: {
+        /* one reason as libipt 2.2 prints it (" st" and " hw" with its
+           leading space); none, or more than one, which libipt calls
+           "bad", named (SPEC 1.11) */
+        unsigned reasons = p->u.pwrx.wake & 0xDu;
+        if (reasons == 1u || reasons == 4u || reasons == 8u) {
+            df_str(b, reasons == 1u ? "int" : reasons == 4u ? " st" : " hw");
+        } else {
+            df_flag(b, &first, reasons & 1u, "int");
+            df_flag(b, &first, reasons & 4u, "st");
+            df_flag(b, &first, reasons & 8u, "hw");
+        }
+        df_printf(b, "%s: c%u, c%u", reasons ? "" : "none", (p->u.pwrx.last + 1u) & 15u, (p->u.pwrx.deepest + 1u) & 15u);
         break;
+    }
     case PTC_CFE:
-        df_printf(b, "%x", p->u.cfe.cfe_type);
-        if (df_cfe_has_vector(p->u.cfe.cfe_type)) df_printf(b, ": %u", p->u.cfe.vector);
+        df_printf(b, "%u", p->u.cfe.cfe_type);
+        if (df_cfe_vector_decimal(p->u.cfe.cfe_type)) df_printf(b, ": %u", p->u.cfe.vector);
+        if (df_cfe_vector_hex(p->u.cfe.cfe_type)) df_printf(b, ": %x", p->u.cfe.vector);
         if (p->u.cfe.ip) df_printf(b, ", ip");
         break;
-    case PTC_EVD: df_printf(b, "%x: %llx", p->u.evd.evd_type, (df_u64)p->u.evd.payload); break;
+    case PTC_EVD: df_printf(b, "%u: %llx", p->u.evd.evd_type, (df_u64)p->u.evd.payload); break;
     case PTC_TRIG:
-        df_printf(b, "%x", p->u.trig.trbv);
+        df_printf(b, "%02x", p->u.trig.trbv);
         if (p->u.trig.ip) df_printf(b, ", ip");
         if (p->u.trig.mult) df_printf(b, ", mult");
         if (p->u.trig.icntv) df_printf(b, ", icnt: %u", p->u.trig.icnt);
@@ -338,10 +350,11 @@ UT_FN void df_text(df_buf *b, const ptc_item *it)
     case PTC_BIP: df_printf(b, "%x: %llx", p->u.bip.id, (df_u64)p->u.bip.value); break;
     default: break;
     }
-    /* a second column, as libipt prints for some packets */
+    /* a second column, as libipt 2.2's ptdump prints for some packets: the
+       payload padded to 25, a space, a name padded to 5, a value */
     if (p->type == PTC_PIP || p->type == PTC_VMCS || p->type == PTC_CFE || p->type == PTC_EVD) {
-        while (b->len < payload_at + 21 && b->len + 1 < b->cap) df_put(b, " ", 1);
-        if (p->type == PTC_PIP) df_put(b, "cr3 ", 4), df_hex(b, p->u.pip.cr3, 16);
+        while (b->len < payload_at + 26 && b->len + 1 < b->cap) df_put(b, " ", 1);
+        if (p->type == PTC_PIP) df_put(b, "cr3  ", 5), df_hex(b, p->u.pip.cr3, 16);
         if (p->type == PTC_VMCS) df_put(b, "vmcs ", 5), df_hex(b, p->u.vmcs.base, 16);
         if (p->type == PTC_CFE) df_printf(b, "type %s", df_cfe_name(p->u.cfe.cfe_type));
         if (p->type == PTC_EVD) df_printf(b, "type %s", df_evd_name(p->u.evd.evd_type));
