@@ -405,7 +405,7 @@ PCDIR   := $(PREFIX)/share/pkgconfig
 CMAKEDIR := $(PREFIX)/share/cmake/ptcodec
 # the PT-aware mutator and the differential template: their headers and
 # the ones they include, side by side in include/ptcodec/ (#include
-# <ptcodec/ptmutator.h> after ptcodec.h), and the mutator's AFL++ library
+# <ptcodec/ptmutator.h>: it includes ../ptcodec.h), and the mutator's AFL++ library
 MUTATOR_HDRS := tools/ptmutator.h tools/ptfields.h tools/ptdiff.h tools/pktgen.h tools/modelprog.h tools/util.h
 MUTINCDIR := $(INCDIR)/ptcodec
 MUTLIBDIR := $(PREFIX)/lib/ptcodec

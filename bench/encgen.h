@@ -25,10 +25,12 @@
    - TIP.PGD ... TIP.PGE: tracing off for a while, MTCs go on; a TIP.PGE
      after a PSB+ that held no MODE.Exec gets one first (Table 36-50).
 
-   Include after <intel-pt.h>, ptcodec.h (eg_clock_config) and tools/util.h.
-   Deterministic per seed. */
+   Link with libipt. Deterministic per seed. */
 #ifndef PTCODEC_ENCGEN_H
 #define PTCODEC_ENCGEN_H
+
+#include "../ptcodec.h"
+#include "../tools/util.h"
 
 #include <intel-pt.h>
 #include <stdint.h>

@@ -38,7 +38,7 @@
    - the trace ends where the buffer is full, in the middle of whatever
      was going on (no last flush, no PSB).
 
-   Include after <intel-pt.h>. Deterministic per seed; the caller frees
+   Link with libipt. Deterministic per seed; the caller frees
    what ew_generate allocates (ew_free). */
 #ifndef PTCODEC_ENCWHOLE_H
 #define PTCODEC_ENCWHOLE_H

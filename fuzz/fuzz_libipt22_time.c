@@ -6,8 +6,8 @@
    and ASan+UBSan (make fuzz-libipt22).
 
    The input is a model program, as fuzz_clock's: the configuration and the
-   suppression policy from its last bytes, the rest the workload
-   (fuzz_modelrun.h). libipt is told what Linux perf records of such a
+   suppression policy from its last bytes (fuzz_modelrun.h), the rest the
+   workload, played by ptdiff.h's pd_model_run. libipt is told what Linux perf records of such a
    trace (mtc_freq, the CPUID 0x15 ratio, nom rounded as the MSR holds it)
    and nothing about suppression or errata; the model writes neither
    SKD007's cut CYCs nor SKZ84's corrupt TMAs, which libipt would have to
@@ -118,33 +118,29 @@ static const pd_timed_decoder lx22_timed_decoders[] = {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static uint8_t stream[1 << 20];
+    static pd_time truth[1 << 17];
+    pd_model_stream s = { stream, sizeof stream, 0, truth, sizeof truth / sizeof truth[0], 0, 0 };
     fz_input in = { data, size };
     ptc_model_config cfg;
     ptc_clock_config cc;
-    mr_trace r;
-    pd_time *truth;
-    size_t n, i;
+    ptc_status st;
+    size_t i;
     pd_time_result res;
     char why[400];
     if (size > 4096) return 0;
     fz_model_config(&in, &cfg);
     cfg.skd007 = cfg.skz84 = 0; /* (libipt would have to be told) */
-    fz_model_run(&cfg, in.data, in.size, &r);
-    if (r.len == 0) {
-        mr_free(&r);
-        return 0;
-    }
-    truth = (pd_time *)malloc((r.nt + 1) * sizeof *truth);
-    FZ_ASSERT(truth != NULL, "out of memory");
-    n = pd_truth_of_model(r.t, r.nt, truth);
+    st = pd_model_run(&cfg, in.data, in.size, 300000, &s);
+    FZ_ASSERT(st == PTC_OK, "the model refused its configuration: %s", ptc_status_name(st));
+    FZ_ASSERT(!s.cut, "the stream outgrew %zu bytes or %zu packets", s.cap, s.truth_cap);
+    if (s.len == 0) return 0;
     ptc_clock_config_from_model(&cc, &cfg);
     for (i = 0; i < sizeof lx22_timed_decoders / sizeof lx22_timed_decoders[0]; i++) {
         const pd_timed_decoder *dec = &lx22_timed_decoders[i];
-        FZ_ASSERT(pd_compare_times(dec, r.bytes, r.len, &cc, truth, n, UINT64_MAX, &res), "%s refused", dec->name);
+        FZ_ASSERT(pd_compare_times(dec, s.bytes, s.len, &cc, s.truth, s.ntruth, UINT64_MAX, &res), "%s refused", dec->name);
         pd_describe_times(dec, &res, why, sizeof why);
         FZ_ASSERT(res.stray == 0 && res.back == 0, "%s", why);
     }
-    free(truth);
-    mr_free(&r);
     return 0;
 }

@@ -9,6 +9,8 @@
 #ifndef PTCODEC_FUZZ_MODELRUN_H
 #define PTCODEC_FUZZ_MODELRUN_H
 
+#include "../ptcodec.h"
+
 #include "fuzz_helpers.h"
 #include "../tools/modelrec.h"
 #include "../tools/modelprog.h"

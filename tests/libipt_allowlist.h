@@ -2,9 +2,12 @@
    how a libipt packet compares with ours, and the one written list of the
    places where the two knowingly differ (SPEC.md 1.11 says the same, with
    the same reasons). Used by tests/test_libipt.c and fuzz/fuzz_diff_libipt.c.
-   Include after ptcodec.h and <intel-pt.h>. */
+   Link with libipt. */
 #ifndef PTCODEC_LIBIPT_ALLOWLIST_H
 #define PTCODEC_LIBIPT_ALLOWLIST_H
+
+#include "../ptcodec.h"
+#include <intel-pt.h>
 
 #include <stdio.h>
 #include <string.h>

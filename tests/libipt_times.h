@@ -14,10 +14,12 @@
    TIP.PGD; a paging event the next PIP; a ptwrite the next PTW. An IP
    libipt reports must be that packet's IP, or the mapping is lost.
 
-   Include after ptcodec.h and <intel-pt.h>. Allocates nothing beyond
-   libipt's decoders. */
+   Link with libipt. Allocates nothing beyond libipt's decoders. */
 #ifndef PTCODEC_LIBIPT_TIMES_H
 #define PTCODEC_LIBIPT_TIMES_H
+
+#include "../ptcodec.h"
+#include <intel-pt.h>
 
 #include "../tools/util.h"
 

@@ -3,9 +3,12 @@
    every libipt this project builds against (Debian's 2.0.5 and 2.2 from
    ../shared/reference): the one table of the pairs. Used by
    tests/libipt_allowlist.h (2.0.5) and fuzz/fuzz_libipt22.c (2.2).
-   Include after ptcodec.h and <intel-pt.h>. */
+   Link with libipt. */
 #ifndef PTCODEC_LIBIPT_TYPES_H
 #define PTCODEC_LIBIPT_TYPES_H
+
+#include "../ptcodec.h"
+#include <intel-pt.h>
 
 #include "../tools/util.h"
 #include "../tools/ptdiff.h"

@@ -23,6 +23,8 @@
 #ifndef PTCODEC_TESTS_SDM_TABLE_H
 #define PTCODEC_TESTS_SDM_TABLE_H
 
+#include "../ptcodec.h"
+
 enum { SDM_DC = -1 };
 
 /* What the model does to make a row's operation (test_conform.c runs it). */

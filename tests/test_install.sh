@@ -74,6 +74,21 @@ else
   fail install_mutator "$(head -5 "$w/mutator.log")"
 fi
 
+# fuzz/README.md's snippets for a decoder's authors, as printed: each C
+# block that includes <ptcodec/...> compiles against the installed headers
+# alone (the adaptors they declare are the user's: only compiled, not linked)
+mkdir -p "$w/snippets"
+awk -v dir="$w/snippets" '/^```c$/ { inblock = 1; n++; f = dir "/snippet" n ".c"; next }
+     /^```$/ { inblock = 0; next } inblock { print > f }' fuzz/README.md
+tried=0 bad=""
+for f in "$w"/snippets/snippet*.c; do
+  grep -q '#include <ptcodec/' "$f" || continue
+  tried=$((tried + 1))
+  cc -std=c99 -c -I"$stage$prefix/include" "$f" -o "$f.o" > "$f.log" 2>&1 || bad="$bad $(basename "$f"): $(grep -m1 error "$f.log")"
+done
+[ "$tried" -ge 3 ] && [ -z "$bad" ] && pass "install_fuzz_readme_snippets: $tried compile as printed" ||
+  fail install_fuzz_readme_snippets "$tried tried;$bad"
+
 # the man pages: roff without warnings, and man finds them by name
 bad=""
 for t in ptdump ptsim ptgen ptnav; do

@@ -325,6 +325,40 @@ static void time_comparison_finds_each_fault_where_it_is(void)
     mr_free(&tr);
 }
 
+/* pd_model_run writes what a recorder of the model's sink records: the
+   same bytes, the truth pd_truth_of_model gives; with too little room it
+   stops at a packet's end, the truth with it, and says so. */
+static void model_run_into_the_callers_storage(void)
+{
+    static uint8_t bytes[1 << 18], small[300];
+    static pd_time truth[1 << 15], ref[1 << 15];
+    pd_model_stream s = { bytes, sizeof bytes, 0, truth, sizeof truth / sizeof truth[0], 0, 0 };
+    pd_model_stream cut = { small, sizeof small, 0, truth, sizeof truth / sizeof truth[0], 0, 0 };
+    uint8_t prog[512];
+    ptc_model_config cfg;
+    ptc_model m;
+    ptc_model_sink sink;
+    mr_trace tr;
+    size_t i, n;
+    for (i = 0; i < sizeof prog; i++) prog[i] = (uint8_t)(i * 37u + (i >> 3));
+    ptc_model_config_default(&cfg);
+    cfg.cyc_en = 1;
+    sink = mr_start(&tr, 0);
+    CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK && mp_play(&m, prog, sizeof prog, 300000) == PTC_OK);
+    n = pd_truth_of_model(tr.t, tr.nt, ref);
+    CHECK(pd_model_run(&cfg, prog, sizeof prog, 300000, &s) == PTC_OK && !s.cut);
+    CHECK(s.len == tr.len && s.len > sizeof small && memcmp(s.bytes, tr.bytes, s.len) == 0, "%zu bytes, recorder %zu",
+          s.len, tr.len);
+    CHECK(s.ntruth == n && memcmp(s.truth, ref, n * sizeof ref[0]) == 0);
+    CHECK(pd_model_run(&cfg, prog, sizeof prog, 300000, &cut) == PTC_OK && cut.cut && cut.len <= sizeof small);
+    CHECK(cut.len > 0 && memcmp(cut.bytes, tr.bytes, cut.len) == 0 && cut.ntruth < n);
+    for (i = 0; i < cut.ntruth; i++) CHECK(cut.truth[i].offset < cut.len);
+    CHECK(cut.ntruth < n && ref[cut.ntruth].offset >= cut.len, "the truth runs past the stream's end");
+    cfg.mtc_freq = 16; /* refused: the model's error comes back */
+    CHECK(pd_model_run(&cfg, prog, sizeof prog, 300000, &s) == PTC_ERR_BAD_CONFIG);
+    mr_free(&tr);
+}
+
 int main(void)
 {
     RUN(every_operator_applies_and_keeps_packets_whole);
@@ -334,5 +368,6 @@ int main(void)
     RUN(crossover_splices_at_psbs);
     RUN(generate_writes_a_model_stream);
     RUN(time_comparison_finds_each_fault_where_it_is);
+    RUN(model_run_into_the_callers_storage);
     TL_EXIT();
 }

@@ -13,9 +13,11 @@
      them, the cycles counted span the periods between them at nom/CBR.
    Each is measured only when the trace holds what it needs, and named
    only when the trace disagrees with the setting by more than it could
-   by rounding. Include after ptcodec.h. */
+   by rounding. */
 #ifndef PTCODEC_CLOCKCHECK_H
 #define PTCODEC_CLOCKCHECK_H
+
+#include "../ptcodec.h"
 
 #include "util.h"
 

@@ -3,9 +3,11 @@
    configuration (--mtc-freq, --nom-freq, --cpuid-0x15.eax, .ebx), the
    CYC threshold and the cycle counter's width, the real-clock tolerances, and the recording
    CPU (--cpu F/M[/S]) or its errata by name. They apply over what the
-   trace's own configuration says. Include after ptcodec.h. */
+   trace's own configuration says. */
 #ifndef PTCODEC_CLOCKOPTS_H
 #define PTCODEC_CLOCKOPTS_H
+
+#include "../ptcodec.h"
 
 #include "util.h"
 

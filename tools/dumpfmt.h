@@ -1,8 +1,10 @@
 /* dumpfmt.h - how ptdump prints an item: libipt's ptdump text layout and
    JSON lines (SPEC.md 1.10). Shared by tools/ptdump.c and the tests that
-   compare its output with libipt's. Include after ptcodec.h. */
+   compare its output with libipt's. */
 #ifndef PTCODEC_DUMPFMT_H
 #define PTCODEC_DUMPFMT_H
+
+#include "../ptcodec.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -2,9 +2,11 @@
    used by ptsim's --set, by scenario files, by the out.pt.json that ptsim
    writes and by ptdump --config that reads it (SPEC.md 5.6); and the
    model's truth as the JSON lines ptsim --truth and the QEMU plugin write.
-   Include after ptcodec.h. */
+   It includes what it needs. */
 #ifndef PTCODEC_MODELCFG_H
 #define PTCODEC_MODELCFG_H
+
+#include "../ptcodec.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,10 +4,12 @@
    played on a model, and the model's settings drawn from a source of
    values (mp_config). Shared by the model-driven fuzz targets
    (fuzz/fuzz_modelrun.h) and the PT-aware mutator's "generate" operator
-   (tools/ptmutator.h), so that a program means the same to both. Include
-   after ptcodec.h (with its implementation). It allocates nothing. */
+   (tools/ptmutator.h), so that a program means the same to both. The
+   program links ptcodec's implementation. It allocates nothing. */
 #ifndef PTCODEC_MODELPROG_H
 #define PTCODEC_MODELPROG_H
+
+#include "../ptcodec.h"
 
 #include "util.h"
 

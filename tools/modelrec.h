@@ -12,6 +12,8 @@
 #ifndef PTCODEC_MODELREC_H
 #define PTCODEC_MODELREC_H
 
+#include "../ptcodec.h"
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -2,9 +2,11 @@
    (SPEC 4.3): ptc_nav_add, and when the storage is full, ptc_nav_forget of
    what the query cannot need, growing the storage only when that freed
    little. ptnav builds its index so; test_nav and fuzz_nav hold the answers
-   to the whole index's. Include after util.h. Not thread-safe (one clock). */
+   to the whole index's. Not thread-safe (one clock). */
 #ifndef PTCODEC_NAVWINDOW_H
 #define PTCODEC_NAVWINDOW_H
+
+#include "../ptcodec.h"
 
 #include <stdlib.h>
 #include <string.h>

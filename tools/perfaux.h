@@ -2,9 +2,12 @@
    part 6): every AUXTRACE payload and every sample's AUX data as a chunk,
    sorted into queues (per CPU or per thread, as the file's AUXTRACE_INFO
    says; each AUX sample a queue of its own), and the clock's settings
-   from the file. Include after ptcodec.h. */
+   from the file. */
 #ifndef PTCODEC_PERFAUX_H
 #define PTCODEC_PERFAUX_H
+
+#include "../ptcodec.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

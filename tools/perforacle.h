@@ -11,6 +11,8 @@
 #ifndef PTCODEC_PERFORACLE_H
 #define PTCODEC_PERFORACLE_H
 
+#include "../ptcodec.h"
+
 #include "util.h"
 
 #include <stdio.h>

@@ -1,8 +1,10 @@
 /* pktgen.h - random valid Intel PT packets and packet streams, for tests,
-   fuzz seeds and benchmarks. Include after ptcodec.h (with its
-   implementation). Deterministic: the same seed gives the same bytes. */
+   fuzz seeds and benchmarks. The program links ptcodec's
+   implementation. Deterministic: the same seed gives the same bytes. */
 #ifndef PTCODEC_PKTGEN_H
 #define PTCODEC_PKTGEN_H
+
+#include "../ptcodec.h"
 
 #include "util.h"
 

@@ -1,7 +1,7 @@
 /* progress.h - how far long work has got, as one line on standard error
    that rewrites itself about once a second, only when standard error is a
    terminal: a pipe, a file or a test's capture gets nothing. ptsim shows
-   the cycles simulated, ptdump the bytes read. Include after util.h. */
+   the cycles simulated, ptdump the bytes read. */
 #ifndef PTCODEC_PROGRESS_H
 #define PTCODEC_PROGRESS_H
 

@@ -22,11 +22,15 @@
    no packet. fuzz/fuzz_libipt22_time.c is the worked example (libipt
    2.2's query decoder, on the model's streams).
 
-   Include after ptcodec.h (with its implementation). Allocates nothing;
-   your adaptor may. */
+   It includes ptcodec.h; one file of the program defines
+   PTCODEC_IMPLEMENTATION before including either. Allocates nothing; your
+   adaptor may. */
 #ifndef PTCODEC_PTDIFF_H
 #define PTCODEC_PTDIFF_H
 
+#include "../ptcodec.h"
+
+#include "modelprog.h"
 #include "util.h"
 
 #include <stddef.h>
@@ -257,6 +261,54 @@ UT_FN size_t pd_truth_of_model(const ptc_truth *t, size_t nt, pd_time *out)
         n++;
     }
     return n;
+}
+
+/* A stream the model writes, with its truth, in the caller's storage:
+   what pd_compare_times needs, with no recorder of your own. */
+typedef struct pd_model_stream {
+    uint8_t *bytes;       /* room for cap bytes; len of them written */
+    size_t cap, len;
+    pd_time *truth;       /* room for truth_cap; ntruth written, as pd_truth_of_model gives them */
+    size_t truth_cap, ntruth;
+    int cut;              /* the run wrote more than the room: the stream ends at the
+                             last packet that fitted, and its truth with it */
+} pd_model_stream;
+
+UT_FN void pd__model_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
+{
+    pd_model_stream *s = (pd_model_stream *)user;
+    int whole = t->fate == PTC_FATE_EMITTED;
+    if (s->cut || len > s->cap - s->len || (whole && s->ntruth == s->truth_cap)) {
+        s->cut = 1;
+        return;
+    }
+    memcpy(s->bytes + s->len, bytes, len);
+    s->len += len;
+    if (whole) {
+        s->truth[s->ntruth].offset = t->offset;
+        s->truth[s->ntruth].tsc = t->time.tsc;
+        s->ntruth++;
+    }
+}
+
+/* Plays prog[0, n), a workload program (tools/modelprog.h: two bytes an
+   event, as the mutator plays its input), on a model configured by cfg,
+   into s (set bytes, cap, truth and truth_cap; the rest is reset). Idle
+   events draw from `budget` cycles. PTC_OK, or ptc_model_init's error for
+   a configuration it refuses. */
+UT_FN ptc_status pd_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t n, uint64_t budget,
+                              pd_model_stream *s)
+{
+    ptc_model m;
+    ptc_model_sink sink;
+    ptc_status st;
+    s->len = s->ntruth = 0;
+    s->cut = 0;
+    memset(&sink, 0, sizeof sink);
+    sink.user = s;
+    sink.packet = pd__model_packet;
+    st = ptc_model_init(&m, cfg, &sink);
+    return st == PTC_OK ? mp_play(&m, prog, n, budget) : st;
 }
 
 /* The truth's entry at offset (truth sorted by offset), or NULL. */

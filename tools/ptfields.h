@@ -1,9 +1,11 @@
 /* ptfields.h - PTC_PACKET_FIELD_LIST as data: where each field of a
    ptc_packet lies, so that a tool reads or sets a field without knowing
    its type's layout (ptdump's JSON lines, the mutator's field operator).
-   Include after ptcodec.h. */
+   It includes what it needs. */
 #ifndef PTCODEC_PTFIELDS_H
 #define PTCODEC_PTFIELDS_H
+
+#include "../ptcodec.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -29,7 +29,8 @@
    Allocates nothing: it works in the caller's buffer, with its state (and
    an index of the first PTM_MAX_UNITS packets) in a ptm_mutator.
 
-   Use: include ptcodec.h with PTCODEC_IMPLEMENTATION, then this header.
+   Use: include it (it includes ptcodec.h), with PTCODEC_IMPLEMENTATION
+   defined first in one file of the program.
      - libFuzzer: #define PTM_LIBFUZZER_HOOKS before including it in your
        harness's file; it defines LLVMFuzzerCustomMutator and
        LLVMFuzzerCustomCrossOver (byte-level steps go to LLVMFuzzerMutate).
@@ -39,6 +40,8 @@
    fuzz/README.md ("Fuzzing your decoder") says more. */
 #ifndef PTCODEC_PTMUTATOR_H
 #define PTCODEC_PTMUTATOR_H
+
+#include "../ptcodec.h"
 
 #include "pktgen.h"
 #include "modelprog.h"

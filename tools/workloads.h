@@ -1,9 +1,12 @@
 /* workloads.h - what drives the hardware model: built-in workloads and a
    small scenario language (SPEC.md 5.4, 5.5). Used by ptsim, the tests and the
-   fuzz targets. Include after ptcodec.h and pktgen.h (for the random
-   source) and modelcfg.h. */
+   fuzz targets. It includes what it needs (pktgen.h: the random
+   source). */
 #ifndef PTCODEC_WORKLOADS_H
 #define PTCODEC_WORKLOADS_H
+
+#include "../ptcodec.h"
+#include "pktgen.h"
 
 #include <stdio.h>
 #include <string.h>

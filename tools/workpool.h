@@ -5,7 +5,7 @@
    At most `window` jobs are claimed and not yet taken, so a caller that
    gives each of `window` slots its own buffers (job j uses slot
    j % window) needs no more memory than that, however long the trace.
-   POSIX threads; include after util.h, link with -pthread. */
+   POSIX threads; link with -pthread. */
 #ifndef PTCODEC_WORKPOOL_H
 #define PTCODEC_WORKPOOL_H
 
