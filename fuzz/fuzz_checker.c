@@ -44,8 +44,10 @@
    - pge_no_mode: the MODE.Exec right before a TIP.PGE removed, when no
      other MODE.Exec came since the last PSB: found at the TIP.PGE.
    - pwre_no_exstop: the EXSTOP right after a PWRE removed, when code ran
-     (or a PWRX came) since the last PWRE and a packet that breaks the debt
-     comes later: found at the PWRE.
+     (or a PWRX came) since the last PWRE and the first packet after it
+     that may not come anywhere breaks the debt (an OVF or a decode error
+     forgives it: found-pwre-then-ovf-forgives-the-exstop): found at the
+     PWRE.
    - cbr_zero: a CBR's ratio made 0.
    - tma_ctc_mismatch: the CTC of a TMA right after its TSC moved on by
      0x100, when a TSC and TMA came before it and the stream shows no VMX
@@ -117,7 +119,9 @@ typedef struct pkt_at {
     uint8_t prev_ctc; /*   and its payload */
     int in_psb;       /* after a PSB, up to its PSBEND */
     int awake;        /* before it, code ran or a PWRX came since the last PWRE (the checker's C0) */
-    int debt_breaker; /* a packet that breaks an EXSTOP's debt comes after it */
+    int debt_breaker; /* the first packet after it that is not an anywhere packet breaks an EXSTOP's
+                         debt: there is one, and it is no OVF and no decode error (which forgive debts) */
+    int after_error;  /* a decode error came right before it */
     int epochs;       /* TMAs right after their TSC before it */
     int tma_of_tsc;   /* a TMA right after its TSC */
     int cyc_sent_for; /* a CYC outside PSB+, not right after a CYC, before a TNT or an eligible packet but TSC and OVF */
@@ -171,7 +175,7 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
     ptc_item it;
     size_t n = 0;
     int chain_open = 0, in_psb = 0, awake = 0, epochs = 0, chain = 0, tsc_seen = 0, first_cyc_after_tsc = 0;
-    int has_epoch = 0, mtc_seen = 0;
+    int has_epoch = 0, mtc_seen = 0, error_before = 0;
     unsigned periods = 0, periods_at_psb = 0;
     uint64_t last_tsc = 0, epoch_tsc = 0;
     size_t k;
@@ -180,8 +184,10 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
     ptc_decoder_init_buffer(&dec, flags, b, len);
     while (ptc_decoder_next(&dec, &it) == PTC_OK && n < MAX_PKT) {
         ptc_packet_type t = it.pkt.type;
-        if (it.error != PTC_OK) { chain_open = 0; awake = 0; has_epoch = 0; continue; }
+        if (it.error != PTC_OK) { chain_open = 0; awake = 0; has_epoch = 0; error_before = 1; continue; }
         memset(&p[n], 0, sizeof p[n]);
+        p[n].after_error = error_before;
+        error_before = 0;
         p[n].off = (size_t)it.offset;
         p[n].size = it.pkt.size;
         p[n].type = t;
@@ -246,10 +252,16 @@ static size_t list_packets(const uint8_t *b, size_t len, unsigned flags, pkt_at 
         p[k].cyc_sent_for = p[k].type == PTC_CYC && !p[k].in_psb && !p[k + 1].in_psb && !after_cyc &&
                             (ptc_packet_is_tnt(next) || (ptc_packet_is_cyc_eligible(next) && next != PTC_TSC && next != PTC_OVF));
     }
-    for (k = n; k-- > 0;) /* (the anywhere packets: SPEC 7.3.3) */
-        p[k].debt_breaker = k + 1 < n && (p[k + 1].debt_breaker || !(ptc_packet_is_timing(p[k + 1].type) ||
-                                                                     p[k + 1].type == PTC_PAD || p[k + 1].type == PTC_CBR ||
-                                                                     p[k + 1].type == PTC_MNT));
+    { /* (the anywhere packets: SPEC 7.3.3) */
+        int breaks = 0; /* the first packet after k that is not an anywhere packet breaks a debt */
+        for (k = n; k-- > 0;) {
+            p[k].debt_breaker = breaks;
+            if (p[k].after_error || p[k].type == PTC_OVF) breaks = 0;
+            else if (!(ptc_packet_is_timing(p[k].type) || p[k].type == PTC_PAD || p[k].type == PTC_CBR ||
+                       p[k].type == PTC_MNT))
+                breaks = 1;
+        }
+    }
     return n;
 }
 
