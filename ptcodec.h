@@ -654,24 +654,21 @@ typedef struct ptc_mtc_policy {
 /* The seed's example: threshold 2, resume after 255 suppressed, bursts of 2. */
 PTCDEF void ptc_mtc_policy_default(ptc_mtc_policy *p);
 
-/* What the checker can find wrong in a stream (X(enumerator, name, message)). */
-#define PTC_VIOLATION_LIST(X) \
-    X(PTC_VIOL_NONE,          "none",               "no violation") \
-    X(PTC_VIOL_NOT_SUPPRESSED,"mtc_not_suppressed", "an MTC was emitted where the policy suppresses it") \
-    X(PTC_VIOL_MISSING_MTC,   "missing_mtc",        "MTC periods are missing but the policy did not allow suppression") \
-    X(PTC_VIOL_GAP_TOO_LONG,  "gap_too_long",       "more MTCs were suppressed than the resume rules allow") \
-    X(PTC_VIOL_EARLY_RESUME,  "early_resume",       "suppression ended without a resume condition") \
-    X(PTC_VIOL_LATE_RESUME,   "late_resume",        "a suppressed MTC met a resume condition")
-
-typedef enum ptc_violation {
-#define PTC__X(e, n, m) e,
-    PTC_VIOLATION_LIST(PTC__X)
-#undef PTC__X
-    PTC_VIOLATION_COUNT
-} ptc_violation;
-
-PTCDEF const char *ptc_violation_name(ptc_violation v);
-PTCDEF const char *ptc_violation_message(ptc_violation v);
+/* What a stream can break against its policy (SPEC 2.2): rows of the
+   conformance catalogue, PTC_RULE_LIST (part 7), which numbers them as
+   ptc_rule values and gives their names (ptc_rule_name). X(enumerator,
+   name, severity, source, what breaks it). */
+#define PTC_MTC_RULE_LIST(X) \
+    X(PTC_RULE_MTC_NOT_SUPPRESSED, "mtc_not_suppressed", PTC_SEV_VIOLATION, "US 12,386,726", \
+      "an MTC was emitted where the policy suppresses it") \
+    X(PTC_RULE_MISSING_MTC,     "missing_mtc",       PTC_SEV_VIOLATION,  "US 12,386,726", \
+      "MTC periods are missing but the policy did not allow suppression") \
+    X(PTC_RULE_GAP_TOO_LONG,    "gap_too_long",      PTC_SEV_VIOLATION,  "US 12,386,726", \
+      "more MTCs were suppressed than the resume rules allow") \
+    X(PTC_RULE_EARLY_RESUME,    "early_resume",      PTC_SEV_VIOLATION,  "US 12,386,726", \
+      "suppression ended without a resume condition") \
+    X(PTC_RULE_LATE_RESUME,     "late_resume",       PTC_SEV_VIOLATION,  "US 12,386,726", \
+      "a suppressed MTC met a resume condition")
 
 /* All fields are private. */
 typedef struct ptc_checker {
@@ -684,8 +681,9 @@ typedef struct ptc_checker {
 } ptc_checker;
 
 PTCDEF void ptc_checker_init(ptc_checker *c, const ptc_mtc_policy *policy);
-/* Feeds one decoded packet; returns PTC_VIOL_NONE or the rule it breaks. */
-PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt);
+/* Feeds one decoded packet; returns 0 (PTC_RULE_NONE) or the rule of
+   PTC_MTC_RULE_LIST it breaks, a ptc_rule value (the enum is part 7's). */
+PTCDEF int ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt);
 
 
 /* ===================================================================== */
@@ -1930,17 +1928,8 @@ typedef enum ptc_severity {
       "CYCs after an MTC that count more cycles than the MTC periods since and one more hold at the CBR") \
     X(PTC_RULE_CYC_UNDER_THRESHOLD, "cyc_under_threshold", PTC_SEV_VIOLATION, "36.3.6", \
       "a CYC sent for an eligible packet or a TNT with fewer cycles than CycThresh asks") \
-    /* MTC suppression, with a policy (SPEC 7.3.6, part 2) */ \
-    X(PTC_RULE_MTC_NOT_SUPPRESSED, "mtc_not_suppressed", PTC_SEV_VIOLATION, "US 12,386,726", \
-      "an MTC was emitted where the policy suppresses it") \
-    X(PTC_RULE_MISSING_MTC,     "missing_mtc",       PTC_SEV_VIOLATION,  "US 12,386,726", \
-      "MTC periods are missing but the policy did not allow suppression") \
-    X(PTC_RULE_GAP_TOO_LONG,    "gap_too_long",      PTC_SEV_VIOLATION,  "US 12,386,726", \
-      "more MTCs were suppressed than the resume rules allow") \
-    X(PTC_RULE_EARLY_RESUME,    "early_resume",      PTC_SEV_VIOLATION,  "US 12,386,726", \
-      "suppression ended without a resume condition") \
-    X(PTC_RULE_LATE_RESUME,     "late_resume",       PTC_SEV_VIOLATION,  "US 12,386,726", \
-      "a suppressed MTC met a resume condition")
+    /* MTC suppression, with a policy (SPEC 7.3.6): part 2's rows */ \
+    PTC_MTC_RULE_LIST(X)
 
 typedef enum ptc_rule {
     PTC_RULE_NONE = 0,
@@ -3687,26 +3676,6 @@ PTCDEF void ptc_mtc_policy_default(ptc_mtc_policy *p)
 }
 
 
-PTCDEF const char *ptc_violation_name(ptc_violation v)
-{
-    switch (v) {
-#define PTC__X(e, n, msg) case e: return n;
-    PTC_VIOLATION_LIST(PTC__X)
-#undef PTC__X
-    default: return "unknown_violation";
-    }
-}
-
-PTCDEF const char *ptc_violation_message(ptc_violation v)
-{
-    switch (v) {
-#define PTC__X(e, n, msg) case e: return msg;
-    PTC_VIOLATION_LIST(PTC__X)
-#undef PTC__X
-    default: return "not a ptcodec violation code";
-    }
-}
-
 PTCDEF void ptc_checker_init(ptc_checker *c, const ptc_mtc_policy *policy)
 {
     memset(c, 0, sizeof *c);
@@ -3714,10 +3683,10 @@ PTCDEF void ptc_checker_init(ptc_checker *c, const ptc_mtc_policy *policy)
     c->need = c->policy.threshold;
 }
 
-PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt)
+PTCDEF int ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt)
 {
     const ptc_mtc_policy *pol = &c->policy;
-    ptc_violation v = PTC_VIOL_NONE;
+    ptc_rule v = PTC_RULE_NONE;
     unsigned gap, k, i;
     int resumed = 0;
     if (ptc_packet_is_ntp(pkt->type)) {
@@ -3741,19 +3710,19 @@ PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt)
     if (gap == 0) gap = 256; /* two MTCs are at least one period apart */
     k = gap - 1;             /* MTC periods with no MTC */
     if (!pol->threshold || c->run < c->need) {
-        if (k) v = PTC_VIOL_MISSING_MTC;
+        if (k) v = PTC_RULE_MISSING_MTC;
     } else if (k == 0) {
         /* suppression was due: only a resume value lets this one through */
         if (pol->resume_on_value && pkt->u.mtc.ctc == pol->resume_value) resumed = 1;
-        else v = PTC_VIOL_NOT_SUPPRESSED;
+        else v = PTC_RULE_MTC_NOT_SUPPRESSED;
     } else {
         int by_value = pol->resume_on_value && pkt->u.mtc.ctc == pol->resume_value;
         int by_count = pol->resume_after && k == pol->resume_after;
         resumed = 1;
         for (i = 1; i <= k; i++)
-            if (pol->resume_on_value && (uint8_t)(c->last_payload + i) == pol->resume_value) v = PTC_VIOL_LATE_RESUME;
-        if (v == PTC_VIOL_NONE && pol->resume_after && k > pol->resume_after) v = PTC_VIOL_GAP_TOO_LONG;
-        if (v == PTC_VIOL_NONE && !by_value && !by_count) v = PTC_VIOL_EARLY_RESUME;
+            if (pol->resume_on_value && (uint8_t)(c->last_payload + i) == pol->resume_value) v = PTC_RULE_LATE_RESUME;
+        if (v == PTC_RULE_NONE && pol->resume_after && k > pol->resume_after) v = PTC_RULE_GAP_TOO_LONG;
+        if (v == PTC_RULE_NONE && !by_value && !by_count) v = PTC_RULE_EARLY_RESUME;
     }
     if (resumed) {
         c->run = 1;
@@ -3762,8 +3731,8 @@ PTCDEF ptc_violation ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt)
         c->run++;
     }
     c->last_payload = pkt->u.mtc.ctc;
-    if (v != PTC_VIOL_NONE) c->violations++;
-    return v;
+    if (v != PTC_RULE_NONE) c->violations++;
+    return (int)v;
 }
 
 /* ---- 3. Clock recovery ---------------------------------------------- */
@@ -9148,11 +9117,10 @@ static void ptc__conf_timing(ptc_conform *c, ptc__conf_out *o, const ptc_item *i
     c->saw_tsc |= t == PTC_TSC;
     c->saw_mtc |= t == PTC_MTC || t == PTC_TMA;
     if (c->cfg.have_policy) {
-        /* each of part 2's violations is the rule of the same name (an MTC
-           that SKL168 drops is next to a PSB, an NTP: no gap is counted
-           across it) */
-        ptc_violation v = ptc_checker_packet(&c->policy, &it->pkt);
-        if (v != PTC_VIOL_NONE) ptc__conf_report(c, o, ptc_rule_from_name(ptc_violation_name(v)), it->offset, 0);
+        /* part 2's checker gives the rule itself (an MTC that SKL168 drops
+           is next to a PSB, an NTP: no gap is counted across it) */
+        int broken = ptc_checker_packet(&c->policy, &it->pkt);
+        if (broken != PTC_RULE_NONE) ptc__conf_report(c, o, (ptc_rule)broken, it->offset, 0);
     }
 }
 

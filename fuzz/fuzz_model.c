@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_checker_init(&chk, &cfg.policy);
     ptc_decoder_init_buffer(&dec, mr_decode_flags(&cfg), a.bytes, a.len);
     while (readable && ptc_decoder_next(&dec, &it) == PTC_OK) {
-        ptc_violation v;
+        int v;
         FZ_ASSERT(it.error == PTC_OK || mr_erratum_error(it.error), "model output does not decode: %s at %llu",
                   ptc_status_name(it.error), (unsigned long long)it.offset);
         while (k < a.nt && !mr_in_stream(&a.t[k])) k++;
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         k++;
         if (it.error != PTC_OK) continue;
         v = ptc_checker_packet(&chk, &it.pkt);
-        FZ_ASSERT(v == PTC_VIOL_NONE || (v == PTC_VIOL_MISSING_MTC && cfg.mtc_lost), "policy checker: %s at %llu", ptc_violation_name(v), (unsigned long long)it.offset);
+        FZ_ASSERT(v == PTC_RULE_NONE || (v == PTC_RULE_MISSING_MTC && cfg.mtc_lost), "policy checker: %s at %llu", ptc_rule_name((ptc_rule)v), (unsigned long long)it.offset);
     }
     mr_free(&a);
     mr_free(&b);

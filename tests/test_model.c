@@ -776,11 +776,11 @@ static void every_workload_and_policy(void)
             decode_all(&c, &items, &n);
             ptc_checker_init(&chk, &cfg.policy);
             for (i = 0; i < n; i++) {
-                ptc_violation v;
+                int v;
                 if (items[i].error != PTC_OK) { errors++; continue; }
                 v = ptc_checker_packet(&chk, &items[i].pkt);
-                if (v != PTC_VIOL_NONE && viol++ < 3)
-                    CHECK(0, "%s/%s: %s at %llu", wl_names[wi], policies[p], ptc_violation_name(v),
+                if (v != PTC_RULE_NONE && viol++ < 3)
+                    CHECK(0, "%s/%s: %s at %llu", wl_names[wi], policies[p], ptc_rule_name((ptc_rule)v),
                           (unsigned long long)items[i].offset);
             }
             CHECK(errors == 0, "%s/%s: %zu decode errors", wl_names[wi], policies[p], errors);
@@ -927,14 +927,14 @@ static void suppressed_runs_are_recoverable(void)
 
 /* ---- 2.2 the checker catches streams that break the policy ----------------------- */
 
-static ptc_violation check_seq(const char *policy, const char *seq)
+static int check_seq(const char *policy, const char *seq)
 {
     /* seq: hex MTC payloads and 'N' for a non-timing packet, space separated */
     ptc_mtc_policy pol;
     ptc_checker c;
     char err[100];
     const char *p = seq;
-    ptc_violation worst = PTC_VIOL_NONE;
+    int worst = PTC_RULE_NONE;
     mc_policy(&pol, policy, err, sizeof err);
     ptc_checker_init(&c, &pol);
     while (*p) {
@@ -948,8 +948,8 @@ static ptc_violation check_seq(const char *policy, const char *seq)
         else if (sscanf(p, "%x%n", &v, &used) == 1) { pkt.type = PTC_MTC; pkt.u.mtc.ctc = (uint8_t)v; p += used; }
         else break;
         {
-            ptc_violation x = ptc_checker_packet(&c, &pkt);
-            if (x != PTC_VIOL_NONE && worst == PTC_VIOL_NONE) worst = x;
+            int x = ptc_checker_packet(&c, &pkt);
+            if (x != PTC_RULE_NONE && worst == PTC_RULE_NONE) worst = x;
         }
     }
     return worst;
@@ -957,40 +957,41 @@ static ptc_violation check_seq(const char *policy, const char *seq)
 
 static void checker_catches_violations(void)
 {
-    CHECK(check_seq("seed", "1 2 N 3 4") == PTC_VIOL_NONE);
-    CHECK(check_seq("seed", "1 2 5 6") == PTC_VIOL_EARLY_RESUME, "resumed without a reason");
-    CHECK(check_seq("seed", "1 3") == PTC_VIOL_MISSING_MTC, "a gap before the threshold");
-    CHECK(check_seq("off", "1 2 3 5") == PTC_VIOL_MISSING_MTC, "no policy: no gaps");
-    CHECK(check_seq("seed", "1 2 3") == PTC_VIOL_NOT_SUPPRESSED, "a third MTC at threshold 2");
+    CHECK(check_seq("seed", "1 2 N 3 4") == PTC_RULE_NONE);
+    CHECK(check_seq("seed", "1 2 5 6") == PTC_RULE_EARLY_RESUME, "resumed without a reason");
+    CHECK(check_seq("seed", "1 3") == PTC_RULE_MISSING_MTC, "a gap before the threshold");
+    CHECK(check_seq("off", "1 2 3 5") == PTC_RULE_MISSING_MTC, "no policy: no gaps");
+    CHECK(check_seq("seed", "1 2 3") == PTC_RULE_MTC_NOT_SUPPRESSED, "a third MTC at threshold 2");
     /* 255 suppressed (payloads 12 .. 266): the next one has the same payload as the last */
-    CHECK(check_seq("seed", "10 11 11 12") == PTC_VIOL_NONE, "255 suppressed, then the burst");
-    CHECK(check_seq("seed", "10 11 11 12 13") == PTC_VIOL_NOT_SUPPRESSED);
-    CHECK(check_seq("seed", "10 11 10 11") == PTC_VIOL_EARLY_RESUME, "254 suppressed is not 255");
-    CHECK(check_seq("threshold=2,resume_after=10", "1 2 d e") == PTC_VIOL_NONE);
-    CHECK(check_seq("threshold=2,resume_after=10", "1 2 f") == PTC_VIOL_GAP_TOO_LONG);
-    CHECK(check_seq("threshold=2,resume_after=10", "1 2 a") == PTC_VIOL_EARLY_RESUME);
-    CHECK(check_seq("threshold=2,resume_after=0,resume_value=0", "fe ff 0 1") == PTC_VIOL_NONE,
+    CHECK(check_seq("seed", "10 11 11 12") == PTC_RULE_NONE, "255 suppressed, then the burst");
+    CHECK(check_seq("seed", "10 11 11 12 13") == PTC_RULE_MTC_NOT_SUPPRESSED);
+    CHECK(check_seq("seed", "10 11 10 11") == PTC_RULE_EARLY_RESUME, "254 suppressed is not 255");
+    CHECK(check_seq("threshold=2,resume_after=10", "1 2 d e") == PTC_RULE_NONE);
+    CHECK(check_seq("threshold=2,resume_after=10", "1 2 f") == PTC_RULE_GAP_TOO_LONG);
+    CHECK(check_seq("threshold=2,resume_after=10", "1 2 a") == PTC_RULE_EARLY_RESUME);
+    CHECK(check_seq("threshold=2,resume_after=0,resume_value=0", "fe ff 0 1") == PTC_RULE_NONE,
           "resume on payload 0 right away");
-    CHECK(check_seq("threshold=2,resume_after=0,resume_value=0", "fa fb 1") == PTC_VIOL_LATE_RESUME,
+    CHECK(check_seq("threshold=2,resume_after=0,resume_value=0", "fa fb 1") == PTC_RULE_LATE_RESUME,
           "suppressed through payload 0");
-    CHECK(check_seq("threshold=2,resume_after=0,resume_value=0", "fa fb 0 1 2") == PTC_VIOL_NOT_SUPPRESSED);
-    CHECK(check_seq("threshold=2,resume_after=0,resume_value=0,min_burst=3", "fa fb 0 1 2") == PTC_VIOL_NONE,
+    CHECK(check_seq("threshold=2,resume_after=0,resume_value=0", "fa fb 0 1 2") == PTC_RULE_MTC_NOT_SUPPRESSED);
+    CHECK(check_seq("threshold=2,resume_after=0,resume_value=0,min_burst=3", "fa fb 0 1 2") == PTC_RULE_NONE,
           "min_burst 3 after a resume");
 }
 
-/* Every violation has its own name and message; an unknown code says so. */
-static void violations_are_named(void)
+/* The policy checker's rules are rows of the conformance catalogue: each
+   named, with its severity, source and text, once (PTC_MTC_RULE_LIST). */
+static void policy_rules_are_catalogue_rows(void)
 {
-    int v, w;
-    for (v = 0; v < PTC_VIOLATION_COUNT; v++) {
-        CHECK(ptc_violation_name((ptc_violation)v)[0] && ptc_violation_message((ptc_violation)v)[0]);
-        for (w = 0; w < v; w++)
-            CHECK(strcmp(ptc_violation_name((ptc_violation)v), ptc_violation_name((ptc_violation)w)) != 0);
-    }
-    CHECK(strcmp(ptc_violation_name(PTC_VIOL_NONE), "none") == 0);
-    CHECK(strcmp(ptc_violation_name(PTC_VIOL_LATE_RESUME), "late_resume") == 0);
-    CHECK(strcmp(ptc_violation_name((ptc_violation)99), "unknown_violation") == 0);
-    CHECK(strstr(ptc_violation_message((ptc_violation)99), "not a ptcodec") != NULL);
+    int rows = 0;
+#define ROW(e, n, sev, src, text)                                                                             \
+    CHECK(e > PTC_RULE_NONE && e < PTC_RULE_COUNT && strcmp(ptc_rule_name(e), n) == 0 &&                      \
+          ptc_rule_severity(e) == sev && strcmp(ptc_rule_sdm(e), src) == 0 && strcmp(ptc_rule_text(e), text) == 0, \
+          "%s", n);                                                                                            \
+    CHECK(ptc_rule_from_name(n) == e, "%s", n);                                                                \
+    rows++;
+    PTC_MTC_RULE_LIST(ROW)
+#undef ROW
+    CHECK(rows == 5, "%d rows", rows);
 }
 
 /* The checker on real model output, and on the same output with one MTC
@@ -1028,8 +1029,8 @@ static void checker_catches_mutated_model_streams(void)
         ptc_checker_init(&chk, &cfg.policy);
         for (j = 0; j < n; j++) {
             if (j == i && drop) continue;
-            if (ptc_checker_packet(&chk, &items[j].pkt) != PTC_VIOL_NONE) found = 1;
-            if (j == i && !drop && ptc_checker_packet(&chk, &extra) != PTC_VIOL_NONE) found = 1;
+            if (ptc_checker_packet(&chk, &items[j].pkt) != PTC_RULE_NONE) found = 1;
+            if (j == i && !drop && ptc_checker_packet(&chk, &extra) != PTC_RULE_NONE) found = 1;
         }
         caught += found;
     }
@@ -1131,7 +1132,7 @@ int main(void)
     RUN(tsc_per_cycle_is_exact);
     RUN(suppressed_runs_are_recoverable);
     RUN(checker_catches_violations);
-    RUN(violations_are_named);
+    RUN(policy_rules_are_catalogue_rows);
     RUN(checker_catches_mutated_model_streams);
     RUN(bad_configurations_are_named);
     RUN(sleep_stops_the_core_clock);
