@@ -53,6 +53,17 @@
                              ahead for the next timing packet (default 512)
      PTC_EVENTS_WINDOW       events the events decoder may hold back while
                              it waits for the next anchor (default 256)
+     PTCODEC_NO_MODEL        leave out part 5, the hardware model, and the
+                             functions of other parts that take its
+                             configuration (*_from_model)
+     PTCODEC_NO_PERF         leave out part 6, perf.data, and
+                             ptc_conform_config_from_perf
+   Which part needs which (what a part may not be left out without):
+     1 packets       nothing            5 model       1, 2, 3 (its clock config)
+     2 MTC policy    1                  6 perf.data   1, 3 (its clock config)
+     3 clock         1, 2               7 conformance 1, 2, 3; 5 and 6 only
+     4 navigation    1, 3                               for *_from_model/_from_perf
+   With both left out, gcc -O2 makes 104 KB of code instead of 141 KB.
 
    SECTIONS, in the order data flows through them; each has the number of
    its part of SPEC.md, and none uses a later one. The implementation
@@ -1256,6 +1267,7 @@ PTCDEF size_t ptc_nav_forget(ptc_nav *nav, ptc_nav_window keep);
 PTCDEF ptc_nav_window ptc_nav_window_for_find(const ptc_nav *nav, ptc_nav_basis basis, uint64_t value,
                                               uint64_t back);
 
+#ifndef PTCODEC_NO_MODEL
 /* ===================================================================== */
 /* 5. Hardware model (SPEC.md part 5)                                    */
 /* ===================================================================== */
@@ -1625,6 +1637,9 @@ PTCDEF uint64_t ptc_model_psb_gap_max(const ptc_model_config *cfg);
    when the ring stops `after` bytes after it: gap + history + after. */
 PTCDEF uint64_t ptc_snapshot_size(const ptc_model_config *cfg, uint64_t history, uint64_t after);
 
+#endif /* PTCODEC_NO_MODEL */
+
+#ifndef PTCODEC_NO_PERF
 /* ===================================================================== */
 /* 6. perf.data (SPEC.md part 6)                                         */
 /* ===================================================================== */
@@ -1812,10 +1827,14 @@ typedef struct ptc_perf_trace {
 /* What perf records for a trace the model wrote with cfg: Intel PT's
    attr.config bits for its settings, and an AUXTRACE_INFO with its clocks
    (perf's time = the TSC: shift 0, mult 1, zero 0). */
+#ifndef PTCODEC_NO_MODEL
 PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config, const ptc_model_config *cfg);
+#endif
 PTCDEF ptc_status ptc_perf_write(uint8_t *out, size_t cap, size_t *written, const ptc_perf_pt_info *info,
                                  uint64_t pt_config, const ptc_perf_trace *traces, unsigned ntraces,
                                  unsigned family, unsigned model, unsigned stepping);
+
+#endif /* PTCODEC_NO_PERF */
 
 /* ===================================================================== */
 /* 7. Conformance (SPEC.md part 7)                                       */
@@ -1986,10 +2005,14 @@ typedef struct ptc_conform_config {
 } ptc_conform_config;
 
 /* Everything the model's configuration says (every enable known). */
+#ifndef PTCODEC_NO_MODEL
 PTCDEF void ptc_conform_config_from_model(ptc_conform_config *cfg, const ptc_model_config *model);
+#endif
 /* What a perf.data records (attr.config's enables and PSB period, the
    CPU's errata); PTC_ERR_NOT_FOUND before an Intel PT AUXTRACE_INFO. */
+#ifndef PTCODEC_NO_PERF
 PTCDEF ptc_status ptc_conform_config_from_perf(ptc_conform_config *cfg, const ptc_perf_reader *rd);
+#endif
 
 /* The most findings one item can give (one per pending follower kind,
    and those of the packet itself). */
@@ -6357,6 +6380,7 @@ PTCDEF ptc_nav_window ptc_nav_window_for_find(const ptc_nav *nav, ptc_nav_basis 
     return w;
 }
 
+#ifndef PTCODEC_NO_MODEL
 /* ---- 5. Hardware model ---------------------------------------------- */
 
 
@@ -7802,6 +7826,9 @@ PTCDEF uint64_t ptc_snapshot_size(const ptc_model_config *cfg, uint64_t history,
 }
 
 
+#endif /* PTCODEC_NO_MODEL */
+
+#ifndef PTCODEC_NO_PERF
 /* ---- 6. perf.data ------------------------------------------------------ */
 
 #define PTC__PERF_FILE_HEADER 104     /* magic, size, attr_size, 3 sections, features */
@@ -8334,6 +8361,7 @@ PTCDEF ptc_status ptc_clock_config_from_perf(ptc_clock_config *cfg, const ptc_pe
 
 /* ---- 6.5 writing ---- */
 
+#ifndef PTCODEC_NO_MODEL
 PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config, const ptc_model_config *m)
 {
     memset(info, 0, sizeof *info);
@@ -8357,6 +8385,7 @@ PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config
                  ((uint64_t)(m->cyc_thresh & 15) << PTC_PERF_PT_CYC_THRESH_SHIFT) |
                  ((uint64_t)(m->psb_freq & 15) << PTC_PERF_PT_PSB_PERIOD_SHIFT);
 }
+#endif
 
 #define PTC__PERF_WRITE_ATTR 128      /* the perf_event_attr size written (VER7) */
 #define PTC__PERF_INFO_FIELDS 18      /* priv[]: 17 fields, no filter, cap_event_trace */
@@ -8587,6 +8616,8 @@ PTCDEF uint64_t ptc_perf_tsc_to_ns(const ptc_perf_pt_info *info, uint64_t tsc)
     return info->time_zero + quot * info->time_mult + (shift ? (rem * info->time_mult) >> shift : 0);
 }
 
+#endif /* PTCODEC_NO_PERF */
+
 /* ---- 7. Conformance ------------------------------------------------ */
 
 PTCDEF const char *ptc_severity_name(ptc_severity s)
@@ -8632,8 +8663,11 @@ PTCDEF ptc_rule ptc_rule_from_name(const char *name)
     return PTC_RULE_NONE;
 }
 
+#if !defined(PTCODEC_NO_MODEL) || !defined(PTCODEC_NO_PERF)
 static uint8_t ptc__conf_known(int on) { return on ? PTC_CONF_ON : PTC_CONF_OFF; }
+#endif
 
+#ifndef PTCODEC_NO_MODEL
 PTCDEF void ptc_conform_config_from_model(ptc_conform_config *cfg, const ptc_model_config *m)
 {
     ptc_clock_config cc; /* the errata the model imitates, as the clock is told of them */
@@ -8656,7 +8690,9 @@ PTCDEF void ptc_conform_config_from_model(ptc_conform_config *cfg, const ptc_mod
     cfg->have_clock = 1;
     cfg->clock = cc;
 }
+#endif
 
+#ifndef PTCODEC_NO_PERF
 PTCDEF ptc_status ptc_conform_config_from_perf(ptc_conform_config *cfg, const ptc_perf_reader *rd)
 {
     const ptc_perf_attr *a;
@@ -8678,6 +8714,7 @@ PTCDEF ptc_status ptc_conform_config_from_perf(ptc_conform_config *cfg, const pt
     cfg->have_clock = ptc_clock_config_from_perf(&cfg->clock, rd) == PTC_OK;
     return PTC_OK;
 }
+#endif
 
 /* Sets of packet types, a bit each. */
 #define PTC__CONF_T(t) ((uint64_t)1 << (t))

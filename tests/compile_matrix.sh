@@ -1,7 +1,9 @@
 #!/bin/sh
 # The header the way users drop it in: gcc, clang, g++ and clang++; C99, C11
 # and C++11/17; with C99 and C++11 also with PTCODEC_STATIC, and with PTCDEF
-# set by the user; two translation units
+# set by the user; gcc's C99 and clang++'s C++11 also with the parts left
+# out (PTCODEC_NO_MODEL, PTCODEC_NO_PERF, both), and then a use of a part
+# left out must not compile; two translation units
 # linked together; -O2 (some warnings need the optimiser) -Wall -Wextra
 # -Werror -pedantic. One test per combination; and the same for the
 # mutator header a fuzzing harness includes (tools/ptmutator.h), with the
@@ -19,10 +21,14 @@ one_combo() {
   # PTCODEC_STATIC and PTCDEF with the oldest standard of each language
   # (what they change is the same in the newer one)
   variants='"" "-DPTCODEC_STATIC" "-DPTCDEF=extern"'
+  case $cc-$std in gcc-c99|clang++-c++11)
+    variants="$variants"' "-DPTCODEC_NO_MODEL" "-DPTCODEC_NO_PERF" "-DPTCODEC_NO_MODEL -DPTCODEC_NO_PERF"';; esac
   case $std in c11|c++17) variants='""';; esac
   eval "set -- $variants"
   for static in "$@"; do
-    case $static in -DPTCODEC_STATIC) suffix=_static;; -DPTCDEF*) suffix=_ptcdef;; *) suffix="";; esac
+    case $static in -DPTCODEC_STATIC) suffix=_static;; -DPTCDEF*) suffix=_ptcdef;;
+      "-DPTCODEC_NO_MODEL -DPTCODEC_NO_PERF") suffix=_no_model_no_perf;; -DPTCODEC_NO_MODEL) suffix=_no_model;;
+      -DPTCODEC_NO_PERF) suffix=_no_perf;; *) suffix="";; esac
     name="compile_${cc}_${std}${suffix}"
     exe="$out/$(echo "$name" | tr '+' 'p')"
     if $cc $lang -std=$std -O2 -Wall -Wextra -Werror -pedantic $static tests/compile/tu_impl.c tests/compile/tu_use.c \
@@ -32,6 +38,19 @@ one_combo() {
       echo "FAIL - $name"; sed 's/^/  /' "$exe.log" | head -20; bad=1
     fi
   done
+  # a part left out is gone: its names do not compile
+  case $cc-$std in gcc-c99|clang++-c++11)
+    for part in MODEL:ptc_model_config_default PERF:ptc_perf_open; do
+      name="compile_${cc}_${std}_no_$(echo "${part%%:*}" | tr 'A-Z' 'a-z')_leaves_out_${part#*:}"
+      printf '#include "'"$PWD"'/ptcodec.h"\nint main(void) { return (int)(sizeof &%s); }\n' "${part#*:}" > "$out/left_out.c"
+      if $cc $lang -std=$std -DPTCODEC_NO_${part%%:*} -c "$out/left_out.c" -o "$out/left_out.o" > /dev/null 2>&1; then
+        echo "FAIL - $name: it compiled"; bad=1
+      elif $cc $lang -std=$std -c "$out/left_out.c" -o "$out/left_out.o" > /dev/null 2>&1; then
+        echo "ok - $name"
+      else
+        echo "FAIL - $name: the probe does not compile with the part either"; bad=1
+      fi
+    done;; esac
   # the mutator header a fuzzing harness includes, with libFuzzer's hooks, and ptdiff.h
   name="compile_mutator_${cc}_${std}"
   obj="$out/$(echo "$name" | tr '+' 'p').o"
