@@ -1358,6 +1358,53 @@ typedef struct ptc_model_config {
     uint8_t reference_stepping;
 } ptc_model_config;
 
+/* The plain number fields of ptc_model_config, each once: X(key, field,
+   least, most, default). The key is the field's name in configuration
+   files (SPEC 5.6); ptc_model_config_default sets the defaults,
+   ptc_model_init refuses a value outside [least, most] with the key as
+   its error field, and the tools read and write the files by it. The
+   filters, the policy and what ties fields together are checked apart. */
+#define PTC_MODEL_CONFIG_FIELDS(X) \
+    X("art_hz", art_hz, 1, 100000000u, 24000000u) \
+    X("cpuid_0x15_eax", cpuid_15_eax, 1, 0xFFFFFFFFu, 2) \
+    X("cpuid_0x15_ebx", cpuid_15_ebx, 1, 0xFFFFFFFFu, 200) \
+    X("core_ratio", core_ratio, 1, 255, 30) \
+    X("tsc_offset", tsc_offset, 0, UINT64_MAX, 0x1000000u) \
+    X("art_start", art_start, 0, UINT64_MAX, 0) \
+    X("branch_en", branch_en, 0, 1, 1) \
+    X("tsc_en", tsc_en, 0, 1, 1) \
+    X("mtc_en", mtc_en, 0, 1, 1) \
+    X("cyc_en", cyc_en, 0, 1, 0) \
+    X("pwr_evt_en", pwr_evt_en, 0, 1, 0) \
+    X("ptw_en", ptw_en, 0, 1, 0) \
+    X("fup_on_ptw", fup_on_ptw, 0, 1, 0) \
+    X("os", os, 0, 1, 0) \
+    X("user", user, 0, 1, 1) \
+    X("mtc_freq", mtc_freq, 0, 15, 3) \
+    X("cyc_thresh", cyc_thresh, 0, 15, 0) \
+    X("psb_freq", psb_freq, 0, 15, 0) \
+    X("cyc_bits", cyc_bits, 2, 32, 12) \
+    X("long_tnt", long_tnt, 0, 1, 0) \
+    X("dis_retc", dis_retc, 0, 1, 0) \
+    X("fifo_bytes", fifo_bytes, 0, 0xFFFFFFFFu, 0) \
+    X("drain_bytes", drain_bytes, 0, 0xFFFFFFFFu, 1) \
+    X("drain_cycles", drain_cycles, 0, 0xFFFFFFFFu, 1) \
+    X("mtc_jitter", mtc_jitter, 0, 255, 0) \
+    X("jitter_seed", jitter_seed, 0, 0xFFFFFFFFu, 0) \
+    X("mtc_lost", mtc_lost, 0, 255, 0) \
+    X("rate_ppm", rate_ppm, 0, PTC_MODEL_RATE_PPM_MAX, 0) \
+    X("psb_early_tsc", psb_early_tsc, 0, 255, 0) \
+    X("skl168", skl168, 0, 1, 0) \
+    X("skd007", skd007, 0, 1, 0) \
+    X("skz84", skz84, 0, 1, 0) \
+    X("reference_stepping", reference_stepping, 0, 1, 0) \
+    X("trigger_ip", trigger_ip, 0, UINT64_MAX, 0) \
+    X("trigger_nth", trigger_nth, 0, 0xFFFFFFFFu, 0) \
+    X("trigger_counter", trigger_counter, 0, PTC_COUNTERS_MAX, 0) \
+    X("trigger_fup", trigger_fup, 0, 1, 0) \
+    X("trace_stop", trace_stop, 0, 1, 0) \
+    X("stop_delay", stop_delay, 0, UINT64_MAX, 0)
+
 /* Defaults: 24 MHz ART, TSC 2.4 GHz (eax 2, ebx 200), core ratio 30,
    branch/TSC/MTC on, mtc_freq 3, CYC off, user tracing, psb_freq 0, 12-bit
    cycle counter, short TNT, no filter, no overflow, suppression off. */
@@ -6387,18 +6434,14 @@ PTCDEF ptc_nav_window ptc_nav_window_for_find(const ptc_nav *nav, ptc_nav_basis 
 PTCDEF void ptc_model_config_default(ptc_model_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->art_hz = 24000000;
-    c->cpuid_15_eax = 2;
-    c->cpuid_15_ebx = 200;
-    c->core_ratio = 30;
-    c->tsc_offset = 0x1000000;
-    c->branch_en = c->tsc_en = c->mtc_en = 1;
-    c->user = 1;
-    c->mtc_freq = 3;
-    c->cyc_bits = 12;
-    c->drain_bytes = c->drain_cycles = 1;
+#define PTC__X(key, field, least, most, dflt) c->field = dflt;
+    PTC_MODEL_CONFIG_FIELDS(PTC__X)
+#undef PTC__X
     c->policy.min_burst = 2;
 }
+
+/* (a function, so that no comparison is always true for a field's type) */
+static int ptc__mdl_in_range(uint64_t v, uint64_t least, uint64_t most) { return v >= least && v <= most; }
 
 PTCDEF const char *ptc_model_error_field(const ptc_model *m) { return m->error_field ? m->error_field : ""; }
 
@@ -6472,16 +6515,13 @@ PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, cons
     m->cfg = *cfg;
     if (sink) m->sink = *sink;
     pol = &cfg->policy;
-    PTC__MDL_REQUIRE(cfg->art_hz >= 1 && cfg->art_hz <= 100000000u, "art_hz");
-    PTC__MDL_REQUIRE(cfg->cpuid_15_eax >= 1, "cpuid_0x15_eax");
-    PTC__MDL_REQUIRE(cfg->cpuid_15_ebx >= 1 && cfg->cpuid_15_ebx / cfg->cpuid_15_eax <= 510 &&
+#define PTC__X(key, field, least, most, dflt) PTC__MDL_REQUIRE(ptc__mdl_in_range(cfg->field, least, most), key);
+    PTC_MODEL_CONFIG_FIELDS(PTC__X)
+#undef PTC__X
+    /* what ties fields together */
+    PTC__MDL_REQUIRE(cfg->cpuid_15_ebx / cfg->cpuid_15_eax <= 510 &&
                  (cfg->cpuid_15_ebx / cfg->cpuid_15_eax < 510 || cfg->cpuid_15_ebx % cfg->cpuid_15_eax == 0),
                  "cpuid_0x15_ebx");
-    PTC__MDL_REQUIRE(cfg->core_ratio >= 1, "core_ratio");
-    PTC__MDL_REQUIRE(cfg->mtc_freq <= 15, "mtc_freq");
-    PTC__MDL_REQUIRE(cfg->cyc_thresh <= 15, "cyc_thresh");
-    PTC__MDL_REQUIRE(cfg->psb_freq <= 15, "psb_freq");
-    PTC__MDL_REQUIRE(cfg->cyc_bits >= 2 && cfg->cyc_bits <= 32, "cyc_bits");
     PTC__MDL_REQUIRE(cfg->nfilters <= 4, "nfilters");
     for (i = 0; i < cfg->nfilters; i++) PTC__MDL_REQUIRE(cfg->filter_lo[i] < cfg->filter_hi[i], "filter");
     PTC__MDL_REQUIRE(!cfg->fifo_bytes || (cfg->fifo_bytes >= 128 && cfg->drain_bytes >= 1 && cfg->drain_cycles >= 1 &&
@@ -6490,11 +6530,6 @@ PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, cons
     PTC__MDL_REQUIRE(!pol->threshold || pol->min_burst >= 2, "policy.min_burst");
     /* a bound on every gap, so the 8-bit payload can always count it */
     PTC__MDL_REQUIRE(!pol->threshold || pol->resume_after || pol->resume_on_value, "policy.resume");
-    PTC__MDL_REQUIRE(cfg->trigger_counter <= PTC_COUNTERS_MAX, "trigger_counter");
-    PTC__MDL_REQUIRE(cfg->rate_ppm <= PTC_MODEL_RATE_PPM_MAX, "rate_ppm");
-    PTC__MDL_REQUIRE(cfg->skl168 <= 1, "skl168");
-    PTC__MDL_REQUIRE(cfg->skd007 <= 1, "skd007");
-    PTC__MDL_REQUIRE(cfg->skz84 <= 1, "skz84");
     m->wobble_left = PTC__MDL_WOBBLE_STEP_CYCLES;
     g = ptc__math_gcd(cfg->art_hz, 100000000u);
     m->art_per_cycle_num = cfg->art_hz / g;

@@ -18,8 +18,8 @@
 static void same_config(const ptc_model_config *a, const ptc_model_config *b)
 {
     unsigned i;
-#define MC_X(k, fld, max) FZ_ASSERT(a->fld == b->fld, "%s changed on the way back", k);
-    MC_FIELDS(MC_X)
+#define MC_X(k, fld, least, most, dflt) FZ_ASSERT(a->fld == b->fld, "%s changed on the way back", k);
+    PTC_MODEL_CONFIG_FIELDS(MC_X)
 #undef MC_X
     FZ_ASSERT(a->nfilters == b->nfilters, "the filter count changed");
     for (i = 0; i < a->nfilters; i++)

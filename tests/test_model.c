@@ -1041,12 +1041,57 @@ static void checker_catches_mutated_model_streams(void)
 
 /* ---- 5.1 configuration checks ------------------------------------------------- */
 
+/* Sets the field a key of PTC_MODEL_CONFIG_FIELDS names to v, unchecked
+   (truncated to the field's type); 0 for no such key. */
+static int set_unchecked(ptc_model_config *cfg, const char *key, uint64_t v)
+{
+#define X(k, field, least, most, dflt) \
+    if (strcmp(key, k) == 0) { cfg->field = v; return 1; }
+    PTC_MODEL_CONFIG_FIELDS(X)
+#undef X
+    return 0;
+}
+
+/* Every field's range: the value past each end refused by the model with
+   the field's key, and by the configuration text with its range; the ends
+   themselves accepted by the text. */
+static void every_field_range_is_held(void)
+{
+    size_t fields = 0;
+#define X(k, field, least, most, dflt)                                                                      \
+    {                                                                                                        \
+        ptc_model_config cfg;                                                                                \
+        ptc_model m;                                                                                         \
+        char err[200], set[100];                                                                             \
+        fields++;                                                                                            \
+        ptc_model_config_default(&cfg);                                                                      \
+        if ((uint64_t)(least) > 0) {                                                                         \
+            CHECK(set_unchecked(&cfg, k, (uint64_t)(least) - 1));                                            \
+            CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_ERR_BAD_CONFIG && strcmp(ptc_model_error_field(&m), k) == 0, \
+                  "%s below %llu", k, (unsigned long long)(least));                                          \
+            snprintf(set, sizeof set, "%s=%llu", k, (unsigned long long)(least) - 1);                        \
+            CHECK(!mc_set_list(&cfg, set, err, sizeof err) && strstr(err, "must be a whole number from"), "%s", set); \
+        }                                                                                                    \
+        ptc_model_config_default(&cfg);                                                                      \
+        snprintf(set, sizeof set, "%s=%llu", k, (unsigned long long)(most));                                 \
+        CHECK(mc_set_list(&cfg, set, err, sizeof err), "%s: %s", set, err);                                  \
+        if ((uint64_t)(most) < UINT64_MAX) {                                                                 \
+            snprintf(set, sizeof set, "%s=%llu", k, (unsigned long long)(most) + 1);                         \
+            CHECK(!mc_set_list(&cfg, set, err, sizeof err) && strstr(err, k), "%s accepted", set);           \
+        }                                                                                                    \
+        ptc_model_config_default(&cfg);                                                                      \
+        CHECK(cfg.field == (dflt), "%s's default", k);                                                       \
+    }
+    PTC_MODEL_CONFIG_FIELDS(X)
+#undef X
+    CHECK(fields >= 39, "%zu fields", fields);
+}
+
 static void bad_configurations_are_named(void)
 {
     static const struct { const char *set, *field; } bad[] = {
-        { "art_hz=0", "art_hz" }, { "cpuid_0x15_eax=0", "cpuid_0x15_eax" }, { "cpuid_0x15_ebx=0", "cpuid_0x15_ebx" },
-        { "cpuid_0x15_eax=1,cpuid_0x15_ebx=600", "cpuid_0x15_ebx" }, { "core_ratio=0", "core_ratio" },
-        { "cyc_bits=1", "cyc_bits" }, { "fifo_bytes=64", "fifo_bytes" }, { "filter=10-5", "filter" }
+        { "cpuid_0x15_eax=1,cpuid_0x15_ebx=600", "cpuid_0x15_ebx" }, { "fifo_bytes=64", "fifo_bytes" },
+        { "filter=10-5", "filter" }
     };
     size_t i;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -1134,6 +1179,7 @@ int main(void)
     RUN(checker_catches_violations);
     RUN(policy_rules_are_catalogue_rows);
     RUN(checker_catches_mutated_model_streams);
+    RUN(every_field_range_is_held);
     RUN(bad_configurations_are_named);
     RUN(sleep_stops_the_core_clock);
     RUN(ret_compression_follows_the_sdm);

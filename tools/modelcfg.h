@@ -16,47 +16,8 @@
 #include "util.h"
 #include "jsonread.h"
 
-/* X(key, field, max value) for the plain integer fields */
-#define MC_FIELDS(X) \
-    X("art_hz", art_hz, 100000000u) \
-    X("cpuid_0x15_eax", cpuid_15_eax, 0xFFFFFFFFu) \
-    X("cpuid_0x15_ebx", cpuid_15_ebx, 0xFFFFFFFFu) \
-    X("core_ratio", core_ratio, 255) \
-    X("tsc_offset", tsc_offset, UINT64_MAX) \
-    X("art_start", art_start, UINT64_MAX) \
-    X("branch_en", branch_en, 1) \
-    X("tsc_en", tsc_en, 1) \
-    X("mtc_en", mtc_en, 1) \
-    X("cyc_en", cyc_en, 1) \
-    X("pwr_evt_en", pwr_evt_en, 1) \
-    X("ptw_en", ptw_en, 1) \
-    X("fup_on_ptw", fup_on_ptw, 1) \
-    X("os", os, 1) \
-    X("user", user, 1) \
-    X("mtc_freq", mtc_freq, 15) \
-    X("cyc_thresh", cyc_thresh, 15) \
-    X("psb_freq", psb_freq, 15) \
-    X("cyc_bits", cyc_bits, 32) \
-    X("long_tnt", long_tnt, 1) \
-    X("dis_retc", dis_retc, 1) \
-    X("fifo_bytes", fifo_bytes, 0xFFFFFFFFu) \
-    X("drain_bytes", drain_bytes, 0xFFFFFFFFu) \
-    X("drain_cycles", drain_cycles, 0xFFFFFFFFu) \
-    X("mtc_jitter", mtc_jitter, 255) \
-    X("jitter_seed", jitter_seed, 0xFFFFFFFFu) \
-    X("mtc_lost", mtc_lost, 255) \
-    X("rate_ppm", rate_ppm, PTC_MODEL_RATE_PPM_MAX) \
-    X("psb_early_tsc", psb_early_tsc, 255) \
-    X("skl168", skl168, 1) \
-    X("skd007", skd007, 1) \
-    X("skz84", skz84, 1) \
-    X("reference_stepping", reference_stepping, 1) \
-    X("trigger_ip", trigger_ip, UINT64_MAX) \
-    X("trigger_nth", trigger_nth, 0xFFFFFFFFu) \
-    X("trigger_counter", trigger_counter, PTC_COUNTERS_MAX) \
-    X("trigger_fup", trigger_fup, 1) \
-    X("trace_stop", trace_stop, 1) \
-    X("stop_delay", stop_delay, UINT64_MAX)
+/* The plain number fields, their keys and ranges: ptcodec.h's
+   PTC_MODEL_CONFIG_FIELDS(X(key, field, least, most, default)). */
 
 /* The next token of *cursor up to one of delims (plain C99: no strtok_r). */
 UT_FN char *mc_token(char **cursor, const char *delims)
@@ -77,17 +38,24 @@ UT_FN int mc_number(const char *s, uint64_t *v)
     return s && ut_parse_u64_n(s, strcspn(s, ", "), UINT64_MAX, v);
 }
 
-/* Sets the plain integer field named key: 1, or 0 with err when v is above
-   its maximum, or -1 with err when no field has that name. */
+/* Whether least <= v <= most (a function: no comparison is always true). */
+UT_FN int mc_in_range(uint64_t v, uint64_t least, uint64_t most) { return v >= least && v <= most; }
+
+/* Sets the plain integer field named key: 1, or 0 with err when v is outside
+   its range, or -1 with err when no field has that name. */
 UT_FN int mc_set_number(ptc_model_config *c, const char *key, uint64_t v, char *err, size_t errlen)
 {
-#define MC_X(k, fld, max) \
+#define MC_X(k, fld, least, most, dflt) \
     if (strcmp(key, k) == 0) { \
-        if (v > (uint64_t)(max)) { snprintf(err, errlen, "%s is at most %llu", k, (unsigned long long)(max)); return 0; } \
+        if (!mc_in_range(v, least, most)) { \
+            snprintf(err, errlen, "%s must be a whole number from %llu to %llu", k, (unsigned long long)(least), \
+                     (unsigned long long)(most)); \
+            return 0; \
+        } \
         c->fld = v; \
         return 1; \
     }
-    MC_FIELDS(MC_X)
+    PTC_MODEL_CONFIG_FIELDS(MC_X)
 #undef MC_X
     if (strcmp(key, "nom_freq") == 0 || strcmp(key, "ring_written") == 0)
         snprintf(err, errlen, "%s is not a setting: the configuration file gives it for decoders (%s)", key,
@@ -99,9 +67,9 @@ UT_FN int mc_set_number(ptc_model_config *c, const char *key, uint64_t v, char *
 /* The largest value of the plain integer field named key. */
 UT_FN uint64_t mc_field_max(const char *key)
 {
-#define MC_X(k, fld, max) \
-    if (strcmp(key, k) == 0) return (uint64_t)(max);
-    MC_FIELDS(MC_X)
+#define MC_X(k, fld, least, most, dflt) \
+    if (strcmp(key, k) == 0) return (uint64_t)(most);
+    PTC_MODEL_CONFIG_FIELDS(MC_X)
 #undef MC_X
     return UINT64_MAX;
 }
@@ -265,10 +233,10 @@ UT_FN void mc_write_json(FILE *f, const ptc_model_config *c, const uint64_t *rin
     unsigned i;
     fprintf(f, "{\"mtc_freq\":%u,\"cpuid_0x15_eax\":%u,\"cpuid_0x15_ebx\":%u,\"nom_freq\":%u,",
             c->mtc_freq, c->cpuid_15_eax, c->cpuid_15_ebx, ptc_model_nom_freq(c));
-#define MC_X(k, fld, max) \
+#define MC_X(k, fld, least, most, dflt) \
     if (strcmp(k, "mtc_freq") && strcmp(k, "cpuid_0x15_eax") && strcmp(k, "cpuid_0x15_ebx")) \
         fprintf(f, "\"%s\":%llu,", k, (unsigned long long)c->fld);
-    MC_FIELDS(MC_X)
+    PTC_MODEL_CONFIG_FIELDS(MC_X)
 #undef MC_X
     if (ring_written) fprintf(f, "\"ring_written\":%llu,", (unsigned long long)*ring_written);
     fprintf(f, "\"filters\":[");
@@ -283,8 +251,8 @@ UT_FN void mc_write_json(FILE *f, const ptc_model_config *c, const uint64_t *rin
 /* The keys a configuration file may have (SPEC 5.6): the plain fields,
    then those read otherwise; and the keys of its "policy" object. */
 static const char *const mc_json_keys[] = {
-#define MC_X(k, fld, max) k,
-    MC_FIELDS(MC_X)
+#define MC_X(k, fld, least, most, dflt) k,
+    PTC_MODEL_CONFIG_FIELDS(MC_X)
 #undef MC_X
     "nom_freq", "ring_written", "filters", "policy"
 };
