@@ -1179,7 +1179,7 @@ typedef struct ptc_nav {
     size_t pending;           /* entries from here on wait for a cycle upper bound */
     uint64_t retirements;     /* retirements so far */
     uint8_t cyc_en, cyc_thresh, cyc_bits;
-    uint8_t skl168;           /* erratum SKL168: a CYC before a PSB may be missing */
+    uint32_t errata;          /* the clock's: PTC_ERRATUM_SKL168, a CYC before a PSB may be missing */
     int finished, started;
     int cycles_broken;        /* cycles may have passed uncounted: no upper bounds since */
     int last_was_cyc, last_cyc_wrap, in_psb, after_ovf;
@@ -1336,23 +1336,22 @@ typedef struct ptc_model_config {
        short of the MTC's), as on Skylake; 0: a PSB+ is one instant, as the
        SDM's clocks (SPEC 5.1) */
     uint8_t psb_early_tsc;
-    /* erratum SKL168 (SPEC 3.12): a PSB drops the CYC that would go out
-       right before it, with the cycles it counted, with chance 1/2 from
-       the jitter generator (a CYC dropped is in the truth as dropped; the
-       next CYC counts from the PSB); 0: never */
-    uint8_t skl168;
-    /* erratum SKD007 (SPEC 3.12): the OVF at an overflow's end cuts a
-       multi-byte CYC right before it after its first byte, with chance 1/2
-       from the jitter generator (in the truth as PTC_FATE_CUT; its bytes
-       decode with PTC_DECODE_SKD007); 0: never */
-    uint8_t skd007;
-    /* erratum SKZ84 (SPEC 3.12): a TMA written in a VMX guest goes out
-       corrupt with chance 1/2 from the jitter generator: CTC and
-       FastCounter random, its reserved byte set, and a bogus byte after it
-       (in the truth as PTC_FATE_CORRUPT, with the TMA it should have been;
-       its bytes decode with PTC_DECODE_SKZ84). The model's guests all use
-       TSC offsetting, but their TSC packets keep the host's TSC; 0: never */
-    uint8_t skz84;
+    /* the errata the model imitates, PTC_ERRATUM_* bits as the clock and
+       the checker take them (SPEC 3.12; others are refused: PTC_MODEL_ERRATA):
+       SKL168: a PSB drops the CYC that would go out right before it, with
+         the cycles it counted, with chance 1/2 from the jitter generator (a
+         CYC dropped is in the truth as dropped; the next CYC counts from
+         the PSB);
+       SKD007: the OVF at an overflow's end cuts a multi-byte CYC right
+         before it after its first byte, with chance 1/2 (in the truth as
+         PTC_FATE_CUT; its bytes decode with PTC_DECODE_SKD007);
+       SKZ84: a TMA written in a VMX guest goes out corrupt with chance 1/2:
+         CTC and FastCounter random, its reserved byte set, and a bogus byte
+         after it (in the truth as PTC_FATE_CORRUPT, with the TMA it should
+         have been; its bytes decode with PTC_DECODE_SKZ84). The model's
+         guests all use TSC offsetting, but their TSC packets keep the
+         host's TSC. */
+    uint32_t errata;
     /* step one cycle at a time instead of jumping from event to event (the
        reference the fast path is tested against; same output, slower) */
     uint8_t reference_stepping;
@@ -1394,9 +1393,6 @@ typedef struct ptc_model_config {
     X("mtc_lost", mtc_lost, 0, 255, 0) \
     X("rate_ppm", rate_ppm, 0, PTC_MODEL_RATE_PPM_MAX, 0) \
     X("psb_early_tsc", psb_early_tsc, 0, 255, 0) \
-    X("skl168", skl168, 0, 1, 0) \
-    X("skd007", skd007, 0, 1, 0) \
-    X("skz84", skz84, 0, 1, 0) \
     X("reference_stepping", reference_stepping, 0, 1, 0) \
     X("trigger_ip", trigger_ip, 0, UINT64_MAX, 0) \
     X("trigger_nth", trigger_nth, 0, 0xFFFFFFFFu, 0) \
@@ -1404,6 +1400,13 @@ typedef struct ptc_model_config {
     X("trigger_fup", trigger_fup, 0, 1, 0) \
     X("trace_stop", trace_stop, 0, 1, 0) \
     X("stop_delay", stop_delay, 0, UINT64_MAX, 0)
+
+/* The errata the model imitates (ptc_model_config.errata): X(key, bit);
+   a configuration file gives each as its key, 0 or 1 (SPEC 5.6). */
+#define PTC_MODEL_ERRATA(X) \
+    X("skl168", PTC_ERRATUM_SKL168) \
+    X("skd007", PTC_ERRATUM_SKD007) \
+    X("skz84", PTC_ERRATUM_SKZ84)
 
 /* Defaults: 24 MHz ART, TSC 2.4 GHz (eax 2, ebx 200), core ratio 30,
    branch/TSC/MTC on, mtc_freq 3, CYC off, user tracing, psb_freq 0, 12-bit
@@ -1415,8 +1418,8 @@ typedef struct ptc_exact_tsc { uint64_t tsc, num, den; } ptc_exact_tsc;
 
 /* A packet's fate: emitted whole; suppressed by the policy; lost; cut
    (only its first byte reached the stream: a CYC cut by an OVF,
-   cfg.skd007); or corrupt (its size in bytes went out, wrong, with one
-   bogus byte after them: a TMA in a VMX guest, cfg.skz84) */
+   SKD007); or corrupt (its size in bytes went out, wrong, with one
+   bogus byte after them: a TMA in a VMX guest, SKZ84) */
 enum { PTC_FATE_EMITTED = 0, PTC_FATE_SUPPRESSED = 1, PTC_FATE_DROPPED = 2, PTC_FATE_CUT = 3, PTC_FATE_CORRUPT = 4 };
 
 /* What the model reports for every packet it generates. */
@@ -1428,8 +1431,8 @@ typedef struct ptc_truth {
                                generated, or for a TNT its first branch (SPEC 3.1) */
     uint64_t art;         /* the ART (CTC) count when it was generated */
     uint8_t fate;         /* PTC_FATE_*: emitted, suppressed by the policy, lost (to an
-                             overflow, an MTC to cfg.mtc_lost, a CYC to cfg.skl168),
-                             cut (a CYC to cfg.skd007), corrupt (a TMA to cfg.skz84) */
+                             overflow, an MTC to cfg.mtc_lost, a CYC to SKL168),
+                             cut (a CYC to SKD007), corrupt (a TMA to SKZ84) */
 } ptc_truth;
 
 /* Workload events (SPEC 5.3). */
@@ -6015,7 +6018,7 @@ PTCDEF ptc_status ptc_nav_init(ptc_nav *nav, const ptc_clock_config *cfg, ptc_na
     nav->cyc_en = cfg->cyc_en;
     nav->cyc_thresh = cfg->cyc_thresh;
     nav->cyc_bits = cfg->cyc_bits;
-    nav->skl168 = (cfg->errata & PTC_ERRATUM_SKL168) != 0;
+    nav->errata = cfg->errata;
     return PTC_OK;
 }
 
@@ -6160,7 +6163,7 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
        it carries the count wrapped during the overflow (SPEC 5.2) */
     if (nav->cyc_bound_pending && type != PTC_OVF) ptc__nav_bound(nav, nav->cyc_bound);
     nav->cyc_bound_pending = 0;
-    if (type == PTC_PSB && nav->skl168 && nav->started) {
+    if (type == PTC_PSB && (nav->errata & PTC_ERRATUM_SKL168) && nav->started) {
         /* (SKL168) the CYC before this PSB, and the cycles it counted, may
            be missing: the next CYC's sum bounds nothing before it, and
            sums from here on may be short */
@@ -6515,9 +6518,11 @@ PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, cons
     m->cfg = *cfg;
     if (sink) m->sink = *sink;
     pol = &cfg->policy;
+#define PTC__MDL_ERRATUM_BIT(key, bit) | (bit)
 #define PTC__X(key, field, least, most, dflt) PTC__MDL_REQUIRE(ptc__mdl_in_range(cfg->field, least, most), key);
     PTC_MODEL_CONFIG_FIELDS(PTC__X)
 #undef PTC__X
+    PTC__MDL_REQUIRE(!(cfg->errata & ~(uint32_t)(0 PTC_MODEL_ERRATA(PTC__MDL_ERRATUM_BIT))), "errata");
     /* what ties fields together */
     PTC__MDL_REQUIRE(cfg->cpuid_15_ebx / cfg->cpuid_15_eax <= 510 &&
                  (cfg->cpuid_15_ebx / cfg->cpuid_15_eax < 510 || cfg->cpuid_15_ebx % cfg->cpuid_15_eax == 0),
@@ -6536,6 +6541,7 @@ PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, cons
     m->bclk_den = 100000000u / g;
     PTC__MDL_REQUIRE(ptc__mdl_set_phase_den(m, cfg->core_ratio), "core_ratio");
 #undef PTC__MDL_REQUIRE
+#undef PTC__MDL_ERRATUM_BIT
     m->art = cfg->art_start;
     m->cpl = 3;
     m->csl = 1;
@@ -6653,14 +6659,14 @@ static void ptc__mdl_report_retirements(ptc_model *m, const ptc_packet *p)
 
 static uint64_t ptc__mdl_random(ptc_model *m);
 
-/* Erratum SKZ84 (cfg.skz84): whether the TMA whose bytes are in b (7 of
+/* Erratum SKZ84 (PTC_ERRATUM_SKZ84 in cfg.errata): whether the TMA whose bytes are in b (7 of
    them) goes out corrupt, and if so corrupts them and adds the bogus byte.
    Its reserved byte is set, so that a decoder can see it; the bogus
    byte is never a PSB pattern byte, so that no PSB can start inside. */
 static int ptc__mdl_skz84_corrupt_tma(ptc_model *m, uint8_t *b)
 {
     uint64_t r;
-    if (!m->cfg.skz84 || !m->non_root || ptc__mdl_random(m) % 2) return 0;
+    if (!(m->cfg.errata & PTC_ERRATUM_SKZ84) || !m->non_root || ptc__mdl_random(m) % 2) return 0;
     r = ptc__mdl_random(m);
     b[2] = (uint8_t)r;         /* CTC */
     b[3] = (uint8_t)(r >> 8);
@@ -6899,13 +6905,13 @@ static uint64_t ptc__mdl_random(ptc_model *m)
     return x;
 }
 
-/* Erratum SKL168 (cfg.skl168): the CYC that would go out right before a
+/* Erratum SKL168 (PTC_ERRATUM_SKL168 in cfg.errata): the CYC that would go out right before a
    PSB, with the cycles counted since the last one, may be lost. */
 static void ptc__mdl_skl168_drop_cyc(ptc_model *m)
 {
     ptc_packet p;
     uint8_t bytes[PTC_MAX_PACKET_SIZE];
-    if (!m->cfg.skl168) return;
+    if (!(m->cfg.errata & PTC_ERRATUM_SKL168)) return;
     ptc__mdl_flush_tnt(m); /* (the PSB would send it first, with its CYC) */
     if (!m->cfg.cyc_en || !m->enabled || m->overflow || !m->cyc_count || ptc__mdl_random(m) % 2) return;
     p = ptc__mdl_blank(PTC_CYC);
@@ -7169,7 +7175,7 @@ static void ptc__mdl_mtc_edge(ptc_model *m)
     if (m->cfg.mtc_jitter) m->mtc_due += ptc__mdl_random(m) % ((uint64_t)m->cfg.mtc_jitter + 1);
 }
 
-/* Erratum SKD007 (cfg.skd007): the CYC that goes out with the OVF, when
+/* Erratum SKD007 (PTC_ERRATUM_SKD007 in cfg.errata): the CYC that goes out with the OVF, when
    it has more than one byte, may keep only its first; the OVF's bytes
    take the place of the rest. */
 static void ptc__mdl_skd007_cut_cyc(ptc_model *m)
@@ -7178,7 +7184,7 @@ static void ptc__mdl_skd007_cut_cyc(ptc_model *m)
     uint8_t bytes[PTC_MAX_PACKET_SIZE];
     uint64_t thresh = m->cfg.cyc_thresh ? UINT64_C(1) << (m->cfg.cyc_thresh - 1) : 0;
     /* (a count of 32 or more does not fit the first byte's five bits) */
-    if (!m->cfg.skd007 || !m->cfg.cyc_en || !m->enabled || m->cyc_count < 32) return;
+    if (!(m->cfg.errata & PTC_ERRATUM_SKD007) || !m->cfg.cyc_en || !m->enabled || m->cyc_count < 32) return;
     if (m->cyc_count < thresh && !m->last_was_cyc) return; /* no CYC goes out with this OVF */
     if (ptc__mdl_random(m) % 2) return;
     p = ptc__mdl_blank(PTC_CYC);
@@ -7836,9 +7842,7 @@ PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_c
     cfg->mtc_lost = m->mtc_lost;
     cfg->rate_ppm = m->rate_ppm;
     cfg->psb_early_tsc = m->psb_early_tsc != 0;
-    if (m->skl168) cfg->errata |= PTC_ERRATUM_SKL168;
-    if (m->skd007) cfg->errata |= PTC_ERRATUM_SKD007;
-    if (m->skz84) cfg->errata |= PTC_ERRATUM_SKZ84;
+    cfg->errata |= m->errata;
 }
 
 PTCDEF unsigned ptc_model_nom_freq(const ptc_model_config *m)

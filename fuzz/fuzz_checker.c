@@ -441,7 +441,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in.size = size;
     fz_model_config(&in, &cfg);
     cfg.mtc_lost = 0; /* lost MTCs (an erratum) break the policy on purpose: not here */
-    cfg.skd007 = 0;   /* and a cut CYC reads as an OVF that two whole CYCs write too (SPEC 7.5) */
+    cfg.errata &= ~(uint32_t)PTC_ERRATUM_SKD007; /* and a cut CYC reads as an OVF that two whole CYCs write too (SPEC 7.5) */
     what = fz_take(&in, 0, MUT_COUNT - 1);
     pick = fz_take(&in, 0, 0xFFFF);
     fz_model_run(&cfg, in.data, in.size, &rec);

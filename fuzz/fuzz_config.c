@@ -21,6 +21,7 @@ static void same_config(const ptc_model_config *a, const ptc_model_config *b)
 #define MC_X(k, fld, least, most, dflt) FZ_ASSERT(a->fld == b->fld, "%s changed on the way back", k);
     PTC_MODEL_CONFIG_FIELDS(MC_X)
 #undef MC_X
+    FZ_ASSERT(a->errata == b->errata, "the errata changed on the way back");
     FZ_ASSERT(a->nfilters == b->nfilters, "the filter count changed");
     for (i = 0; i < a->nfilters; i++)
         FZ_ASSERT(a->filter_lo[i] == b->filter_lo[i] && a->filter_hi[i] == b->filter_hi[i], "filter %u changed", i);

@@ -130,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char why[400];
     if (size > 4096) return 0;
     fz_model_config(&in, &cfg);
-    cfg.skd007 = cfg.skz84 = 0; /* (libipt would have to be told) */
+    cfg.errata &= ~(uint32_t)(PTC_ERRATUM_SKD007 | PTC_ERRATUM_SKZ84); /* (libipt would have to be told) */
     st = pd_model_run(&cfg, in.data, in.size, 300000, &s);
     FZ_ASSERT(st == PTC_OK, "the model refused its configuration: %s", ptc_status_name(st));
     FZ_ASSERT(!s.cut, "the stream outgrew %zu bytes or %zu packets", s.cap, s.truth_cap);

@@ -247,7 +247,7 @@ static void skd007_cuts_read_alike_in_libipt(void)
         cfg.fifo_bytes = 128;
         cfg.drain_bytes = 1;
         cfg.drain_cycles = 16;
-        cfg.skd007 = 1;
+        cfg.errata = PTC_ERRATUM_SKD007;
         CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
         wl_run_workload(wi, &m, 2000000, 7);
         CHECK(!mr_skd007_ambiguous(&cfg, &o), "%s: a whole CYC pair reads as a cut one", wl_names[wi]);
@@ -286,7 +286,7 @@ static void skz84_corrupt_tmas_read_alike_in_libipt(void)
     char why[200];
     ptc_model_config_default(&cfg);
     cfg.cyc_en = 1;
-    cfg.skz84 = 1;
+    cfg.errata = PTC_ERRATUM_SKZ84;
     CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
     wl_run_in_guest(&m, 6000000, 2);
     for (i = 0; i < o.nt; i++) truths += o.t[i].fate == PTC_FATE_CORRUPT;

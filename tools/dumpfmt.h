@@ -323,7 +323,7 @@ UT_FN void df_text(df_buf *b, const ptc_item *it)
     case PTC_PWRX: {
         /* one reason as libipt 2.2 prints it (" st" and " hw" with its
            leading space); none, or more than one, which libipt calls
-           "bad", named (SPEC 1.11) */
+           "bad", named (SPEC 1.10) */
         unsigned reasons = p->u.pwrx.wake & 0xDu;
         if (reasons == 1u || reasons == 4u || reasons == 8u) {
             df_str(b, reasons == 1u ? "int" : reasons == 4u ? " st" : " hw");

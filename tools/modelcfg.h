@@ -57,6 +57,14 @@ UT_FN int mc_set_number(ptc_model_config *c, const char *key, uint64_t v, char *
     }
     PTC_MODEL_CONFIG_FIELDS(MC_X)
 #undef MC_X
+#define MC_E(k, bit) \
+    if (strcmp(key, k) == 0) { \
+        if (v > 1) { snprintf(err, errlen, "%s must be a whole number from 0 to 1", k); return 0; } \
+        c->errata = v ? c->errata | (uint32_t)(bit) : c->errata & ~(uint32_t)(bit); \
+        return 1; \
+    }
+    PTC_MODEL_ERRATA(MC_E)
+#undef MC_E
     if (strcmp(key, "nom_freq") == 0 || strcmp(key, "ring_written") == 0)
         snprintf(err, errlen, "%s is not a setting: the configuration file gives it for decoders (%s)", key,
                  key[0] == 'n' ? "set art_hz, cpuid_0x15_eax and cpuid_0x15_ebx" : "set by --snapshot");
@@ -71,6 +79,10 @@ UT_FN uint64_t mc_field_max(const char *key)
     if (strcmp(key, k) == 0) return (uint64_t)(most);
     PTC_MODEL_CONFIG_FIELDS(MC_X)
 #undef MC_X
+#define MC_E(k, bit) \
+    if (strcmp(key, k) == 0) return 1;
+    PTC_MODEL_ERRATA(MC_E)
+#undef MC_E
     return UINT64_MAX;
 }
 
@@ -238,6 +250,9 @@ UT_FN void mc_write_json(FILE *f, const ptc_model_config *c, const uint64_t *rin
         fprintf(f, "\"%s\":%llu,", k, (unsigned long long)c->fld);
     PTC_MODEL_CONFIG_FIELDS(MC_X)
 #undef MC_X
+#define MC_E(k, bit) fprintf(f, "\"%s\":%u,", k, (c->errata & (bit)) ? 1u : 0u);
+    PTC_MODEL_ERRATA(MC_E)
+#undef MC_E
     if (ring_written) fprintf(f, "\"ring_written\":%llu,", (unsigned long long)*ring_written);
     fprintf(f, "\"filters\":[");
     for (i = 0; i < c->nfilters; i++)
@@ -254,6 +269,9 @@ static const char *const mc_json_keys[] = {
 #define MC_X(k, fld, least, most, dflt) k,
     PTC_MODEL_CONFIG_FIELDS(MC_X)
 #undef MC_X
+#define MC_E(k, bit) k,
+    PTC_MODEL_ERRATA(MC_E)
+#undef MC_E
     "nom_freq", "ring_written", "filters", "policy"
 };
 static const char *const mc_json_policy_keys[] = { "threshold", "resume_on_value", "resume_value", "resume_after",

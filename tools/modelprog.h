@@ -93,11 +93,11 @@ UT_FN void mp_config(ptc_model_config *cfg, mp_draw draw, void *src)
     /* and PSB+s that wait for an MTC edge and carry its MTC ahead of their TSC */
     if (draw(src, 0, 3) == 3) cfg->psb_early_tsc = (uint8_t)draw(src, 1, 255);
     /* and erratum SKL168's CYC dropped before a PSB */
-    cfg->skl168 = (uint8_t)(draw(src, 0, 3) == 3);
+    if (draw(src, 0, 3) == 3) cfg->errata |= PTC_ERRATUM_SKL168;
     /* and erratum SKD007's CYC cut by the OVF after an overflow */
-    cfg->skd007 = (uint8_t)(draw(src, 0, 3) == 3);
+    if (draw(src, 0, 3) == 3) cfg->errata |= PTC_ERRATUM_SKD007;
     /* and erratum SKZ84's corrupt TMAs in VMX guests */
-    cfg->skz84 = (uint8_t)(draw(src, 0, 3) == 3);
+    if (draw(src, 0, 3) == 3) cfg->errata |= PTC_ERRATUM_SKZ84;
 }
 
 /* Plays the event program prog[0, n) on *m, a model ptc_model_init

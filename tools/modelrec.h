@@ -65,7 +65,7 @@ UT_FN int mr_erratum_error(ptc_status error) { return error == PTC_ERR_CUT_CYC |
 /* The stream decoder's flags for a model's stream: its errata's. */
 UT_FN unsigned mr_decode_flags(const ptc_model_config *cfg)
 {
-    return (cfg->skd007 ? PTC_DECODE_SKD007 : 0u) | (cfg->skz84 ? PTC_DECODE_SKZ84 : 0u);
+    return ptc_errata_decode_flags(cfg->errata);
 }
 
 /* Appends one item of `size` bytes to a growing array. */
@@ -127,7 +127,7 @@ UT_FN ptc_model_sink mr_start(mr_trace *r, int emitted_only)
 UT_FN int mr_skd007_ambiguous(const ptc_model_config *cfg, const mr_trace *r)
 {
     size_t i;
-    if (!cfg->skd007) return 0;
+    if (!(cfg->errata & PTC_ERRATUM_SKD007)) return 0;
     for (i = 0; i < r->nt; i++) {
         const ptc_truth *t = &r->t[i];
         uint64_t o = t->offset;
