@@ -207,55 +207,81 @@ check-build: $(CHECK_BIN) | $(BUILD)
 	@printf '%s\n' $(foreach t,$(FUZZ_TARGETS),"$(t) $(call fuzz_dict,$(t))") > $(BUILD)/fuzz-targets
 	@printf '%s\n' $(TEST_PROGRAMS) > $(BUILD)/test-programs
 
-$(BUILD)/test/clang/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/clang
-	$(CLANG) $(TESTCFLAGS) -o $@ $< $(if $(filter test_libipt test_conform_libipt,$*),-lipt)
+# The implementation compiled once for each set of flags and linked into
+# every program built with that set: with -DPTCODEC_IMPLEMENTATION_ONCE
+# (ptcodec.h's build options) a file's own #define PTCODEC_IMPLEMENTATION
+# gives only the interface. Compiling the implementation under the
+# sanitizers again for each of some 60 programs was two thirds of make
+# check's build. The programs that test private functions (OWN_IMPL)
+# compile it themselves, as do the builds with one program each.
+OWN_IMPL := test_clock test_conform fuzz_checker
+IMPL_CLANG  := $(BUILD)/impl/clang-san.o
+IMPL_GCC    := $(BUILD)/impl/gcc-san.o
+IMPL_MSAN   := $(BUILD)/impl/msan.o
+IMPL_FUZZER := $(BUILD)/impl/libfuzzer.o
+MSANFLAGS   := -std=c99 -g -O1 $(WARN) -fsanitize=memory -fsanitize-memory-track-origins -fno-sanitize-recover=all
+FUZZERFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+# linked NAME OBJECT: the flag and the object for program NAME, or nothing
+linked = $(if $(filter $(OWN_IMPL),$(1)),,-DPTCODEC_IMPLEMENTATION_ONCE $(2))
+$(BUILD)/impl:
+	mkdir -p $@
+$(IMPL_CLANG): $(HDR) | $(BUILD)/impl
+	$(CLANG) $(TESTCFLAGS) -DPTCODEC_IMPLEMENTATION -x c -c -o $@ $<
+$(IMPL_GCC): $(HDR) | $(BUILD)/impl
+	gcc $(TESTCFLAGS) -DPTCODEC_IMPLEMENTATION -x c -c -o $@ $<
+$(IMPL_MSAN): $(HDR) | $(BUILD)/impl
+	$(CLANG) $(MSANFLAGS) -DPTCODEC_IMPLEMENTATION -x c -c -o $@ $<
+$(IMPL_FUZZER): $(HDR) | $(BUILD)/impl
+	$(CLANG) $(subst fuzzer,fuzzer-no-link,$(FUZZERFLAGS)) -DPTCODEC_IMPLEMENTATION -x c -c -o $@ $<
 
-$(BUILD)/test/gcc/%: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
-	gcc $(TESTCFLAGS) -o $@ $< $(if $(filter test_libipt test_conform_libipt,$*),-lipt)
+$(BUILD)/test/clang/%: tests/%.c $(HDR) $(TESTHDR) $(IMPL_CLANG) | $(BUILD)/test/clang
+	$(CLANG) $(TESTCFLAGS) -o $@ $< $(call linked,$*,$(IMPL_CLANG)) $(if $(filter test_libipt test_conform_libipt,$*),-lipt)
+
+$(BUILD)/test/gcc/%: tests/%.c $(HDR) $(TESTHDR) $(IMPL_GCC) | $(BUILD)/test/gcc
+	gcc $(TESTCFLAGS) -o $@ $< $(call linked,$*,$(IMPL_GCC)) $(if $(filter test_libipt test_conform_libipt,$*),-lipt)
 
 $(LIBIPT22): $(LIBIPT22_TAR) | $(BUILD)
 	rm -rf $(LIBIPT22_DIR) && tar xzf $(LIBIPT22_TAR) -C $(BUILD)
 	cmake -S $(LIBIPT22_DIR) -B $(LIBIPT22_DIR)/b -DCMAKE_BUILD_TYPE=Release -DPTDUMP=ON -DPTTC=ON > $(BUILD)/libipt-2.2.log 2>&1
 	cmake --build $(LIBIPT22_DIR)/b -j2 >> $(BUILD)/libipt-2.2.log 2>&1
 
-$(BUILD)/test/clang/test_conform_libipt22: tests/test_conform_libipt.c $(HDR) $(TESTHDR) $(LIBIPT22) | $(BUILD)/test/clang
-	$(CLANG) $(TESTCFLAGS) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
+$(BUILD)/test/clang/test_conform_libipt22: tests/test_conform_libipt.c $(HDR) $(TESTHDR) $(LIBIPT22) $(IMPL_CLANG) | $(BUILD)/test/clang
+	$(CLANG) $(TESTCFLAGS) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< $(call linked,,$(IMPL_CLANG)) -L$(LIBIPT22_DIR)/b/lib \
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
 # the time accuracy comparison, sanitized, for make check (make bench runs the -O2 one);
 # timecmp22 the same against libipt 2.2's query decoder
 TIMECMP_SRC := bench/timecmp.c bench/encgen.h bench/encwhole.h $(HDR) $(TOOLHDR) tests/libipt_times.h
-$(BUILD)/test/clang/timecmp: $(TIMECMP_SRC) | $(BUILD)/test/clang
-	$(CLANG) $(TESTCFLAGS) -o $@ $< -lipt
-$(BUILD)/test/clang/timecmp22: $(TIMECMP_SRC) $(LIBIPT22) | $(BUILD)/test/clang
-	$(CLANG) $(TESTCFLAGS) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
+$(BUILD)/test/clang/timecmp: $(TIMECMP_SRC) $(IMPL_CLANG) | $(BUILD)/test/clang
+	$(CLANG) $(TESTCFLAGS) -o $@ $< $(call linked,,$(IMPL_CLANG)) -lipt
+$(BUILD)/test/clang/timecmp22: $(TIMECMP_SRC) $(LIBIPT22) $(IMPL_CLANG) | $(BUILD)/test/clang
+	$(CLANG) $(TESTCFLAGS) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< $(call linked,,$(IMPL_CLANG)) -L$(LIBIPT22_DIR)/b/lib \
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
 # the model's and the clock's exact arithmetic through the portable 128-bit code
 $(BUILD)/test/gcc/%_noi128: tests/%.c $(HDR) $(TESTHDR) | $(BUILD)/test/gcc
 	gcc $(TESTCFLAGS) -DPTC_NO_INT128 -o $@ $<
 
-$(addprefix $(BUILD)/san/,$(TOOLS)): $(BUILD)/san/%: tools/%.c $(HDR) $(TOOLHDR) | $(BUILD)/san
-	$(CLANG) $(TESTCFLAGS) -pthread -o $@ $<
+$(addprefix $(BUILD)/san/,$(TOOLS)): $(BUILD)/san/%: tools/%.c $(HDR) $(TOOLHDR) $(IMPL_CLANG) | $(BUILD)/san
+	$(CLANG) $(TESTCFLAGS) -pthread -o $@ $< $(call linked,,$(IMPL_CLANG))
 
-$(BUILD)/san/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)/san
-	$(CLANG) $(TESTCFLAGS) -o $@ $<
+$(BUILD)/san/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) $(IMPL_CLANG) | $(BUILD)/san
+	$(CLANG) $(TESTCFLAGS) -o $@ $< $(call linked,,$(IMPL_CLANG))
 
-$(BUILD)/san/bench_decode: bench/bench_decode.c bench/encgen.h $(HDR) tools/pktgen.h | $(BUILD)/san
-	$(CLANG) $(TESTCFLAGS) -pthread -o $@ $< -lipt
+$(BUILD)/san/bench_decode: bench/bench_decode.c bench/encgen.h $(HDR) tools/pktgen.h $(IMPL_CLANG) | $(BUILD)/san
+	$(CLANG) $(TESTCFLAGS) -pthread -o $@ $< $(call linked,,$(IMPL_CLANG)) -lipt
 
 # ---- fuzzing --------------------------------------------------------------
 # replay: engine-free driver, gcc + ASan/UBSan, exact-size inputs
-$(BUILD)/replay/%: fuzz/%.c fuzz/replay.c $(HDR) $(FUZZHDR) | $(BUILD)/replay
-	gcc $(TESTCFLAGS) -o $@ $< fuzz/replay.c $(FUZZLIBS)
+$(BUILD)/replay/%: fuzz/%.c fuzz/replay.c $(HDR) $(FUZZHDR) $(IMPL_GCC) | $(BUILD)/replay
+	gcc $(TESTCFLAGS) -o $@ $< fuzz/replay.c $(call linked,$*,$(IMPL_GCC)) $(FUZZLIBS)
 
 # the same replay under MemorySanitizer (clang), for reads of uninitialized memory
-$(BUILD)/msan/%: fuzz/%.c fuzz/replay.c $(HDR) $(FUZZHDR) | $(BUILD)/msan
-	$(CLANG) -std=c99 -g -O1 $(WARN) -fsanitize=memory -fsanitize-memory-track-origins -fno-sanitize-recover=all \
-	  -o $@ $< fuzz/replay.c
+$(BUILD)/msan/%: fuzz/%.c fuzz/replay.c $(HDR) $(FUZZHDR) $(IMPL_MSAN) | $(BUILD)/msan
+	$(CLANG) $(MSANFLAGS) -o $@ $< fuzz/replay.c $(call linked,$*,$(IMPL_MSAN))
 
-$(BUILD)/libfuzzer/%: fuzz/%.c $(HDR) $(FUZZHDR) | $(BUILD)/libfuzzer
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< $(FUZZLIBS)
+$(BUILD)/libfuzzer/%: fuzz/%.c $(HDR) $(FUZZHDR) $(IMPL_FUZZER) | $(BUILD)/libfuzzer
+	$(CLANG) $(FUZZERFLAGS) -o $@ $< $(call linked,$*,$(IMPL_FUZZER)) $(FUZZLIBS)
 
 # AFL++ through its libFuzzer-compatible driver (persistent mode, poisoned
 # tail: over-reads are caught), plus a cmplog build for -c
@@ -271,9 +297,8 @@ $(BUILD)/afl/%: fuzz/%.c $(HDR) $(FUZZHDR) | $(BUILD)/afl
 $(BUILD)/libfuzzer/with_mutator.o: fuzz/with_mutator.c $(HDR) $(FUZZHDR) | $(BUILD)/libfuzzer
 	$(CLANG) -std=c99 -O2 -g $(WARN) -c -o $@ $<
 
-$(BUILD)/libfuzzer/%+ptm: fuzz/%.c $(BUILD)/libfuzzer/with_mutator.o $(HDR) $(FUZZHDR) | $(BUILD)/libfuzzer
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -o $@ $< $(BUILD)/libfuzzer/with_mutator.o $(FUZZLIBS)
+$(BUILD)/libfuzzer/%+ptm: fuzz/%.c $(BUILD)/libfuzzer/with_mutator.o $(HDR) $(FUZZHDR) $(IMPL_FUZZER) | $(BUILD)/libfuzzer
+	$(CLANG) $(FUZZERFLAGS) -o $@ $< $(BUILD)/libfuzzer/with_mutator.o $(call linked,$*,$(IMPL_FUZZER)) $(FUZZLIBS)
 
 # the mutator for AFL++ (AFL_CUSTOM_MUTATOR_LIBRARY); any C compiler builds it
 AFL_MUTATOR := $(BUILD)/afl/ptcodec-mutator.so
@@ -300,16 +325,16 @@ $(LIBIPT22_FUZZ): $(LIBIPT22)
 LIBIPT22_TARGETS := fuzz_libipt22 fuzz_libipt22_time
 LIBIPT22_INC := -I$(LIBIPT22_DIR)/b/libipt/include
 # (the replay links libipt 2.2's release build: its corpus in make check)
-$(addprefix $(BUILD)/replay/,$(LIBIPT22_TARGETS)): $(BUILD)/replay/%: fuzz/%.c fuzz/replay.c $(HDR) $(FUZZHDR) $(LIBIPT22) | $(BUILD)/replay
-	gcc $(TESTCFLAGS) $(LIBIPT22_INC) -o $@ $< fuzz/replay.c -L$(LIBIPT22_DIR)/b/lib \
+$(addprefix $(BUILD)/replay/,$(LIBIPT22_TARGETS)): $(BUILD)/replay/%: fuzz/%.c fuzz/replay.c $(HDR) $(FUZZHDR) $(LIBIPT22) $(IMPL_GCC) | $(BUILD)/replay
+	gcc $(TESTCFLAGS) $(LIBIPT22_INC) -o $@ $< fuzz/replay.c $(call linked,$*,$(IMPL_GCC)) -L$(LIBIPT22_DIR)/b/lib \
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
-$(addprefix $(BUILD)/libfuzzer/,$(LIBIPT22_TARGETS)): $(BUILD)/libfuzzer/%: fuzz/%.c $(HDR) $(FUZZHDR) $(LIBIPT22_FUZZ) | $(BUILD)/libfuzzer
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(LIBIPT22_INC) -o $@ $< $(LIBIPT22_FUZZ)
+$(addprefix $(BUILD)/libfuzzer/,$(LIBIPT22_TARGETS)): $(BUILD)/libfuzzer/%: fuzz/%.c $(HDR) $(FUZZHDR) $(LIBIPT22_FUZZ) $(IMPL_FUZZER) | $(BUILD)/libfuzzer
+	$(CLANG) $(FUZZERFLAGS) $(LIBIPT22_INC) -o $@ $< $(call linked,$*,$(IMPL_FUZZER)) $(LIBIPT22_FUZZ)
 
-$(BUILD)/libfuzzer/fuzz_libipt22+ptm: fuzz/fuzz_libipt22.c $(BUILD)/libfuzzer/with_mutator.o $(HDR) $(FUZZHDR) $(LIBIPT22_FUZZ) | $(BUILD)/libfuzzer
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  $(LIBIPT22_INC) -o $@ $< $(BUILD)/libfuzzer/with_mutator.o $(LIBIPT22_FUZZ)
+$(BUILD)/libfuzzer/fuzz_libipt22+ptm: fuzz/fuzz_libipt22.c $(BUILD)/libfuzzer/with_mutator.o $(HDR) $(FUZZHDR) $(LIBIPT22_FUZZ) $(IMPL_FUZZER) | $(BUILD)/libfuzzer
+	$(CLANG) $(FUZZERFLAGS) $(LIBIPT22_INC) -o $@ $< $(BUILD)/libfuzzer/with_mutator.o \
+	  $(call linked,fuzz_libipt22,$(IMPL_FUZZER)) $(LIBIPT22_FUZZ)
 
 # libipt 2.2's decoders under the mutator, and its times (make fuzz-libipt22;
 # needs the shared tarball and cmake)

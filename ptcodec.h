@@ -39,6 +39,11 @@
 
    BUILD OPTIONS (define before including the header)
      PTCODEC_IMPLEMENTATION  emit the function bodies in this translation unit
+     PTCODEC_IMPLEMENTATION_ONCE  the bodies are compiled elsewhere (the
+                             header defines it after emitting them): with
+                             -D, a file that defines PTCODEC_IMPLEMENTATION
+                             gets the interface only and links one shared
+                             object, as ptcodec's own tests do
      PTCODEC_STATIC          make every function static to this translation
                              unit (use together with PTCODEC_IMPLEMENTATION)
      PTCODEC_DLL             Windows: the functions are exported from a DLL
