@@ -26,9 +26,13 @@ WARN    := -Wall -Wextra -Werror -pedantic
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 TESTCFLAGS := -std=c99 -g -O1 $(WARN) $(SAN)
 HDR     := ptcodec.h
-TOOLHDR := tools/dumpfmt.h tools/clockcheck.h tools/ptfields.h tools/pktgen.h tools/modelprog.h tools/ptmutator.h tools/ptdiff.h tools/modelcfg.h tools/jsonread.h tools/clockopts.h tools/progress.h tools/navwindow.h tools/workloads.h tools/modelrec.h tools/perfaux.h \
-           tools/perforacle.h tools/workpool.h
-TESTHDR := tests/testlib.h tests/libipt_allowlist.h tests/libipt_types.h tests/libipt_times.h tests/sdm_table.h $(TOOLHDR)
+# the tools' headers, and the harness's (the kit for programs that test
+# decoders: SPEC part 8's installed headers and the tests' own)
+HARNESSHDR := $(wildcard harness/*.h)
+# of them, the ones make install puts in include/ptcodec/ (SPEC part 8)
+MUTATOR_HDRS := harness/ptmutator.h harness/ptfields.h harness/ptdiff.h harness/pktgen.h harness/modelprog.h harness/util.h
+TOOLHDR := $(wildcard tools/*.h) $(HARNESSHDR)
+TESTHDR := tests/testlib.h tests/sdm_table.h $(TOOLHDR)
 TOOLS   := ptdump ptsim ptgen ptnav
 # The unit test programs. This one list drives both what `make check`
 # builds and what tests/run.sh runs ($(BUILD)/test-programs); run.sh fails
@@ -38,8 +42,7 @@ CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model 
 GCC_TESTS    := test_packets test_stream test_model test_conform
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt test_conform_libipt timecmp
-FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/clockcheck.h tools/modelprog.h tools/ptmutator.h tools/ptfields.h tools/ptdiff.h tools/pktgen.h tools/modelrec.h tools/navwindow.h tests/libipt_allowlist.h tests/libipt_types.h \
-           tests/libipt_times.h tools/qemu/x86class.h tools/modelcfg.h tools/jsonread.h
+FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/qemu/x86class.h $(TOOLHDR)
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
 # targets whose input is a workload program, not PT bytes: their own dictionary
 MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fuzz_libipt22_time
@@ -77,7 +80,7 @@ qemu: $(QEMU_BIN)
 $(BUILD)/libptcodec-qemu.so: tools/qemu/ptqemu.c $(HDR) $(TOOLHDR) $(QEMUHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $< -lpthread
 
-$(BUILD)/insncheck: tools/qemu/insncheck.c tools/util.h tools/qemu/x86class.h | $(BUILD)
+$(BUILD)/insncheck: tools/qemu/insncheck.c harness/util.h tools/qemu/x86class.h | $(BUILD)
 	$(CC) -std=c99 -O2 $(WARN) -o $@ $< -lipt
 
 $(BUILD)/qemu:
@@ -251,7 +254,7 @@ $(BUILD)/test/clang/test_conform_libipt22: tests/test_conform_libipt.c $(HDR) $(
 
 # the time accuracy comparison, sanitized, for make check (make bench runs the -O2 one);
 # timecmp22 the same against libipt 2.2's query decoder
-TIMECMP_SRC := bench/timecmp.c bench/encgen.h bench/encwhole.h $(HDR) $(TOOLHDR) tests/libipt_times.h
+TIMECMP_SRC := bench/timecmp.c bench/encgen.h bench/encwhole.h $(HDR) $(TOOLHDR)
 $(BUILD)/test/clang/timecmp: $(TIMECMP_SRC) $(IMPL_CLANG) | $(BUILD)/test/clang
 	$(CLANG) $(TESTCFLAGS) -o $@ $< $(call linked,,$(IMPL_CLANG)) -lipt
 $(BUILD)/test/clang/timecmp22: $(TIMECMP_SRC) $(LIBIPT22) $(IMPL_CLANG) | $(BUILD)/test/clang
@@ -268,7 +271,7 @@ $(addprefix $(BUILD)/san/,$(TOOLS)): $(BUILD)/san/%: tools/%.c $(HDR) $(TOOLHDR)
 $(BUILD)/san/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) $(IMPL_CLANG) | $(BUILD)/san
 	$(CLANG) $(TESTCFLAGS) -o $@ $< $(call linked,,$(IMPL_CLANG))
 
-$(BUILD)/san/bench_decode: bench/bench_decode.c bench/encgen.h $(HDR) tools/pktgen.h $(IMPL_CLANG) | $(BUILD)/san
+$(BUILD)/san/bench_decode: bench/bench_decode.c bench/encgen.h $(HDR) harness/pktgen.h $(IMPL_CLANG) | $(BUILD)/san
 	$(CLANG) $(TESTCFLAGS) -pthread -o $@ $< $(call linked,,$(IMPL_CLANG)) -lipt
 
 # ---- fuzzing --------------------------------------------------------------
@@ -291,7 +294,7 @@ $(BUILD)/afl/%.cmplog: fuzz/%.c $(HDR) $(FUZZHDR) | $(BUILD)/afl
 $(BUILD)/afl/%: fuzz/%.c $(HDR) $(FUZZHDR) | $(BUILD)/afl
 	AFL_QUIET=1 AFL_USE_ASAN=1 AFL_USE_UBSAN=1 afl-clang-fast -g -O1 -fsanitize=fuzzer -o $@ $< $(FUZZLIBS)
 
-# any target with the PT-aware mutator (tools/ptmutator.h) as libFuzzer's
+# any target with the PT-aware mutator (harness/ptmutator.h) as libFuzzer's
 # custom mutator: build/libfuzzer/<target>+ptm (the mutator compiled apart,
 # without instrumentation: fuzz/with_mutator.c)
 $(BUILD)/libfuzzer/with_mutator.o: fuzz/with_mutator.c $(HDR) $(FUZZHDR) | $(BUILD)/libfuzzer
@@ -302,7 +305,7 @@ $(BUILD)/libfuzzer/%+ptm: fuzz/%.c $(BUILD)/libfuzzer/with_mutator.o $(HDR) $(FU
 
 # the mutator for AFL++ (AFL_CUSTOM_MUTATOR_LIBRARY); any C compiler builds it
 AFL_MUTATOR := $(BUILD)/afl/ptcodec-mutator.so
-$(AFL_MUTATOR): fuzz/afl_mutator.c $(HDR) tools/ptmutator.h tools/ptfields.h tools/pktgen.h tools/modelprog.h tools/util.h | $(BUILD)/afl
+$(AFL_MUTATOR): fuzz/afl_mutator.c $(HDR) $(MUTATOR_HDRS) | $(BUILD)/afl
 	$(CC) -std=c99 -O2 -g $(WARN) -shared -fPIC -o $@ $<
 
 # libipt 2.2 built for fuzzing: its sources compiled with the fuzzer's
@@ -375,11 +378,11 @@ coverage: deps
 	@sh tools/coverage.sh $(BUILD)/cov "$(COV_TESTS)" "$(FUZZ_TARGETS)"
 
 # ---- benchmark ------------------------------------------------------------
-$(BUILD)/bench_decode: bench/bench_decode.c bench/encgen.h $(HDR) tools/pktgen.h | $(BUILD)
+$(BUILD)/bench_decode: bench/bench_decode.c bench/encgen.h $(HDR) harness/pktgen.h | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -pthread -o $@ $< -lipt
 
 # the same, against libipt 2.2 built from the shared tarball (make bench runs both)
-$(BUILD)/bench_decode_libipt22: bench/bench_decode.c bench/encgen.h $(HDR) tools/pktgen.h $(LIBIPT22) | $(BUILD)
+$(BUILD)/bench_decode_libipt22: bench/bench_decode.c bench/encgen.h $(HDR) harness/pktgen.h $(LIBIPT22) | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -pthread -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
@@ -428,10 +431,9 @@ BINDIR  := $(PREFIX)/bin
 MAN1DIR := $(PREFIX)/share/man/man1
 PCDIR   := $(PREFIX)/share/pkgconfig
 CMAKEDIR := $(PREFIX)/share/cmake/ptcodec
-# the PT-aware mutator and the differential template: their headers and
-# the ones they include, side by side in include/ptcodec/ (#include
+# the PT-aware mutator and the differential template (MUTATOR_HDRS, at the
+# top), side by side in include/ptcodec/ as in harness/ (#include
 # <ptcodec/ptmutator.h>: it includes ../ptcodec.h), and the mutator's AFL++ library
-MUTATOR_HDRS := tools/ptmutator.h tools/ptfields.h tools/ptdiff.h tools/pktgen.h tools/modelprog.h tools/util.h
 MUTINCDIR := $(INCDIR)/ptcodec
 MUTLIBDIR := $(PREFIX)/lib/ptcodec
 INSTALLED := $(INCDIR)/ptcodec.h $(addprefix $(BINDIR)/,$(TOOLS)) $(patsubst %,$(MAN1DIR)/%.1,$(TOOLS)) \

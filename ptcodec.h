@@ -262,7 +262,7 @@ typedef enum ptc_packet_class {
    row here, its opcode in ptc_opcode, its fields in ptc_packet and in
    PTC_PACKET_FIELD_LIST, its decoder (ptc__dec_slow or ptc__dec_ext), its
    encoder (ptc__enc_packet), its rows in SPEC.md 1.2-1.4, and its case in
-   tools/pktgen.h (which every packet test and fuzz target draws from). */
+   harness/pktgen.h (which every packet test and fuzz target draws from). */
 #define PTC_PACKET_LIST(X) \
     X(PTC_PAD,       "pad",       "pad",        1,  1, PTC_PC_KEEPS_BLOCK) \
     X(PTC_PSB,       "psb",       "psb",       16, 16, PTC_PC_DEC_STATE) \
@@ -886,49 +886,79 @@ typedef struct ptc__clk_anchor {
     int valid, mtc;
 } ptc__clk_anchor;
 
-typedef struct ptc_clock {
-    ptc_clock_config cfg;
+/* All fields are private. The parts of the clock's state. */
+typedef struct ptc__clk_window {      /* the items held back (SPEC 3.7) */
     ptc__clk_entry ring[PTC_CLOCK_WINDOW];
     size_t head, count, ready;        /* ring; the first `ready` entries are final */
     size_t open_from;                 /* entries from here on wait for the next CYC point */
-    int finished, have_tsc;
-    uint64_t tsc_full;                /* last TSC, extended to 64 bits */
+    int finished;                     /* ptc_clock_finish was called */
+} ptc__clk_window;
+
+typedef struct ptc__clk_given {       /* what has gone out: later items stay at or after it */
     uint64_t out_lo, out_point;       /* the latest lower bound and point given so far */
     uint64_t ntp_lo, ntp_point;       /* the last final non-timing packet went out after
                                          ntp_lo, and at or after ntp_point */
-    uint64_t first_cyc_point;         /* the points of the first and the last CYC since that */
-    uint64_t last_cyc_point;          /*   packet that may time a first branch (0: none) */
-    uint64_t cyc_point, fb_point;     /* the points of the last final CYC, and of the first
-                                         lone CYC since that packet (0: none) */
-    int seen_lone_cyc;                /* the trace has shown a lone CYC: its TNTs' CYCs go out
-                                         at their first branches (SPEC 3.7, the two readings) */
-    uint32_t tnts_unplaced;           /* TNTs with no CYC right before them, CYCs since the
-                                         packet before them and no lone CYC among those */
-    ptc__clk_ctc ctc;                 /* the MTC edges, relative to the last TMA */
-    int seen_gap;                     /* MTCs have gone missing somewhere in the trace */
-    int stop_since_mtc;               /* a possible clock stop since that MTC */
-    uint64_t next_mtc_hi;             /* the next MTC that must be emitted goes out by then (0: none known) */
+} ptc__clk_given;
+
+typedef struct ptc__clk_tsc {         /* the last TSC */
+    int have;
+    uint64_t full;                    /* its value, extended to 64 bits */
+    int run;                          /* what follows now is sent with it */
+    int in_psb;                       /* it is a PSB+'s */
+    uint64_t pos_lo, pos_hi;          /* its cycle position */
+    int sampled;                      /* it was sampled before it went out */
+    uint64_t hi;                      /* its packet went out by then */
+    uint64_t cycles;                  /* counted by CYCs since it */
+} ptc__clk_tsc;
+
+typedef struct ptc__clk_psb {         /* the open PSB+ */
+    size_t at;                        /* ring index + 1 of its first entry still in the
+                                         window, 0: none */
+    int point;                        /* a CYC point inside it */
+    int tail;                         /* after its TSC, before its PSBEND */
+    uint64_t lo, hi;                  /* its TSC's interval */
+    uint64_t cycles;                  /* counted by CYCs since the PSB */
+    int mtc;                          /* an MTC came in it before its TSC */
+} ptc__clk_psb;
+
+typedef struct ptc__clk_due {         /* the next MTC that must be emitted (SPEC 3.4 rule 2),
+                                         as the clock and the events decoder track it */
     ptc_checker chk;                  /* the policy's run of MTCs, to know which edge that is */
+    int stop_since_mtc;               /* a possible clock stop since the last MTC */
+    int seen_gap;                     /* MTCs have gone missing somewhere in the trace */
+    int hi_known;                     /* hi is known (the events decoder computes it when
+                                         asked, the clock at the MTC or CBR) */
+    uint64_t hi;                      /* its packet goes out by then */
     uint64_t half_period;             /* half an MTC period, in TSC ticks (rounded up) */
-    ptc__clk_rate rate;               /* nom, narrowed by what the trace shows, and the CBR */
+} ptc__clk_due;
+
+typedef struct ptc__clk_slope {       /* the rate the points count cycles at (SPEC 3.7) */
     /* kept with the rate (ptc__clk_rate_changed), as every packet asks: */
-    int nom_cfg_inside;               /* the configured nom is in that range */
+    int nom_cfg_inside;               /* the configured nom is in the rate's range */
     ptc__math_divider guess_div;      /* cfg.nom_den * CBR, while nom_cfg_inside and a CBR */
-    ptc__clk_anchor rate_ref;       /* the first exactly positioned anchor of the epoch */
-    uint8_t rate_ref_cbr;
-    /* the exactly positioned anchors since rate_ref, the newest at
+    ptc__clk_anchor ref;              /* the first exactly positioned anchor of the epoch */
+    uint8_t ref_cbr;
+    /* the exactly positioned anchors since ref, the newest at
        (seen_n - 1) % PTC__CLK_RATE_ANCHORS: their cycle positions and the
        middles of their intervals */
     uint64_t seen_pos[PTC__CLK_RATE_ANCHORS], seen_mid[PTC__CLK_RATE_ANCHORS];
     size_t seen_n;
-    uint64_t rate_ticks, rate_cycles; /* the rate they measure (PTC__CLK_RATE_SPAN); 0: none */
-    /* cycle positions */
+    uint64_t ticks, cycles;           /* the rate they measure (PTC__CLK_RATE_SPAN); 0: none */
+} ptc__clk_slope;
+
+typedef struct ptc__clk_cursor {          /* the cycle position decoded so far */
     uint32_t epoch;
-    int pos_active, cyc_just_before, tsc_run, tsc_in_psb;
+    int active;                       /* positions are known in this epoch */
+    int cyc_just_before;              /* the last packet but PADs was a CYC */
     size_t cyc_pending;               /* ring index + 1 of a CYC whose count waits for the next packet */
-    uint64_t pos, cycles_since_tsc;
-    uint64_t tsc_pos_lo, tsc_pos_hi;  /* the last TSC's position */
-    ptc__clk_anchor positioned;     /* the last anchor with a cycle position */
+    uint64_t pos;
+    uint64_t cyc_min_eligible;        /* the fewest cycles a CYC right before an eligible packet
+                                         carried (not after a CYC): at least the threshold's */
+} ptc__clk_cursor;
+
+typedef struct ptc__clk_anchors {
+    ptc__clk_anchor last;             /* the last anchor, positioned or not */
+    ptc__clk_anchor positioned;       /* the last anchor with a cycle position */
     /* the points of an epoch count cycles from its reference: the last
        anchor at an exact cycle position, else `positioned`, else the point
        carried across a CBR (ptc__clk_carry_points). Entries wait for their
@@ -936,21 +966,39 @@ typedef struct ptc_clock {
        between): each of the last PTC__CLK_GUESS_EPOCHS epochs keeps its
        own, at epoch % PTC__CLK_GUESS_EPOCHS. */
     ptc__clk_anchor guess_refs[PTC__CLK_GUESS_EPOCHS];
-    ptc__clk_anchor last_anchor;    /* the last anchor, positioned or not */
-    size_t psb_at;                    /* ring index + 1 of the first entry of an open PSB+
-                                         still in the window, 0: none */
-    int psb_point;                    /* a CYC point inside that PSB+ */
-    int psb_tail;                     /* after the TSC of a PSB+, before its PSBEND */
-    uint64_t cyc_min_eligible;        /* the fewest cycles a CYC right before an eligible packet
-                                         carried (not after a CYC): at least the threshold's */
-    int fup_bound;                    /* the last packet was a PTW or EXSTOP with its IP bit: */
-    uint64_t fup_pos_lo, fup_pos_hi;  /*   a FUP next is at its instant, its position, */
-    uint32_t fup_flags;               /*   and what it knew of it (EXACT, NEAR) */
-    uint64_t psb_lo, psb_hi;          /* that TSC's interval */
-    uint64_t psb_cycles;              /* counted by CYCs since the PSB */
-    int psb_mtc;                      /* an MTC came in the PSB+ before its TSC */
-    int tsc_sampled;                  /* the last TSC was sampled before it went out */
-    uint64_t tsc_hi;                  /* the last TSC packet went out by then */
+} ptc__clk_anchors;
+
+typedef struct ptc__clk_branch {      /* the CYCs since the last packet that may time a TNT's
+                                         first branch (SPEC 3.7, the two readings); 0: none */
+    uint64_t first, last;             /* the points of the first and the last CYC */
+    uint64_t last_final;              /* the point of the last final CYC */
+    uint64_t lone;                    /* the point of the first lone CYC */
+    int seen_lone;                    /* the trace has shown a lone CYC: its TNTs' CYCs go out
+                                         at their first branches */
+    uint32_t unplaced;                /* TNTs with no CYC right before them, CYCs since the
+                                         packet before them and no lone CYC among those */
+} ptc__clk_branch;
+
+typedef struct ptc__clk_fup {         /* the last packet was a PTW or EXSTOP with its IP bit: */
+    int bound;                        /*   a FUP next is at its instant, */
+    uint64_t pos_lo, pos_hi;          /*   its position, */
+    uint32_t flags;                   /*   and what it knew of it (EXACT, NEAR) */
+} ptc__clk_fup;
+
+typedef struct ptc_clock {
+    ptc_clock_config cfg;
+    ptc__clk_window win;
+    ptc__clk_given given;
+    ptc__clk_tsc tsc;
+    ptc__clk_psb psb;
+    ptc__clk_ctc ctc;                 /* the MTC edges, relative to the last TMA */
+    ptc__clk_due due;
+    ptc__clk_rate rate;               /* nom, narrowed by what the trace shows, and the CBR */
+    ptc__clk_slope slope;
+    ptc__clk_cursor at;
+    ptc__clk_anchors anchors;
+    ptc__clk_branch branch;
+    ptc__clk_fup fup;
 } ptc_clock;
 
 PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg);
@@ -1038,15 +1086,6 @@ typedef struct ptc__ev_psb {          /* the open PSB+ */
     uint64_t lo, hi;                  /* its TSC's interval, for the events after it up to PSBEND */
 } ptc__ev_psb;
 
-typedef struct ptc__ev_due {          /* the next MTC that must be emitted (SPEC 3.4 rule 2) */
-    ptc_checker chk;                  /* the policy's run, when it suppresses */
-    int stop_since_mtc;               /* a possible clock stop since the last MTC */
-    int cap_known;                    /* cap is computed for the last MTC */
-    uint64_t cap;                     /* its packet goes out by then */
-    int seen_gap;                     /* MTCs have gone missing somewhere in the trace */
-    uint64_t half_period;             /* half an MTC period, in TSC ticks (rounded up) */
-} ptc__ev_due;
-
 typedef struct ptc__ev_branch {       /* the CYCs since the last event that may time a TNT's first
                                          branch (SPEC 3.7's second guess), PTC__EV_NOPOS: none */
     uint64_t lone;                    /* the first lone one (another CYC right after it) */
@@ -1081,7 +1120,7 @@ typedef struct ptc_events {
     int stop_since_ref;               /* a possible clock stop since it */
     uint32_t stops;                   /* possible clock stops so far (SPEC 3.5 rule 5) */
     ptc__ev_psb psb;
-    ptc__ev_due due;
+    ptc__clk_due due;
     int fup_bound;                    /* the last event was a PTW or EXSTOP with its IP bit */
     /* the window: the first `ready` events have their final interval */
     ptc__ev_entry ring[PTC_EVENTS_WINDOW];
@@ -1531,63 +1570,114 @@ enum { PTC_PEBS_ITEM_IP = 0, PTC_PEBS_ITEM_COUNTERS = 1, PTC_PEBS_ITEM_TSC = 2 }
 #define PTC_MODEL_RETC_DEPTH 64
 
 /* All fields are private. */
-typedef struct ptc_model {
-    ptc_model_config cfg;
-    ptc_model_sink sink;
-    const char *error_field;          /* which config field init rejected */
-    uint64_t cycle, art, art_num, art_den, art_inc;
+/* All fields are private. The parts of the model's state. */
+typedef struct ptc__mdl_clocks {      /* ART and core clocks (SPEC 5.1) */
+    uint64_t art, art_num, art_den, art_inc;
     uint64_t art_inc_avg;             /* art_inc at the average rate (cfg.rate_ppm) */
     uint32_t wobble_step;             /* where the rate is in its triangle, and */
     uint32_t wobble_left;             /*   cycles until it next changes */
     uint64_t art_per_cycle_num;       /* art_hz / gcd(art_hz, 1e8)       */
     uint64_t bclk_den;                /* 1e8 / gcd(art_hz, 1e8)          */
-    uint8_t ratio;
-    int enabled, packet_en;
+    uint8_t ratio;                    /* the core:bus ratio now */
+} ptc__mdl_clocks;
+
+typedef struct ptc__mdl_core {        /* what the core executes, as tracing sees it */
+    int enabled, packet_en;           /* TriggerEn, and PacketEn (SPEC 5.2) */
     uint64_t ip, last_ip, cr3;
     int last_ip_valid;
     uint8_t csl, csd, cpl;
-    uint64_t tnt_bits;
-    uint8_t tnt_count;
-    uint64_t tnt_cycle[47];           /* when each pending TNT branch retired */
-    ptc_exact_tsc tnt_time[47];
-    int retiring;                     /* the next FUP/TIP/TIP.PGD carries a retirement */
-    uint64_t retire_ip;               /*   of the instruction at this IP */
-    uint64_t retired;                 /* retirements that reached the stream */
-    uint64_t cyc_count;
+    uint8_t in_tx;                    /* inside a TSX transaction */
+} ptc__mdl_core;
+
+typedef struct ptc__mdl_tnt {         /* the TNT being collected */
+    uint64_t bits;
+    uint8_t count;
+    uint64_t cycle[47];               /* when each pending branch retired */
+    ptc_exact_tsc time[47];
+} ptc__mdl_tnt;
+
+typedef struct ptc__mdl_retire {
+    int pending;                      /* the next FUP/TIP/TIP.PGD carries a retirement */
+    uint64_t ip;                      /*   of the instruction at this IP */
+    uint64_t count;                   /* retirements that reached the stream */
+} ptc__mdl_retire;
+
+typedef struct ptc__mdl_cyc_state {
+    uint64_t count;                   /* cycles since the last CYC */
     int last_was_cyc;                 /* the stream's last packet is a CYC */
-    uint64_t psb_bytes;
-    int psb_pending, in_psb;
-    uint32_t mtc_run, mtc_need, suppressed;
+} ptc__mdl_cyc_state;
+
+typedef struct ptc__mdl_psb {
+    uint64_t bytes;                   /* written since the last PSB+ */
+    int pending, in;                  /* a PSB+ is due; one is being written */
+} ptc__mdl_psb;
+
+typedef struct ptc__mdl_sample {      /* cfg.psb_early_tsc: a due PSB+ waiting for the next
+                                         MTC edge takes the TSC, ART and FastCounter of
+                                         every cycle it waits (the last one is the cycle
+                                         before the edge) */
+    uint64_t edge_cycle;              /* the cycle of the last MTC edge */
+    int have;
+    uint64_t cycle, art;
+    ptc_exact_tsc time;
+    uint16_t fc;
+    int out;                          /* the TSC and TMA going out carry the sample */
+} ptc__mdl_sample;
+
+typedef struct ptc__mdl_mtc {         /* MTCs, their suppression (part 2) and real clocks */
+    uint32_t run, need, suppressed;
     int suppressing;
-    uint64_t fifo_fill;
-    int overflow;
+    int pending;                      /* an MTC edge was seen; its packet goes out at due */
+    uint8_t pending_ctc;              /*   with this payload */
+    uint64_t due;
+    uint8_t lost_run;                 /* MTCs lost in a row (cfg.mtc_lost) */
+    uint32_t edges_since;             /* MTC edges since the last MTC written */
+    uint64_t n_emitted, n_suppressed;
+} ptc__mdl_mtc;
+
+typedef struct ptc__mdl_out {         /* the stream written */
     uint64_t offset, events, generated;
-    uint64_t n_mtc_emitted, n_mtc_suppressed, n_dropped;
-    ptc_counters *counters;           /* shared with the core's other threads; may be NULL */
-    uint8_t thread;                   /* this hardware thread's number */
-    uint32_t trigger_seen;            /* events at trigger_ip so far */
+    uint64_t fifo_fill;               /* the packet buffer's bytes (cfg.fifo_bytes) */
+    int overflow;                     /* it overflowed: packets are lost until it drains */
+    uint64_t n_dropped;
+} ptc__mdl_out;
+
+typedef struct ptc__mdl_trigger_state { /* SPEC 5.7 */
+    uint32_t seen;                    /* events at trigger_ip so far */
     uint64_t stop_cycle;              /* TraceStop due then; UINT64_MAX: none */
     int stopped;                      /* TraceStop happened: no more output */
-    int mtc_pending;                  /* an MTC edge was seen; its packet goes out at mtc_due */
-    uint8_t mtc_pending_ctc;          /*   with this payload */
-    uint64_t mtc_due;
-    uint64_t jitter_state;            /* the generator of MTC delays and losses, and SKL168's drops */
-    uint8_t mtc_lost_run;             /* MTCs lost in a row (cfg.mtc_lost) */
-    uint32_t mtc_edges_since;         /* MTC edges since the last MTC written */
-    uint64_t retc[PTC_MODEL_RETC_DEPTH]; /* next IPs of the traced CALLs since the last PSB, */
-    uint8_t retc_top, retc_depth;     /*   a ring: a CALL into a full one drops the oldest */
-    uint8_t in_tx;                    /* inside a TSX transaction */
+} ptc__mdl_trigger_state;
+
+typedef struct ptc__mdl_retc {        /* RET compression's call stack */
+    uint64_t next_ip[PTC_MODEL_RETC_DEPTH]; /* next IPs of the traced CALLs since the last PSB, */
+    uint8_t top, depth;               /*   a ring: a CALL into a full one drops the oldest */
+} ptc__mdl_retc;
+
+typedef struct ptc__mdl_vmx {
     uint8_t non_root, guest_traced;   /* in a VMX guest, and whether it is traced */
     uint64_t vmcs;                    /* the VMCS pointer VMPTRLD loaded; 0: none */
-    /* cfg.psb_early_tsc: a due PSB+ waiting for the next MTC edge takes
-       the TSC, ART and FastCounter of every cycle it waits (the last one
-       is the cycle before the edge) */
-    uint64_t mtc_edge_cycle;          /* the cycle of the last MTC edge */
-    int have_sample;
-    uint64_t sample_cycle, sample_art;
-    ptc_exact_tsc sample_time;
-    uint16_t sample_fc;
-    int sample_out;                   /* the TSC and TMA going out carry the sample */
+} ptc__mdl_vmx;
+
+typedef struct ptc_model {
+    ptc_model_config cfg;
+    ptc_model_sink sink;
+    const char *error_field;          /* which config field init rejected */
+    uint64_t cycle;                   /* core cycles since the start */
+    ptc_counters *counters;           /* shared with the core's other threads; may be NULL */
+    uint8_t thread;                   /* this hardware thread's number */
+    uint64_t jitter_state;            /* the generator of MTC delays and losses, and SKL168's drops */
+    ptc__mdl_clocks clk;
+    ptc__mdl_core core;
+    ptc__mdl_tnt tnt;
+    ptc__mdl_retire retire;
+    ptc__mdl_cyc_state cyc;
+    ptc__mdl_psb psb;
+    ptc__mdl_sample sample;
+    ptc__mdl_mtc mtc;
+    ptc__mdl_out out;
+    ptc__mdl_trigger_state trigger;
+    ptc__mdl_retc retc;
+    ptc__mdl_vmx vmx;
 } ptc_model;
 
 /* Checks cfg and prepares the model; PTC_ERR_BAD_CONFIG names the field in
@@ -4034,6 +4124,13 @@ static uint64_t ptc__clk_half_period(const ptc_clock_config *cfg)
            (2 * (uint64_t)cfg->cpuid_15_eax);
 }
 
+/* The next MTC due, before the first packet. */
+static void ptc__clk_due_init(ptc__clk_due *due, const ptc_clock_config *cfg)
+{
+    ptc_checker_init(&due->chk, &cfg->policy);
+    due->half_period = ptc__clk_half_period(cfg);
+}
+
 /* nom's range from a reduced configuration, and the fixed divisors. */
 static void ptc__clk_rate_init(ptc__clk_rate *r, const ptc_clock_config *cfg)
 {
@@ -4120,18 +4217,18 @@ static uint64_t ptc__clk_tsc_extend(uint64_t last, int have, uint64_t v)
     return full;
 }
 
-static ptc__clk_entry *ptc__clk_at(ptc_clock *c, size_t i) { return &c->ring[(c->head + i) % PTC_CLOCK_WINDOW]; }
+static ptc__clk_entry *ptc__clk_at(ptc_clock *c, size_t i) { return &c->win.ring[(c->win.head + i) % PTC_CLOCK_WINDOW]; }
 
 /* The CBR or nom's range changed: what depends on them only. Whether
    the configured nom still lies in the range the trace allows (the points
    use it then, SPEC 3.7), and the rate's own divisors. */
 static void ptc__clk_rate_changed(ptc_clock *c)
 {
-    c->nom_cfg_inside = c->cfg.nom_num && c->cfg.nom_den <= UINT64_MAX / 256 &&
+    c->slope.nom_cfg_inside = c->cfg.nom_num && c->cfg.nom_den <= UINT64_MAX / 256 &&
                         !ptc__math_frac_less(c->cfg.nom_num, c->cfg.nom_den, c->rate.nom_lo_n, c->rate.nom_lo_d) &&
                         !ptc__math_frac_less(c->rate.nom_hi_n, c->rate.nom_hi_d, c->cfg.nom_num, c->cfg.nom_den);
     ptc__clk_rate_set(&c->rate);
-    if (c->nom_cfg_inside && c->rate.cbr) ptc__math_divider_init(&c->guess_div, c->cfg.nom_den * c->rate.cbr);
+    if (c->slope.nom_cfg_inside && c->rate.cbr) ptc__math_divider_init(&c->slope.guess_div, c->cfg.nom_den * c->rate.cbr);
 }
 
 PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
@@ -4141,9 +4238,8 @@ PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
     memset(c, 0, sizeof *c);
     c->cfg = *cfg;
     if (!ptc__clk_config_reduce(&c->cfg)) return PTC_ERR_BAD_CONFIG;
-    c->cyc_min_eligible = UINT64_MAX;
-    ptc_checker_init(&c->chk, &cfg->policy);
-    c->half_period = ptc__clk_half_period(cfg);
+    c->at.cyc_min_eligible = UINT64_MAX;
+    ptc__clk_due_init(&c->due, &c->cfg);
     ptc__clk_rate_init(&c->rate, &c->cfg);
     ptc__clk_rate_changed(c);
     return PTC_OK;
@@ -4155,8 +4251,8 @@ PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
    serves the entries of that epoch that are not final yet. */
 static void ptc__clk_break(ptc_clock *c)
 {
-    c->epoch++;
-    c->pos_active = 0;
+    c->at.epoch++;
+    c->at.active = 0;
 }
 
 /* The cycles within which a CYC-eligible packet with no CYC right before
@@ -4166,7 +4262,7 @@ static void ptc__clk_break(ptc_clock *c)
    UINT64_MAX before one was seen. */
 static uint64_t ptc__clk_thresh_window(const ptc_clock *c)
 {
-    if (c->cfg.cyc_thresh == PTC_CYC_THRESH_UNKNOWN) return c->cyc_min_eligible;
+    if (c->cfg.cyc_thresh == PTC_CYC_THRESH_UNKNOWN) return c->at.cyc_min_eligible;
     return c->cfg.cyc_thresh ? UINT64_C(1) << (c->cfg.cyc_thresh - 1) : 1;
 }
 
@@ -4204,13 +4300,13 @@ static void ptc__clk_cycle_bounds(const ptc_clock *c, const ptc__clk_entry *e, c
    3), if that epoch has one and it is still kept. */
 static const ptc__clk_anchor *ptc__clk_guess_ref(const ptc_clock *c, uint32_t epoch)
 {
-    const ptc__clk_anchor *a = &c->guess_refs[epoch % PTC__CLK_GUESS_EPOCHS];
+    const ptc__clk_anchor *a = &c->anchors.guess_refs[epoch % PTC__CLK_GUESS_EPOCHS];
     return a->valid && a->epoch == epoch ? a : NULL;
 }
 
 static void ptc__clk_set_guess_ref(ptc_clock *c, const ptc__clk_anchor *a)
 {
-    c->guess_refs[a->epoch % PTC__CLK_GUESS_EPOCHS] = *a;
+    c->anchors.guess_refs[a->epoch % PTC__CLK_GUESS_EPOCHS] = *a;
 }
 
 /* A fraction in den-ths of a tick, rounded down (exact when it is
@@ -4243,7 +4339,7 @@ static uint8_t ptc__clk_frac_256ths(const ptc__clk_frac *f)
 static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e, const ptc__clk_anchor *b,
                                      ptc__clk_frac *frac)
 {
-    const ptc__clk_anchor *a = &c->guess_refs[e->epoch % PTC__CLK_GUESS_EPOCHS];
+    const ptc__clk_anchor *a = &c->anchors.guess_refs[e->epoch % PTC__CLK_GUESS_EPOCHS];
     uint8_t cbr = (uint8_t)(e->flags >> 16);
     /* the anchor at the start of its range: the counter's reset at an
        epoch's start, the last CYC point for a PSB+'s TSC (SPEC 3.7) */
@@ -4271,18 +4367,18 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
         if (b_mid > a->point && ptc__math_mad_div(n, b_mid - a->point, 0, 0, b->pos_lo - from, &q, &r))
             return ptc__math_sat_add(a->point, q);
     }
-    if (c->cfg.rate_ppm && c->rate_cycles && c->rate_ref.valid && c->rate_ref.epoch == e->epoch && c->rate_ref_cbr == cbr) {
+    if (c->cfg.rate_ppm && c->slope.cycles && c->slope.ref.valid && c->slope.ref.epoch == e->epoch && c->slope.ref_cbr == cbr) {
         uint64_t q, r; /* n * ticks / cycles */
-        if (ptc__math_mad_div(n, c->rate_ticks, 0, 0, c->rate_cycles, &q, &r)) return ptc__math_sat_add(a->point, q);
+        if (ptc__math_mad_div(n, c->slope.ticks, 0, 0, c->slope.cycles, &q, &r)) return ptc__math_sat_add(a->point, q);
     }
-    if (c->nom_cfg_inside) {
+    if (c->slope.nom_cfg_inside) {
         /* n * nom / cbr past the reference's exact point, rounded down as
            the truth (a TSC) is; what is left over is the point's fraction
            (none with a wobbling clock: its points are not that exact) */
         uint64_t d = c->cfg.nom_den * cbr, q, r, hi, x, carried = c->cfg.rate_ppm ? 0 : ptc__clk_frac_in(&a->point_frac, d);
         ptc__math_mul_wide(n, c->cfg.nom_num, &hi, &x);
         if (!hi && x + carried >= x && cbr == c->rate.cbr) {
-            q = ptc__math_divide(&c->guess_div, x + carried);
+            q = ptc__math_divide(&c->slope.guess_div, x + carried);
             r = x + carried - q * d;
         } else if (!ptc__math_mad_div(n, c->cfg.nom_num, carried, 0, d, &q, &r)) {
             q = 0;
@@ -4316,7 +4412,7 @@ static void ptc__clk_bound_backwards(ptc_clock *c, size_t upto, const ptc__clk_a
 {
     size_t i;
     int stop_after = 0;
-    for (i = upto; i-- > c->ready;) {
+    for (i = upto; i-- > c->win.ready;) {
         ptc__clk_entry *e = ptc__clk_at(c, i);
         uint64_t lo = 0, hi = b ? b->hi : UINT64_MAX;
         if (b && b->mtc && !stop_after && b->lo > e->hi_by_mtc) {
@@ -4330,7 +4426,7 @@ static void ptc__clk_bound_backwards(ptc_clock *c, size_t upto, const ptc__clk_a
         if (i + 1 < upto && ptc__clk_at(c, i + 1)->hi < hi) hi = ptc__clk_at(c, i + 1)->hi;
         if (e->hi < hi) hi = e->hi;
         if (e->lo > lo) lo = e->lo;
-        ptc__clk_cycle_bounds(c, e, &c->positioned, b, (uint8_t)(e->flags >> 16), &lo, &hi);
+        ptc__clk_cycle_bounds(c, e, &c->anchors.positioned, b, (uint8_t)(e->flags >> 16), &lo, &hi);
         /* After suppressed MTCs, a non-timing packet restarts them: the
            edge before the next emitted MTC cannot have passed before it
            (SPEC 3.3). Not across a possible clock stop, and not for a
@@ -4375,7 +4471,7 @@ static uint64_t ptc__clk_guess(const ptc_clock *c, const ptc__clk_entry *e, cons
         return e->lo;
     if ((mid = ptc__clk_cycle_guess(c, e, b, frac)) != 0) /* the cycles since the last anchor, at nom */
         return ptc__clk_at_least(mid, e->lo, frac);
-    if (e->hi == UINT64_MAX || (!b && !c->finished)) /* nothing known after it yet */
+    if (e->hi == UINT64_MAX || (!b && !c->win.finished)) /* nothing known after it yet */
         return e->lo;
     return e->lo + (e->hi - e->lo) / 2;
 }
@@ -4391,7 +4487,7 @@ static uint64_t ptc__clk_guess(const ptc_clock *c, const ptc__clk_entry *e, cons
 #define PTC__CLK_WHOLE_TNT_EVIDENCE 8
 static int ptc__clk_tnts_go_whole(const ptc_clock *c)
 {
-    return !c->seen_lone_cyc && c->tnts_unplaced >= PTC__CLK_WHOLE_TNT_EVIDENCE;
+    return !c->branch.seen_lone && c->branch.unplaced >= PTC__CLK_WHOLE_TNT_EVIDENCE;
 }
 
 /* A TNT with no CYC right before it, in a trace that has shown no lone
@@ -4403,8 +4499,8 @@ static int ptc__clk_tnts_go_whole(const ptc_clock *c)
 static uint64_t ptc__clk_whole_tnt_point(const ptc_clock *c, const ptc__clk_entry *e)
 {
     uint64_t w = c->cfg.cyc_thresh != PTC_CYC_THRESH_UNKNOWN ? ptc__clk_thresh_window(c) : 1;
-    if (!c->cyc_point) return 0;
-    return ptc__math_sat_add(c->cyc_point, ptc__clk_cyc_ticks(&c->rate, w / 2, (uint8_t)(e->flags >> 16), 0));
+    if (!c->branch.last_final) return 0;
+    return ptc__math_sat_add(c->branch.last_final, ptc__clk_cyc_ticks(&c->rate, w / 2, (uint8_t)(e->flags >> 16), 0));
 }
 
 /* The point of an entry whose interval is final, before it is held to the
@@ -4419,8 +4515,8 @@ static uint64_t ptc__clk_point(const ptc_clock *c, const ptc__clk_entry *e, cons
     /* Told nothing of a policy, the clock keeps its intervals open to
        256 missing MTCs; but while the trace shows no MTC missing, the
        guess is that the next one came on time. */
-    if (!c->cfg.have_policy && !c->seen_gap && c->cfg.cpuid_15_eax && mid - e->lo > c->half_period)
-        mid = e->lo + c->half_period;
+    if (!c->cfg.have_policy && !c->due.seen_gap && c->cfg.cpuid_15_eax && mid - e->lo > c->due.half_period)
+        mid = e->lo + c->due.half_period;
     /* A TNT whose first branch had no CYC right before it: at the first
        lone CYC since the non-timing packet before it (its own CYC,
        followed by another packet's), else in the middle of the CYCs
@@ -4428,10 +4524,10 @@ static uint64_t ptc__clk_point(const ptc_clock *c, const ptc__clk_entry *e, cons
        and the packets do not say which: the middle is never more than
        half their span off), else at the last CYC point */
     if (branch_cyc) {
-        mid = c->fb_point                              ? c->fb_point
+        mid = c->branch.lone                              ? c->branch.lone
               : ptc__clk_tnts_go_whole(c)              ? ptc__clk_whole_tnt_point(c, e)
-              : c->first_cyc_point && c->seen_lone_cyc ? c->first_cyc_point + (c->last_cyc_point - c->first_cyc_point) / 2
-                                                       : c->cyc_point;
+              : c->branch.first && c->branch.seen_lone ? c->branch.first + (c->branch.last - c->branch.first) / 2
+                                                       : c->branch.last_final;
         if (mid < e->lo) mid = e->lo;
         if (mid > e->hi) mid = e->hi;
     }
@@ -4473,7 +4569,7 @@ static const ptc__clk_entry *ptc__clk_sent_with(ptc_clock *c, size_t i, size_t u
         }
         if (!o || (o->it.pkt.type != PTC_TIP && o->it.pkt.type != PTC_TIP_PGD)) return NULL;
     } else if (ptc_packet_is_cyc_eligible(e->it.pkt.type)) { /* the MODE before it */
-        for (j = i; j-- > c->ready && !o;) {
+        for (j = i; j-- > c->win.ready && !o;) {
             const ptc__clk_entry *n = ptc__clk_at(c, j);
             if (n->it.error != PTC_OK || (n->flags & PTC__CLK_STOP)) return NULL;
             if (ptc_packet_is_ntp(n->it.pkt.type)) o = n;
@@ -4493,21 +4589,21 @@ static const ptc__clk_entry *ptc__clk_sent_with(ptc_clock *c, size_t i, size_t u
    back), and the points a later TNT's first branch may take. */
 static void ptc__clk_note_final(ptc_clock *c, ptc__clk_entry *e)
 {
-    if (e->lo > c->out_lo) c->out_lo = e->lo;
-    if (e->point > c->out_point) c->out_point = e->point;
+    if (e->lo > c->given.out_lo) c->given.out_lo = e->lo;
+    if (e->point > c->given.out_point) c->given.out_point = e->point;
     if (e->flags & PTC__CLK_NTP) { /* (for a TNT: when it went out) */
-        c->ntp_lo = c->out_lo;
-        c->ntp_point = c->out_point;
-        c->fb_point = 0;
-        c->first_cyc_point = c->last_cyc_point = 0;
+        c->given.ntp_lo = c->given.out_lo;
+        c->given.ntp_point = c->given.out_point;
+        c->branch.lone = 0;
+        c->branch.first = c->branch.last = 0;
     }
     if (e->it.error == PTC_OK && e->it.pkt.type == PTC_CYC) {
-        c->cyc_point = e->point;
+        c->branch.last_final = e->point;
         if (!ptc__clk_cyc_is_wrap(c, e->it.pkt.u.cyc.cycles)) {
-            if (e->flags & PTC__CLK_LONE_CYC) c->seen_lone_cyc = 1;
-            if ((e->flags & PTC__CLK_LONE_CYC) && !c->fb_point) c->fb_point = e->point;
-            if (!c->first_cyc_point) c->first_cyc_point = e->point;
-            c->last_cyc_point = e->point;
+            if (e->flags & PTC__CLK_LONE_CYC) c->branch.seen_lone = 1;
+            if ((e->flags & PTC__CLK_LONE_CYC) && !c->branch.lone) c->branch.lone = e->point;
+            if (!c->branch.first) c->branch.first = e->point;
+            c->branch.last = e->point;
         }
     }
     e->flags |= PTC__CLK_FINAL;
@@ -4526,20 +4622,20 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
        TNT's first branch may be older than the timing packets between it
        and the non-timing packet before it: only that packet bounds it, and
        when the CYCs say where the branch was its point goes there */
-    for (i = c->ready; i < upto; i++) {
+    for (i = c->win.ready; i < upto; i++) {
         ptc__clk_entry *e = ptc__clk_at(c, i);
         int first_branch = (e->flags & PTC__CLK_FIRST_BRANCH) != 0;
         ptc__clk_frac frac;
-        int branch_cyc = first_branch && c->cfg.cyc_en && (c->fb_point || c->cyc_point);
-        uint64_t mid, after = first_branch ? c->ntp_lo : c->out_lo, floor = c->out_point;
+        int branch_cyc = first_branch && c->cfg.cyc_en && (c->branch.lone || c->branch.last_final);
+        uint64_t mid, after = first_branch ? c->given.ntp_lo : c->given.out_lo, floor = c->given.out_point;
         /* a first branch the CYCs place may go back to the non-timing
            packet's point; one they do not, only to the last lower bound
            (where the branch of a TNT that went out soon after it lies, and
            where libipt and perf put it), not to the last point, which may
            sit past an MTC's edge the branch came before */
-        if (branch_cyc && !c->fb_point && c->first_cyc_point && c->tnts_unplaced < UINT32_MAX) c->tnts_unplaced++;
-        if (branch_cyc) floor = c->ntp_point;
-        else if (first_branch) floor = c->out_lo > c->ntp_point ? c->out_lo : c->ntp_point;
+        if (branch_cyc && !c->branch.lone && c->branch.first && c->branch.unplaced < UINT32_MAX) c->branch.unplaced++;
+        if (branch_cyc) floor = c->given.ntp_point;
+        else if (first_branch) floor = c->given.out_lo > c->given.ntp_point ? c->given.out_lo : c->given.ntp_point;
         if (after > e->lo) e->lo = after;
         if (e->hi < e->lo) { /* only if the trace broke the rules */
             e->hi = e->lo;
@@ -4551,7 +4647,7 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
         e->flags = (e->flags & 0xFFFFFFu) | (e->point == mid ? (uint32_t)ptc__clk_frac_256ths(&frac) << 24 : 0);
         ptc__clk_note_final(c, e);
     }
-    c->ready = upto;
+    c->win.ready = upto;
 }
 
 static void ptc__clk_anchor_of(const ptc__clk_entry *e, ptc__clk_anchor *a)
@@ -4580,7 +4676,7 @@ static uint64_t ptc__clk_ticks_cycles(const ptc__clk_rate *r, uint64_t ticks, ui
 }
 
 
-/* An exactly positioned anchor since rate_ref, for the rate the points
+/* An exactly positioned anchor since slope.ref, for the rate the points
    count cycles at with a wobbling clock (one at the same cycle position as
    the last adds nothing): measured from it back to the newest anchor at
    least PTC__CLK_RATE_SPAN cycles older, as the ticks between the middles
@@ -4588,19 +4684,19 @@ static uint64_t ptc__clk_ticks_cycles(const ptc__clk_rate *r, uint64_t ticks, ui
    that far back or no time passed. */
 static void ptc__clk_note_rate_anchor(ptc_clock *c, const ptc__clk_entry *e)
 {
-    size_t newest = c->seen_n % PTC__CLK_RATE_ANCHORS, back;
-    if (!c->cfg.rate_ppm || (c->seen_n && c->seen_pos[(c->seen_n - 1) % PTC__CLK_RATE_ANCHORS] >= e->pos_lo)) return;
-    c->seen_pos[newest] = e->pos_lo;
-    c->seen_mid[newest] = e->lo + (e->hi - e->lo) / 2;
-    c->seen_n++;
-    c->rate_ticks = c->rate_cycles = 0;
-    for (back = 1; back < c->seen_n && back < PTC__CLK_RATE_ANCHORS; back++) {
-        size_t older = (c->seen_n - 1 - back) % PTC__CLK_RATE_ANCHORS;
-        uint64_t cycles = c->seen_pos[newest] - c->seen_pos[older];
+    size_t newest = c->slope.seen_n % PTC__CLK_RATE_ANCHORS, back;
+    if (!c->cfg.rate_ppm || (c->slope.seen_n && c->slope.seen_pos[(c->slope.seen_n - 1) % PTC__CLK_RATE_ANCHORS] >= e->pos_lo)) return;
+    c->slope.seen_pos[newest] = e->pos_lo;
+    c->slope.seen_mid[newest] = e->lo + (e->hi - e->lo) / 2;
+    c->slope.seen_n++;
+    c->slope.ticks = c->slope.cycles = 0;
+    for (back = 1; back < c->slope.seen_n && back < PTC__CLK_RATE_ANCHORS; back++) {
+        size_t older = (c->slope.seen_n - 1 - back) % PTC__CLK_RATE_ANCHORS;
+        uint64_t cycles = c->slope.seen_pos[newest] - c->slope.seen_pos[older];
         if (cycles < PTC__CLK_RATE_SPAN) continue;
-        if (c->seen_mid[newest] > c->seen_mid[older]) {
-            c->rate_ticks = c->seen_mid[newest] - c->seen_mid[older];
-            c->rate_cycles = cycles;
+        if (c->slope.seen_mid[newest] > c->slope.seen_mid[older]) {
+            c->slope.ticks = c->slope.seen_mid[newest] - c->slope.seen_mid[older];
+            c->slope.cycles = cycles;
         }
         break;
     }
@@ -4612,15 +4708,15 @@ static void ptc__clk_note_rate_anchor(ptc_clock *c, const ptc__clk_entry *e)
    pair narrows it for the whole trace; the pair furthest apart is best. */
 static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
 {
-    const ptc__clk_anchor *a = &c->rate_ref;
+    const ptc__clk_anchor *a = &c->slope.ref;
     uint64_t n, lo, hi;
     uint8_t cbr = c->rate.cbr;
     int narrowed;
     if (e->pos_lo != e->pos_hi || e->pos_lo == PTC__CLK_NOPOS || !e->lo || e->hi == UINT64_MAX || !cbr) return;
-    if (!a->valid || a->epoch != e->epoch || c->rate_ref_cbr != cbr || a->pos_hi >= e->pos_lo) {
-        ptc__clk_anchor_of(e, &c->rate_ref);
-        c->rate_ref_cbr = cbr;
-        c->seen_n = 0;
+    if (!a->valid || a->epoch != e->epoch || c->slope.ref_cbr != cbr || a->pos_hi >= e->pos_lo) {
+        ptc__clk_anchor_of(e, &c->slope.ref);
+        c->slope.ref_cbr = cbr;
+        c->slope.seen_n = 0;
         ptc__clk_note_rate_anchor(c, e);
         return;
     }
@@ -4649,9 +4745,9 @@ static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
    cycles lie between them, which narrows that. */
 static void ptc__clk_position_by_time(ptc_clock *c, ptc__clk_entry *e)
 {
-    const ptc__clk_anchor *a = &c->positioned;
+    const ptc__clk_anchor *a = &c->anchors.positioned;
     uint64_t most;
-    if (!a->valid || a->epoch != c->epoch || a->pos_hi == PTC__CLK_NOPOS || !a->lo || a->hi == UINT64_MAX || e->hi < a->lo)
+    if (!a->valid || a->epoch != c->at.epoch || a->pos_hi == PTC__CLK_NOPOS || !a->lo || a->hi == UINT64_MAX || e->hi < a->lo)
         return;
     /* at most as many cycles as could run in the time between them (not
        at least: tracing may have stopped in between, and the counter) */
@@ -4669,7 +4765,7 @@ static void ptc__clk_position_by_time(ptc_clock *c, ptc__clk_entry *e)
 static void ptc__clk_unpin_trailing_cycs(ptc_clock *c)
 {
     size_t i;
-    for (i = c->count; i-- > c->ready;) {
+    for (i = c->win.count; i-- > c->win.ready;) {
         ptc__clk_entry *o = ptc__clk_at(c, i);
         ptc_packet_type ot = o->it.error == PTC_OK ? o->it.pkt.type : PTC_NONE;
         if (ot != PTC_CYC && ot != PTC_PAD) break;
@@ -4684,55 +4780,55 @@ static void ptc__clk_unpin_trailing_cycs(ptc_clock *c)
    at the TSC's time (the TSC starts the new epoch there). */
 static void ptc__clk_apply_cyc(ptc_clock *c, ptc_packet_type next)
 {
-    ptc__clk_entry *e = ptc__clk_at(c, c->cyc_pending - 1);
+    ptc__clk_entry *e = ptc__clk_at(c, c->at.cyc_pending - 1);
     uint64_t v = e->it.pkt.u.cyc.cycles;
     size_t i;
-    int after_cyc = c->cyc_just_before; /* another CYC right before this one */
-    c->cyc_pending = 0;
+    int after_cyc = c->at.cyc_just_before; /* another CYC right before this one */
+    c->at.cyc_pending = 0;
     /* what the threshold is at least: a CYC sent for an eligible packet
        (not inside a PSB+, before or after its TSC, nor one forced out after
        another CYC, nor one that may be the counter's wrap: all ones,
        whatever its width) */
-    if (!after_cyc && !c->psb_at && !c->psb_tail && v < c->cyc_min_eligible && (v & (v + 1)) != 0 &&
+    if (!after_cyc && !c->psb.at && !c->psb.tail && v < c->at.cyc_min_eligible && (v & (v + 1)) != 0 &&
         (ptc_packet_is_tnt(next) || (ptc_packet_is_cyc_eligible(next) && next != PTC_TSC && next != PTC_OVF)))
-        c->cyc_min_eligible = v;
+        c->at.cyc_min_eligible = v;
     if (next == PTC_OVF) e->hi_by_mtc = UINT64_MAX; /* sent with the OVF, after packets were lost */
     if (next == PTC_OVF || next == PTC_NONE) return;
-    c->cycles_since_tsc += v;
-    if (c->psb_at) c->psb_cycles += v;
-    if (c->pos_active) c->pos += v;
+    c->tsc.cycles += v;
+    if (c->psb.at) c->psb.cycles += v;
+    if (c->at.active) c->at.pos += v;
     else { /* the epoch's first CYC counted from the counter's last reset,
               position 0 (SDM 36.3.6.1: a CYC or TriggerEn resets it). An
               anchor before it in the epoch came after that reset - no CYC
               between them - and at or before this CYC. The points take it
               to be at the reset: tracing started, or the clocks restarted,
               with the anchor (as perf and libipt count cycles from it). */
-        c->pos_active = 1;
-        c->pos = v;
-        if (c->last_anchor.valid && c->last_anchor.epoch == c->epoch) {
-            c->positioned = c->last_anchor;
-            c->positioned.pos_lo = 0;
-            c->positioned.pos_hi = v;
+        c->at.active = 1;
+        c->at.pos = v;
+        if (c->anchors.last.valid && c->anchors.last.epoch == c->at.epoch) {
+            c->anchors.positioned = c->anchors.last;
+            c->anchors.positioned.pos_lo = 0;
+            c->anchors.positioned.pos_hi = v;
             /* (unless a CBR carried the points across: its reference is
                at the reset, the anchor only somewhere after it) */
-            if (!ptc__clk_guess_ref(c, c->epoch)) ptc__clk_set_guess_ref(c, &c->positioned);
+            if (!ptc__clk_guess_ref(c, c->at.epoch)) ptc__clk_set_guess_ref(c, &c->anchors.positioned);
         }
     }
-    for (i = c->open_from; i < c->count; i++) { /* no later than this CYC point */
+    for (i = c->win.open_from; i < c->win.count; i++) { /* no later than this CYC point */
         ptc__clk_entry *o = ptc__clk_at(c, i);
-        if (o->epoch == c->epoch && o != e && o->pos_hi > c->pos) o->pos_hi = c->pos;
+        if (o->epoch == c->at.epoch && o != e && o->pos_hi > c->at.pos) o->pos_hi = c->at.pos;
     }
-    if (c->positioned.valid && c->positioned.epoch == c->epoch && c->positioned.pos_hi > c->pos)
-        c->positioned.pos_hi = c->pos;
-    c->open_from = c->count;
-    e->cycles = c->cycles_since_tsc;
+    if (c->anchors.positioned.valid && c->anchors.positioned.epoch == c->at.epoch && c->anchors.positioned.pos_hi > c->at.pos)
+        c->anchors.positioned.pos_hi = c->at.pos;
+    c->win.open_from = c->win.count;
+    e->cycles = c->tsc.cycles;
     if (next == PTC_CYC) e->flags |= PTC__CLK_LONE_CYC;
-    if (c->psb_at) c->psb_point = 1;
-    if (next == PTC_TSC && !c->psb_at) return; /* the TSC places it */
-    e->epoch = c->epoch;
-    e->pos_lo = e->pos_hi = c->pos;
+    if (c->psb.at) c->psb.point = 1;
+    if (next == PTC_TSC && !c->psb.at) return; /* the TSC places it */
+    e->epoch = c->at.epoch;
+    e->pos_lo = e->pos_hi = c->at.pos;
     e->flags |= PTC__CLK_EXACT;
-    c->cyc_just_before = 1;
+    c->at.cyc_just_before = 1;
 }
 
 /* What one packet's handler found, for the placement and settling steps. */
@@ -4754,7 +4850,7 @@ static void ptc__clk_on_loss(ptc_clock *c, ptc__clk_entry *e)
     ptc__clk_unpin_trailing_cycs(c);
     ptc__clk_break(c);
     c->ctc.valid = 0;
-    c->psb_at = 0;
+    c->psb.at = 0;
     e->flags |= PTC__CLK_STOP;
 }
 
@@ -4766,22 +4862,22 @@ static void ptc__clk_on_loss(ptc_clock *c, ptc__clk_entry *e)
 static void ptc__clk_tsc_in_psb(ptc_clock *c, ptc__clk_entry *e, size_t cyc_before)
 {
     size_t i;
-    if (c->pos_active) e->pos_lo = c->pos;
-    if (c->pos_active && (c->psb_point || cyc_before)) {
-        e->pos_hi = c->pos;
+    if (c->at.active) e->pos_lo = c->at.pos;
+    if (c->at.active && (c->psb.point || cyc_before)) {
+        e->pos_hi = c->at.pos;
         e->flags |= PTC__CLK_EXACT;
-    } else if (c->pos_active) {
+    } else if (c->at.active) {
         ptc__clk_position_by_time(c, e);
     }
-    c->psb_point = 0;
-    for (i = c->psb_at - 1; i < c->count && !c->cfg.psb_early_tsc; i++) {
+    c->psb.point = 0;
+    for (i = c->psb.at - 1; i < c->win.count && !c->cfg.psb_early_tsc; i++) {
         ptc__clk_entry *o = ptc__clk_at(c, i);
         if ((o->flags & PTC__CLK_PSB) && o->lo < e->lo) o->lo = e->lo;
     }
-    c->psb_at = 0;
-    c->psb_tail = 1;
-    c->psb_lo = e->lo;
-    c->psb_hi = e->hi;
+    c->psb.at = 0;
+    c->psb.tail = 1;
+    c->psb.lo = e->lo;
+    c->psb.hi = e->hi;
 }
 
 /* A TSC outside PSB+ may follow a clock stop: a new epoch. The CYC right
@@ -4792,14 +4888,14 @@ static void ptc__clk_tsc_in_psb(ptc_clock *c, ptc__clk_entry *e, size_t cyc_befo
    time is anywhere from its place in the old epoch to the TSC. */
 static void ptc__clk_tsc_alone(ptc_clock *c, ptc__clk_entry *e, size_t cyc_before)
 {
-    uint64_t old_pos = c->pos;
-    int old_active = c->pos_active;
+    uint64_t old_pos = c->at.pos;
+    int old_active = c->at.active;
     ptc__clk_entry *cy;
     ptc__clk_break(c);
     if (!cyc_before) return;
     cy = ptc__clk_at(c, cyc_before - 1);
-    c->pos_active = 1;
-    c->pos = 0;
+    c->at.active = 1;
+    c->at.pos = 0;
     e->pos_lo = e->pos_hi = 0;
     e->flags |= PTC__CLK_EXACT;
     cy->pos_lo = old_active ? old_pos : PTC__CLK_NOPOS;
@@ -4809,16 +4905,16 @@ static void ptc__clk_tsc_alone(ptc_clock *c, ptc__clk_entry *e, size_t cyc_befor
 
 static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
 {
-    uint64_t full = ptc__clk_tsc_extend(c->tsc_full, c->have_tsc, e->it.pkt.u.tsc.tsc);
-    c->tsc_full = full;
-    c->have_tsc = 1;
+    uint64_t full = ptc__clk_tsc_extend(c->tsc.full, c->tsc.have, e->it.pkt.u.tsc.tsc);
+    c->tsc.full = full;
+    c->tsc.have = 1;
     e->lo = full;
     e->hi = full + 1;
-    if (c->psb_at && c->cfg.psb_early_tsc) {
+    if (c->psb.at && c->cfg.psb_early_tsc) {
         /* sampled inside the PSB+: the packet went out at most the
            cycles the PSB+'s CYCs counted later (its first CYC counts
            from before the PSB, so this is an upper bound) */
-        uint64_t cycles = c->psb_cycles;
+        uint64_t cycles = c->psb.cycles;
         /* (and the counter's count at the PSB, below the threshold; an
            unknown one no CYC has bounded yet is taken as small) */
         if (!s->cyc_before && c->cfg.cyc_en && ptc__clk_thresh_window(c) != UINT64_MAX)
@@ -4826,7 +4922,7 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
         e->hi = ptc__math_sat_add(e->hi, ptc__clk_cyc_ticks(&c->rate, cycles, c->rate.cbr, 1));
         e->flags |= PTC__CLK_SAMPLED;
     }
-    if (c->psb_at && c->cfg.psb_early_tsc && c->psb_mtc && c->cfg.cpuid_15_eax) {
+    if (c->psb.at && c->cfg.psb_early_tsc && c->psb.mtc && c->cfg.cpuid_15_eax) {
         /* an MTC ahead of it in the PSB+, whose edge may be after the
            sample (the TMA's CTC one short of the MTC's): the packet went out
            within an ART tick and the MTC's lag of its value, whether or not
@@ -4835,25 +4931,25 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
         if (by > e->hi) e->hi = by;
         e->flags |= PTC__CLK_SAMPLED;
     }
-    if (c->cfg.psb_early_tsc && c->last_anchor.valid && c->last_anchor.mtc && c->last_anchor.lo > full) {
+    if (c->cfg.psb_early_tsc && c->anchors.last.valid && c->anchors.last.mtc && c->anchors.last.lo > full) {
         /* sampled before the edge of an MTC that went out ahead of it (a
            PSB+'s or a wake's, on Skylake): the packet is after that MTC's */
-        uint64_t after_mtc = ptc__math_sat_add(c->last_anchor.hi, c->rate.mtc_lag);
+        uint64_t after_mtc = ptc__math_sat_add(c->anchors.last.hi, c->rate.mtc_lag);
         if (after_mtc > e->hi) e->hi = after_mtc;
         e->flags |= PTC__CLK_SAMPLED;
     }
-    c->tsc_hi = e->hi;
-    c->tsc_sampled = (e->flags & PTC__CLK_SAMPLED) != 0;
+    c->tsc.hi = e->hi;
+    c->tsc.sampled = (e->flags & PTC__CLK_SAMPLED) != 0;
     e->flags |= PTC__CLK_ANCHOR | PTC__CLK_STOP;
     s->anchor = 1;
     c->ctc.valid = 0; /* the CTC base waits for the TMA */
-    c->cycles_since_tsc = 0;
-    c->tsc_run = 1;
-    c->tsc_in_psb = c->psb_at != 0;
-    if (c->psb_at) ptc__clk_tsc_in_psb(c, e, s->cyc_before);
+    c->tsc.cycles = 0;
+    c->tsc.run = 1;
+    c->tsc.in_psb = c->psb.at != 0;
+    if (c->psb.at) ptc__clk_tsc_in_psb(c, e, s->cyc_before);
     else ptc__clk_tsc_alone(c, e, s->cyc_before);
-    c->tsc_pos_lo = e->pos_lo;
-    c->tsc_pos_hi = e->pos_hi;
+    c->tsc.pos_lo = e->pos_lo;
+    c->tsc.pos_hi = e->pos_hi;
 }
 
 /* A TMA right after its TSC: the CTC base that MTCs count from - unless
@@ -4863,13 +4959,13 @@ static void ptc__clk_on_tma(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
 {
     const ptc_packet *p = &e->it.pkt;
     int corrupt = e->it.error == PTC_ERR_CORRUPT_TMA;
-    if (!c->tsc_run || !c->cfg.cpuid_15_eax || (!corrupt && p->u.tma.fc > c->tsc_full)) return;
-    e->lo = c->tsc_full; /* sent with the TSC */
-    e->hi = c->tsc_hi;
+    if (!c->tsc.run || !c->cfg.cpuid_15_eax || (!corrupt && p->u.tma.fc > c->tsc.full)) return;
+    e->lo = c->tsc.full; /* sent with the TSC */
+    e->hi = c->tsc.hi;
     s->same_instant = 1;
     if (corrupt || (c->cfg.errata & PTC_ERRATUM_SKZ84)) return;
-    ptc__clk_ctc_tma(&c->ctc, c->tsc_full, p->u.tma.ctc, p->u.tma.fc);
-    c->next_mtc_hi = 0; /* none known until the CBR or an MTC */
+    ptc__clk_ctc_tma(&c->ctc, c->tsc.full, p->u.tma.ctc, p->u.tma.fc);
+    c->due.hi_known = 0; /* until the CBR or an MTC */
     e->flags |= PTC__CLK_ANCHOR;
     s->anchor = 1;
 }
@@ -4912,12 +5008,13 @@ static void ptc__clk_on_mtc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     unsigned n = c->cfg.mtc_freq;
     uint8_t p = e->it.pkt.u.mtc.ctc;
     uint64_t step, lost = (uint64_t)(1 + c->cfg.mtc_lost) << n;
-    int stopped = c->stop_since_mtc;
-    if (c->psb_at) c->psb_mtc = 1;
+    int stopped = c->due.stop_since_mtc;
+    if (c->psb.at) c->psb.mtc = 1;
     if (!ptc__clk_ctc_mtc(&c->ctc, n, p, &step)) return;
-    c->stop_since_mtc = 0;
+    c->due.stop_since_mtc = 0;
     /* every packet before a clock stop comes before the next emitted MTC */
-    c->next_mtc_hi = ptc__math_sat_add(ptc__clk_edge(&c->rate, &c->ctc, c->ctc.art_rel + (ptc__clk_periods_to_emitted(&c->cfg, &c->chk, p) << n), 1),
+    c->due.hi_known = 1;
+    c->due.hi = ptc__math_sat_add(ptc__clk_edge(&c->rate, &c->ctc, c->ctc.art_rel + (ptc__clk_periods_to_emitted(&c->cfg, &c->due.chk, p) << n), 1),
                                        c->rate.mtc_lag);
     e->lo = ptc__clk_edge(&c->rate, &c->ctc, c->ctc.art_rel, 0);
     e->hi = ptc__math_sat_add(ptc__clk_edge(&c->rate, &c->ctc, c->ctc.art_rel, 1), c->rate.mtc_lag);
@@ -4928,11 +5025,11 @@ static void ptc__clk_on_mtc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
        hardware may have lost tell nothing) */
     if (ptc__clk_mtc_gap(&c->cfg, &c->ctc, step)) {
         s->gap_floor = ptc__clk_edge(&c->rate, &c->ctc, c->ctc.art_rel - lost, 0);
-        if (!stopped) c->seen_gap = 1; /* not a sleep: suppression */
+        if (!stopped) c->due.seen_gap = 1; /* not a sleep: suppression */
     }
     /* an MTC that ends a PSB+'s instant - unless the PSB+'s TSC may have
        been sampled before this edge */
-    if (!c->cfg.psb_early_tsc) c->psb_at = 0;
+    if (!c->cfg.psb_early_tsc) c->psb.at = 0;
 }
 
 static void ptc__clk_on_cyc(ptc_clock *c, ptc__clk_entry *e)
@@ -4940,7 +5037,7 @@ static void ptc__clk_on_cyc(ptc_clock *c, ptc__clk_entry *e)
     if (c->cfg.cyc_bits < 64 && e->it.pkt.u.cyc.cycles >> c->cfg.cyc_bits)
         ptc__clk_break(c); /* more than the counter holds: not a count we can use */
     else
-        c->cyc_pending = c->count + 1; /* counted when the next packet shows what it is */
+        c->at.cyc_pending = c->win.count + 1; /* counted when the next packet shows what it is */
 }
 
 /* A CBR without a TSC ends the epoch: the clock may have stopped there,
@@ -4955,16 +5052,16 @@ static int ptc__clk_carry_points(const ptc_clock *c, ptc__clk_anchor *carried)
     ptc__clk_entry last_cyc;
     uint64_t point;
     ptc__clk_frac frac;
-    const ptc__clk_anchor *ref = ptc__clk_guess_ref(c, c->epoch);
+    const ptc__clk_anchor *ref = ptc__clk_guess_ref(c, c->at.epoch);
     if (!ref) return 0;
-    if (!c->pos_active) { /* no CYC since the epoch began: its reference is still at the reset */
+    if (!c->at.active) { /* no CYC since the epoch began: its reference is still at the reset */
         if (ref->pos_lo != 0 || ref->pos_hi != 0) return 0;
         *carried = *ref;
         return 1;
     }
     memset(&last_cyc, 0, sizeof last_cyc);
-    last_cyc.pos_lo = last_cyc.pos_hi = c->pos;
-    last_cyc.epoch = c->epoch;
+    last_cyc.pos_lo = last_cyc.pos_hi = c->at.pos;
+    last_cyc.epoch = c->at.epoch;
     last_cyc.flags = (uint32_t)c->rate.cbr << 16;
     point = ptc__clk_cycle_guess(c, &last_cyc, NULL, &frac);
     if (!point) return 0;
@@ -4982,15 +5079,15 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     size_t i;
     /* a PSB+ that reports a new ratio: it changed at some point since the
        last one, so cycle counts across it do not convert */
-    if (c->tsc_run && c->tsc_in_psb && c->rate.cbr && c->rate.cbr != ratio) ptc__clk_break(c);
-    if (!c->tsc_run) { /* a new rate without a TSC */
+    if (c->tsc.run && c->tsc.in_psb && c->rate.cbr && c->rate.cbr != ratio) ptc__clk_break(c);
+    if (!c->tsc.run) { /* a new rate without a TSC */
         ptc__clk_anchor carried;
         int carry = ptc__clk_carry_points(c, &carried);
         c->rate.cbr = ratio;
         ptc__clk_rate_changed(c);
         ptc__clk_break(c);
         if (carry) {
-            carried.epoch = c->epoch;
+            carried.epoch = c->at.epoch;
             ptc__clk_set_guess_ref(c, &carried);
         }
         /* the CBR itself is after that CYC and before the next one: its
@@ -5005,12 +5102,12 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     /* sent with the TSC and TMA before it, at their instant, where the new
        ratio starts: the entries of the TSC's epoch still open are
        converted at it (a TMA that is no anchor, with SKZ84) */
-    e->lo = c->tsc_full;
-    e->hi = c->tsc_hi;
+    e->lo = c->tsc.full;
+    e->hi = c->tsc.hi;
     s->same_instant = 1;
-    for (i = c->ready; i < c->count; i++) {
+    for (i = c->win.ready; i < c->win.count; i++) {
         ptc__clk_entry *o = ptc__clk_at(c, i);
-        if (o->epoch == c->epoch) o->flags = (o->flags & ~(uint32_t)0xFF0000) | (uint32_t)ratio << 16;
+        if (o->epoch == c->at.epoch) o->flags = (o->flags & ~(uint32_t)0xFF0000) | (uint32_t)ratio << 16;
     }
     if (c->ctc.valid) {
         /* TSC, TMA, CBR are one instant (PSB+, a wake, a frequency
@@ -5019,10 +5116,11 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
            comes before it (or the one after, when an MTC inside a PSB+
            whose TSC was sampled before it is already out) */
         uint64_t n = c->cfg.mtc_freq, first = (UINT64_C(1) << n) - (c->ctc.base_low & ((UINT64_C(1) << n) - 1));
-        if (c->cfg.psb_early_tsc && c->psb_mtc) first += UINT64_C(1) << n;
+        if (c->cfg.psb_early_tsc && c->psb.mtc) first += UINT64_C(1) << n;
         first += (uint64_t)c->cfg.mtc_lost << n;
-        c->next_mtc_hi = ptc__math_sat_add(ptc__clk_edge(&c->rate, &c->ctc, first, 1), c->rate.mtc_lag);
-        c->stop_since_mtc = 0;
+        c->due.hi = ptc__math_sat_add(ptc__clk_edge(&c->rate, &c->ctc, first, 1), c->rate.mtc_lag);
+        c->due.hi_known = 1;
+        c->due.stop_since_mtc = 0;
     }
 }
 
@@ -5030,14 +5128,14 @@ static void ptc__clk_on_psb(ptc_clock *c)
 {
     /* (with SKL168 the CYC before it may be lost, and its cycles with it) */
     if (c->cfg.errata & PTC_ERRATUM_SKL168) ptc__clk_break(c);
-    c->psb_at = c->count + 1;
-    c->psb_point = 0;
-    c->psb_cycles = 0;
-    c->psb_mtc = 0;
+    c->psb.at = c->win.count + 1;
+    c->psb.point = 0;
+    c->psb.cycles = 0;
+    c->psb.mtc = 0;
     ptc__clk_unpin_trailing_cycs(c);
     /* tracing may have stopped and started again before a PSB+, the
        cycle counter with it: no rate measurement spans one */
-    c->rate_ref.valid = 0;
+    c->slope.ref.valid = 0;
 }
 
 /* After a PSB+'s TSC, up to PSBEND: the packets are at the TSC's instant
@@ -5048,13 +5146,13 @@ static void ptc__clk_psb_tail(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     ptc_packet_type t = s->type;
     if (t == PTC_TSC || t == PTC_CYC || t == PTC_PAD) return;
     if (t == PTC_NONE || t == PTC_OVF || t == PTC_MTC || t == PTC_PSB) {
-        c->psb_tail = 0;
+        c->psb.tail = 0;
         return;
     }
-    if (e->lo < c->psb_lo) e->lo = c->psb_lo;
-    if (e->hi > c->psb_hi) e->hi = c->psb_hi;
+    if (e->lo < c->psb.lo) e->lo = c->psb.lo;
+    if (e->hi > c->psb.hi) e->hi = c->psb.hi;
     s->same_instant = 1;
-    if (t == PTC_PSBEND) c->psb_tail = 0;
+    if (t == PTC_PSBEND) c->psb.tail = 0;
 }
 
 /* An entry before the first CYC of an epoch that a CBR began, when the
@@ -5064,7 +5162,7 @@ static void ptc__clk_psb_tail(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
    cycles add time (PTC__CLK_UNPINNED). */
 static void ptc__clk_position_after_carry(ptc_clock *c, ptc__clk_entry *e, int timed_by_cyc)
 {
-    const ptc__clk_anchor *ref = ptc__clk_guess_ref(c, c->epoch);
+    const ptc__clk_anchor *ref = ptc__clk_guess_ref(c, c->at.epoch);
     uint64_t w = ptc__clk_thresh_window(c);
     /* (a TNT's first branch may lie before that CYC) */
     if (!ref || ref->pos_lo != 0 || ref->pos_hi != 0 || (e->flags & PTC__CLK_FIRST_BRANCH)) return;
@@ -5081,36 +5179,36 @@ static void ptc__clk_position(ptc_clock *c, ptc__clk_entry *e, const ptc__clk_st
 {
     ptc_packet_type t = s->type;
     int timed_by_cyc = ptc_packet_is_cyc_eligible(t) || (e->flags & PTC__CLK_TNT);
-    if (t == PTC_FUP && c->fup_bound) {
+    if (t == PTC_FUP && c->fup.bound) {
         /* the FUP of a PTW or EXSTOP with its IP bit: one instant (SDM
            "Compound Packet Event Summary"), where that packet is */
-        e->pos_lo = c->fup_pos_lo;
-        e->pos_hi = c->fup_pos_hi;
-        e->flags |= c->fup_flags;
+        e->pos_lo = c->fup.pos_lo;
+        e->pos_hi = c->fup.pos_hi;
+        e->flags |= c->fup.flags;
         return;
     }
-    if (c->cfg.cyc_en && !c->pos_active && ptc_packet_is_cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF && !c->cyc_pending &&
-        !c->cyc_just_before)
+    if (c->cfg.cyc_en && !c->at.active && ptc_packet_is_cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF && !c->at.cyc_pending &&
+        !c->at.cyc_just_before)
         e->flags |= PTC__CLK_NEAR;
-    if (s->same_instant && c->tsc_sampled) e->flags |= PTC__CLK_SAMPLED; /* guessed as the TSC is */
+    if (s->same_instant && c->tsc.sampled) e->flags |= PTC__CLK_SAMPLED; /* guessed as the TSC is */
     if (s->same_instant || t == PTC_TSC) e->flags |= PTC__CLK_AT_TSC;
-    if (!c->pos_active) {
+    if (!c->at.active) {
         if (!s->same_instant && t != PTC_CYC && t != PTC_TSC) ptc__clk_position_after_carry(c, e, timed_by_cyc);
         return;
     }
     if (s->same_instant) {
-        e->pos_lo = c->tsc_pos_lo;
-        e->pos_hi = c->tsc_pos_hi;
+        e->pos_lo = c->tsc.pos_lo;
+        e->pos_hi = c->tsc.pos_hi;
         return;
     }
     if (t == PTC_CYC || t == PTC_TSC) return;
     /* (a first branch may lie before the last CYC point: no lower bound from it) */
-    e->pos_lo = e->flags & PTC__CLK_FIRST_BRANCH ? PTC__CLK_NOPOS : c->pos;
-    if (c->cyc_just_before && timed_by_cyc) {
-        e->pos_hi = c->pos;
+    e->pos_lo = e->flags & PTC__CLK_FIRST_BRANCH ? PTC__CLK_NOPOS : c->at.pos;
+    if (c->at.cyc_just_before && timed_by_cyc) {
+        e->pos_hi = c->at.pos;
         e->flags |= PTC__CLK_EXACT;
-    } else if (c->cfg.cyc_en && timed_by_cyc && !c->psb_at && t != PTC_OVF) {
-        if (ptc__clk_thresh_window(c) != UINT64_MAX) e->pos_hi = c->pos + ptc__clk_thresh_window(c) - 1;
+    } else if (c->cfg.cyc_en && timed_by_cyc && !c->psb.at && t != PTC_OVF) {
+        if (ptc__clk_thresh_window(c) != UINT64_MAX) e->pos_hi = c->at.pos + ptc__clk_thresh_window(c) - 1;
         /* the threshold unknown: the window the CYCs bound it to is loose
            (an MTC's CYC carries its whole period); the points take it
            small, as those in use are (and as the NEAR guess does) */
@@ -5126,26 +5224,26 @@ static void ptc__clk_place(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     ptc_packet_type t = s->type;
     if (t != PTC_NONE && ptc_packet_is_ntp(t)) e->flags |= PTC__CLK_NTP;
     if (t != PTC_NONE && ptc_packet_is_tnt(t))
-        e->flags |= c->cyc_just_before ? PTC__CLK_TNT : PTC__CLK_TNT | PTC__CLK_FIRST_BRANCH;
-    if (c->psb_at) e->flags |= PTC__CLK_PSB;
-    if (c->psb_tail) ptc__clk_psb_tail(c, e, s);
-    if (e->flags & PTC__CLK_STOP) c->stop_since_mtc = 1;
-    e->hi_by_mtc = c->ctc.valid && c->next_mtc_hi && !c->stop_since_mtc && !(e->flags & PTC__CLK_MTC) ? c->next_mtc_hi
+        e->flags |= c->at.cyc_just_before ? PTC__CLK_TNT : PTC__CLK_TNT | PTC__CLK_FIRST_BRANCH;
+    if (c->psb.at) e->flags |= PTC__CLK_PSB;
+    if (c->psb.tail) ptc__clk_psb_tail(c, e, s);
+    if (e->flags & PTC__CLK_STOP) c->due.stop_since_mtc = 1;
+    e->hi_by_mtc = c->ctc.valid && c->due.hi_known && !c->due.stop_since_mtc && !(e->flags & PTC__CLK_MTC) ? c->due.hi
                                                                                                       : UINT64_MAX;
-    e->epoch = c->epoch;
+    e->epoch = c->at.epoch;
     ptc__clk_position(c, e, s);
     if (t != PTC_PAD) {
-        c->fup_bound = (t == PTC_PTW && e->it.pkt.u.ptw.ip) || (t == PTC_EXSTOP && e->it.pkt.u.exstop.ip);
-        c->fup_pos_lo = e->pos_lo;
-        c->fup_pos_hi = e->pos_hi;
-        c->fup_flags = e->flags & (PTC__CLK_EXACT | PTC__CLK_NEAR);
+        c->fup.bound = (t == PTC_PTW && e->it.pkt.u.ptw.ip) || (t == PTC_EXSTOP && e->it.pkt.u.exstop.ip);
+        c->fup.pos_lo = e->pos_lo;
+        c->fup.pos_hi = e->pos_hi;
+        c->fup.flags = e->flags & (PTC__CLK_EXACT | PTC__CLK_NEAR);
     }
-    e->cycles = c->cycles_since_tsc;
+    e->cycles = c->tsc.cycles;
     e->flags |= (uint32_t)c->rate.cbr << 16;
-    if (t != PTC_PAD && t != PTC_CYC) c->cyc_just_before = 0;
+    if (t != PTC_PAD && t != PTC_CYC) c->at.cyc_just_before = 0;
     /* the TMA belongs to the TSC before it; an MTC between them (seen in
        libipt's vectors) is from before the TSC and leaves them paired */
-    if (t != PTC_TSC && t != PTC_TMA && t != PTC_CBR && t != PTC_PAD && t != PTC_CYC && t != PTC_MTC) c->tsc_run = 0;
+    if (t != PTC_TSC && t != PTC_TMA && t != PTC_CBR && t != PTC_PAD && t != PTC_CYC && t != PTC_MTC) c->tsc.run = 0;
 }
 
 PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
@@ -5153,8 +5251,8 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
     ptc__clk_entry *e;
     ptc__clk_step s;
     if (!c || !item) return PTC_ERR_BAD_ARGUMENT;
-    if (c->finished || c->count == PTC_CLOCK_WINDOW) return PTC_ERR_BAD_STATE;
-    e = ptc__clk_at(c, c->count);
+    if (c->win.finished || c->win.count == PTC_CLOCK_WINDOW) return PTC_ERR_BAD_STATE;
+    e = ptc__clk_at(c, c->win.count);
     e->it = *item;
     e->lo = e->point = e->cycles = 0;
     e->hi = e->hi_by_mtc = UINT64_MAX;
@@ -5166,9 +5264,9 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
     s.type = item->error == PTC_OK ? item->pkt.type : item->error == PTC_ERR_CORRUPT_TMA ? PTC_TMA : PTC_NONE;
     /* the policy's run of MTCs, as a checker sees it (its verdicts are not
        the clock's business) */
-    if (item->error == PTC_OK) (void)ptc_checker_packet(&c->chk, &item->pkt);
-    s.cyc_before = s.type == PTC_TSC ? c->cyc_pending : 0;
-    if (c->cyc_pending && s.type != PTC_PAD) ptc__clk_apply_cyc(c, s.type);
+    if (item->error == PTC_OK) (void)ptc_checker_packet(&c->due.chk, &item->pkt);
+    s.cyc_before = s.type == PTC_TSC ? c->at.cyc_pending : 0;
+    if (c->at.cyc_pending && s.type != PTC_PAD) ptc__clk_apply_cyc(c, s.type);
     switch (s.type) {
     case PTC_NONE: case PTC_OVF: ptc__clk_on_loss(c, e); break;
     case PTC_TSC: ptc__clk_on_tsc(c, e, &s); break;
@@ -5177,46 +5275,46 @@ PTCDEF ptc_status ptc_clock_push(ptc_clock *c, const ptc_item *item)
     case PTC_CYC: ptc__clk_on_cyc(c, e); break;
     case PTC_CBR: ptc__clk_on_cbr(c, e, &s); break;
     case PTC_PSB: ptc__clk_on_psb(c); break;
-    case PTC_PSBEND: c->psb_at = 0; break;
+    case PTC_PSBEND: c->psb.at = 0; break;
     case PTC_PWRX: /* the wake's PWRX, sent with its TSC */
-        if (c->tsc_run) {
-            e->lo = c->tsc_full;
-            e->hi = c->tsc_hi;
+        if (c->tsc.run) {
+            e->lo = c->tsc.full;
+            e->hi = c->tsc.hi;
             s.same_instant = 1;
         }
         break;
     default: break;
     }
     ptc__clk_place(c, e, &s);
-    c->count++;
+    c->win.count++;
     if (s.anchor) {
         ptc__clk_anchor b;
         ptc__clk_calibrate(c, e);
         ptc__clk_anchor_of(e, &b);
-        ptc__clk_finalize(c, c->count, &b, s.gap_floor);
-        ptc__clk_anchor_of(e, &c->last_anchor); /* with its final interval */
-        if (e->pos_lo != PTC__CLK_NOPOS) c->positioned = c->last_anchor;
+        ptc__clk_finalize(c, c->win.count, &b, s.gap_floor);
+        ptc__clk_anchor_of(e, &c->anchors.last); /* with its final interval */
+        if (e->pos_lo != PTC__CLK_NOPOS) c->anchors.positioned = c->anchors.last;
         /* an anchor whose cycle position is a range (a PSB+'s TSC with no
            CYC in it) would carry that uncertainty into every point after
            it: the cycles from the last exact one are better */
         if (e->pos_lo != PTC__CLK_NOPOS && (e->pos_lo == e->pos_hi || !ptc__clk_guess_ref(c, e->epoch)))
-            ptc__clk_set_guess_ref(c, &c->last_anchor);
-    } else if (c->count == PTC_CLOCK_WINDOW && c->ready + 1 < c->count) {
+            ptc__clk_set_guess_ref(c, &c->anchors.last);
+    } else if (c->win.count == PTC_CLOCK_WINDOW && c->win.ready + 1 < c->win.count) {
         /* the window is full: the oldest goes with what is known - never
            the newest (a CYC waiting for the next packet, the start of a
            wake): then all the others are final, and the caller pops them */
-        ptc__clk_finalize(c, c->ready + 1, NULL, 0);
+        ptc__clk_finalize(c, c->win.ready + 1, NULL, 0);
     }
     return PTC_OK;
 }
 
 PTCDEF void ptc_clock_finish(ptc_clock *c)
 {
-    if (!c || c->finished) return;
-    if (c->cyc_pending) ptc__clk_apply_cyc(c, PTC_PAD);
+    if (!c || c->win.finished) return;
+    if (c->at.cyc_pending) ptc__clk_apply_cyc(c, PTC_PAD);
     ptc__clk_unpin_trailing_cycs(c);
-    c->finished = 1;
-    if (c->ready < c->count) ptc__clk_finalize(c, c->count, NULL, 0);
+    c->win.finished = 1;
+    if (c->win.ready < c->win.count) ptc__clk_finalize(c, c->win.count, NULL, 0);
 }
 
 PTCDEF void ptc_clock_order_init(ptc_clock_order *o) { memset(o, 0, sizeof *o); }
@@ -5240,7 +5338,7 @@ PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out)
 {
     ptc__clk_entry *e;
     if (!c || !out) return PTC_ERR_BAD_ARGUMENT;
-    if (!c->ready) return c->finished && !c->count ? PTC_END : PTC_NEED_INPUT;
+    if (!c->win.ready) return c->win.finished && !c->win.count ? PTC_END : PTC_NEED_INPUT;
     e = ptc__clk_at(c, 0);
     out->item = e->it;
     out->have_time = e->lo != 0; /* before the first TSC nothing is known */
@@ -5250,12 +5348,12 @@ PTCDEF ptc_status ptc_clock_pop(ptc_clock *c, ptc_timed_item *out)
     out->have_cycles = (uint8_t)(e->it.error == PTC_OK && e->cycles != 0);
     out->cycles = e->cycles;
     out->conflict = (uint8_t)!!(e->flags & PTC__CLK_CONFLICT);
-    c->head = (c->head + 1) % PTC_CLOCK_WINDOW;
-    c->count--;
-    c->ready--;
-    if (c->open_from) c->open_from--;
-    if (c->psb_at > 1) c->psb_at--; /* (at 1 once the PSB itself is out: the PSB+ goes on) */
-    if (c->cyc_pending) c->cyc_pending--;
+    c->win.head = (c->win.head + 1) % PTC_CLOCK_WINDOW;
+    c->win.count--;
+    c->win.ready--;
+    if (c->win.open_from) c->win.open_from--;
+    if (c->psb.at > 1) c->psb.at--; /* (at 1 once the PSB itself is out: the PSB+ goes on) */
+    if (c->at.cyc_pending) c->at.cyc_pending--;
     return PTC_OK;
 }
 
@@ -5430,7 +5528,7 @@ static PTC__INLINE void ptc__ev_mtc(ptc_events *ev, uint8_t payload)
     /* MTCs went missing with no stop between: suppressed (SPEC 3.7) */
     if (ptc__clk_mtc_gap(&ev->cfg, &ev->ctc, step) && !ev->due.stop_since_mtc) ev->due.seen_gap = 1;
     ev->due.stop_since_mtc = 0;
-    ev->due.cap_known = 0;
+    ev->due.hi_known = 0;
     ptc__ev_new_ref(ev, exact);
     ev->ref.mtc = 1;
     ev->ref_stale = 1;
@@ -5548,8 +5646,8 @@ static void ptc__ev_cbr(ptc_events *ev, uint8_t ratio, int with_tsc)
         uint64_t n = ev->cfg.mtc_freq, first = (UINT64_C(1) << n) - (ev->ctc.base_low & ((UINT64_C(1) << n) - 1));
         if (ev->cfg.psb_early_tsc && ev->psb.in) first += UINT64_C(1) << n; /* an MTC of the PSB+ may be out */
         first += (uint64_t)ev->cfg.mtc_lost << n;
-        ev->due.cap = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, first, 1), ev->rate.mtc_lag);
-        ev->due.cap_known = 1;
+        ev->due.hi = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, first, 1), ev->rate.mtc_lag);
+        ev->due.hi_known = 1;
         ev->due.stop_since_mtc = 0;
     }
 }
@@ -5594,13 +5692,13 @@ static uint64_t ptc__ev_cap(ptc_events *ev)
 {
     uint64_t art;
     if (!ev->ctc.valid || ev->due.stop_since_mtc) return UINT64_MAX;
-    if (!ev->due.cap_known) {
+    if (!ev->due.hi_known) {
         if (!ev->ctc.have_mtc) return UINT64_MAX;
         art = ev->ctc.art_rel + (ptc__clk_periods_to_emitted(&ev->cfg, &ev->due.chk, ev->ctc.last_payload) << ev->cfg.mtc_freq);
-        ev->due.cap = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, art, 1), ev->rate.mtc_lag);
-        ev->due.cap_known = 1;
+        ev->due.hi = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, art, 1), ev->rate.mtc_lag);
+        ev->due.hi_known = 1;
     }
-    return ev->due.cap;
+    return ev->due.hi;
 }
 
 /* An upper bound for an event at cycle position pos at the latest, from
@@ -5825,9 +5923,8 @@ PTCDEF ptc_status ptc_events_init(ptc_events *ev, const ptc_clock_config *cfg, u
     ev->cfg = *cfg;
     if (!ptc__clk_config_reduce(&ev->cfg)) return PTC_ERR_BAD_CONFIG;
     ptc__clk_rate_init(&ev->rate, &ev->cfg);
-    ptc_checker_init(&ev->due.chk, &ev->cfg.policy);
+    ptc__clk_due_init(&ev->due, &ev->cfg);
     ev->branch.first = ev->branch.lone = ev->branch.cand = PTC__EV_NOPOS;
-    ev->due.half_period = ptc__clk_half_period(&ev->cfg);
     ptc_decoder_init(&ev->dec, flags, base_offset);
     return PTC_OK;
 }
@@ -6464,9 +6561,9 @@ static uint64_t ptc__mdl_wobble_inc(const ptc_model *m, uint32_t s)
 {
     int64_t tri = s < 64 ? (int64_t)s : s < 192 ? 128 - (int64_t)s : (int64_t)s - 256; /* -64..64 */
     uint64_t off;
-    if (!m->cfg.rate_ppm || !tri) return m->art_inc_avg;
-    off = ptc__math_muldiv(m->art_inc_avg, (uint64_t)m->cfg.rate_ppm * (uint64_t)(tri < 0 ? -tri : tri), UINT64_C(64000000), 0);
-    return tri < 0 ? m->art_inc_avg - off : m->art_inc_avg + off;
+    if (!m->cfg.rate_ppm || !tri) return m->clk.art_inc_avg;
+    off = ptc__math_muldiv(m->clk.art_inc_avg, (uint64_t)m->cfg.rate_ppm * (uint64_t)(tri < 0 ? -tri : tri), UINT64_C(64000000), 0);
+    return tri < 0 ? m->clk.art_inc_avg - off : m->clk.art_inc_avg + off;
 }
 
 /* d cycles have passed: the wobble moves on to its next step every
@@ -6474,13 +6571,13 @@ static uint64_t ptc__mdl_wobble_inc(const ptc_model *m, uint32_t s)
 static void ptc__mdl_wobble_cycles(ptc_model *m, uint64_t d)
 {
     while (m->cfg.rate_ppm && d) {
-        uint64_t take = d < m->wobble_left ? d : m->wobble_left;
+        uint64_t take = d < m->clk.wobble_left ? d : m->clk.wobble_left;
         d -= take;
-        m->wobble_left -= (uint32_t)take;
-        if (!m->wobble_left) {
-            m->wobble_step = (m->wobble_step + 1) % PTC__MDL_WOBBLE_STEPS;
-            m->wobble_left = PTC__MDL_WOBBLE_STEP_CYCLES;
-            m->art_inc = ptc__mdl_wobble_inc(m, m->wobble_step);
+        m->clk.wobble_left -= (uint32_t)take;
+        if (!m->clk.wobble_left) {
+            m->clk.wobble_step = (m->clk.wobble_step + 1) % PTC__MDL_WOBBLE_STEPS;
+            m->clk.wobble_left = PTC__MDL_WOBBLE_STEP_CYCLES;
+            m->clk.art_inc = ptc__mdl_wobble_inc(m, m->clk.wobble_step);
         }
     }
 }
@@ -6492,7 +6589,7 @@ static void ptc__mdl_wobble_cycles(ptc_model *m, uint64_t d)
 static uint64_t ptc__mdl_phase_den(const ptc_model *m, uint64_t den, uint8_t ratio)
 {
     /* (a wobbling rate needs finer steps: 2^20 more, about a ppm) */
-    uint64_t unit = (uint64_t)ratio * m->bclk_den << (m->cfg.rate_ppm ? 20 : 0), g = ptc__math_gcd(den, unit), q, r;
+    uint64_t unit = (uint64_t)ratio * m->clk.bclk_den << (m->cfg.rate_ppm ? 20 : 0), g = ptc__math_gcd(den, unit), q, r;
     if (!ptc__math_mad_div(den / g, unit, 0, 0, 1, &q, &r)) return 0;
     if (q >= (UINT64_C(1) << 63) / m->cfg.cpuid_15_eax) return 0;
     return q;
@@ -6500,15 +6597,15 @@ static uint64_t ptc__mdl_phase_den(const ptc_model *m, uint64_t den, uint8_t rat
 
 static int ptc__mdl_set_phase_den(ptc_model *m, uint8_t ratio)
 {
-    uint64_t den = ptc__mdl_phase_den(m, m->art_den ? m->art_den : 1, ratio), q, r;
+    uint64_t den = ptc__mdl_phase_den(m, m->clk.art_den ? m->clk.art_den : 1, ratio), q, r;
     if (!den) return 0;
-    if (m->art_den) m->art_num *= den / m->art_den;
-    m->art_den = den;
+    if (m->clk.art_den) m->clk.art_num *= den / m->clk.art_den;
+    m->clk.art_den = den;
     /* ART ticks per core cycle = art / (ratio * bclk) = inc / den */
-    (void)ptc__math_mad_div(m->art_per_cycle_num, den / ((uint64_t)ratio * m->bclk_den), 0, 0, 1, &q, &r);
-    m->art_inc_avg = q;
-    m->art_inc = ptc__mdl_wobble_inc(m, m->wobble_step);
-    m->ratio = ratio;
+    (void)ptc__math_mad_div(m->clk.art_per_cycle_num, den / ((uint64_t)ratio * m->clk.bclk_den), 0, 0, 1, &q, &r);
+    m->clk.art_inc_avg = q;
+    m->clk.art_inc = ptc__mdl_wobble_inc(m, m->clk.wobble_step);
+    m->clk.ratio = ratio;
     return 1;
 }
 
@@ -6540,17 +6637,17 @@ PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, cons
     PTC__MDL_REQUIRE(!pol->threshold || pol->min_burst >= 2, "policy.min_burst");
     /* a bound on every gap, so the 8-bit payload can always count it */
     PTC__MDL_REQUIRE(!pol->threshold || pol->resume_after || pol->resume_on_value, "policy.resume");
-    m->wobble_left = PTC__MDL_WOBBLE_STEP_CYCLES;
+    m->clk.wobble_left = PTC__MDL_WOBBLE_STEP_CYCLES;
     g = ptc__math_gcd(cfg->art_hz, 100000000u);
-    m->art_per_cycle_num = cfg->art_hz / g;
-    m->bclk_den = 100000000u / g;
+    m->clk.art_per_cycle_num = cfg->art_hz / g;
+    m->clk.bclk_den = 100000000u / g;
     PTC__MDL_REQUIRE(ptc__mdl_set_phase_den(m, cfg->core_ratio), "core_ratio");
 #undef PTC__MDL_REQUIRE
 #undef PTC__MDL_ERRATUM_BIT
-    m->art = cfg->art_start;
-    m->cpl = 3;
-    m->csl = 1;
-    m->stop_cycle = UINT64_MAX;
+    m->clk.art = cfg->art_start;
+    m->core.cpl = 3;
+    m->core.csl = 1;
+    m->trigger.stop_cycle = UINT64_MAX;
     m->jitter_state = cfg->jitter_seed ? cfg->jitter_seed : UINT64_C(0x9E3779B97F4A7C15);
     return PTC_OK;
 }
@@ -6562,13 +6659,13 @@ PTCDEF ptc_exact_tsc ptc_model_now(const ptc_model *m)
        TSC = K + q1 + (r1 + q2 + r2/den) / eax */
     ptc_exact_tsc t;
     uint64_t eax = m->cfg.cpuid_15_eax, ebx = m->cfg.cpuid_15_ebx, q1, r1, q2, r2, q3, r3;
-    (void)ptc__math_mad_div(m->art, ebx, 0, 0, eax, &q1, &r1);
-    (void)ptc__math_mad_div(m->art_num, ebx, 0, 0, m->art_den, &q2, &r2);
+    (void)ptc__math_mad_div(m->clk.art, ebx, 0, 0, eax, &q1, &r1);
+    (void)ptc__math_mad_div(m->clk.art_num, ebx, 0, 0, m->clk.art_den, &q2, &r2);
     q3 = (r1 + q2) / eax;
     r3 = (r1 + q2) % eax;
     t.tsc = m->cfg.tsc_offset + q1 + q3;
-    t.num = r3 * m->art_den + r2;
-    t.den = m->art_den * eax;
+    t.num = r3 * m->clk.art_den + r2;
+    t.den = m->clk.art_den * eax;
     return t;
 }
 
@@ -6577,16 +6674,16 @@ PTCDEF ptc_exact_tsc ptc_model_now(const ptc_model *m)
 static uint16_t ptc__mdl_fast_counter(const ptc_model *m)
 {
     uint64_t eax = m->cfg.cpuid_15_eax, ebx = m->cfg.cpuid_15_ebx, q1, r1, q2, r2;
-    (void)ptc__math_mad_div(m->art, ebx, 0, 0, eax, &q1, &r1);
-    (void)ptc__math_mad_div(m->art_num, ebx, 0, 0, m->art_den, &q2, &r2);
+    (void)ptc__math_mad_div(m->clk.art, ebx, 0, 0, eax, &q1, &r1);
+    (void)ptc__math_mad_div(m->clk.art_num, ebx, 0, 0, m->clk.art_den, &q2, &r2);
     return (uint16_t)((r1 + q2) / eax);
 }
 
 PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t *den)
 {
     /* tsc_hz / (ratio * 1e8) = art_hz * ebx / (eax * ratio * 1e8) */
-    uint64_t n = m->art_per_cycle_num * m->cfg.cpuid_15_ebx;
-    uint64_t d = m->bclk_den * m->cfg.cpuid_15_eax * m->ratio, g = ptc__math_gcd(n, d);
+    uint64_t n = m->clk.art_per_cycle_num * m->cfg.cpuid_15_ebx;
+    uint64_t d = m->clk.bclk_den * m->cfg.cpuid_15_eax * m->clk.ratio, g = ptc__math_gcd(n, d);
     *num = n / g;
     *den = d / g;
 }
@@ -6595,8 +6692,8 @@ PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t 
 
 static int ptc__mdl_context_en(const ptc_model *m)
 {
-    if (m->non_root && !m->guest_traced) return 0;
-    return m->cpl == 0 ? m->cfg.os : m->cfg.user;
+    if (m->vmx.non_root && !m->vmx.guest_traced) return 0;
+    return m->core.cpl == 0 ? m->cfg.os : m->cfg.user;
 }
 
 static int ptc__mdl_filter_en(const ptc_model *m, uint64_t ip)
@@ -6610,7 +6707,7 @@ static int ptc__mdl_filter_en(const ptc_model *m, uint64_t ip)
 
 static int ptc__mdl_packet_en(const ptc_model *m, uint64_t ip)
 {
-    return m->enabled && m->cfg.branch_en && ptc__mdl_context_en(m) && ptc__mdl_filter_en(m, ip);
+    return m->core.enabled && m->cfg.branch_en && ptc__mdl_context_en(m) && ptc__mdl_filter_en(m, ip);
 }
 
 /* -- output -- */
@@ -6620,13 +6717,13 @@ static void ptc__mdl_record(ptc_model *m, const ptc_packet *p, const uint8_t *by
     ptc_truth t;
     if (!m->sink.packet) return;
     t.pkt = *p;
-    t.offset = m->offset;
+    t.offset = m->out.offset;
     t.cycle = m->cycle;
     t.time = ptc_model_now(m);
-    t.art = m->art;
+    t.art = m->clk.art;
     if (ptc_packet_is_tnt(p->type)) { /* a TNT's time is its first branch's */
-        t.cycle = m->tnt_cycle[0];
-        t.time = m->tnt_time[0];
+        t.cycle = m->tnt.cycle[0];
+        t.time = m->tnt.time[0];
     }
     t.fate = fate;
     m->sink.packet(m->sink.user, bytes, fate == PTC_FATE_EMITTED || fate == PTC_FATE_CORRUPT ? n : fate == PTC_FATE_CUT ? 1 : 0,
@@ -6641,22 +6738,22 @@ static void ptc__mdl_report_retirements(ptc_model *m, const ptc_packet *p)
     unsigned i, n = 0;
     int tnt = ptc_packet_is_tnt(p->type);
     if (tnt) n = p->u.tnt.count;
-    else if (m->retiring && (p->type == PTC_FUP || p->type == PTC_TIP || p->type == PTC_TIP_PGD)) n = 1;
-    if (!tnt && n) m->retiring = 0;
+    else if (m->retire.pending && (p->type == PTC_FUP || p->type == PTC_TIP || p->type == PTC_TIP_PGD)) n = 1;
+    if (!tnt && n) m->retire.pending = 0;
     for (i = 0; i < n; i++) {
         memset(&r, 0, sizeof r);
-        r.index = m->retired++;
-        r.offset = m->offset;
+        r.index = m->retire.count++;
+        r.offset = m->out.offset;
         r.type = p->type;
         if (tnt) {
-            r.cycle = m->tnt_cycle[i];
-            r.time = m->tnt_time[i];
+            r.cycle = m->tnt.cycle[i];
+            r.time = m->tnt.time[i];
             r.bit = (uint8_t)i;
             r.taken = (uint8_t)((p->u.tnt.bits >> (n - 1 - i)) & 1);
         } else {
             r.cycle = m->cycle;
             r.time = ptc_model_now(m);
-            r.ip = m->retire_ip;
+            r.ip = m->retire.ip;
         }
         if (m->sink.retire) m->sink.retire(m->sink.user, &r);
     }
@@ -6671,7 +6768,7 @@ static uint64_t ptc__mdl_random(ptc_model *m);
 static int ptc__mdl_skz84_corrupt_tma(ptc_model *m, uint8_t *b)
 {
     uint64_t r;
-    if (!(m->cfg.errata & PTC_ERRATUM_SKZ84) || !m->non_root || ptc__mdl_random(m) % 2) return 0;
+    if (!(m->cfg.errata & PTC_ERRATUM_SKZ84) || !m->vmx.non_root || ptc__mdl_random(m) % 2) return 0;
     r = ptc__mdl_random(m);
     b[2] = (uint8_t)r;         /* CTC */
     b[3] = (uint8_t)(r >> 8);
@@ -6696,34 +6793,34 @@ static int ptc__mdl_output(ptc_model *m, ptc_packet *p)
         fate = PTC_FATE_CORRUPT;
         n++;
     }
-    m->generated++;
-    if (!m->overflow && m->cfg.fifo_bytes) {
+    m->out.generated++;
+    if (!m->out.overflow && m->cfg.fifo_bytes) {
         uint64_t add = (uint64_t)n * m->cfg.drain_cycles;
-        if (m->fifo_fill + add > (uint64_t)m->cfg.fifo_bytes * m->cfg.drain_cycles) {
+        if (m->out.fifo_fill + add > (uint64_t)m->cfg.fifo_bytes * m->cfg.drain_cycles) {
             /* full: this packet and all after it are lost until it drains */
-            m->overflow = 1;
-            m->tnt_count = 0;
-            m->tnt_bits = 0;
+            m->out.overflow = 1;
+            m->tnt.count = 0;
+            m->tnt.bits = 0;
         } else {
-            m->fifo_fill += add;
+            m->out.fifo_fill += add;
         }
     }
-    if (m->overflow) {
-        m->n_dropped++;
+    if (m->out.overflow) {
+        m->out.n_dropped++;
         ptc__mdl_record(m, p, bytes, (size_t)n, PTC_FATE_DROPPED);
         return 0;
     }
     ptc__mdl_record(m, p, bytes, (size_t)n, fate);
     ptc__mdl_report_retirements(m, p);
-    if (p->type != PTC_PAD) m->last_was_cyc = p->type == PTC_CYC;
-    m->offset += (uint64_t)n;
-    m->psb_bytes += (uint64_t)n;
+    if (p->type != PTC_PAD) m->cyc.last_was_cyc = p->type == PTC_CYC;
+    m->out.offset += (uint64_t)n;
+    m->psb.bytes += (uint64_t)n;
     if (p->type == PTC_PSB) {
         /* PacketByteCnt restarts at the PSB; what comes after it counts */
-        m->psb_bytes = 0;
-        m->psb_pending = 0;
+        m->psb.bytes = 0;
+        m->psb.pending = 0;
     }
-    if (m->psb_bytes >= (UINT64_C(2048) << m->cfg.psb_freq)) m->psb_pending = 1;
+    if (m->psb.bytes >= (UINT64_C(2048) << m->cfg.psb_freq)) m->psb.pending = 1;
     return 1;
 }
 
@@ -6734,12 +6831,12 @@ static void ptc__mdl_cyc(ptc_model *m, int force)
 {
     ptc_packet p;
     uint64_t thresh = m->cfg.cyc_thresh ? UINT64_C(1) << (m->cfg.cyc_thresh - 1) : 0;
-    if (!m->cfg.cyc_en || !m->enabled || m->overflow || m->cyc_count == 0) return;
-    if (!force && m->cyc_count < thresh) return;
+    if (!m->cfg.cyc_en || !m->core.enabled || m->out.overflow || m->cyc.count == 0) return;
+    if (!force && m->cyc.count < thresh) return;
     memset(&p, 0, sizeof p);
     p.type = PTC_CYC;
-    p.u.cyc.cycles = m->cyc_count;
-    m->cyc_count = 0;
+    p.u.cyc.cycles = m->cyc.count;
+    m->cyc.count = 0;
     (void)ptc__mdl_output(m, &p);
 }
 
@@ -6748,13 +6845,13 @@ static int ptc__mdl_emit(ptc_model *m, ptc_packet *p);
 static void ptc__mdl_flush_tnt(ptc_model *m)
 {
     ptc_packet p;
-    if (!m->tnt_count) return;
+    if (!m->tnt.count) return;
     memset(&p, 0, sizeof p);
-    p.type = m->tnt_count > 6 ? PTC_TNT64 : PTC_TNT8;
-    p.u.tnt.count = m->tnt_count;
-    p.u.tnt.bits = m->tnt_bits;
-    m->tnt_count = 0;
-    m->tnt_bits = 0;
+    p.type = m->tnt.count > 6 ? PTC_TNT64 : PTC_TNT8;
+    p.u.tnt.count = m->tnt.count;
+    p.u.tnt.bits = m->tnt.bits;
+    m->tnt.count = 0;
+    m->tnt.bits = 0;
     (void)ptc__mdl_emit(m, &p);
 }
 
@@ -6764,16 +6861,16 @@ static void ptc__mdl_flush_tnt(ptc_model *m)
 static int ptc__mdl_emit(ptc_model *m, ptc_packet *p)
 {
     if (ptc_packet_is_ntp(p->type)) {
-        if (m->tnt_count && p->type != PTC_TNT8 && p->type != PTC_TNT64) ptc__mdl_flush_tnt(m);
-        m->suppressing = 0;
-        m->mtc_run = 0;
-        m->mtc_need = m->cfg.policy.threshold;
+        if (m->tnt.count && p->type != PTC_TNT8 && p->type != PTC_TNT64) ptc__mdl_flush_tnt(m);
+        m->mtc.suppressing = 0;
+        m->mtc.run = 0;
+        m->mtc.need = m->cfg.policy.threshold;
     }
     /* An eligible packet right after a CYC is at that CYC's time (SDM); if
        cycles have passed since (the CYC timed a TNT's first branch, or the
        counter's wrap), it gets a CYC of its own whatever the threshold. A
        TNT had its CYC at its first branch. */
-    if (ptc_packet_is_cyc_eligible(p->type)) ptc__mdl_cyc(m, m->last_was_cyc);
+    if (ptc_packet_is_cyc_eligible(p->type)) ptc__mdl_cyc(m, m->cyc.last_was_cyc);
     return ptc__mdl_output(m, p);
 }
 
@@ -6802,16 +6899,16 @@ static void ptc__mdl_ip_packet(ptc_model *m, ptc_packet_type t, uint64_t ip, int
     p.type = t;
     if (suppress) {
         p.u.ip.ipc = PTC_IPC_SUPPRESSED;
-    } else if (m->last_ip_valid && (ip >> 16) == (m->last_ip >> 16)) {
+    } else if (m->core.last_ip_valid && (ip >> 16) == (m->core.last_ip >> 16)) {
         p.u.ip.ipc = PTC_IPC_UPDATE_16;
         p.u.ip.payload = ip & 0xFFFF;
-    } else if (m->last_ip_valid && (ip >> 32) == (m->last_ip >> 32)) {
+    } else if (m->core.last_ip_valid && (ip >> 32) == (m->core.last_ip >> 32)) {
         p.u.ip.ipc = PTC_IPC_UPDATE_32;
         p.u.ip.payload = ip & 0xFFFFFFFFu;
     } else if (sext == ip) {
         p.u.ip.ipc = PTC_IPC_SEXT_48;
         p.u.ip.payload = ip & UINT64_C(0xFFFFFFFFFFFF);
-    } else if (m->last_ip_valid && (ip >> 48) == (m->last_ip >> 48)) {
+    } else if (m->core.last_ip_valid && (ip >> 48) == (m->core.last_ip >> 48)) {
         p.u.ip.ipc = PTC_IPC_UPDATE_48;
         p.u.ip.payload = ip & UINT64_C(0xFFFFFFFFFFFF);
     } else {
@@ -6821,8 +6918,8 @@ static void ptc__mdl_ip_packet(ptc_model *m, ptc_packet_type t, uint64_t ip, int
     /* a lost packet does not become the reference: after an overflow the
        next IP is compressed against one that reached the stream (SDM) */
     if (ptc__mdl_emit(m, &p) && !suppress) {
-        m->last_ip = ip;
-        m->last_ip_valid = 1;
+        m->core.last_ip = ip;
+        m->core.last_ip_valid = 1;
     }
 }
 
@@ -6830,24 +6927,24 @@ static void ptc__mdl_ip_packet(ptc_model *m, ptc_packet_type t, uint64_t ip, int
    retirement if it reaches the stream. */
 static void ptc__mdl_retiring_ip_packet(ptc_model *m, ptc_packet_type t, uint64_t ip)
 {
-    m->retiring = 1;
-    m->retire_ip = ip;
+    m->retire.pending = 1;
+    m->retire.ip = ip;
     ptc__mdl_ip_packet(m, t, ip, 0);
-    m->retiring = 0;
+    m->retire.pending = 0;
 }
 
 static void ptc__mdl_mode_exec(ptc_model *m)
 {
     ptc_packet p = ptc__mdl_blank(PTC_MODE_EXEC);
-    p.u.mode_exec.csl = m->csl;
-    p.u.mode_exec.csd = m->csd;
+    p.u.mode_exec.csl = m->core.csl;
+    p.u.mode_exec.csd = m->core.csd;
     (void)ptc__mdl_emit(m, &p);
 }
 
 static void ptc__mdl_mode_tsx(ptc_model *m, int abort)
 {
     ptc_packet p = ptc__mdl_blank(PTC_MODE_TSX);
-    p.u.mode_tsx.intx = m->in_tx;
+    p.u.mode_tsx.intx = m->core.in_tx;
     p.u.mode_tsx.abrt = (uint8_t)(abort != 0);
     (void)ptc__mdl_emit(m, &p);
 }
@@ -6858,42 +6955,42 @@ static void ptc__mdl_pip(ptc_model *m)
 {
     ptc_packet p = ptc__mdl_blank(PTC_PIP);
     if (!m->cfg.os) return;
-    p.u.pip.cr3 = m->cr3;
-    p.u.pip.nr = m->non_root;
+    p.u.pip.cr3 = m->core.cr3;
+    p.u.pip.nr = m->vmx.non_root;
     (void)ptc__mdl_emit(m, &p);
 }
 
 static void ptc__mdl_vmcs(ptc_model *m)
 {
     ptc_packet p = ptc__mdl_blank(PTC_VMCS);
-    p.u.vmcs.base = m->vmcs;
+    p.u.vmcs.base = m->vmx.vmcs;
     (void)ptc__mdl_emit(m, &p);
 }
 
-/* TSC and TMA of now, or of the sample with m->sample_out. The sample is
+/* TSC and TMA of now, or of the sample with m->sample.out. The sample is
    used up; any other TSC (an overflow's, a wake's, a new ratio's) makes
    it stale, as a PSB+'s TSC must not go back before that one. */
 static void ptc__mdl_tsc_tma(ptc_model *m)
 {
     ptc_packet p;
-    m->have_sample = 0;
+    m->sample.have = 0;
     if (!m->cfg.tsc_en) return;
     memset(&p, 0, sizeof p);
     p.type = PTC_TSC;
-    p.u.tsc.tsc = (m->sample_out ? m->sample_time : ptc_model_now(m)).tsc & ((UINT64_C(1) << 56) - 1);
+    p.u.tsc.tsc = (m->sample.out ? m->sample.time : ptc_model_now(m)).tsc & ((UINT64_C(1) << 56) - 1);
     (void)ptc__mdl_emit(m, &p);
     if (!m->cfg.mtc_en) return;
     memset(&p, 0, sizeof p);
     p.type = PTC_TMA;
-    p.u.tma.ctc = (uint16_t)(m->sample_out ? m->sample_art : m->art);
-    p.u.tma.fc = m->sample_out ? m->sample_fc : ptc__mdl_fast_counter(m);
+    p.u.tma.ctc = (uint16_t)(m->sample.out ? m->sample.art : m->clk.art);
+    p.u.tma.fc = m->sample.out ? m->sample.fc : ptc__mdl_fast_counter(m);
     (void)ptc__mdl_emit(m, &p);
 }
 
 static void ptc__mdl_cbr(ptc_model *m)
 {
     ptc_packet p = ptc__mdl_blank(PTC_CBR);
-    p.u.cbr.ratio = m->ratio;
+    p.u.cbr.ratio = m->clk.ratio;
     (void)ptc__mdl_emit(m, &p);
 }
 
@@ -6918,11 +7015,11 @@ static void ptc__mdl_skl168_drop_cyc(ptc_model *m)
     uint8_t bytes[PTC_MAX_PACKET_SIZE];
     if (!(m->cfg.errata & PTC_ERRATUM_SKL168)) return;
     ptc__mdl_flush_tnt(m); /* (the PSB would send it first, with its CYC) */
-    if (!m->cfg.cyc_en || !m->enabled || m->overflow || !m->cyc_count || ptc__mdl_random(m) % 2) return;
+    if (!m->cfg.cyc_en || !m->core.enabled || m->out.overflow || !m->cyc.count || ptc__mdl_random(m) % 2) return;
     p = ptc__mdl_blank(PTC_CYC);
-    p.u.cyc.cycles = m->cyc_count;
+    p.u.cyc.cycles = m->cyc.count;
     p.size = (uint8_t)ptc__enc_packet(&p, bytes);
-    m->cyc_count = 0;
+    m->cyc.count = 0;
     ptc__mdl_record(m, &p, bytes, p.size, PTC_FATE_DROPPED);
 }
 
@@ -6932,35 +7029,35 @@ static void ptc__mdl_skl168_drop_cyc(ptc_model *m)
 static void ptc__mdl_psb_plus(ptc_model *m, int at_edge)
 {
     ptc__mdl_skl168_drop_cyc(m);
-    m->in_psb = 1;
-    m->retc_depth = 0; /* a decoder may start here: no RET compressed against older CALLs */
+    m->psb.in = 1;
+    m->retc.depth = 0; /* a decoder may start here: no RET compressed against older CALLs */
     if (ptc__mdl_emit_simple(m, PTC_PSB)) {
-        m->last_ip = 0; /* the SDM resets the last IP at every PSB */
-        m->last_ip_valid = 1;
+        m->core.last_ip = 0; /* the SDM resets the last IP at every PSB */
+        m->core.last_ip_valid = 1;
     }
-    if (m->packet_en) {
+    if (m->core.packet_en) {
         ptc__mdl_mode_exec(m);
-        if (m->in_tx) ptc__mdl_mode_tsx(m, 0);
-        ptc__mdl_ip_packet(m, PTC_FUP, m->ip, 0);
+        if (m->core.in_tx) ptc__mdl_mode_tsx(m, 0);
+        ptc__mdl_ip_packet(m, PTC_FUP, m->core.ip, 0);
     }
     if (ptc__mdl_context_en(m)) {
         ptc__mdl_pip(m);
-        if (m->vmcs && m->cfg.os) ptc__mdl_vmcs(m);
+        if (m->vmx.vmcs && m->cfg.os) ptc__mdl_vmcs(m);
     }
     if (at_edge) ptc__mdl_mtc_flush(m);
-    m->sample_out = at_edge;
+    m->sample.out = at_edge;
     ptc__mdl_tsc_tma(m);
-    m->sample_out = 0;
+    m->sample.out = 0;
     ptc__mdl_cbr(m);
     (void)ptc__mdl_emit_simple(m, PTC_PSBEND);
-    m->in_psb = 0;
+    m->psb.in = 0;
 }
 
 /* A PSB+ is due and can go out (not during an overflow, when PacketByteCnt
    is frozen, nor inside another PSB+). */
 static int ptc__mdl_psb_due(const ptc_model *m)
 {
-    return m->psb_pending && m->enabled && !m->overflow && !m->in_psb;
+    return m->psb.pending && m->core.enabled && !m->out.overflow && !m->psb.in;
 }
 
 /* cfg.psb_early_tsc: a due PSB+ is at the MTC edge it waited for; the
@@ -6968,8 +7065,8 @@ static int ptc__mdl_psb_due(const ptc_model *m)
    ART tick short of the edge (no sleep in between). */
 static int ptc__mdl_psb_at_edge(const ptc_model *m)
 {
-    return m->cfg.psb_early_tsc && ptc__mdl_psb_due(m) && m->mtc_pending && m->mtc_edge_cycle == m->cycle &&
-           m->have_sample && m->sample_cycle + 1 == m->cycle && m->sample_art + 1 == m->art;
+    return m->cfg.psb_early_tsc && ptc__mdl_psb_due(m) && m->mtc.pending && m->sample.edge_cycle == m->cycle &&
+           m->sample.have && m->sample.cycle + 1 == m->cycle && m->sample.art + 1 == m->clk.art;
 }
 
 static uint64_t ptc__mdl_cycles_to_mtc_within(const ptc_model *m, uint64_t limit); /* (time passing, below) */
@@ -6987,13 +7084,13 @@ static void ptc__mdl_settle(ptc_model *m)
         ptc__mdl_psb_plus(m, 1);
         return;
     }
-    if (m->cfg.psb_early_tsc && m->psb_bytes < wait_bytes &&
+    if (m->cfg.psb_early_tsc && m->psb.bytes < wait_bytes &&
         ptc__mdl_cycles_to_mtc_within(m, m->cfg.psb_early_tsc) <= m->cfg.psb_early_tsc) {
-        m->have_sample = 1;
-        m->sample_cycle = m->cycle;
-        m->sample_art = m->art;
-        m->sample_time = ptc_model_now(m);
-        m->sample_fc = ptc__mdl_fast_counter(m);
+        m->sample.have = 1;
+        m->sample.cycle = m->cycle;
+        m->sample.art = m->clk.art;
+        m->sample.time = ptc_model_now(m);
+        m->sample.fc = ptc__mdl_fast_counter(m);
         return;
     }
     ptc__mdl_psb_plus(m, 0);
@@ -7001,7 +7098,7 @@ static void ptc__mdl_settle(ptc_model *m)
 
 /* -- time passing -- */
 
-static int ptc__mdl_cyc_counting(const ptc_model *m) { return m->enabled && m->cfg.cyc_en; }
+static int ptc__mdl_cyc_counting(const ptc_model *m) { return m->core.enabled && m->cfg.cyc_en; }
 
 static uint64_t ptc__mdl_cyc_max(const ptc_model *m) { return (UINT64_C(1) << m->cfg.cyc_bits) - 1; }
 
@@ -7015,16 +7112,16 @@ static uint64_t ptc__mdl_cycles_to_mtc_within(const ptc_model *m, uint64_t limit
     /* the next ART value that is a multiple of 2^mtc_freq is k ticks away;
        the k-th tick happens in the j-th cycle from now, j minimal with
        num + j*inc >= k*den - at each rate the wobble steps through */
-    uint64_t k, j, r, num = m->art_num, inc = m->art_inc, left = m->wobble_left, done = 0;
-    uint32_t step = m->wobble_step;
-    if (!m->enabled || !m->cfg.mtc_en) return UINT64_MAX;
-    k = ((((m->art >> m->cfg.mtc_freq) + 1) << m->cfg.mtc_freq)) - m->art;
+    uint64_t k, j, r, num = m->clk.art_num, inc = m->clk.art_inc, left = m->clk.wobble_left, done = 0;
+    uint32_t step = m->clk.wobble_step;
+    if (!m->core.enabled || !m->cfg.mtc_en) return UINT64_MAX;
+    k = ((((m->clk.art >> m->cfg.mtc_freq) + 1) << m->cfg.mtc_freq)) - m->clk.art;
     for (;;) {
         uint64_t ticks;
-        if (!ptc__math_mad_div(k, m->art_den, inc - 1, num, inc, &j, &r)) return UINT64_MAX;
+        if (!ptc__math_mad_div(k, m->clk.art_den, inc - 1, num, inc, &j, &r)) return UINT64_MAX;
         if (!m->cfg.rate_ppm || j <= left) return done + j;
         /* the rest of this step passes first: its ticks, then the next rate */
-        (void)ptc__math_mad_div(left, inc, num, 0, m->art_den, &ticks, &num);
+        (void)ptc__math_mad_div(left, inc, num, 0, m->clk.art_den, &ticks, &num);
         k -= ticks;
         done += left;
         if (done > limit) return UINT64_MAX; /* (the edge is at least `done` away) */
@@ -7040,12 +7137,12 @@ PTCDEF uint64_t ptc_model_cycles_to_mtc(const ptc_model *m) { return ptc__mdl_cy
 static void ptc__mdl_advance_art(ptc_model *m, uint64_t d)
 {
     uint64_t ticks, rem;
-    if (!ptc__math_mad_div(d, m->art_inc, m->art_num, 0, m->art_den, &ticks, &rem)) {
+    if (!ptc__math_mad_div(d, m->clk.art_inc, m->clk.art_num, 0, m->clk.art_den, &ticks, &rem)) {
         ticks = UINT64_MAX; /* 2^64 ART ticks: centuries; not reachable */
         rem = 0;
     }
-    m->art += ticks;
-    m->art_num = rem;
+    m->clk.art += ticks;
+    m->clk.art_num = rem;
 }
 
 /* d cycles pass with nothing else happening. */
@@ -7053,20 +7150,20 @@ static void ptc__mdl_advance(ptc_model *m, uint64_t d)
 {
     uint64_t left = d;
     while (left) { /* a piece at each rate the wobble steps through */
-        uint64_t take = m->cfg.rate_ppm && m->wobble_left < left ? m->wobble_left : left;
+        uint64_t take = m->cfg.rate_ppm && m->clk.wobble_left < left ? m->clk.wobble_left : left;
         ptc__mdl_advance_art(m, take);
         ptc__mdl_wobble_cycles(m, take);
         left -= take;
     }
     m->cycle += d;
     if (ptc__mdl_cyc_counting(m)) {
-        m->cyc_count += d;
-        if (m->overflow) m->cyc_count &= ptc__mdl_cyc_max(m); /* it wraps, unseen */
+        m->cyc.count += d;
+        if (m->out.overflow) m->cyc.count &= ptc__mdl_cyc_max(m); /* it wraps, unseen */
     }
     if (m->cfg.fifo_bytes) {
         /* drain_bytes a cycle, never below empty */
-        if (d >= (m->fifo_fill + m->cfg.drain_bytes - 1) / m->cfg.drain_bytes) m->fifo_fill = 0;
-        else m->fifo_fill -= d * m->cfg.drain_bytes;
+        if (d >= (m->out.fifo_fill + m->cfg.drain_bytes - 1) / m->cfg.drain_bytes) m->out.fifo_fill = 0;
+        else m->out.fifo_fill -= d * m->cfg.drain_bytes;
     }
 }
 
@@ -7075,17 +7172,17 @@ static void ptc__mdl_advance(ptc_model *m, uint64_t d)
 static int ptc__mdl_step_one(ptc_model *m)
 {
     m->cycle++;
-    m->art_num += m->art_inc;
+    m->clk.art_num += m->clk.art_inc;
     ptc__mdl_wobble_cycles(m, 1);
     if (ptc__mdl_cyc_counting(m)) {
-        m->cyc_count++;
-        if (m->overflow) m->cyc_count &= ptc__mdl_cyc_max(m);
+        m->cyc.count++;
+        if (m->out.overflow) m->cyc.count &= ptc__mdl_cyc_max(m);
     }
-    if (m->cfg.fifo_bytes) m->fifo_fill = m->fifo_fill > m->cfg.drain_bytes ? m->fifo_fill - m->cfg.drain_bytes : 0;
-    if (m->art_num >= m->art_den) {
-        m->art_num -= m->art_den;
-        m->art++;
-        return m->enabled && m->cfg.mtc_en && (m->art & ((UINT64_C(1) << m->cfg.mtc_freq) - 1)) == 0;
+    if (m->cfg.fifo_bytes) m->out.fifo_fill = m->out.fifo_fill > m->cfg.drain_bytes ? m->out.fifo_fill - m->cfg.drain_bytes : 0;
+    if (m->clk.art_num >= m->clk.art_den) {
+        m->clk.art_num -= m->clk.art_den;
+        m->clk.art++;
+        return m->core.enabled && m->cfg.mtc_en && (m->clk.art & ((UINT64_C(1) << m->cfg.mtc_freq) - 1)) == 0;
     }
     return 0;
 }
@@ -7099,12 +7196,12 @@ static int ptc__mdl_mtc_lost(ptc_model *m, const ptc_packet *p)
        written - the payload could not count them: after a suppressed run
        a non-timing packet lets the next MTC through; nor one inside a
        PSB+, which cfg.psb_early_tsc puts there to show time passed) */
-    if (!m->cfg.mtc_lost || m->in_psb || m->mtc_lost_run >= m->cfg.mtc_lost || m->mtc_edges_since + m->cfg.mtc_lost >= 256 ||
+    if (!m->cfg.mtc_lost || m->psb.in || m->mtc.lost_run >= m->cfg.mtc_lost || m->mtc.edges_since + m->cfg.mtc_lost >= 256 ||
         ptc__mdl_random(m) % 4 != 0) {
-        m->mtc_lost_run = 0;
+        m->mtc.lost_run = 0;
         return 0;
     }
-    m->mtc_lost_run++;
+    m->mtc.lost_run++;
     bytes[0] = PTC_OP_MTC;
     bytes[1] = p->u.mtc.ctc;
     ptc__mdl_record(m, p, bytes, 2, PTC_FATE_DROPPED);
@@ -7120,25 +7217,25 @@ static void ptc__mdl_mtc_packet(ptc_model *m, uint8_t payload)
     memset(&p, 0, sizeof p);
     p.type = PTC_MTC;
     p.u.mtc.ctc = payload;
-    if (m->overflow) {
+    if (m->out.overflow) {
         (void)ptc__mdl_output(m, &p);
         return;
     }
-    m->mtc_edges_since++;
-    if (m->suppressing) {
+    m->mtc.edges_since++;
+    if (m->mtc.suppressing) {
         if ((pol->resume_on_value && p.u.mtc.ctc == pol->resume_value) ||
-            (pol->resume_after && m->suppressed == pol->resume_after)) {
-            m->suppressing = 0;
-            m->mtc_run = 0;
+            (pol->resume_after && m->mtc.suppressed == pol->resume_after)) {
+            m->mtc.suppressing = 0;
+            m->mtc.run = 0;
             resumed = 1;
-            m->mtc_need = pol->threshold > pol->min_burst ? pol->threshold : pol->min_burst;
+            m->mtc.need = pol->threshold > pol->min_burst ? pol->threshold : pol->min_burst;
         } else {
             uint8_t bytes[2];
             bytes[0] = PTC_OP_MTC;
             bytes[1] = p.u.mtc.ctc;
             p.size = 2;
-            m->suppressed++;
-            m->n_mtc_suppressed++;
+            m->mtc.suppressed++;
+            m->mtc.n_suppressed++;
             ptc__mdl_record(m, &p, bytes, 2, PTC_FATE_SUPPRESSED);
             return;
         }
@@ -7148,21 +7245,21 @@ static void ptc__mdl_mtc_packet(ptc_model *m, uint8_t payload)
        than the payload counts) */
     if (!resumed && ptc__mdl_mtc_lost(m, &p)) return;
     (void)ptc__mdl_emit(m, &p);
-    m->mtc_edges_since = 0;
-    m->n_mtc_emitted++;
-    m->mtc_run++;
-    if (pol->threshold && m->mtc_run >= m->mtc_need) {
-        m->suppressing = 1;
-        m->suppressed = 0;
+    m->mtc.edges_since = 0;
+    m->mtc.n_emitted++;
+    m->mtc.run++;
+    if (pol->threshold && m->mtc.run >= m->mtc.need) {
+        m->mtc.suppressing = 1;
+        m->mtc.suppressed = 0;
     }
 }
 
 /* The MTC of an edge seen earlier goes out now. */
 static void ptc__mdl_mtc_flush(ptc_model *m)
 {
-    if (!m->mtc_pending) return;
-    m->mtc_pending = 0;
-    ptc__mdl_mtc_packet(m, m->mtc_pending_ctc);
+    if (!m->mtc.pending) return;
+    m->mtc.pending = 0;
+    ptc__mdl_mtc_packet(m, m->mtc.pending_ctc);
 }
 
 /* An ART edge that MTCs mark: its packet is due now (the boundary sends
@@ -7171,13 +7268,13 @@ static void ptc__mdl_mtc_flush(ptc_model *m)
    earlier edge still waiting goes out first. */
 static void ptc__mdl_mtc_edge(ptc_model *m)
 {
-    uint8_t payload = (uint8_t)(m->art >> m->cfg.mtc_freq);
+    uint8_t payload = (uint8_t)(m->clk.art >> m->cfg.mtc_freq);
     ptc__mdl_mtc_flush(m);
-    m->mtc_edge_cycle = m->cycle;
-    m->mtc_pending = 1;
-    m->mtc_pending_ctc = payload;
-    m->mtc_due = m->cycle;
-    if (m->cfg.mtc_jitter) m->mtc_due += ptc__mdl_random(m) % ((uint64_t)m->cfg.mtc_jitter + 1);
+    m->sample.edge_cycle = m->cycle;
+    m->mtc.pending = 1;
+    m->mtc.pending_ctc = payload;
+    m->mtc.due = m->cycle;
+    if (m->cfg.mtc_jitter) m->mtc.due += ptc__mdl_random(m) % ((uint64_t)m->cfg.mtc_jitter + 1);
 }
 
 /* Erratum SKD007 (PTC_ERRATUM_SKD007 in cfg.errata): the CYC that goes out with the OVF, when
@@ -7189,26 +7286,26 @@ static void ptc__mdl_skd007_cut_cyc(ptc_model *m)
     uint8_t bytes[PTC_MAX_PACKET_SIZE];
     uint64_t thresh = m->cfg.cyc_thresh ? UINT64_C(1) << (m->cfg.cyc_thresh - 1) : 0;
     /* (a count of 32 or more does not fit the first byte's five bits) */
-    if (!(m->cfg.errata & PTC_ERRATUM_SKD007) || !m->cfg.cyc_en || !m->enabled || m->cyc_count < 32) return;
-    if (m->cyc_count < thresh && !m->last_was_cyc) return; /* no CYC goes out with this OVF */
+    if (!(m->cfg.errata & PTC_ERRATUM_SKD007) || !m->cfg.cyc_en || !m->core.enabled || m->cyc.count < 32) return;
+    if (m->cyc.count < thresh && !m->cyc.last_was_cyc) return; /* no CYC goes out with this OVF */
     if (ptc__mdl_random(m) % 2) return;
     p = ptc__mdl_blank(PTC_CYC);
-    p.u.cyc.cycles = m->cyc_count;
+    p.u.cyc.cycles = m->cyc.count;
     p.size = (uint8_t)ptc__enc_packet(&p, bytes);
-    m->cyc_count = 0;
+    m->cyc.count = 0;
     ptc__mdl_record(m, &p, bytes, p.size, PTC_FATE_CUT);
-    m->generated++;
-    if (m->cfg.fifo_bytes) m->fifo_fill += m->cfg.drain_cycles; /* its one byte (the buffer is empty) */
-    m->offset++;
-    m->psb_bytes++;
+    m->out.generated++;
+    if (m->cfg.fifo_bytes) m->out.fifo_fill += m->cfg.drain_cycles; /* its one byte (the buffer is empty) */
+    m->out.offset++;
+    m->psb.bytes++;
 }
 
 static void ptc__mdl_overflow_end(ptc_model *m)
 {
-    m->overflow = 0;
-    m->tnt_count = 0; /* branches retired during the overflow are lost */
-    m->tnt_bits = 0;
-    m->retc_depth = 0; /* and so may be CALLs: their RETs must not be compressed */
+    m->out.overflow = 0;
+    m->tnt.count = 0; /* branches retired during the overflow are lost */
+    m->tnt.bits = 0;
+    m->retc.depth = 0; /* and so may be CALLs: their RETs must not be compressed */
     ptc__mdl_skd007_cut_cyc(m);
     (void)ptc__mdl_emit_simple(m, PTC_OVF);
     /* time again after the gap (as Linux perf expects and libipt's
@@ -7216,7 +7313,7 @@ static void ptc__mdl_overflow_end(ptc_model *m)
        the 8-bit payload can count */
     ptc__mdl_tsc_tma(m);
     ptc__mdl_cbr(m);
-    if (m->packet_en) ptc__mdl_ip_packet(m, PTC_FUP, m->ip, 0);
+    if (m->core.packet_en) ptc__mdl_ip_packet(m, PTC_FUP, m->core.ip, 0);
 }
 
 /* What happens at a cycle boundary, in this order: the end of an
@@ -7226,24 +7323,24 @@ static void ptc__mdl_overflow_end(ptc_model *m)
    TraceStop; tracing stays off (Status.Stopped) for the rest of the run. */
 static void ptc__mdl_trace_stop(ptc_model *m)
 {
-    m->stop_cycle = UINT64_MAX;
-    if (!m->enabled) return;
+    m->trigger.stop_cycle = UINT64_MAX;
+    if (!m->core.enabled) return;
     ptc__mdl_mtc_flush(m);
     ptc__mdl_flush_tnt(m);
-    if (m->packet_en) ptc__mdl_ip_packet(m, PTC_TIP_PGD, 0, 1);
+    if (m->core.packet_en) ptc__mdl_ip_packet(m, PTC_TIP_PGD, 0, 1);
     (void)ptc__mdl_emit_simple(m, PTC_STOP);
-    m->enabled = 0;
-    m->packet_en = 0;
-    m->cyc_count = 0;
-    m->stopped = 1;
+    m->core.enabled = 0;
+    m->core.packet_en = 0;
+    m->cyc.count = 0;
+    m->trigger.stopped = 1;
 }
 
 static void ptc__mdl_boundary(ptc_model *m, int mtc_edge)
 {
-    if (m->overflow && m->fifo_fill == 0) ptc__mdl_overflow_end(m);
+    if (m->out.overflow && m->out.fifo_fill == 0) ptc__mdl_overflow_end(m);
     if (mtc_edge) ptc__mdl_mtc_edge(m);
-    if (m->mtc_pending && m->cycle >= m->mtc_due && !ptc__mdl_psb_at_edge(m)) ptc__mdl_mtc_flush(m);
-    if (ptc__mdl_cyc_counting(m) && !m->overflow && m->cyc_count >= ptc__mdl_cyc_max(m)) {
+    if (m->mtc.pending && m->cycle >= m->mtc.due && !ptc__mdl_psb_at_edge(m)) ptc__mdl_mtc_flush(m);
+    if (ptc__mdl_cyc_counting(m) && !m->out.overflow && m->cyc.count >= ptc__mdl_cyc_max(m)) {
         /* a standalone CYC before the counter wraps; a pending TNT goes
            first, or it would follow a CYC later than its first branch
            (packets after a CYC are at or after its time) */
@@ -7252,7 +7349,7 @@ static void ptc__mdl_boundary(ptc_model *m, int mtc_edge)
     }
     /* after the edge's MTC, like every other packet of the boundary: a
        packet before an MTC is before its edge (SPEC 3.4) */
-    if (m->cycle >= m->stop_cycle) ptc__mdl_trace_stop(m);
+    if (m->cycle >= m->trigger.stop_cycle) ptc__mdl_trace_stop(m);
     ptc__mdl_settle(m);
 }
 
@@ -7267,14 +7364,14 @@ PTCDEF ptc_status ptc_model_idle(ptc_model *m, uint64_t cycles)
         /* jump to the next boundary where something happens: the MTC edge
            last, so that its walk stops at the nearest other event */
         uint64_t d = cycles, to_mtc;
-        if (ptc__mdl_cyc_counting(m) && !m->overflow && ptc__mdl_cyc_max(m) - m->cyc_count < d)
-            d = ptc__mdl_cyc_max(m) - m->cyc_count;
-        if (m->overflow) {
-            uint64_t empty = (m->fifo_fill + m->cfg.drain_bytes - 1) / m->cfg.drain_bytes;
+        if (ptc__mdl_cyc_counting(m) && !m->out.overflow && ptc__mdl_cyc_max(m) - m->cyc.count < d)
+            d = ptc__mdl_cyc_max(m) - m->cyc.count;
+        if (m->out.overflow) {
+            uint64_t empty = (m->out.fifo_fill + m->cfg.drain_bytes - 1) / m->cfg.drain_bytes;
             if (empty < d) d = empty;
         }
-        if (m->stop_cycle - m->cycle < d) d = m->stop_cycle - m->cycle;
-        if (m->mtc_pending && m->mtc_due - m->cycle < d) d = m->mtc_due - m->cycle;
+        if (m->trigger.stop_cycle - m->cycle < d) d = m->trigger.stop_cycle - m->cycle;
+        if (m->mtc.pending && m->mtc.due - m->cycle < d) d = m->mtc.due - m->cycle;
         if (ptc__mdl_psb_due(m)) d = 1; /* settled at the very next boundary, as when stepping */
         if (d == 0) d = 1;          /* never: every event above is at least a cycle away */
         to_mtc = ptc__mdl_cycles_to_mtc_within(m, d); /* (at least a cycle away) */
@@ -7295,9 +7392,9 @@ typedef struct ptc__mdl_mark { uint64_t offset, generated; uint8_t cpl; } ptc__m
 static ptc__mdl_mark ptc__mdl_mark_now(const ptc_model *m)
 {
     ptc__mdl_mark k;
-    k.offset = m->offset;
-    k.generated = m->generated;
-    k.cpl = m->cpl;
+    k.offset = m->out.offset;
+    k.generated = m->out.generated;
+    k.cpl = m->core.cpl;
     return k;
 }
 
@@ -7308,7 +7405,7 @@ static void ptc__mdl_pebs_record(ptc_model *m, uint64_t ip, unsigned mask)
     ptc_packet p;
     uint64_t items[3];
     unsigned i;
-    if (!m->enabled) return;
+    if (!m->core.enabled) return;
     items[PTC_PEBS_ITEM_IP] = ip;
     items[PTC_PEBS_ITEM_COUNTERS] = mask;
     items[PTC_PEBS_ITEM_TSC] = ptc_model_now(m).tsc;
@@ -7336,7 +7433,7 @@ static void ptc__mdl_trigger(ptc_model *m, uint64_t ip);
 /* One more occurrence of what the trigger watches, at the instruction at ip. */
 static void ptc__mdl_trigger_occurrence(ptc_model *m, uint64_t ip)
 {
-    if (m->cfg.trigger_nth && m->trigger_seen < m->cfg.trigger_nth && ++m->trigger_seen == m->cfg.trigger_nth)
+    if (m->cfg.trigger_nth && m->trigger.seen < m->cfg.trigger_nth && ++m->trigger.seen == m->cfg.trigger_nth)
         ptc__mdl_trigger(m, ip);
 }
 
@@ -7367,7 +7464,7 @@ static void ptc__mdl_count(ptc_model *m, ptc_event_kind kind, int taken, uint8_t
    TraceStop delay starts. */
 static void ptc__mdl_trigger(ptc_model *m, uint64_t ip)
 {
-    if (m->enabled) {
+    if (m->core.enabled) {
         ptc_packet p;
         memset(&p, 0, sizeof p);
         p.type = PTC_TRIG;
@@ -7377,7 +7474,7 @@ static void ptc__mdl_trigger(ptc_model *m, uint64_t ip)
         if (m->cfg.trigger_fup) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
     }
     if (m->cfg.trace_stop) {
-        m->stop_cycle = m->cfg.stop_delay < UINT64_MAX - m->cycle ? m->cycle + m->cfg.stop_delay : UINT64_MAX - 1;
+        m->trigger.stop_cycle = m->cfg.stop_delay < UINT64_MAX - m->cycle ? m->cycle + m->cfg.stop_delay : UINT64_MAX - 1;
         if (m->cfg.stop_delay == 0) ptc__mdl_trace_stop(m);
     }
 }
@@ -7391,9 +7488,9 @@ static void ptc__mdl_event(ptc_model *m, ptc_event_kind kind, uint64_t ip, uint6
     ptc__mdl_count(m, kind, taken, start.cpl, ip);
     if (!m->cfg.trigger_counter && ip == m->cfg.trigger_ip) ptc__mdl_trigger_occurrence(m, ip);
     ptc__mdl_settle(m);
-    if (!m->sink.event) { m->events++; return; }
+    if (!m->sink.event) { m->out.events++; return; }
     memset(&ev, 0, sizeof ev);
-    ev.index = m->events++;
+    ev.index = m->out.events++;
     ev.kind = kind;
     ev.thread = m->thread;
     ev.cpl = start.cpl;
@@ -7402,7 +7499,7 @@ static void ptc__mdl_event(ptc_model *m, ptc_event_kind kind, uint64_t ip, uint6
     ev.ip = ip;
     ev.target = target;
     ev.taken = (uint8_t)(taken != 0);
-    ev.traced = (uint8_t)(tnt_bit || m->generated != start.generated);
+    ev.traced = (uint8_t)(tnt_bit || m->out.generated != start.generated);
     ev.offset = start.offset;
     m->sink.event(m->sink.user, &ev);
 }
@@ -7410,17 +7507,17 @@ static void ptc__mdl_event(ptc_model *m, ptc_event_kind kind, uint64_t ip, uint6
 PTCDEF ptc_status ptc_model_start(ptc_model *m, uint64_t ip)
 {
     if (!m) return PTC_ERR_BAD_ARGUMENT;
-    if (m->enabled || m->stopped) return PTC_ERR_BAD_STATE;
-    m->enabled = 1;
-    m->ip = ip;
-    m->cyc_count = 0;
-    m->packet_en = 0;
-    m->suppressing = 0;
-    m->mtc_run = 0;
-    m->mtc_need = m->cfg.policy.threshold;
+    if (m->core.enabled || m->trigger.stopped) return PTC_ERR_BAD_STATE;
+    m->core.enabled = 1;
+    m->core.ip = ip;
+    m->cyc.count = 0;
+    m->core.packet_en = 0;
+    m->mtc.suppressing = 0;
+    m->mtc.run = 0;
+    m->mtc.need = m->cfg.policy.threshold;
     ptc__mdl_psb_plus(m, 0);
-    m->packet_en = ptc__mdl_packet_en(m, ip);
-    if (m->packet_en) {
+    m->core.packet_en = ptc__mdl_packet_en(m, ip);
+    if (m->core.packet_en) {
         ptc__mdl_mode_exec(m);
         ptc__mdl_ip_packet(m, PTC_TIP_PGE, ip, 0);
     }
@@ -7432,14 +7529,14 @@ PTCDEF ptc_status ptc_model_start(ptc_model *m, uint64_t ip)
 static ptc_status ptc__mdl_stop(ptc_model *m, const uint64_t *wrmsr_ip)
 {
     if (!m) return PTC_ERR_BAD_ARGUMENT;
-    if (!m->enabled) return PTC_ERR_BAD_STATE;
+    if (!m->core.enabled) return PTC_ERR_BAD_STATE;
     ptc__mdl_mtc_flush(m); /* an edge seen before TraceEn cleared */
     ptc__mdl_flush_tnt(m);
-    if (m->packet_en && wrmsr_ip) ptc__mdl_retiring_ip_packet(m, PTC_FUP, *wrmsr_ip);
-    if (m->packet_en) ptc__mdl_ip_packet(m, PTC_TIP_PGD, 0, 1);
-    m->enabled = 0;
-    m->packet_en = 0;
-    m->cyc_count = 0; /* the cycle counter resets when TriggerEn clears */
+    if (m->core.packet_en && wrmsr_ip) ptc__mdl_retiring_ip_packet(m, PTC_FUP, *wrmsr_ip);
+    if (m->core.packet_en) ptc__mdl_ip_packet(m, PTC_TIP_PGD, 0, 1);
+    m->core.enabled = 0;
+    m->core.packet_en = 0;
+    m->cyc.count = 0; /* the cycle counter resets when TriggerEn clears */
     return PTC_OK;
 }
 
@@ -7462,8 +7559,8 @@ static void ptc__mdl_flow_to(ptc_model *m, uint64_t target, int from, int to, in
         ptc__mdl_mode_exec(m);
         ptc__mdl_ip_packet(m, PTC_TIP_PGE, target, 0);
     }
-    m->ip = target;
-    m->packet_en = to;
+    m->core.ip = target;
+    m->core.packet_en = to;
 }
 
 /* Control moves from ip to target, where the CPL is `cpl`: packets for
@@ -7476,12 +7573,12 @@ enum { PTC__MDL_XFER_NONE, PTC__MDL_XFER_COND, PTC__MDL_XFER_TIP, PTC__MDL_XFER_
 static void ptc__mdl_transfer(ptc_model *m, uint64_t ip, uint64_t target, int inside, uint8_t cpl)
 {
     int from = ptc__mdl_packet_en(m, ip), to;
-    m->cpl = cpl;
+    m->core.cpl = cpl;
     to = ptc__mdl_packet_en(m, target);
     if (from && inside == PTC__MDL_XFER_FUP_TIP) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
     if (from && to && inside == PTC__MDL_XFER_MODE_TIP) ptc__mdl_mode_exec(m);
     if (from && to && (inside == PTC__MDL_XFER_NONE || inside == PTC__MDL_XFER_COND)) {
-        m->ip = target; /* a direct branch: the decoder knows where */
+        m->core.ip = target; /* a direct branch: the decoder knows where */
         return;
     }
     ptc__mdl_flow_to(m, target, from, to, inside != PTC__MDL_XFER_COND && ptc__mdl_context_en(m));
@@ -7493,13 +7590,13 @@ static void ptc__mdl_tnt_bit(ptc_model *m, uint64_t target, int taken)
 {
     /* a TNT's CYC goes out at its first branch (SDM 36.3.6.2), the TNT
        later with none of its own */
-    if (m->tnt_count == 0) ptc__mdl_cyc(m, m->last_was_cyc);
-    m->tnt_cycle[m->tnt_count] = m->cycle;
-    m->tnt_time[m->tnt_count] = ptc_model_now(m);
-    m->tnt_bits = (m->tnt_bits << 1) | (uint64_t)(taken != 0);
-    m->tnt_count++;
-    if (m->tnt_count == (m->cfg.long_tnt ? 47 : 6)) ptc__mdl_flush_tnt(m);
-    m->ip = target;
+    if (m->tnt.count == 0) ptc__mdl_cyc(m, m->cyc.last_was_cyc);
+    m->tnt.cycle[m->tnt.count] = m->cycle;
+    m->tnt.time[m->tnt.count] = ptc_model_now(m);
+    m->tnt.bits = (m->tnt.bits << 1) | (uint64_t)(taken != 0);
+    m->tnt.count++;
+    if (m->tnt.count == (m->cfg.long_tnt ? 47 : 6)) ptc__mdl_flush_tnt(m);
+    m->core.ip = target;
 }
 
 PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, int taken)
@@ -7512,7 +7609,7 @@ PTCDEF ptc_status ptc_model_branch(ptc_model *m, uint64_t ip, uint64_t target, i
         ptc__mdl_event(m, PTC_EV_BRANCH, ip, target, taken, before, 1);
         return PTC_OK;
     }
-    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_COND, m->cpl);
+    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_COND, m->core.cpl);
     ptc__mdl_event(m, PTC_EV_BRANCH, ip, target, taken, before, 0);
     return PTC_OK;
 }
@@ -7526,11 +7623,11 @@ PTCDEF ptc_status ptc_model_call(ptc_model *m, uint64_t ip, uint64_t target, uin
        by its RET; a zero-length CALL (PIC code reading its own IP) has no
        RET (SDM 36.4.2.2; libipt does not push them either). */
     if (ptc__mdl_packet_en(m, ip) && ptc__mdl_packet_en(m, target) && (indirect || target != next_ip)) {
-        m->retc_top = (uint8_t)((m->retc_top + 1) % PTC_MODEL_RETC_DEPTH);
-        m->retc[m->retc_top] = next_ip;
-        if (m->retc_depth < PTC_MODEL_RETC_DEPTH) m->retc_depth++;
+        m->retc.top = (uint8_t)((m->retc.top + 1) % PTC_MODEL_RETC_DEPTH);
+        m->retc.next_ip[m->retc.top] = next_ip;
+        if (m->retc.depth < PTC_MODEL_RETC_DEPTH) m->retc.depth++;
     }
-    ptc__mdl_transfer(m, ip, target, indirect ? PTC__MDL_XFER_TIP : PTC__MDL_XFER_NONE, m->cpl);
+    ptc__mdl_transfer(m, ip, target, indirect ? PTC__MDL_XFER_TIP : PTC__MDL_XFER_NONE, m->core.cpl);
     ptc__mdl_event(m, PTC_EV_CALL, ip, target, 1, before, 0);
     return PTC_OK;
 }
@@ -7540,20 +7637,20 @@ PTCDEF ptc_status ptc_model_ret(ptc_model *m, uint64_t ip, uint64_t target)
     ptc__mdl_mark before;
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     before = ptc__mdl_mark_now(m);
-    if (ptc__mdl_packet_en(m, ip) && m->retc_depth) {
+    if (ptc__mdl_packet_en(m, ip) && m->retc.depth) {
         /* every RET a decoder sees takes the newest CALL off the stack,
            compressed or not: "matching stack depth" (SDM 36.2.1.2, and the
            decoder's stack of 36.4.2.2, as Linux perf keeps it) */
-        int compressed = !m->cfg.dis_retc && m->retc[m->retc_top] == target && ptc__mdl_packet_en(m, target);
-        m->retc_top = (uint8_t)((m->retc_top + PTC_MODEL_RETC_DEPTH - 1) % PTC_MODEL_RETC_DEPTH);
-        m->retc_depth--;
+        int compressed = !m->cfg.dis_retc && m->retc.next_ip[m->retc.top] == target && ptc__mdl_packet_en(m, target);
+        m->retc.top = (uint8_t)((m->retc.top + PTC_MODEL_RETC_DEPTH - 1) % PTC_MODEL_RETC_DEPTH);
+        m->retc.depth--;
         if (compressed) {
             ptc__mdl_tnt_bit(m, target, 1);
             ptc__mdl_event(m, PTC_EV_RET, ip, target, 1, before, 1);
             return PTC_OK;
         }
     }
-    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_TIP, m->cpl);
+    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_TIP, m->core.cpl);
     ptc__mdl_event(m, PTC_EV_RET, ip, target, 1, before, 0);
     return PTC_OK;
 }
@@ -7578,7 +7675,7 @@ PTCDEF ptc_status ptc_model_jump(ptc_model *m, uint64_t ip, uint64_t target, int
 {
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     return ptc__mdl_transfer_event(m, indirect ? PTC_EV_INDIRECT : PTC_EV_JUMP,
-                                   indirect ? PTC__MDL_XFER_TIP : PTC__MDL_XFER_NONE, ip, target, m->cpl);
+                                   indirect ? PTC__MDL_XFER_TIP : PTC__MDL_XFER_NONE, ip, target, m->core.cpl);
 }
 
 PTCDEF ptc_status ptc_model_interrupt_cpl(ptc_model *m, uint64_t ip, uint64_t handler, uint8_t cpl)
@@ -7588,7 +7685,7 @@ PTCDEF ptc_status ptc_model_interrupt_cpl(ptc_model *m, uint64_t ip, uint64_t ha
 
 PTCDEF ptc_status ptc_model_interrupt(ptc_model *m, uint64_t ip, uint64_t handler)
 {
-    return m ? ptc_model_interrupt_cpl(m, ip, handler, m->cpl) : PTC_ERR_BAD_ARGUMENT;
+    return m ? ptc_model_interrupt_cpl(m, ip, handler, m->core.cpl) : PTC_ERR_BAD_ARGUMENT;
 }
 
 PTCDEF ptc_status ptc_model_mode(ptc_model *m, uint64_t ip, uint64_t target, int csl, int csd)
@@ -7596,9 +7693,9 @@ PTCDEF ptc_status ptc_model_mode(ptc_model *m, uint64_t ip, uint64_t target, int
     ptc__mdl_mark before;
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     before = ptc__mdl_mark_now(m);
-    m->csl = (uint8_t)(csl != 0);
-    m->csd = (uint8_t)(csd != 0);
-    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_MODE_TIP, m->cpl);
+    m->core.csl = (uint8_t)(csl != 0);
+    m->core.csd = (uint8_t)(csd != 0);
+    ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_MODE_TIP, m->core.cpl);
     ptc__mdl_event(m, PTC_EV_MODE, ip, target, 1, before, 0);
     return PTC_OK;
 }
@@ -7609,7 +7706,7 @@ PTCDEF ptc_status ptc_model_ptwrite(ptc_model *m, uint64_t ip, uint64_t value, i
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     if (bytes != 4 && bytes != 8) return PTC_ERR_RANGE;
     before = ptc__mdl_mark_now(m);
-    if (m->enabled && m->cfg.ptw_en && ptc__mdl_context_en(m) && ptc__mdl_filter_en(m, ip)) {
+    if (m->core.enabled && m->cfg.ptw_en && ptc__mdl_context_en(m) && ptc__mdl_filter_en(m, ip)) {
         ptc_packet p;
         memset(&p, 0, sizeof p);
         p.type = PTC_PTW;
@@ -7629,8 +7726,8 @@ PTCDEF ptc_status ptc_model_cr3(ptc_model *m, uint64_t ip, uint64_t cr3)
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     if (cr3 & ~UINT64_C(0x000FFFFFFFFFFFE0)) return PTC_ERR_RANGE;
     before = ptc__mdl_mark_now(m);
-    m->cr3 = cr3;
-    if (m->enabled && ptc__mdl_context_en(m)) ptc__mdl_pip(m);
+    m->core.cr3 = cr3;
+    if (m->core.enabled && ptc__mdl_context_en(m)) ptc__mdl_pip(m);
     ptc__mdl_event(m, PTC_EV_CR3, ip, cr3, 0, before, 0);
     return PTC_OK;
 }
@@ -7641,15 +7738,15 @@ PTCDEF ptc_status ptc_model_tsx(ptc_model *m, ptc_tsx_event ev, uint64_t ip, uin
     int traced;
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     if (ev != PTC_TSX_BEGIN && ev != PTC_TSX_COMMIT && ev != PTC_TSX_ABORT) return PTC_ERR_RANGE;
-    if ((ev == PTC_TSX_BEGIN) == (m->in_tx != 0)) return PTC_ERR_BAD_STATE;
+    if ((ev == PTC_TSX_BEGIN) == (m->core.in_tx != 0)) return PTC_ERR_BAD_STATE;
     before = ptc__mdl_mark_now(m);
-    m->in_tx = (uint8_t)(ev == PTC_TSX_BEGIN);
+    m->core.in_tx = (uint8_t)(ev == PTC_TSX_BEGIN);
     /* MODE.TSX needs TriggerEn and ContextEn; its FUP, PacketEn (SDM
        Table 36-27): outside the filter, only the mode goes out */
-    traced = m->enabled && ptc__mdl_context_en(m);
+    traced = m->core.enabled && ptc__mdl_context_en(m);
     if (traced) ptc__mdl_mode_tsx(m, ev == PTC_TSX_ABORT);
     if (ev == PTC_TSX_ABORT) {
-        ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_FUP_TIP, m->cpl);
+        ptc__mdl_transfer(m, ip, target, PTC__MDL_XFER_FUP_TIP, m->core.cpl);
     } else {
         if (traced && ptc__mdl_packet_en(m, ip)) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
         target = ip;
@@ -7663,10 +7760,10 @@ PTCDEF ptc_status ptc_model_vmptrld(ptc_model *m, uint64_t ip, uint64_t vmcs)
     ptc__mdl_mark before;
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     if (vmcs & ~UINT64_C(0x000FFFFFFFFFF000)) return PTC_ERR_RANGE;
-    if (m->non_root) return PTC_ERR_BAD_STATE;
+    if (m->vmx.non_root) return PTC_ERR_BAD_STATE;
     before = ptc__mdl_mark_now(m);
-    m->vmcs = vmcs;
-    if (m->enabled && m->cfg.os && ptc__mdl_context_en(m)) ptc__mdl_vmcs(m);
+    m->vmx.vmcs = vmcs;
+    if (m->core.enabled && m->cfg.os && ptc__mdl_context_en(m)) ptc__mdl_vmcs(m);
     ptc__mdl_event(m, PTC_EV_VMX, ip, vmcs, 0, before, 0);
     return PTC_OK;
 }
@@ -7677,16 +7774,16 @@ PTCDEF ptc_status ptc_model_vm_entry(ptc_model *m, uint64_t ip, uint64_t target,
     int from;
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     if (guest_cr3 & ~UINT64_C(0x000FFFFFFFFFFFE0)) return PTC_ERR_RANGE;
-    if (m->non_root || !m->vmcs) return PTC_ERR_BAD_STATE;
+    if (m->vmx.non_root || !m->vmx.vmcs) return PTC_ERR_BAD_STATE;
     before = ptc__mdl_mark_now(m);
     from = ptc__mdl_packet_en(m, ip);
     /* the PIP binds to the VMLAUNCH/VMRESUME: it goes out while the host
        is traced, before the TIP (or the TIP.PGD, which names the guest's
        first instruction, as libipt's pip-vmcs-tip_pgd vector has it) */
-    m->cr3 = guest_cr3;
-    m->non_root = 1;
+    m->core.cr3 = guest_cr3;
+    m->vmx.non_root = 1;
     if (from) ptc__mdl_pip(m);
-    m->guest_traced = (uint8_t)(trace_guest != 0);
+    m->vmx.guest_traced = (uint8_t)(trace_guest != 0);
     ptc__mdl_flow_to(m, target, from, ptc__mdl_packet_en(m, target), 1);
     ptc__mdl_event(m, PTC_EV_VMX, ip, target, 1, before, 0);
     return PTC_OK;
@@ -7698,13 +7795,13 @@ PTCDEF ptc_status ptc_model_vm_exit(ptc_model *m, uint64_t ip, uint64_t host_ip,
     int from, to;
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     if (host_cr3 & ~UINT64_C(0x000FFFFFFFFFFFE0)) return PTC_ERR_RANGE;
-    if (!m->non_root) return PTC_ERR_BAD_STATE;
+    if (!m->vmx.non_root) return PTC_ERR_BAD_STATE;
     before = ptc__mdl_mark_now(m);
     from = ptc__mdl_packet_en(m, ip);
     if (from) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
-    m->non_root = 0;
-    m->guest_traced = 0;
-    m->cr3 = host_cr3;
+    m->vmx.non_root = 0;
+    m->vmx.guest_traced = 0;
+    m->core.cr3 = host_cr3;
     to = ptc__mdl_packet_en(m, host_ip);
     if (from || to) ptc__mdl_pip(m);
     ptc__mdl_flow_to(m, host_ip, from, to, 0);
@@ -7720,7 +7817,7 @@ PTCDEF ptc_status ptc_model_privilege(ptc_model *m, uint64_t ip, uint64_t target
 PTCDEF ptc_status ptc_model_attach_counters(ptc_model *m, ptc_counters *c, uint8_t thread)
 {
     if (!m || thread > 7) return PTC_ERR_BAD_ARGUMENT;
-    if (m->enabled || m->stopped) return PTC_ERR_BAD_STATE;
+    if (m->core.enabled || m->trigger.stopped) return PTC_ERR_BAD_STATE;
     m->counters = c;
     m->thread = thread;
     return PTC_OK;
@@ -7752,10 +7849,10 @@ PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio)
     ptc__mdl_mark before;
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     if (ratio == 0) return PTC_ERR_RANGE;
-    if (!ptc__mdl_phase_den(m, m->art_den, ratio)) return PTC_ERR_INEXACT;
+    if (!ptc__mdl_phase_den(m, m->clk.art_den, ratio)) return PTC_ERR_INEXACT;
     before = ptc__mdl_mark_now(m);
     ptc__mdl_mtc_flush(m);
-    if (m->enabled) {
+    if (m->core.enabled) {
         /* EIST in C0 stops the clocks briefly: EXSTOP and FUP with power
            events, then the cycle count so far, TSC, TMA and the new CBR */
         if (m->cfg.pwr_evt_en) {
@@ -7769,7 +7866,7 @@ PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio)
         ptc__mdl_cyc(m, 1);
     }
     (void)ptc__mdl_set_phase_den(m, ratio);
-    if (m->enabled) {
+    if (m->core.enabled) {
         ptc__mdl_tsc_tma(m);
         ptc__mdl_cbr(m);
     }
@@ -7786,7 +7883,7 @@ PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t
     if (cstate < 1 || cstate > 15) return PTC_ERR_RANGE;
     before = ptc__mdl_mark_now(m);
     ptc__mdl_mtc_flush(m); /* the clocks stop: an edge already seen goes out first */
-    if (m->enabled && m->cfg.pwr_evt_en) {
+    if (m->core.enabled && m->cfg.pwr_evt_en) {
         int ce = ptc__mdl_context_en(m);
         if (mwait && ce) {
             memset(&p, 0, sizeof p);
@@ -7808,8 +7905,8 @@ PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t
     }
     ptc__mdl_flush_tnt(m);
     /* asleep: the core clock and the PT clocks stop; the ART goes on */
-    m->art += art_ticks;
-    if (m->enabled) {
+    m->clk.art += art_ticks;
+    if (m->core.enabled) {
         /* the cycles before the clocks stopped, then TSC; no CYC when they
            stopped in the last CYC's cycle (one CYC a cycle: SPEC 7.3.5) */
         ptc__mdl_cyc(m, 1);

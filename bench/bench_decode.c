@@ -3,7 +3,7 @@
    it prints figures and never fails the build.
 
    Streams: "dense", a branchy mix (TNT, TIP, FUP, ...) and "sparse",
-   mostly MTC and CYC, both from tools/pktgen.h with hardware-like values
+   mostly MTC and CYC, both from harness/pktgen.h with hardware-like values
    and only packets both decoders know, PSB every 4 KiB; "real", the traces
    recorded on hardware in shared/pt-traces, when present. Each decoder
    runs `reps` times over each stream; the fastest run counts. Both must
@@ -25,7 +25,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
-#include "../tools/pktgen.h"
+#include "../harness/pktgen.h"
 #include "../tools/clockopts.h"
 #include <intel-pt.h>
 #include "encgen.h"
@@ -272,7 +272,7 @@ static size_t load_real_traces(uint8_t *buf, size_t cap)
                 size_t n = 0;
                 uint8_t *trace;
                 snprintf(path, sizeof path, "%s/pt-traces/%s.pt", dirs[d], names[i]);
-                trace = ut_read_file(path, &n);
+                trace = util_read_file(path, &n);
                 if (!trace) continue;
                 found = 1;
                 if (n > cap - len) n = cap - len;
@@ -390,8 +390,8 @@ typedef struct timed_row {
    encoder failed. */
 static int timed_row_run(uint64_t events, int sparse, int cyc, timed_row *row)
 {
-    eg_config ec;
-    eg_trace tr;
+    encgen_config ec;
+    encgen_trace tr;
     size_t n_ipt, n_ptc, n_ev, n_dec, n_pkt, n_size, n_ipt_pkt, n_batch;
     memset(&ec, 0, sizeof ec);
     ec.seed = 7;
@@ -403,13 +403,13 @@ static int timed_row_run(uint64_t events, int sparse, int cyc, timed_row *row)
     ec.ebx = 308;
     ec.nom = 37;
     ec.cbr = 30;
-    eg_generate(&ec, &tr);
+    encgen_generate(&ec, &tr);
     if (tr.failed) {
         printf("libipt's encoder failed\n");
-        eg_free(&tr);
+        encgen_free(&tr);
         return 0;
     }
-    eg_clock_config(&ec, &timed_cc);
+    encgen_clock_config(&ec, &timed_cc);
     timed_ipt.mtc_freq = ec.mtc_freq;
     timed_ipt.nom_freq = ec.nom;
     timed_ipt.eax = ec.eax;
@@ -434,7 +434,7 @@ static int timed_row_run(uint64_t events, int sparse, int cyc, timed_row *row)
     snprintf(row->label, sizeof row->label, "%s, CYC %s, MTC 3", sparse ? "sparse" : "dense", cyc ? "T=0" : "off");
     row->mib = tr.len / 1048576.0;
     row->packets = tr.n;
-    eg_free(&tr);
+    encgen_free(&tr);
     return 1;
 }
 
@@ -502,14 +502,14 @@ static int stream_table(const char *path, const clock_options *opt)
 {
     size_t len = 0, n_ipt, n_dec, n_pkt, n_conf, n_qry, n_clk, n_ev, n_bat, n_bat2;
     double t_ipt, t_dec, t_pkt, t_conf, t_qry, t_clk, t_ev, t_bat, t_bat2, mib;
-    uint8_t *buf = ut_read_file(path, &len);
+    uint8_t *buf = util_read_file(path, &len);
     struct pt_version v = pt_library_version();
     if (!buf) {
         fprintf(stderr, "bench_decode: cannot read %s: %s\n", path, strerror(errno));
         return 2;
     }
     ptc_clock_config_default(&timed_cc);
-    co_apply(&timed_cc, opt);
+    clockopt_apply(&timed_cc, opt);
     timed_ipt.mtc_freq = (uint8_t)timed_cc.mtc_freq;
     timed_ipt.nom_freq = (uint8_t)(timed_cc.nom_den == 1 ? timed_cc.nom_num : 0);
     timed_ipt.eax = timed_cc.cpuid_15_eax;
@@ -566,10 +566,10 @@ int main(int argc, char **argv)
         clock_options opt;
         const char *path = NULL;
         int i;
-        ut_prog = "bench_decode";
+        util_prog = "bench_decode";
         memset(&opt, 0, sizeof opt);
         for (i = 2; i < argc; i++) {
-            int took = co_take(&opt, argc, argv, &i);
+            int took = clockopt_take(&opt, argc, argv, &i);
             if (took < 0) return 2;
             if (took) continue;
             if (argv[i][0] == '-' || path) {
@@ -596,16 +596,16 @@ int main(int argc, char **argv)
            ptc_version(), v.major, v.minor, v.patch, reps, stream_bytes >> 20);
     printf("%-7s %-26s %10s %12s %8s\n", "stream", "decoder", "MB/s", "Mpackets/s", "vs libipt");
     for (s = 0; s < 3; s++) {
-        pg_rng r = pg_seed(42 + (uint64_t)s);
-        pg_mix mix;
+        pktgen_rng r = pktgen_seed(42 + (uint64_t)s);
+        pktgen_mix mix;
         size_t len, n_stream, n_pkt, n_ipt, n_conf, n_batch;
         double t_stream, t_pkt, t_ipt, t_conf, t_batch;
         if (s == 2) {
             len = load_real_traces(buf, stream_bytes);
             if (!len) { printf("real    (shared/pt-traces not found: skipped)\n"); continue; }
         } else {
-            if (s == 0) pg_mix_dense(&mix); else pg_mix_sparse(&mix);
-            len = pg_stream(&r, &mix, PG_LIBIPT_205 | PG_TYPICAL, 4096, buf, stream_bytes, NULL, NULL, 0, NULL);
+            if (s == 0) pktgen_mix_dense(&mix); else pktgen_mix_sparse(&mix);
+            len = pktgen_stream(&r, &mix, PKTGEN_LIBIPT_205 | PKTGEN_TYPICAL, 4096, buf, stream_bytes, NULL, NULL, 0, NULL);
         }
         t_ipt = best_seconds(run_libipt, buf, len, &n_ipt);
         t_stream = best_seconds(run_ptcodec_stream, buf, len, &n_stream);

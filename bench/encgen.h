@@ -30,14 +30,14 @@
 #define PTCODEC_ENCGEN_H
 
 #include "../ptcodec.h"
-#include "../tools/util.h"
+#include "../harness/util.h"
 
 #include <intel-pt.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct eg_config {
+typedef struct encgen_config {
     uint64_t seed;
     uint64_t events;      /* branches and other events to write */
     int sparse;           /* events 20..3000 cycles apart, mostly TIPs; else 1..4, mostly TNT */
@@ -46,20 +46,20 @@ typedef struct eg_config {
     uint8_t mtc_freq;
     uint32_t eax, ebx;    /* CPUID.15H: TSC:CTC = ebx / eax */
     uint8_t nom, cbr;     /* TSC ticks per core cycle = nom / cbr */
-} eg_config;
+} encgen_config;
 
-typedef struct eg_trace {
+typedef struct encgen_trace {
     uint8_t *bytes;
     size_t len, cap;
     uint64_t *truth;      /* the true TSC of the i-th packet */
     size_t n, truth_cap;
     int failed;           /* the encoder refused a packet, or memory ran out */
-} eg_trace;
+} encgen_trace;
 
 /* The generator's state: the model's clocks and what is pending. */
-typedef struct eg_state {
-    eg_config cfg;
-    eg_trace *out;
+typedef struct encgen_state {
+    encgen_config cfg;
+    encgen_trace *out;
     struct pt_encoder *enc;
     uint64_t rng, t0, cycle, cyc_at, next_edge, psb_at;
     uint64_t tnt_bits, tnt_first;
@@ -68,9 +68,9 @@ typedef struct eg_state {
     uint8_t tnt_count;
     int last_cyc;         /* the last packet was a CYC, at cyc_at */
     int mode_since_psb;   /* a MODE.Exec went out since the last PSB */
-} eg_state;
+} encgen_state;
 
-static uint64_t eg_rand(eg_state *g, uint64_t n)
+static uint64_t encgen_rand(encgen_state *g, uint64_t n)
 {
     g->rng ^= g->rng >> 12;
     g->rng ^= g->rng << 25;
@@ -79,24 +79,24 @@ static uint64_t eg_rand(eg_state *g, uint64_t n)
 }
 
 /* T(c) * cbr, so that the TSC and the ART are exact integer divisions. */
-static uint64_t eg_scaled(const eg_state *g, uint64_t cycle) { return g->t0 * g->cfg.cbr + cycle * g->cfg.nom; }
-static uint64_t eg_tsc(const eg_state *g, uint64_t cycle) { return eg_scaled(g, cycle) / g->cfg.cbr; }
-static uint64_t eg_art(const eg_state *g, uint64_t cycle)
+static uint64_t encgen_scaled(const encgen_state *g, uint64_t cycle) { return g->t0 * g->cfg.cbr + cycle * g->cfg.nom; }
+static uint64_t encgen_tsc(const encgen_state *g, uint64_t cycle) { return encgen_scaled(g, cycle) / g->cfg.cbr; }
+static uint64_t encgen_art(const encgen_state *g, uint64_t cycle)
 {
-    return eg_scaled(g, cycle) * g->cfg.eax / ((uint64_t)g->cfg.cbr * g->cfg.ebx);
+    return encgen_scaled(g, cycle) * g->cfg.eax / ((uint64_t)g->cfg.cbr * g->cfg.ebx);
 }
 
 /* The first cycle whose ART has reached `art`. */
-static uint64_t eg_cycle_of_art(const eg_state *g, uint64_t art)
+static uint64_t encgen_cycle_of_art(const encgen_state *g, uint64_t art)
 {
     uint64_t need = (art * g->cfg.cbr * g->cfg.ebx + g->cfg.eax - 1) / g->cfg.eax; /* scaled T needed */
     uint64_t base = g->t0 * g->cfg.cbr;
     return need <= base ? 0 : (need - base + g->cfg.nom - 1) / g->cfg.nom;
 }
 
-static void eg_put(eg_state *g, const struct pt_packet *p, uint64_t truth)
+static void encgen_put(encgen_state *g, const struct pt_packet *p, uint64_t truth)
 {
-    eg_trace *o = g->out;
+    encgen_trace *o = g->out;
     uint64_t end;
     if (o->failed) return;
     if (o->n == o->truth_cap) {
@@ -112,16 +112,16 @@ static void eg_put(eg_state *g, const struct pt_packet *p, uint64_t truth)
     g->last_cyc = p->type == ppt_cyc;
 }
 
-static void eg_simple(eg_state *g, enum pt_packet_type type, uint64_t truth)
+static void encgen_simple(encgen_state *g, enum pt_packet_type type, uint64_t truth)
 {
     struct pt_packet p;
     memset(&p, 0, sizeof p);
     p.type = type;
-    eg_put(g, &p, truth);
+    encgen_put(g, &p, truth);
 }
 
 /* A CYC before an eligible packet of this cycle, as the rules above say. */
-static void eg_cyc(eg_state *g)
+static void encgen_cyc(encgen_state *g)
 {
     struct pt_packet p;
     uint64_t d = g->cycle - g->cyc_at;
@@ -131,10 +131,10 @@ static void eg_cyc(eg_state *g)
     p.type = ppt_cyc;
     p.payload.cyc.value = d;
     g->cyc_at = g->cycle;
-    eg_put(g, &p, eg_tsc(g, g->cycle));
+    encgen_put(g, &p, encgen_tsc(g, g->cycle));
 }
 
-static void eg_flush_tnt(eg_state *g)
+static void encgen_flush_tnt(encgen_state *g)
 {
     struct pt_packet p;
     if (!g->tnt_count) return;
@@ -144,27 +144,27 @@ static void eg_flush_tnt(eg_state *g)
     p.payload.tnt.payload = g->tnt_bits;
     g->tnt_count = 0;
     g->tnt_bits = 0;
-    eg_put(g, &p, g->tnt_first);
+    encgen_put(g, &p, g->tnt_first);
 }
 
 /* Every MTC edge up to the current cycle, each in its own cycle. */
-static void eg_mtcs_until(eg_state *g, uint64_t cycle)
+static void encgen_mtcs_until(encgen_state *g, uint64_t cycle)
 {
     while (g->next_edge <= cycle && !g->out->failed) {
-        uint64_t edge_cycle = g->next_edge, art = eg_art(g, edge_cycle);
+        uint64_t edge_cycle = g->next_edge, art = encgen_art(g, edge_cycle);
         struct pt_packet p;
         g->cycle = edge_cycle;
-        eg_cyc(g);
+        encgen_cyc(g);
         memset(&p, 0, sizeof p);
         p.type = ppt_mtc;
         p.payload.mtc.ctc = (uint8_t)(art >> g->cfg.mtc_freq);
-        eg_put(g, &p, eg_tsc(g, edge_cycle));
-        g->next_edge = eg_cycle_of_art(g, ((art >> g->cfg.mtc_freq) + 1) << g->cfg.mtc_freq);
+        encgen_put(g, &p, encgen_tsc(g, edge_cycle));
+        g->next_edge = encgen_cycle_of_art(g, ((art >> g->cfg.mtc_freq) + 1) << g->cfg.mtc_freq);
     }
 }
 
 /* An IP packet, compressed against the last IP as an encoder would. */
-static void eg_ip_packet(eg_state *g, enum pt_packet_type type, uint64_t ip)
+static void encgen_ip_packet(encgen_state *g, enum pt_packet_type type, uint64_t ip)
 {
     struct pt_packet p;
     memset(&p, 0, sizeof p);
@@ -176,115 +176,115 @@ static void eg_ip_packet(eg_state *g, enum pt_packet_type type, uint64_t ip)
     if (p.payload.ip.ipc != pt_ipc_sext_48) p.payload.ip.ip &= p.payload.ip.ipc == pt_ipc_update_16 ? 0xFFFF : 0xFFFFFFFF;
     g->last_ip = ip;
     g->cur_ip = ip;
-    if (type != ppt_fup) eg_cyc(g); /* (a FUP is not CYC-eligible) */
-    eg_put(g, &p, eg_tsc(g, g->cycle));
+    if (type != ppt_fup) encgen_cyc(g); /* (a FUP is not CYC-eligible) */
+    encgen_put(g, &p, encgen_tsc(g, g->cycle));
 }
 
 /* A MODE.Exec (64-bit code) in the current cycle. */
-static void eg_mode_exec(eg_state *g)
+static void encgen_mode_exec(encgen_state *g)
 {
     struct pt_packet p;
     memset(&p, 0, sizeof p);
     p.type = ppt_mode;
     p.payload.mode.leaf = pt_mol_exec;
     p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
-    eg_put(g, &p, eg_tsc(g, g->cycle));
+    encgen_put(g, &p, encgen_tsc(g, g->cycle));
     g->mode_since_psb = 1;
 }
 
-static void eg_psb_plus(eg_state *g)
+static void encgen_psb_plus(encgen_state *g)
 {
     struct pt_packet p;
-    uint64_t tsc = eg_tsc(g, g->cycle), art = eg_art(g, g->cycle);
-    eg_flush_tnt(g);
-    eg_simple(g, ppt_psb, tsc);
-    eg_cyc(g);
+    uint64_t tsc = encgen_tsc(g, g->cycle), art = encgen_art(g, g->cycle);
+    encgen_flush_tnt(g);
+    encgen_simple(g, ppt_psb, tsc);
+    encgen_cyc(g);
     memset(&p, 0, sizeof p);
     p.type = ppt_tsc;
     p.payload.tsc.tsc = tsc & ((UINT64_C(1) << 56) - 1);
-    eg_put(g, &p, tsc);
+    encgen_put(g, &p, tsc);
     memset(&p, 0, sizeof p);
     p.type = ppt_tma; /* the CTC at the last ART edge, and the TSC ticks since that edge */
     p.payload.tma.ctc = (uint16_t)art;
     p.payload.tma.fc = (uint16_t)(tsc - art * g->cfg.ebx / g->cfg.eax);
-    eg_put(g, &p, tsc);
+    encgen_put(g, &p, tsc);
     memset(&p, 0, sizeof p);
     p.type = ppt_cbr;
     p.payload.cbr.ratio = g->cfg.cbr;
-    eg_put(g, &p, tsc);
+    encgen_put(g, &p, tsc);
     g->last_ip = 0; /* a PSB resets IP compression */
     g->mode_since_psb = 0;
     if (g->cur_ip) { /* tracing is on: its mode, and where it is (36.4.2.8: both or neither) */
-        eg_mode_exec(g);
-        eg_ip_packet(g, ppt_fup, g->cur_ip);
+        encgen_mode_exec(g);
+        encgen_ip_packet(g, ppt_fup, g->cur_ip);
     }
-    eg_simple(g, ppt_psbend, tsc);
+    encgen_simple(g, ppt_psbend, tsc);
     g->psb_at = g->out->len;
 }
 
-static uint64_t eg_new_ip(eg_state *g)
+static uint64_t encgen_new_ip(encgen_state *g)
 {
-    return UINT64_C(0x400000) + (eg_rand(g, 4) ? eg_rand(g, 0x10000) : eg_rand(g, UINT64_C(1) << 30));
+    return UINT64_C(0x400000) + (encgen_rand(g, 4) ? encgen_rand(g, 0x10000) : encgen_rand(g, UINT64_C(1) << 30));
 }
 
 /* Tracing on at a new IP: TIP.PGE, with a MODE.Exec first when none went
    out since the last PSB (Table 36-50). */
-static void eg_tracing_on(eg_state *g)
+static void encgen_tracing_on(encgen_state *g)
 {
     if (!g->mode_since_psb) {
-        eg_cyc(g);
-        eg_mode_exec(g);
+        encgen_cyc(g);
+        encgen_mode_exec(g);
     }
-    eg_ip_packet(g, ppt_tip_pge, eg_new_ip(g));
+    encgen_ip_packet(g, ppt_tip_pge, encgen_new_ip(g));
 }
 
 /* Moves time on by `cycles`, with the MTCs of the way. */
-static void eg_advance(eg_state *g, uint64_t cycles)
+static void encgen_advance(encgen_state *g, uint64_t cycles)
 {
     uint64_t to = g->cycle + cycles;
-    eg_mtcs_until(g, to);
+    encgen_mtcs_until(g, to);
     g->cycle = to;
 }
 
-static void eg_event(eg_state *g)
+static void encgen_event(encgen_state *g)
 {
-    uint64_t kind = eg_rand(g, 100);
+    uint64_t kind = encgen_rand(g, 100);
     int sparse = g->cfg.sparse;
-    eg_advance(g, sparse ? 20 + eg_rand(g, 2981) : 1 + eg_rand(g, 4));
-    if (g->out->len - g->psb_at >= 4096) eg_psb_plus(g);
+    encgen_advance(g, sparse ? 20 + encgen_rand(g, 2981) : 1 + encgen_rand(g, 4));
+    if (g->out->len - g->psb_at >= 4096) encgen_psb_plus(g);
     if (kind < (sparse ? 40u : 80u)) { /* a conditional branch */
         if (!g->tnt_count) {
-            eg_cyc(g); /* the TNT's CYC: at its first branch */
-            g->tnt_first = eg_tsc(g, g->cycle);
+            encgen_cyc(g); /* the TNT's CYC: at its first branch */
+            g->tnt_first = encgen_tsc(g, g->cycle);
         }
-        g->tnt_bits = (g->tnt_bits << 1) | eg_rand(g, 2);
-        if (++g->tnt_count == 6) eg_flush_tnt(g);
+        g->tnt_bits = (g->tnt_bits << 1) | encgen_rand(g, 2);
+        if (++g->tnt_count == 6) encgen_flush_tnt(g);
     } else if (kind < (sparse ? 95u : 98u)) {
-        eg_flush_tnt(g);
-        eg_ip_packet(g, ppt_tip, eg_new_ip(g));
+        encgen_flush_tnt(g);
+        encgen_ip_packet(g, ppt_tip, encgen_new_ip(g));
     } else if (kind < (sparse ? 97u : 99u)) {
         struct pt_packet p;
-        eg_flush_tnt(g);
-        eg_cyc(g);
+        encgen_flush_tnt(g);
+        encgen_cyc(g);
         memset(&p, 0, sizeof p);
         p.type = ppt_pip;
-        p.payload.pip.cr3 = (eg_rand(g, 1u << 20) + 1) << 12;
-        eg_put(g, &p, eg_tsc(g, g->cycle));
+        p.payload.pip.cr3 = (encgen_rand(g, 1u << 20) + 1) << 12;
+        encgen_put(g, &p, encgen_tsc(g, g->cycle));
     } else { /* tracing off for a while (a filtered region), then on */
-        eg_flush_tnt(g);
-        eg_ip_packet(g, ppt_tip_pgd, eg_new_ip(g));
+        encgen_flush_tnt(g);
+        encgen_ip_packet(g, ppt_tip_pgd, encgen_new_ip(g));
         g->cur_ip = 0;
-        eg_advance(g, 50 + eg_rand(g, sparse ? 20000 : 2000));
-        eg_tracing_on(g);
+        encgen_advance(g, 50 + encgen_rand(g, sparse ? 20000 : 2000));
+        encgen_tracing_on(g);
     }
 }
 
 /* Writes a trace. The caller frees out->bytes and out->truth (also on
    failure: out->failed). */
-static void eg_generate(const eg_config *cfg, eg_trace *out)
+static void encgen_generate(const encgen_config *cfg, encgen_trace *out)
 {
     struct pt_config pc;
-    eg_state g;
+    encgen_state g;
     uint64_t i;
     memset(out, 0, sizeof *out);
     memset(&g, 0, sizeof g);
@@ -300,16 +300,16 @@ static void eg_generate(const eg_config *cfg, eg_trace *out)
     pc.end = out->bytes + out->cap;
     g.enc = pt_alloc_encoder(&pc);
     if (!g.enc) { out->failed = 1; return; }
-    g.t0 = UINT64_C(1000000000000) + eg_rand(&g, UINT64_C(1) << 32);
-    g.next_edge = eg_cycle_of_art(&g, ((eg_art(&g, 0) >> cfg->mtc_freq) + 1) << cfg->mtc_freq);
-    eg_psb_plus(&g);
-    eg_tracing_on(&g);
-    for (i = 0; i < cfg->events && !out->failed; i++) eg_event(&g);
-    eg_flush_tnt(&g);
+    g.t0 = UINT64_C(1000000000000) + encgen_rand(&g, UINT64_C(1) << 32);
+    g.next_edge = encgen_cycle_of_art(&g, ((encgen_art(&g, 0) >> cfg->mtc_freq) + 1) << cfg->mtc_freq);
+    encgen_psb_plus(&g);
+    encgen_tracing_on(&g);
+    for (i = 0; i < cfg->events && !out->failed; i++) encgen_event(&g);
+    encgen_flush_tnt(&g);
     pt_free_encoder(g.enc);
 }
 
-static void eg_free(eg_trace *t)
+static void encgen_free(encgen_trace *t)
 {
     free(t->bytes);
     free(t->truth);
@@ -318,7 +318,7 @@ static void eg_free(eg_trace *t)
 
 /* ptcodec's clock settings for a stream written with cfg: what perf
    records of it, with the SDM's clocks (the generator's are ideal). */
-UT_FN void eg_clock_config(const eg_config *cfg, ptc_clock_config *cc)
+UTIL_FN void encgen_clock_config(const encgen_config *cfg, ptc_clock_config *cc)
 {
     ptc_clock_config_sdm(cc);
     cc->mtc_freq = cfg->mtc_freq;

@@ -39,7 +39,7 @@
      was going on (no last flush, no PSB).
 
    Link with libipt. Deterministic per seed; the caller frees
-   what ew_generate allocates (ew_free). */
+   what encwhole_generate allocates (encwhole_free). */
 #ifndef PTCODEC_ENCWHOLE_H
 #define PTCODEC_ENCWHOLE_H
 
@@ -48,7 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct ew_config {
+typedef struct encwhole_config {
     uint64_t seed;
     size_t bytes;         /* the buffer: the trace ends where it is full */
     int sparse;           /* the sparse mix (else the dense one) */
@@ -57,20 +57,20 @@ typedef struct ew_config {
     uint8_t mtc_freq;
     uint32_t eax, ebx;    /* CPUID.15H: ebx / eax TSC ticks per CTC tick */
     uint8_t nom, cbr;     /* nom / cbr TSC ticks per core cycle */
-} ew_config;
+} encwhole_config;
 
-typedef struct ew_trace {
+typedef struct encwhole_trace {
     uint8_t *bytes;
     size_t len;
     uint64_t *truth;      /* the true TSC of the i-th packet */
     uint64_t *offset;     /* and where it starts */
     size_t n, cap;
     int failed;           /* memory ran out, or the encoder refused a packet it had room for */
-} ew_trace;
+} encwhole_trace;
 
-typedef struct ew_writer {
-    ew_config cfg;
-    ew_trace *out;
+typedef struct encwhole_writer {
+    encwhole_config cfg;
+    encwhole_trace *out;
     struct pt_encoder *enc;
     int full;             /* the buffer is full: nothing more goes out */
     uint64_t rng;
@@ -84,9 +84,9 @@ typedef struct ew_writer {
     int tracing;          /* PacketEn */
     int mode_since_psb;   /* a MODE.Exec went out since the last PSB */
     size_t psb_end;       /* the offset after the last PSB+ */
-} ew_writer;
+} encwhole_writer;
 
-static uint64_t ew_rand(ew_writer *w, uint64_t n)
+static uint64_t encwhole_rand(encwhole_writer *w, uint64_t n)
 {
     /* splitmix64: one step per draw */
     uint64_t z = (w->rng += UINT64_C(0x9E3779B97F4A7C15));
@@ -96,20 +96,20 @@ static uint64_t ew_rand(ew_writer *w, uint64_t n)
     return n ? z % n : 0;
 }
 
-static uint64_t ew_between(ew_writer *w, uint64_t lo, uint64_t hi) { return lo + ew_rand(w, hi - lo + 1); }
+static uint64_t encwhole_between(encwhole_writer *w, uint64_t lo, uint64_t hi) { return lo + encwhole_rand(w, hi - lo + 1); }
 
 /* The TSC of a cycle, times cbr (exact), and its floor, the truth. */
-static uint64_t ew_tsc_x_cbr(const ew_writer *w, uint64_t cycle) { return w->t0 * w->cfg.cbr + cycle * w->cfg.nom; }
-static uint64_t ew_tsc(const ew_writer *w, uint64_t cycle) { return ew_tsc_x_cbr(w, cycle) / w->cfg.cbr; }
+static uint64_t encwhole_tsc_x_cbr(const encwhole_writer *w, uint64_t cycle) { return w->t0 * w->cfg.cbr + cycle * w->cfg.nom; }
+static uint64_t encwhole_tsc(const encwhole_writer *w, uint64_t cycle) { return encwhole_tsc_x_cbr(w, cycle) / w->cfg.cbr; }
 
 /* The crystal's count at a cycle: TSC * eax / ebx, floored. */
-static uint64_t ew_ctc(const ew_writer *w, uint64_t cycle)
+static uint64_t encwhole_ctc(const encwhole_writer *w, uint64_t cycle)
 {
-    return ew_tsc_x_cbr(w, cycle) * w->cfg.eax / ((uint64_t)w->cfg.cbr * w->cfg.ebx);
+    return encwhole_tsc_x_cbr(w, cycle) * w->cfg.eax / ((uint64_t)w->cfg.cbr * w->cfg.ebx);
 }
 
 /* The first cycle at or after the crystal count `ctc`. */
-static uint64_t ew_cycle_at_ctc(const ew_writer *w, uint64_t ctc)
+static uint64_t encwhole_cycle_at_ctc(const encwhole_writer *w, uint64_t ctc)
 {
     uint64_t need = (ctc * w->cfg.ebx * w->cfg.cbr + w->cfg.eax - 1) / w->cfg.eax; /* TSC * cbr */
     uint64_t have = w->t0 * w->cfg.cbr;
@@ -117,17 +117,17 @@ static uint64_t ew_cycle_at_ctc(const ew_writer *w, uint64_t ctc)
 }
 
 /* The cycle of the first MTC edge after the given cycle's count. */
-static uint64_t ew_next_mtc_cycle(const ew_writer *w, uint64_t cycle)
+static uint64_t encwhole_next_mtc_cycle(const encwhole_writer *w, uint64_t cycle)
 {
     uint64_t period = UINT64_C(1) << w->cfg.mtc_freq;
-    return ew_cycle_at_ctc(w, (ew_ctc(w, cycle) / period + 1) * period);
+    return encwhole_cycle_at_ctc(w, (encwhole_ctc(w, cycle) / period + 1) * period);
 }
 
 /* Writes one packet that went out in the current cycle, unless the
    buffer is full (then it and everything after it are cut off). */
-static void ew_put(ew_writer *w, const struct pt_packet *p)
+static void encwhole_put(encwhole_writer *w, const struct pt_packet *p)
 {
-    ew_trace *o = w->out;
+    encwhole_trace *o = w->out;
     uint64_t end;
     int st;
     if (w->full || o->failed) return;
@@ -144,21 +144,21 @@ static void ew_put(ew_writer *w, const struct pt_packet *p)
     if (st == -pte_eos) { w->full = 1; return; }
     if (st < 0 || pt_enc_get_offset(w->enc, &end) < 0) { o->failed = 1; return; }
     o->offset[o->n] = o->len;
-    o->truth[o->n++] = ew_tsc(w, w->now);
+    o->truth[o->n++] = encwhole_tsc(w, w->now);
     o->len = (size_t)end;
 }
 
-static void ew_put_type(ew_writer *w, enum pt_packet_type type)
+static void encwhole_put_type(encwhole_writer *w, enum pt_packet_type type)
 {
     struct pt_packet p;
     memset(&p, 0, sizeof p);
     p.type = type;
-    ew_put(w, &p);
+    encwhole_put(w, &p);
 }
 
 /* Before a CYC-eligible packet of the current cycle: its CYC, when the
    threshold is reached and no CYC went out in this cycle yet. */
-static void ew_eligible(ew_writer *w)
+static void encwhole_eligible(encwhole_writer *w)
 {
     struct pt_packet p;
     uint64_t cycles = w->now - w->last_cyc;
@@ -167,38 +167,38 @@ static void ew_eligible(ew_writer *w)
     memset(&p, 0, sizeof p);
     p.type = ppt_cyc;
     p.payload.cyc.value = cycles;
-    ew_put(w, &p);
+    encwhole_put(w, &p);
     w->last_cyc = w->now;
     w->cyc_sent_in = w->now + 1;
 }
 
-static void ew_mtc(ew_writer *w)
+static void encwhole_mtc(encwhole_writer *w)
 {
     struct pt_packet p;
-    ew_eligible(w);
+    encwhole_eligible(w);
     memset(&p, 0, sizeof p);
     p.type = ppt_mtc;
-    p.payload.mtc.ctc = (uint8_t)(ew_ctc(w, w->now) >> w->cfg.mtc_freq);
-    ew_put(w, &p);
+    p.payload.mtc.ctc = (uint8_t)(encwhole_ctc(w, w->now) >> w->cfg.mtc_freq);
+    encwhole_put(w, &p);
 }
 
 /* On to cycle `to`, with the MTCs of every edge on the way (one in the
    cycle `to` itself goes out before that cycle's other packets). */
-static void ew_run_to(ew_writer *w, uint64_t to)
+static void encwhole_run_to(encwhole_writer *w, uint64_t to)
 {
     while (w->mtc_cycle <= to && !w->full) {
         w->now = w->mtc_cycle;
-        ew_mtc(w);
-        w->mtc_cycle = ew_next_mtc_cycle(w, w->now);
+        encwhole_mtc(w);
+        w->mtc_cycle = encwhole_next_mtc_cycle(w, w->now);
     }
     w->now = to;
 }
 
 /* An IP packet, compressed against the last IP as an encoder would. */
-static void ew_ip_packet(ew_writer *w, enum pt_packet_type type, uint64_t ip)
+static void encwhole_ip_packet(encwhole_writer *w, enum pt_packet_type type, uint64_t ip)
 {
     struct pt_packet p;
-    if (type != ppt_fup) ew_eligible(w);
+    if (type != ppt_fup) encwhole_eligible(w);
     memset(&p, 0, sizeof p);
     p.type = type;
     if ((ip >> 16) == (w->last_ip >> 16)) {
@@ -211,141 +211,141 @@ static void ew_ip_packet(ew_writer *w, enum pt_packet_type type, uint64_t ip)
         p.payload.ip.ipc = pt_ipc_sext_48;
         p.payload.ip.ip = ip;
     }
-    ew_put(w, &p);
+    encwhole_put(w, &p);
     w->last_ip = ip;
     w->ip = ip;
 }
 
-static void ew_mode_exec(ew_writer *w)
+static void encwhole_mode_exec(encwhole_writer *w)
 {
     struct pt_packet p;
-    ew_eligible(w);
+    encwhole_eligible(w);
     memset(&p, 0, sizeof p);
     p.type = ppt_mode;
     p.payload.mode.leaf = pt_mol_exec;
     p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
-    ew_put(w, &p);
+    encwhole_put(w, &p);
     w->mode_since_psb = 1;
 }
 
-static void ew_cbr(ew_writer *w)
+static void encwhole_cbr(encwhole_writer *w)
 {
     struct pt_packet p;
     memset(&p, 0, sizeof p);
     p.type = ppt_cbr;
     p.payload.cbr.ratio = w->cfg.cbr;
-    ew_put(w, &p);
+    encwhole_put(w, &p);
 }
 
-static void ew_psb_plus(ew_writer *w)
+static void encwhole_psb_plus(encwhole_writer *w)
 {
     struct pt_packet p;
-    uint64_t tsc = ew_tsc(w, w->now), ctc = ew_ctc(w, w->now);
-    ew_put_type(w, ppt_psb);
+    uint64_t tsc = encwhole_tsc(w, w->now), ctc = encwhole_ctc(w, w->now);
+    encwhole_put_type(w, ppt_psb);
     w->mode_since_psb = 0;
-    ew_eligible(w); /* the TSC is CYC-eligible */
+    encwhole_eligible(w); /* the TSC is CYC-eligible */
     memset(&p, 0, sizeof p);
     p.type = ppt_tsc;
     p.payload.tsc.tsc = tsc & ((UINT64_C(1) << 56) - 1);
-    ew_put(w, &p);
+    encwhole_put(w, &p);
     memset(&p, 0, sizeof p);
     p.type = ppt_tma; /* CTC[15:0], and the TSC ticks since that CTC edge */
     p.payload.tma.ctc = (uint16_t)ctc;
     p.payload.tma.fc = (uint16_t)(tsc - ctc * w->cfg.ebx / w->cfg.eax);
-    ew_put(w, &p);
-    ew_cbr(w);
+    encwhole_put(w, &p);
+    encwhole_cbr(w);
     w->last_ip = 0;
     if (w->tracing) {
-        ew_mode_exec(w);
-        ew_ip_packet(w, ppt_fup, w->ip);
+        encwhole_mode_exec(w);
+        encwhole_ip_packet(w, ppt_fup, w->ip);
     }
-    ew_put_type(w, ppt_psbend);
+    encwhole_put_type(w, ppt_psbend);
     w->psb_end = w->out->len;
 }
 
-static uint64_t ew_new_ip(ew_writer *w)
+static uint64_t encwhole_new_ip(encwhole_writer *w)
 {
-    uint64_t near = w->ip ? (w->ip & ~UINT64_C(0xFFFF)) | ew_rand(w, 0x10000) : 0;
-    if (near && ew_rand(w, 4)) return near;
-    return UINT64_C(0x400000) + ew_rand(w, UINT64_C(1) << 32);
+    uint64_t near = w->ip ? (w->ip & ~UINT64_C(0xFFFF)) | encwhole_rand(w, 0x10000) : 0;
+    if (near && encwhole_rand(w, 4)) return near;
+    return UINT64_C(0x400000) + encwhole_rand(w, UINT64_C(1) << 32);
 }
 
-static void ew_tnt(ew_writer *w)
+static void encwhole_tnt(encwhole_writer *w)
 {
     struct pt_packet p;
-    uint8_t n = (uint8_t)ew_between(w, 1, 6);
-    ew_eligible(w);
+    uint8_t n = (uint8_t)encwhole_between(w, 1, 6);
+    encwhole_eligible(w);
     memset(&p, 0, sizeof p);
     p.type = ppt_tnt_8;
     p.payload.tnt.bit_size = n;
-    p.payload.tnt.payload = ew_rand(w, UINT64_C(1) << n);
-    ew_put(w, &p);
+    p.payload.tnt.payload = encwhole_rand(w, UINT64_C(1) << n);
+    encwhole_put(w, &p);
 }
 
-static void ew_pip(ew_writer *w)
+static void encwhole_pip(encwhole_writer *w)
 {
     struct pt_packet p;
-    ew_eligible(w);
+    encwhole_eligible(w);
     memset(&p, 0, sizeof p);
     p.type = ppt_pip;
-    p.payload.pip.cr3 = ew_between(w, 1, 1u << 20) << 12;
-    ew_put(w, &p);
+    p.payload.pip.cr3 = encwhole_between(w, 1, 1u << 20) << 12;
+    encwhole_put(w, &p);
 }
 
-static void ew_ptw(ew_writer *w)
+static void encwhole_ptw(encwhole_writer *w)
 {
     struct pt_packet p;
-    ew_eligible(w);
+    encwhole_eligible(w);
     memset(&p, 0, sizeof p);
     p.type = ppt_ptw;
     p.payload.ptw.plc = 1; /* 8 bytes */
-    p.payload.ptw.payload = ew_rand(w, UINT64_MAX);
+    p.payload.ptw.payload = encwhole_rand(w, UINT64_MAX);
     p.payload.ptw.ip = 1;
-    ew_put(w, &p);
-    ew_ip_packet(w, ppt_fup, w->ip + ew_between(w, 1, 64));
+    encwhole_put(w, &p);
+    encwhole_ip_packet(w, ppt_fup, w->ip + encwhole_between(w, 1, 64));
 }
 
 /* Tracing goes off here; the caller moves on while it is off. */
-static void ew_tracing_off(ew_writer *w)
+static void encwhole_tracing_off(encwhole_writer *w)
 {
-    ew_ip_packet(w, ppt_tip_pgd, ew_new_ip(w));
+    encwhole_ip_packet(w, ppt_tip_pgd, encwhole_new_ip(w));
     w->tracing = 0;
 }
 
-static void ew_tracing_on(ew_writer *w)
+static void encwhole_tracing_on(encwhole_writer *w)
 {
-    if (!w->mode_since_psb) ew_mode_exec(w);
-    ew_ip_packet(w, ppt_tip_pge, ew_new_ip(w));
+    if (!w->mode_since_psb) encwhole_mode_exec(w);
+    encwhole_ip_packet(w, ppt_tip_pge, encwhole_new_ip(w));
     w->tracing = 1;
 }
 
 /* One event of the mix, in the current cycle. */
-static void ew_event(ew_writer *w)
+static void encwhole_event(encwhole_writer *w)
 {
-    uint64_t kind = ew_rand(w, 100);
+    uint64_t kind = encwhole_rand(w, 100);
     /* how the mix divides its hundred: TNT, TIP, interrupt, far branch,
        PIP, PTW, a same-ratio CBR; the rest turns tracing off */
     static const uint8_t dense[] = { 80, 90, 92, 94, 96, 98, 99 }, sparse[] = { 10, 40, 50, 60, 70, 80, 90 };
     const uint8_t *cut = w->cfg.sparse ? sparse : dense;
-    if (kind < cut[0]) ew_tnt(w);
-    else if (kind < cut[1]) ew_ip_packet(w, ppt_tip, ew_new_ip(w));
+    if (kind < cut[0]) encwhole_tnt(w);
+    else if (kind < cut[1]) encwhole_ip_packet(w, ppt_tip, encwhole_new_ip(w));
     else if (kind < cut[2]) {
-        ew_ip_packet(w, ppt_fup, w->ip + ew_between(w, 1, 15));
-        ew_ip_packet(w, ppt_tip, ew_new_ip(w));
+        encwhole_ip_packet(w, ppt_fup, w->ip + encwhole_between(w, 1, 15));
+        encwhole_ip_packet(w, ppt_tip, encwhole_new_ip(w));
     } else if (kind < cut[3]) {
-        ew_mode_exec(w);
-        ew_ip_packet(w, ppt_tip, ew_new_ip(w));
-    } else if (kind < cut[4]) ew_pip(w);
-    else if (kind < cut[5]) ew_ptw(w);
-    else if (kind < cut[6]) ew_cbr(w);
-    else ew_tracing_off(w);
+        encwhole_mode_exec(w);
+        encwhole_ip_packet(w, ppt_tip, encwhole_new_ip(w));
+    } else if (kind < cut[4]) encwhole_pip(w);
+    else if (kind < cut[5]) encwhole_ptw(w);
+    else if (kind < cut[6]) encwhole_cbr(w);
+    else encwhole_tracing_off(w);
 }
 
 /* Writes a trace into out (zeroed first). */
-static void ew_generate(const ew_config *cfg, ew_trace *out)
+static void encwhole_generate(const encwhole_config *cfg, encwhole_trace *out)
 {
     struct pt_config pc;
-    ew_writer w;
+    encwhole_writer w;
     memset(out, 0, sizeof *out);
     memset(&w, 0, sizeof w);
     w.cfg = *cfg;
@@ -363,32 +363,32 @@ static void ew_generate(const ew_config *cfg, ew_trace *out)
     pc.end = out->bytes + cfg->bytes;
     w.enc = pt_alloc_encoder(&pc);
     if (!w.enc) { out->failed = 1; return; }
-    w.t0 = UINT64_C(2000000000000) + ew_rand(&w, UINT64_C(1) << 36);
-    w.now = w.last_cyc = ew_between(&w, 0, 5000);
-    w.mtc_cycle = ew_next_mtc_cycle(&w, w.now);
-    w.ip = ew_new_ip(&w);
-    ew_psb_plus(&w);
+    w.t0 = UINT64_C(2000000000000) + encwhole_rand(&w, UINT64_C(1) << 36);
+    w.now = w.last_cyc = encwhole_between(&w, 0, 5000);
+    w.mtc_cycle = encwhole_next_mtc_cycle(&w, w.now);
+    w.ip = encwhole_new_ip(&w);
+    encwhole_psb_plus(&w);
     w.now++;
-    ew_tracing_on(&w);
+    encwhole_tracing_on(&w);
     while (!w.full && !out->failed) {
-        uint64_t gap = !cfg->sparse        ? ew_between(&w, 5, 65)
-                       : ew_rand(&w, 40) ? ew_between(&w, 200, 2000)
-                                         : ew_between(&w, 10000, 60000);
+        uint64_t gap = !cfg->sparse        ? encwhole_between(&w, 5, 65)
+                       : encwhole_rand(&w, 40) ? encwhole_between(&w, 200, 2000)
+                                         : encwhole_between(&w, 10000, 60000);
         if (out->len - w.psb_end >= 4096) {
-            uint64_t at = ew_between(&w, 1, gap - 1);
-            ew_run_to(&w, w.now + at); /* the PSB+ in a cycle of its own */
-            ew_psb_plus(&w);
+            uint64_t at = encwhole_between(&w, 1, gap - 1);
+            encwhole_run_to(&w, w.now + at); /* the PSB+ in a cycle of its own */
+            encwhole_psb_plus(&w);
             gap -= at;
         }
-        if (!ew_rand(&w, 50) && w.mtc_cycle > w.now + gap) gap = w.mtc_cycle - w.now;
-        ew_run_to(&w, w.now + gap);
-        if (w.tracing) ew_event(&w);
-        else if (!ew_rand(&w, cfg->sparse ? 3 : 30)) ew_tracing_on(&w);
+        if (!encwhole_rand(&w, 50) && w.mtc_cycle > w.now + gap) gap = w.mtc_cycle - w.now;
+        encwhole_run_to(&w, w.now + gap);
+        if (w.tracing) encwhole_event(&w);
+        else if (!encwhole_rand(&w, cfg->sparse ? 3 : 30)) encwhole_tracing_on(&w);
     }
     pt_free_encoder(w.enc);
 }
 
-static void ew_free(ew_trace *t)
+static void encwhole_free(encwhole_trace *t)
 {
     free(t->bytes);
     free(t->truth);

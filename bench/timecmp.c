@@ -52,16 +52,16 @@
 #define _POSIX_C_SOURCE 200809L
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
-#include "../tools/pktgen.h"
+#include "../harness/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
-#include "../tools/modelrec.h"
-#include "../tools/perforacle.h"
+#include "../harness/modelrec.h"
+#include "../harness/perforacle.h"
 #include "encgen.h"
 #include "encwhole.h"
 
 #include <intel-pt.h>
-#include "../tests/libipt_times.h"
+#include "../harness/libipt_times.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +112,7 @@ typedef struct stream {
     const uint64_t *truth;
     const uint64_t *offset; /* each packet's offset, to check the alignment; NULL: not known */
     size_t n;
-    po_settings rec;        /* what perf records of it (tools/perforacle.h) */
+    perforacle_settings rec;        /* what perf records of it (harness/perforacle.h) */
 } stream;
 
 /* A stream the bench's encoders wrote: its bytes, its truth, and its
@@ -163,7 +163,7 @@ static void trace_packet(size_t k, const ptc_item *it, uint64_t truth, const ptc
     printf("\n");
 }
 
-/* libipt's times, as tests/libipt_times.h ties them to packets: est[k]
+/* libipt's times, as harness/libipt_times.h ties them to packets: est[k]
    for the packet k an answer belongs to, and every time in the order
    libipt gives them (none may go back). */
 typedef struct libipt_est { uint64_t *est; score *steps; } libipt_est;
@@ -180,7 +180,7 @@ static void run_libipt(const stream *sm, const ptc_item *items, size_t n, uint64
 {
     struct pt_config cfg;
     libipt_est est_of;
-    lt_walk w;
+    libipt_times_walk w;
     memset(&cfg, 0, sizeof cfg);
     cfg.size = sizeof cfg;
     cfg.begin = (uint8_t *)(uintptr_t)sm->bytes;
@@ -191,7 +191,7 @@ static void run_libipt(const stream *sm, const ptc_item *items, size_t n, uint64
     cfg.cpuid_0x15_ebx = sm->rec.cpuid_15_ebx;
     est_of.est = est;
     est_of.steps = steps;
-    if (!lt_query_times(&cfg, items, n, SIZE_MAX, libipt_time, &est_of, &w)) {
+    if (!libipt_times_query_times(&cfg, items, n, SIZE_MAX, libipt_time, &est_of, &w)) {
         *failed = 1;
     } else if (w.lost) {
         fprintf(stderr, "timecmp: libipt's answer (ip %llx) does not match the packet at %lld\n",
@@ -201,10 +201,10 @@ static void run_libipt(const stream *sm, const ptc_item *items, size_t n, uint64
 }
 
 /* Linux perf's time for each packet (UINT64_MAX: perf never reached it;
-   tools/perforacle.h). Returns 0 when perf cannot run here. */
+   harness/perforacle.h). Returns 0 when perf cannot run here. */
 static int run_perf(const stream *sm, const ptc_item *items, size_t n, uint64_t *est)
 {
-    return po_perf_times(sm->bytes, sm->len, &sm->rec, items, n, est);
+    return perforacle_perf_times(sm->bytes, sm->len, &sm->rec, items, n, est);
 }
 
 static void run_ptcodec(const ptc_clock_config *cc, const ptc_item *items, size_t n, ptc_timed_item *out)
@@ -404,10 +404,10 @@ static int compare(const char *label, const stream *sm, const ptc_clock_config *
 static int model_row(int wi, const char *policy, int cyc, int real, uint64_t cycles, uint64_t seed)
 {
     static const char *const names[] = { "ptcodec, perf's config", "ptcodec, ptsim config", "ptcodec, no threshold" };
-    mr_trace tr;
+    modelrec_trace tr;
     ptc_model_config mc;
     ptc_model m;
-    ptc_model_sink sink = mr_start(&tr, 1); /* t[i]: the i-th packet of the stream */
+    ptc_model_sink sink = modelrec_start(&tr, 1); /* t[i]: the i-th packet of the stream */
     ptc_clock_config cc_lib, cc_full, cc_raw;
     const ptc_clock_config *cfgs[4];
     stream sm;
@@ -416,15 +416,15 @@ static int model_row(int wi, const char *policy, int cyc, int real, uint64_t cyc
     size_t k;
     int r;
     ptc_model_config_default(&mc);
-    wl_configure(wi, &mc);
-    mc_policy(&mc.policy, policy, err, sizeof err);
+    workload_configure(wi, &mc);
+    modelcfg_policy(&mc.policy, policy, err, sizeof err);
     if (cyc) { mc.cyc_en = 1; mc.cyc_thresh = 2; }
-    if (real && !mc_set_list(&mc, "mtc_jitter=4,jitter_seed=5,mtc_lost=1,rate_ppm=5000,psb_early_tsc=200", err, sizeof err)) {
+    if (real && !modelcfg_set_list(&mc, "mtc_jitter=4,jitter_seed=5,mtc_lost=1,rate_ppm=5000,psb_early_tsc=200", err, sizeof err)) {
         fprintf(stderr, "timecmp: %s\n", err);
         exit(2);
     }
     if (ptc_model_init(&m, &mc, &sink) != PTC_OK) { fprintf(stderr, "timecmp: model config\n"); exit(2); }
-    wl_run_workload(wi, &m, cycles, seed);
+    workload_run_workload(wi, &m, cycles, seed);
     truth = (uint64_t *)malloc((tr.nt + 1) * sizeof *truth);
     offset = (uint64_t *)malloc((tr.nt + 1) * sizeof *offset);
     if (!truth || !offset) { fprintf(stderr, "timecmp: out of memory\n"); exit(2); }
@@ -462,12 +462,12 @@ static int model_row(int wi, const char *policy, int cyc, int real, uint64_t cyc
     cfgs[1] = &cc_full;
     cfgs[2] = cyc ? &cc_raw : NULL;
     cfgs[3] = NULL;
-    snprintf(label, sizeof label, "%s, MTC %s, CYC %s%s", wl_names[wi], policy, cyc ? "on" : "off",
+    snprintf(label, sizeof label, "%s, MTC %s, CYC %s%s", workload_names[wi], policy, cyc ? "on" : "off",
              real ? ", real clocks" : "");
     r = compare(label, &sm, cfgs, names);
     free(truth);
     free(offset);
-    mr_free(&tr);
+    modelrec_free(&tr);
     return r;
 }
 
@@ -479,7 +479,7 @@ static int model_rows(uint64_t cycles, uint64_t seed, int only)
     static const char *policies[] = { "off", "seed" };
     int wi, p, cyc, real, worst = 0;
     for (real = 0; real <= real_clocks; real++)
-        for (wi = 0; wi < WL_COUNT; wi++) {
+        for (wi = 0; wi < WORKLOAD_COUNT; wi++) {
             if (only >= 0 && wi != only) continue;
             for (p = 0; p < 2 - real; p++)
                 for (cyc = 0; cyc < 2; cyc++) {
@@ -529,8 +529,8 @@ static int encoder_rows(uint64_t events, uint64_t seed)
     for (sparse = 0; sparse < 2; sparse++)
         for (c = 0; c < 5; c++)
             for (f = 0; f <= 9; f += c < 3 ? 1 : 3) {
-                eg_config ec;
-                eg_trace tr;
+                encgen_config ec;
+                encgen_trace tr;
                 stream sm;
                 char label[64];
                 int r;
@@ -545,14 +545,14 @@ static int encoder_rows(uint64_t events, uint64_t seed)
                 ec.ebx = 308;
                 ec.nom = 37;
                 ec.cbr = 30;
-                eg_generate(&ec, &tr);
+                encgen_generate(&ec, &tr);
                 if (tr.failed) { fprintf(stderr, "timecmp: libipt's encoder failed\n"); exit(2); }
                 sm = encoded_stream(tr.bytes, tr.len, tr.truth, NULL, tr.n, ec.mtc_freq, ec.nom, ec.eax, ec.ebx, ec.cyc,
                                     ec.cyc_thresh);
                 snprintf(label, sizeof label, "%s, CYC %s, MTC %d", sparse ? "sparse" : "dense", cycs[c].name, f);
                 r = compare_encoded(label, &sm);
                 if (r > worst) worst = r;
-                eg_free(&tr);
+                encgen_free(&tr);
             }
     return worst;
 }
@@ -568,8 +568,8 @@ static int whole_rows(uint64_t events, uint64_t seed)
     int sparse, c, worst = 0;
     for (sparse = 0; sparse < 2; sparse++)
         for (c = 0; c < 4; c++) {
-            ew_config ec;
-            ew_trace tr;
+            encwhole_config ec;
+            encwhole_trace tr;
             stream sm;
             char label[64];
             int r;
@@ -584,14 +584,14 @@ static int whole_rows(uint64_t events, uint64_t seed)
             ec.ebx = 100;
             ec.nom = 24;
             ec.cbr = 30;
-            ew_generate(&ec, &tr);
+            encwhole_generate(&ec, &tr);
             if (tr.failed) { fprintf(stderr, "timecmp: encwhole.h could not write its stream\n"); exit(2); }
             sm = encoded_stream(tr.bytes, tr.len, tr.truth, tr.offset, tr.n, ec.mtc_freq, ec.nom, ec.eax, ec.ebx, ec.cyc,
                                 ec.cyc_thresh);
             snprintf(label, sizeof label, "whole %s, CYC %s", sparse ? "sparse" : "dense", cycs[c].name);
             r = compare_encoded(label, &sm);
             if (r > worst) worst = r;
-            ew_free(&tr);
+            encwhole_free(&tr);
         }
     return worst;
 }
@@ -600,18 +600,18 @@ int main(int argc, char **argv)
 {
     uint64_t cycles = 20000000, seed = 1, events = 200000;
     int only = -1, i, check = 0, worst = 0, kinds = 0; /* (1 model, 2 encgen, 4 encwhole; 0: all) */
-    ut_prog = "timecmp";
+    util_prog = "timecmp";
     snprintf(libipt_label, sizeof libipt_label, "libipt %d.%d.%d", LIBIPT_VERSION_MAJOR, LIBIPT_VERSION_MINOR,
              LIBIPT_VERSION_PATCH);
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--cycles") && i + 1 < argc) {
-            if (!ut_parse_u64("--cycles", argv[++i], UINT64_MAX, &cycles)) return 2;
+            if (!util_parse_u64("--cycles", argv[++i], UINT64_MAX, &cycles)) return 2;
         } else if (!strcmp(argv[i], "--events") && i + 1 < argc) {
-            if (!ut_parse_u64("--events", argv[++i], UINT64_C(1) << 32, &events)) return 2;
+            if (!util_parse_u64("--events", argv[++i], UINT64_C(1) << 32, &events)) return 2;
         } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-            if (!ut_parse_u64("--seed", argv[++i], UINT64_C(1) << 32, &seed)) return 2;
+            if (!util_parse_u64("--seed", argv[++i], UINT64_C(1) << 32, &seed)) return 2;
         } else if (!strcmp(argv[i], "--workload") && i + 1 < argc) {
-            only = wl_find(argv[++i]);
+            only = workload_find(argv[++i]);
             if (only < 0) { fprintf(stderr, "timecmp: no workload %s\n", argv[i]); return 2; }
             kinds |= 1;
         } else if (!strcmp(argv[i], "--model-only")) {

@@ -1,4 +1,4 @@
-/* afl_mutator.c - tools/ptmutator.h as an AFL++ custom mutator library.
+/* afl_mutator.c - harness/ptmutator.h as an AFL++ custom mutator library.
    make fuzz builds it as build/afl/ptcodec-mutator.so:
 
      AFL_CUSTOM_MUTATOR_LIBRARY=build/afl/ptcodec-mutator.so afl-fuzz ...
@@ -19,7 +19,7 @@
 #define PTCODEC_STATIC
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
-#include "../tools/ptmutator.h"
+#include "../harness/ptmutator.h"
 
 #include <stdlib.h>
 
@@ -39,11 +39,11 @@ void afl_custom_deinit(void *data);
 void *afl_custom_init(void *afl, unsigned int seed)
 {
     afl_ptm *s = (afl_ptm *)calloc(1, sizeof *s);
-    UT_UNUSED(afl);
+    UTIL_UNUSED(afl);
     if (!s) return NULL;
     ptm_init(&s->m, seed);
     /* PTCODEC_MUTATOR_LIBIPT205=1: only packets Debian's libipt 2.0.5 knows */
-    if (getenv("PTCODEC_MUTATOR_LIBIPT205")) s->m.pg_flags = PG_LIBIPT_205;
+    if (getenv("PTCODEC_MUTATOR_LIBIPT205")) s->m.pktgen_flags = PKTGEN_LIBIPT_205;
     return s;
 }
 

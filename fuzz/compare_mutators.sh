@@ -1,6 +1,6 @@
 #!/bin/sh
 # Does the PT-aware mutator help? The same libFuzzer harness, built as it
-# is (byte-level mutation) and with tools/ptmutator.h (<target>+ptm), runs
+# is (byte-level mutation) and with harness/ptmutator.h (<target>+ptm), runs
 # ROUNDS times each for SECONDS from the same seeds (SEEDS, a folder or one
 # file; default corpus/TARGET), with the same -seed per round; the two builds of a round run side
 # by side, so that both see the same machine. Prints each run's edges,

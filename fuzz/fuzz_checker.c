@@ -152,7 +152,7 @@ static size_t first_findings(const ptc_conform_config *cfg, unsigned flags, cons
     ptc_decoder_init_buffer(&dec, flags, b, n);
     while (ptc_decoder_next(&dec, &it) == PTC_OK) {
         size_t k;
-        FZ_ASSERT(it.error == PTC_OK || mr_erratum_error(it.error), "stream does not decode: %s at %llu",
+        FUZZ_ASSERT(it.error == PTC_OK || modelrec_erratum_error(it.error), "stream does not decode: %s at %llu",
                   ptc_status_name(it.error), (unsigned long long)it.offset);
         k = ptc_conform_item(&chk, &it, out);
         if (k) return k;
@@ -326,7 +326,7 @@ static int candidate(unsigned what, const pkt_at *p, size_t n, size_t i)
 
 /* Applies breaker `what` at packet i of rec into mut (room for rec->len +
    16): its length, and in *expect where its finding must be. */
-static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *rec, uint8_t *mut, uint64_t *expect)
+static size_t apply(unsigned what, const pkt_at *p, size_t i, const modelrec_trace *rec, uint8_t *mut, uint64_t *expect)
 {
     ptc_packet ins;
     uint8_t bytes[PTC_MAX_PACKET_SIZE];
@@ -367,7 +367,7 @@ static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *re
         memset(&pgd, 0, sizeof pgd);
         pgd.type = PTC_TIP_PGD;
         pgd.u.ip.ipc = PTC_IPC_SUPPRESSED;
-        FZ_ASSERT(ptc_encode_packet(&pgd, bytes, sizeof bytes, &n1) == PTC_OK, "breaker %u", what);
+        FUZZ_ASSERT(ptc_encode_packet(&pgd, bytes, sizeof bytes, &n1) == PTC_OK, "breaker %u", what);
         nb = n1;
         ins.type = PTC_STOP;
         *expect = at + n1 + 2;
@@ -390,7 +390,7 @@ static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *re
         memset(&big, 0, sizeof big);
         big.type = PTC_CYC;
         big.u.cyc.cycles = UINT64_C(1) << 40;
-        FZ_ASSERT(ptc_encode_packet(&big, bytes, sizeof bytes, &n1) == PTC_OK, "breaker %u", what);
+        FUZZ_ASSERT(ptc_encode_packet(&big, bytes, sizeof bytes, &n1) == PTC_OK, "breaker %u", what);
         nb = n1;
         cut = p[i].size;
         *expect = p[p[i].next_check].off + n1 - cut;
@@ -406,7 +406,7 @@ static size_t apply(unsigned what, const pkt_at *p, size_t i, const mr_trace *re
     }
     if (ins.type != PTC_NONE) { /* (after what the breaker put there already) */
         size_t n2 = 0;
-        FZ_ASSERT(ptc_encode_packet(&ins, bytes + nb, sizeof bytes - nb, &n2) == PTC_OK, "breaker %u", what);
+        FUZZ_ASSERT(ptc_encode_packet(&ins, bytes + nb, sizeof bytes - nb, &n2) == PTC_OK, "breaker %u", what);
         nb += n2;
     }
     memcpy(mut, rec->bytes, at);
@@ -426,10 +426,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static pkt_at pkts[MAX_PKT];
     static size_t cand[MAX_PKT];
-    fz_input in;
+    fuzz_input in;
     ptc_model_config cfg;
     ptc_conform_config cc;
-    mr_trace rec;
+    modelrec_trace rec;
     ptc_finding f[PTC_CONFORM_MAX_FINDINGS];
     uint8_t *mut;
     size_t np, nc = 0, i, k, nf, len;
@@ -439,14 +439,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size > 4096) return 0;
     in.data = data;
     in.size = size;
-    fz_model_config(&in, &cfg);
+    fuzz_model_config(&in, &cfg);
     cfg.mtc_lost = 0; /* lost MTCs (an erratum) break the policy on purpose: not here */
     cfg.errata &= ~(uint32_t)PTC_ERRATUM_SKD007; /* and a cut CYC reads as an OVF that two whole CYCs write too (SPEC 7.5) */
-    what = fz_take(&in, 0, MUT_COUNT - 1);
-    pick = fz_take(&in, 0, 0xFFFF);
-    fz_model_run(&cfg, in.data, in.size, &rec);
+    what = fuzz_take(&in, 0, MUT_COUNT - 1);
+    pick = fuzz_take(&in, 0, 0xFFFF);
+    fuzz_model_run(&cfg, in.data, in.size, &rec);
     ptc_conform_config_from_model(&cc, &cfg);
-    flags = mr_decode_flags(&cfg);
+    flags = modelrec_decode_flags(&cfg);
     cyc_threshold = cc.clock.cyc_en && cc.clock.cyc_thresh <= 15 ? cc.clock.cyc_thresh : 0;
     no_suppression = cc.clock.have_policy && cc.clock.policy.threshold == 0;
     mtc_freq = cc.clock.mtc_freq;
@@ -454,25 +454,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     crystal_ebx = cc.clock.cpuid_15_ebx;
 
     nf = first_findings(&cc, flags, rec.bytes, rec.len, f);
-    FZ_ASSERT(nf == 0, "the model's own stream breaks %s at %llu (%s)", ptc_rule_name(f[0].rule),
+    FUZZ_ASSERT(nf == 0, "the model's own stream breaks %s at %llu (%s)", ptc_rule_name(f[0].rule),
               (unsigned long long)f[0].offset, ptc_severity_name(f[0].severity));
 
     np = list_packets(rec.bytes, rec.len, flags, pkts);
     for (i = 1; i < np; i++)
         if (candidate(what, pkts, np, i)) cand[nc++] = i;
-    if (!nc) { mr_free(&rec); return 0; }
+    if (!nc) { modelrec_free(&rec); return 0; }
     i = cand[pick % nc];
     mut = (uint8_t *)malloc(rec.len + PTC_MAX_PACKET_SIZE);
-    FZ_ASSERT(mut != NULL, "out of memory");
+    FUZZ_ASSERT(mut != NULL, "out of memory");
     len = apply(what, pkts, i, &rec, mut, &expect);
 
     nf = first_findings(&cc, flags, mut, len, f);
     for (k = 0; k < nf; k++)
         hit |= f[k].offset == expect && (breaker_rule[what] == PTC_RULE_NONE || f[k].rule == breaker_rule[what]);
-    FZ_ASSERT(nf && hit, "breaker %u at packet %zu (%s, offset %zu): first finding %s at %lld, expected %s at %llu", what, i,
+    FUZZ_ASSERT(nf && hit, "breaker %u at packet %zu (%s, offset %zu): first finding %s at %lld, expected %s at %llu", what, i,
               ptc_packet_type_name(pkts[i].type), pkts[i].off, nf ? ptc_rule_name(f[0].rule) : "none",
               nf ? (long long)f[0].offset : -1LL, ptc_rule_name(breaker_rule[what]), (unsigned long long)expect);
     free(mut);
-    mr_free(&rec);
+    modelrec_free(&rec);
     return 0;
 }

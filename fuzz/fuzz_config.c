@@ -1,10 +1,10 @@
 /* fuzz_config: the configuration reader of ptdump --config and ptnav
-   --config (tools/modelcfg.h on tools/jsonread.h, SPEC.md 5.6) reads only
+   --config (tools/modelcfg.h and its JSON reader, SPEC.md 5.6) reads only
    the bytes it is given, and never takes what it cannot give back.
 
    The whole input is the file's text (no NUL after it, so reading one byte
    too far is an ASan report). A refusal must say why. A configuration it
-   accepts, written as ptsim writes it (mc_write_json) and read again, must
+   accepts, written as ptsim writes it (modelcfg_write_json) and read again, must
    be accepted and be the same configuration: every field, filter, policy
    value and ring_written. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
@@ -18,14 +18,14 @@
 static void same_config(const ptc_model_config *a, const ptc_model_config *b)
 {
     unsigned i;
-#define MC_X(k, fld, least, most, dflt) FZ_ASSERT(a->fld == b->fld, "%s changed on the way back", k);
-    PTC_MODEL_CONFIG_FIELDS(MC_X)
-#undef MC_X
-    FZ_ASSERT(a->errata == b->errata, "the errata changed on the way back");
-    FZ_ASSERT(a->nfilters == b->nfilters, "the filter count changed");
+#define MODELCFG_X(k, fld, least, most, dflt) FUZZ_ASSERT(a->fld == b->fld, "%s changed on the way back", k);
+    PTC_MODEL_CONFIG_FIELDS(MODELCFG_X)
+#undef MODELCFG_X
+    FUZZ_ASSERT(a->errata == b->errata, "the errata changed on the way back");
+    FUZZ_ASSERT(a->nfilters == b->nfilters, "the filter count changed");
     for (i = 0; i < a->nfilters; i++)
-        FZ_ASSERT(a->filter_lo[i] == b->filter_lo[i] && a->filter_hi[i] == b->filter_hi[i], "filter %u changed", i);
-    FZ_ASSERT(memcmp(&a->policy, &b->policy, sizeof a->policy) == 0, "the policy changed");
+        FUZZ_ASSERT(a->filter_lo[i] == b->filter_lo[i] && a->filter_hi[i] == b->filter_hi[i], "filter %u changed", i);
+    FUZZ_ASSERT(memcmp(&a->policy, &b->policy, sizeof a->policy) == 0, "the policy changed");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -35,20 +35,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[200], *text = NULL;
     size_t len = 0;
     FILE *f;
-    if (size > FZ_MAX_INPUT) return 0;
+    if (size > FUZZ_MAX_INPUT) return 0;
     err[0] = 0;
-    if (!mc_read_json((const char *)data, size, &first, &ring, err, sizeof err)) {
-        FZ_ASSERT(err[0] != 0, "refused without a reason");
+    if (!modelcfg_read_json((const char *)data, size, &first, &ring, err, sizeof err)) {
+        FUZZ_ASSERT(err[0] != 0, "refused without a reason");
         return 0;
     }
     f = open_memstream(&text, &len);
-    FZ_ASSERT(f != NULL, "open_memstream");
-    mc_write_json(f, &first, ring == UINT64_MAX ? NULL : &ring);
-    FZ_ASSERT(fclose(f) == 0, "writing the configuration back");
-    FZ_ASSERT(mc_read_json(text, len, &again, &ring_again, err, sizeof err), "its own output refused: %s\n%s", err,
+    FUZZ_ASSERT(f != NULL, "open_memstream");
+    modelcfg_write_json(f, &first, ring == UINT64_MAX ? NULL : &ring);
+    FUZZ_ASSERT(fclose(f) == 0, "writing the configuration back");
+    FUZZ_ASSERT(modelcfg_read_json(text, len, &again, &ring_again, err, sizeof err), "its own output refused: %s\n%s", err,
               text);
     same_config(&first, &again);
-    FZ_ASSERT(ring == ring_again, "ring_written changed");
+    FUZZ_ASSERT(ring == ring_again, "ring_written changed");
     free(text);
     return 0;
 }

@@ -5,10 +5,10 @@
    - walking the input from offset 0, packet by packet, both decoders give
      the same packets (every field libipt has) or the same error class at
      the same offset, up to the one written allowlist in
-     tests/libipt_allowlist.h, which names the reason that ended the walk;
+     harness/libipt_allowlist.h, which names the reason that ended the walk;
    - told of erratum SKZ84 (SPEC 1.9 rule 6), both read the same packets,
      and ptcodec's corrupt_tma errors are libipt's invalid packets, at the
-     same offsets (tests/libipt_allowlist.h, lx_compare_skz84_walk);
+     same offsets (harness/libipt_allowlist.h, libipt_compare_skz84_walk);
    - syncing forward from offset 0, both find the first PSB at the same
      offset, or both find none.
    libipt gets its own copy with LIBIPT_SLACK bytes after the end (cfg.end
@@ -20,14 +20,14 @@
 #include "../ptcodec.h"
 #include <intel-pt.h>
 #include "fuzz_helpers.h"
-#include "../tests/libipt_allowlist.h"
+#include "../harness/libipt_allowlist.h"
 
 #define LIBIPT_SLACK 64
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint8_t *copy;
-    lx_walk w;
+    libipt_walk w;
     ptc_decoder dec;
     ptc_item it;
     struct pt_config cfg;
@@ -38,11 +38,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0 || size > 65536) return 0; /* libipt refuses an empty buffer */
 
     copy = (uint8_t *)calloc(size + LIBIPT_SLACK, 1);
-    FZ_ASSERT(copy != NULL, "out of memory");
+    FUZZ_ASSERT(copy != NULL, "out of memory");
     memcpy(copy, data, size);
-    w = lx_compare_walk(copy, size);
-    FZ_ASSERT(!w.mismatch, "ptcodec and libipt differ at %zu after %zu packets: %s", w.at, w.packets, w.why);
-    FZ_ASSERT(lx_compare_skz84_walk(copy, size, &corrupt, why, sizeof why), "told of erratum SKZ84: %s", why);
+    w = libipt_compare_walk(copy, size);
+    FUZZ_ASSERT(!w.mismatch, "ptcodec and libipt differ at %zu after %zu packets: %s", w.at, w.packets, w.why);
+    FUZZ_ASSERT(libipt_compare_skz84_walk(copy, size, &corrupt, why, sizeof why), "told of erratum SKZ84: %s", why);
 
     /* the first PSB: ours is the first item the syncing decoder returns
        (a PSB, or an error inside the PSB+ that starts there), unless that
@@ -53,11 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.begin = copy;
     cfg.end = copy + size;
     d = pt_pkt_alloc_decoder(&cfg);
-    FZ_ASSERT(d != NULL, "libipt would not decode %zu bytes", size);
-    if (pt_pkt_sync_forward(d) >= 0) FZ_ASSERT(pt_pkt_get_sync_offset(d, &theirs) >= 0, "no sync offset");
+    FUZZ_ASSERT(d != NULL, "libipt would not decode %zu bytes", size);
+    if (pt_pkt_sync_forward(d) >= 0) FUZZ_ASSERT(pt_pkt_get_sync_offset(d, &theirs) >= 0, "no sync offset");
     pt_pkt_free_decoder(d);
     free(copy);
-    FZ_ASSERT(ours == theirs, "first PSB: ptcodec at %lld, libipt at %lld", ours == UINT64_MAX ? -1LL : (long long)ours,
+    FUZZ_ASSERT(ours == theirs, "first PSB: ptcodec at %lld, libipt at %lld", ours == UINT64_MAX ? -1LL : (long long)ours,
               theirs == UINT64_MAX ? -1LL : (long long)theirs);
     return 0;
 }

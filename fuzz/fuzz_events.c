@@ -3,7 +3,7 @@
    - a model run (fuzz_modelrun.h: configuration, policy, workload
      program) whose trace both decoders time with the model's clock
      configuration, taken in one of 64 ways as fuzz_clock takes it
-     (fz_clock_config); or
+     (fuzz_clock_config); or
    - the input's front as raw bytes, timed with a configuration drawn from
      the input (any values ptc_clock_init takes).
    Oracles: the events decoder hands out exactly the events the full clock
@@ -15,161 +15,161 @@
 #include "../ptcodec.h"
 #include "fuzz_modelrun.h"
 
-/* Everything one decoder hands out, at most FZ_EVENTS_MAX. */
-#define FZ_EVENTS_MAX 8192
-typedef struct fz_answers { ptc_timed_item t[FZ_EVENTS_MAX]; size_t n; } fz_answers;
+/* Everything one decoder hands out, at most FUZZ_EVENTS_MAX. */
+#define FUZZ_EVENTS_MAX 8192
+typedef struct fuzz_answers { ptc_timed_item t[FUZZ_EVENTS_MAX]; size_t n; } fuzz_answers;
 
-static void fz_full_clock(const uint8_t *buf, size_t len, unsigned flags, const ptc_clock_config *cc, fz_answers *a)
+static void fuzz_full_clock(const uint8_t *buf, size_t len, unsigned flags, const ptc_clock_config *cc, fuzz_answers *a)
 {
     static ptc_clock clk;
     ptc_decoder dec;
     ptc_item it;
     ptc_timed_item t;
     a->n = 0;
-    FZ_ASSERT(ptc_clock_init(&clk, cc) == PTC_OK, "the full clock refused a configuration the events decoder took");
+    FUZZ_ASSERT(ptc_clock_init(&clk, cc) == PTC_OK, "the full clock refused a configuration the events decoder took");
     ptc_decoder_init_buffer(&dec, flags, buf, len);
     for (;;) {
         ptc_status st = ptc_decoder_next(&dec, &it);
-        if (st == PTC_OK) FZ_ASSERT(ptc_clock_push(&clk, &it) == PTC_OK, "push refused");
+        if (st == PTC_OK) FUZZ_ASSERT(ptc_clock_push(&clk, &it) == PTC_OK, "push refused");
         else ptc_clock_finish(&clk);
         while (ptc_clock_pop(&clk, &t) == PTC_OK)
-            if (ptc_events_is_event(&t.item) && a->n < FZ_EVENTS_MAX) a->t[a->n++] = t;
+            if (ptc_events_is_event(&t.item) && a->n < FUZZ_EVENTS_MAX) a->t[a->n++] = t;
         if (st != PTC_OK) break;
     }
 }
 
 /* chunk 0: the whole buffer at once */
-static void fz_events(const uint8_t *buf, size_t len, unsigned flags, const ptc_clock_config *cc, size_t chunk,
-                      fz_answers *a)
+static void fuzz_events(const uint8_t *buf, size_t len, unsigned flags, const ptc_clock_config *cc, size_t chunk,
+                      fuzz_answers *a)
 {
     static ptc_events ev;
     ptc_timed_item t;
     ptc_clock_order order;
     size_t at = 0;
     a->n = 0;
-    FZ_ASSERT(ptc_events_init(&ev, cc, flags, 0) == PTC_OK, "the events decoder refused the configuration");
+    FUZZ_ASSERT(ptc_events_init(&ev, cc, flags, 0) == PTC_OK, "the events decoder refused the configuration");
     ptc_clock_order_init(&order);
     if (!chunk) chunk = len ? len : 1;
     for (;;) {
         ptc_status st = ptc_events_next(&ev, &t);
         if (st == PTC_OK) {
-            FZ_ASSERT(!t.have_time || (t.tsc_lo <= t.tsc && t.tsc <= t.tsc_hi), "point outside its interval at %llu",
+            FUZZ_ASSERT(!t.have_time || (t.tsc_lo <= t.tsc && t.tsc <= t.tsc_hi), "point outside its interval at %llu",
                       (unsigned long long)t.item.offset);
-            FZ_ASSERT(ptc_clock_order_next(&order, &t), "time goes back at %llu", (unsigned long long)t.item.offset);
-            if (a->n < FZ_EVENTS_MAX) a->t[a->n++] = t;
+            FUZZ_ASSERT(ptc_clock_order_next(&order, &t), "time goes back at %llu", (unsigned long long)t.item.offset);
+            if (a->n < FUZZ_EVENTS_MAX) a->t[a->n++] = t;
             continue;
         }
         if (st == PTC_END) break;
-        FZ_ASSERT(st == PTC_NEED_INPUT, "ptc_events_next: %s", ptc_status_name(st));
+        FUZZ_ASSERT(st == PTC_NEED_INPUT, "ptc_events_next: %s", ptc_status_name(st));
         if (at == len) {
             ptc_events_finish(&ev);
         } else {
             size_t n = len - at < chunk ? len - at : chunk;
-            FZ_ASSERT(ptc_events_feed(&ev, buf + at, n) == PTC_OK, "feed refused");
+            FUZZ_ASSERT(ptc_events_feed(&ev, buf + at, n) == PTC_OK, "feed refused");
             at += n;
         }
     }
 }
 
-static int fz_same_event(const ptc_timed_item *a, const ptc_timed_item *b)
+static int fuzz_same_event(const ptc_timed_item *a, const ptc_timed_item *b)
 {
     return a->item.offset == b->item.offset && a->item.error == b->item.error && a->item.ip == b->item.ip &&
            a->item.ip_known == b->item.ip_known && ptc_packet_equal(&a->item.pkt, &b->item.pkt);
 }
 
-static int fz_same_time(const ptc_timed_item *a, const ptc_timed_item *b)
+static int fuzz_same_time(const ptc_timed_item *a, const ptc_timed_item *b)
 {
     return a->have_time == b->have_time && a->tsc == b->tsc && a->tsc_lo == b->tsc_lo && a->tsc_hi == b->tsc_hi &&
            a->conflict == b->conflict && a->have_cycles == b->have_cycles && a->cycles == b->cycles;
 }
 
 /* Both decoders on one stream; truth (the model's, in stream order) or NULL. */
-static void fz_compare(const uint8_t *buf, size_t len, unsigned flags, const ptc_clock_config *cc, size_t chunk,
-                       const mr_trace *truth)
+static void fuzz_compare(const uint8_t *buf, size_t len, unsigned flags, const ptc_clock_config *cc, size_t chunk,
+                       const modelrec_trace *truth)
 {
-    static fz_answers full, whole, chunked;
+    static fuzz_answers full, whole, chunked;
     size_t i, k = 0;
-    fz_full_clock(buf, len, flags, cc, &full);
-    fz_events(buf, len, flags, cc, 0, &whole);
-    fz_events(buf, len, flags, cc, chunk, &chunked);
-    FZ_ASSERT(whole.n == full.n, "%zu events, the full clock %zu", whole.n, full.n);
-    FZ_ASSERT(chunked.n == whole.n, "%zu events in chunks of %zu, %zu whole", chunked.n, chunk, whole.n);
+    fuzz_full_clock(buf, len, flags, cc, &full);
+    fuzz_events(buf, len, flags, cc, 0, &whole);
+    fuzz_events(buf, len, flags, cc, chunk, &chunked);
+    FUZZ_ASSERT(whole.n == full.n, "%zu events, the full clock %zu", whole.n, full.n);
+    FUZZ_ASSERT(chunked.n == whole.n, "%zu events in chunks of %zu, %zu whole", chunked.n, chunk, whole.n);
     for (i = 0; i < whole.n; i++) {
         const ptc_timed_item *e = &whole.t[i];
-        FZ_ASSERT(fz_same_event(e, &full.t[i]), "event %zu at %llu is not the full clock's (at %llu)", i,
+        FUZZ_ASSERT(fuzz_same_event(e, &full.t[i]), "event %zu at %llu is not the full clock's (at %llu)", i,
                   (unsigned long long)e->item.offset, (unsigned long long)full.t[i].item.offset);
-        FZ_ASSERT(fz_same_event(e, &chunked.t[i]) && fz_same_time(e, &chunked.t[i]),
+        FUZZ_ASSERT(fuzz_same_event(e, &chunked.t[i]) && fuzz_same_time(e, &chunked.t[i]),
                   "event %zu at %llu differs in chunks of %zu", i, (unsigned long long)e->item.offset, chunk);
         if (!truth) continue;
-        while (k < truth->nt && (!mr_in_stream(&truth->t[k]) || !mr_item_is(&truth->t[k], &e->item))) k++;
-        FZ_ASSERT(k < truth->nt, "event at %llu is not in the model's trace", (unsigned long long)e->item.offset);
+        while (k < truth->nt && (!modelrec_in_stream(&truth->t[k]) || !modelrec_item_is(&truth->t[k], &e->item))) k++;
+        FUZZ_ASSERT(k < truth->nt, "event at %llu is not in the model's trace", (unsigned long long)e->item.offset);
         if (e->have_time) {
             const ptc_truth *t = &truth->t[k];
-            FZ_ASSERT(e->tsc_lo <= t->time.tsc &&
+            FUZZ_ASSERT(e->tsc_lo <= t->time.tsc &&
                           (t->time.tsc < e->tsc_hi || (t->time.tsc == e->tsc_hi && t->time.num == 0)),
                       "%s at %llu: true TSC %llu not in [%llu, %llu]", ptc_packet_type_name(t->pkt.type),
                       (unsigned long long)t->offset, (unsigned long long)t->time.tsc, (unsigned long long)e->tsc_lo,
                       (unsigned long long)e->tsc_hi);
-            FZ_ASSERT(!e->conflict, "conflict at %llu in a trace that has none", (unsigned long long)t->offset);
+            FUZZ_ASSERT(!e->conflict, "conflict at %llu in a trace that has none", (unsigned long long)t->offset);
         }
         k++;
     }
 }
 
-static void fz_model_mode(fz_input *in, size_t chunk)
+static void fuzz_model_mode(fuzz_input *in, size_t chunk)
 {
     ptc_model_config cfg;
     ptc_clock_config cc;
-    mr_trace r;
+    modelrec_trace r;
     unsigned how;
-    fz_model_config(in, &cfg);
-    how = fz_take(in, 0, 63);
-    fz_model_run(&cfg, in->data, in->size, &r);
-    fz_clock_config(&cfg, how, &cc);
-    if (!mr_skd007_ambiguous(&cfg, &r)) fz_compare(r.bytes, r.len, mr_decode_flags(&cfg), &cc, chunk, &r);
-    mr_free(&r);
+    fuzz_model_config(in, &cfg);
+    how = fuzz_take(in, 0, 63);
+    fuzz_model_run(&cfg, in->data, in->size, &r);
+    fuzz_clock_config(&cfg, how, &cc);
+    if (!modelrec_skd007_ambiguous(&cfg, &r)) fuzz_compare(r.bytes, r.len, modelrec_decode_flags(&cfg), &cc, chunk, &r);
+    modelrec_free(&r);
 }
 
 /* Raw bytes with any configuration the clock takes. */
-static void fz_bytes_mode(fz_input *in, size_t chunk)
+static void fuzz_bytes_mode(fuzz_input *in, size_t chunk)
 {
     ptc_clock_config cc;
     unsigned flags;
     ptc_clock_config_default(&cc);
-    cc.mtc_freq = (uint8_t)fz_take(in, 0, 15);
-    if (fz_take(in, 0, 1)) {
-        cc.cpuid_15_eax = fz_take(in, 1, 4);
-        cc.cpuid_15_ebx = fz_take(in, 1, 600);
+    cc.mtc_freq = (uint8_t)fuzz_take(in, 0, 15);
+    if (fuzz_take(in, 0, 1)) {
+        cc.cpuid_15_eax = fuzz_take(in, 1, 4);
+        cc.cpuid_15_ebx = fuzz_take(in, 1, 600);
     }
-    cc.nom_num = fz_take(in, 0, 60);
+    cc.nom_num = fuzz_take(in, 0, 60);
     cc.nom_den = 1;
-    cc.nom_exact = (uint8_t)fz_take(in, 0, 1);
-    cc.cyc_bits = (uint8_t)fz_take(in, 1, 64);
-    cc.cyc_thresh = fz_take(in, 0, 1) ? PTC_CYC_THRESH_UNKNOWN : (uint8_t)fz_take(in, 0, 15);
-    cc.psb_early_tsc = (uint8_t)fz_take(in, 0, 1);
-    cc.hidden_stops = (uint8_t)fz_take(in, 0, 1);
-    cc.mtc_jitter = (uint8_t)fz_take(in, 0, 8);
-    cc.mtc_lost = (uint8_t)fz_take(in, 0, 2);
-    cc.rate_ppm = fz_take(in, 0, 1) ? fz_take(in, 0, 100000) : 0;
-    cc.errata = fz_take(in, 0, PTC_ERRATA_ALL_);
-    if (fz_take(in, 0, 1)) {
-        cc.policy.threshold = (uint8_t)fz_take(in, 1, 4);
-        cc.policy.resume_after = (uint8_t)fz_take(in, 0, 20);
-        cc.policy.min_burst = (uint8_t)fz_take(in, 1, 4);
+    cc.nom_exact = (uint8_t)fuzz_take(in, 0, 1);
+    cc.cyc_bits = (uint8_t)fuzz_take(in, 1, 64);
+    cc.cyc_thresh = fuzz_take(in, 0, 1) ? PTC_CYC_THRESH_UNKNOWN : (uint8_t)fuzz_take(in, 0, 15);
+    cc.psb_early_tsc = (uint8_t)fuzz_take(in, 0, 1);
+    cc.hidden_stops = (uint8_t)fuzz_take(in, 0, 1);
+    cc.mtc_jitter = (uint8_t)fuzz_take(in, 0, 8);
+    cc.mtc_lost = (uint8_t)fuzz_take(in, 0, 2);
+    cc.rate_ppm = fuzz_take(in, 0, 1) ? fuzz_take(in, 0, 100000) : 0;
+    cc.errata = fuzz_take(in, 0, PTC_ERRATA_ALL_);
+    if (fuzz_take(in, 0, 1)) {
+        cc.policy.threshold = (uint8_t)fuzz_take(in, 1, 4);
+        cc.policy.resume_after = (uint8_t)fuzz_take(in, 0, 20);
+        cc.policy.min_burst = (uint8_t)fuzz_take(in, 1, 4);
     }
-    flags = fz_take(in, 0, 7);
-    fz_compare(in->data, in->size, flags, &cc, chunk, NULL);
+    flags = fuzz_take(in, 0, 7);
+    fuzz_compare(in->data, in->size, flags, &cc, chunk, NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fz_input in;
+    fuzz_input in;
     size_t chunk;
     if (size > 4096) return 0;
     in.data = data;
     in.size = size;
-    chunk = fz_take(&in, 1, 64);
-    if (fz_take(&in, 0, 1)) fz_bytes_mode(&in, chunk);
-    else fz_model_mode(&in, chunk);
+    chunk = fuzz_take(&in, 1, 64);
+    if (fuzz_take(&in, 0, 1)) fuzz_bytes_mode(&in, chunk);
+    else fuzz_model_mode(&in, chunk);
     return 0;
 }

@@ -1,9 +1,9 @@
 /* fuzz_helpers.h - what every ptcodec fuzz target shares.
 
-   FZ_ASSERT is always on (NDEBUG or not): it prints the target, file, line
+   FUZZ_ASSERT is always on (NDEBUG or not): it prints the target, file, line
    and a message, then aborts, so every fuzzing engine records a crash.
 
-   fz_take draws parameters from the END of the input and leaves the front
+   fuzz_take draws parameters from the END of the input and leaves the front
    as data, in the style of zstd's tests/fuzz data producer: a mutation of
    the data bytes does not shift the parameters, and a short input simply
    gets the smallest values. */
@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define FZ_ASSERT(cond, ...)                                                        \
+#define FUZZ_ASSERT(cond, ...)                                                        \
     do {                                                                            \
         if (!(cond)) {                                                              \
-            fprintf(stderr, "%s:%d: FZ_ASSERT(%s) failed: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, "%s:%d: FUZZ_ASSERT(%s) failed: ", __FILE__, __LINE__, #cond); \
             fprintf(stderr, __VA_ARGS__);                                           \
             fputc('\n', stderr);                                                    \
             abort();                                                                \
@@ -26,16 +26,16 @@
     } while (0)
 
 /* Inputs larger than this are not interesting and only slow a campaign. */
-#define FZ_MAX_INPUT (1u << 20)
+#define FUZZ_MAX_INPUT (1u << 20)
 
-typedef struct fz_input { const uint8_t *data; size_t size; } fz_input;
+typedef struct fuzz_input { const uint8_t *data; size_t size; } fuzz_input;
 
 /* Helpers a target may not use all of. */
-#include "../tools/util.h"
+#include "../harness/util.h"
 
 /* A value in [min, max] from the last bytes of the input (as few bytes as
    the range needs). Returns min when the input is used up. */
-UT_FN uint32_t fz_take(fz_input *in, uint32_t min, uint32_t max)
+UTIL_FN uint32_t fuzz_take(fuzz_input *in, uint32_t min, uint32_t max)
 {
     uint64_t range = (uint64_t)max - min, v = 0;
     while (range && in->size) {

@@ -6,11 +6,11 @@
 
    The input's last bytes choose libipt's configuration (its errata bits,
    the MTC frequency, the nominal ratio and the ART-to-TSC ratio), as
-   fz_take draws them; the rest is the trace. Three of libipt's decoders
+   fuzz_take draws them; the rest is the trace. Three of libipt's decoders
    read it:
    - the packet decoder, packet after packet from offset 0, held to
      ptcodec's packet by packet with the differential template
-     (tools/ptdiff.h) and the allowlist below; then from the first PSB;
+     (harness/ptdiff.h) and the allowlist below; then from the first PSB;
    - the query decoder with time: every event, branch and TSC it gives,
      syncing again after each error;
    - the event decoder (new in 2.1), event after event, syncing again
@@ -33,8 +33,8 @@
 #include "../ptcodec.h"
 #include <intel-pt.h>
 #include "fuzz_helpers.h"
-#include "../tools/ptdiff.h"
-#include "../tests/libipt_types.h"
+#include "../harness/ptdiff.h"
+#include "../harness/libipt_types.h"
 
 #include <string.h>
 
@@ -43,9 +43,9 @@
    more than that is a decoder answering without moving on: a hang. */
 static size_t steps_for(size_t len) { return 64 * len + 1000; }
 
-static void config_from_tail(fz_input *in, struct pt_config *cfg)
+static void config_from_tail(fuzz_input *in, struct pt_config *cfg)
 {
-    uint32_t e = fz_take(in, 0, 0x3FF);
+    uint32_t e = fuzz_take(in, 0, 0x3FF);
     cfg->errata.bdm70 = e & 1;
     cfg->errata.bdm64 = (e >> 1) & 1;
     cfg->errata.skd007 = (e >> 2) & 1;
@@ -56,10 +56,10 @@ static void config_from_tail(fz_input *in, struct pt_config *cfg)
     cfg->errata.apl11 = (e >> 7) & 1;
     cfg->errata.skl168 = (e >> 8) & 1;
     cfg->errata.skz84 = (e >> 9) & 1;
-    cfg->mtc_freq = (uint8_t)fz_take(in, 0, 15);
-    cfg->nom_freq = (uint8_t)fz_take(in, 0, 255);
-    cfg->cpuid_0x15_eax = fz_take(in, 0, 8);
-    cfg->cpuid_0x15_ebx = fz_take(in, 0, 1000);
+    cfg->mtc_freq = (uint8_t)fuzz_take(in, 0, 15);
+    cfg->nom_freq = (uint8_t)fuzz_take(in, 0, 255);
+    cfg->cpuid_0x15_eax = fuzz_take(in, 0, 8);
+    cfg->cpuid_0x15_ebx = fuzz_take(in, 0, 1000);
 }
 
 /* ---- libipt's packet decoder as fuzz/ptdiff.h's adaptor ----------------- */
@@ -80,7 +80,7 @@ static void *lx22_open(const uint8_t *buf, size_t len)
     return d;
 }
 
-static pd_said lx22_next(void *self, pd_step *step)
+static ptdiff_said lx22_next(void *self, ptdiff_step *step)
 {
     struct pt_packet_decoder *d = (struct pt_packet_decoder *)self;
     const struct pt_config *cfg = pt_pkt_get_config(d);
@@ -90,19 +90,19 @@ static pd_said lx22_next(void *self, pd_step *step)
     pt_pkt_get_offset(d, &off);
     step->offset = off;
     rc = pt_pkt_next(d, &pkt, sizeof pkt);
-    step->said = lx_said_of_libipt(rc);
+    step->said = libipt_said_of_libipt(rc);
     if (rc >= 0) {
         step->size = pkt.size;
-        step->type = lx_ptc_type(&pkt);
-    } else if (step->said == PD_TRUNCATED && off == (uint64_t)(cfg->end - cfg->begin)) {
-        step->said = PD_END; /* (libipt says eos between packets too) */
+        step->type = libipt_ptc_type(&pkt);
+    } else if (step->said == PTDIFF_TRUNCATED && off == (uint64_t)(cfg->end - cfg->begin)) {
+        step->said = PTDIFF_END; /* (libipt says eos between packets too) */
     }
     return step->said;
 }
 
 static void lx22_close(void *self) { pt_pkt_free_decoder((struct pt_packet_decoder *)self); }
 
-static const pd_decoder lx22 = { "libipt 2.2", lx22_open, lx22_next, lx22_close };
+static const ptdiff_decoder lx22 = { "libipt 2.2", lx22_open, lx22_next, lx22_close };
 
 /* a CYC of 10 bytes at off */
 static int cyc_of_10_bytes(const uint8_t *buf, size_t len, uint64_t off)
@@ -125,13 +125,13 @@ static int short_psb(const uint8_t *buf, size_t len, uint64_t off)
 
 /* libipt 2.2 and ptcodec: the known differences (SPEC 1.11 gives them for
    2.0.5; 2.2 reads CFE, EVD and TRIG as ptcodec does) */
-static const pd_allow lx22_allow[] = {
-    { PTC_BBP, PD_PACKET, PD_MALFORMED, NULL, "PEBS via PT (BBP, BIP, BEP) is not in libipt" },
-    { PTC_BEP, PD_PACKET, PD_MALFORMED, NULL, "PEBS via PT (BBP, BIP, BEP) is not in libipt" },
-    { PTC_BIP, PD_PACKET, PD_MALFORMED, NULL, "PEBS via PT (BBP, BIP, BEP) is not in libipt" },
-    { PTC_NONE, PD_TRUNCATED, PD_MALFORMED, pebs_opcode, "PEBS via PT (BBP, BIP, BEP) is not in libipt" },
-    { PTC_CYC, PD_PACKET, PD_MALFORMED, cyc_of_10_bytes, "a CYC with a count >= 2^61 needs 10 bytes; libipt stops at 9" },
-    { PTC_NONE, PD_MALFORMED, PD_TRUNCATED, short_psb,
+static const ptdiff_allow lx22_allow[] = {
+    { PTC_BBP, PTDIFF_PACKET, PTDIFF_MALFORMED, NULL, "PEBS via PT (BBP, BIP, BEP) is not in libipt" },
+    { PTC_BEP, PTDIFF_PACKET, PTDIFF_MALFORMED, NULL, "PEBS via PT (BBP, BIP, BEP) is not in libipt" },
+    { PTC_BIP, PTDIFF_PACKET, PTDIFF_MALFORMED, NULL, "PEBS via PT (BBP, BIP, BEP) is not in libipt" },
+    { PTC_NONE, PTDIFF_TRUNCATED, PTDIFF_MALFORMED, pebs_opcode, "PEBS via PT (BBP, BIP, BEP) is not in libipt" },
+    { PTC_CYC, PTDIFF_PACKET, PTDIFF_MALFORMED, cyc_of_10_bytes, "a CYC with a count >= 2^61 needs 10 bytes; libipt stops at 9" },
+    { PTC_NONE, PTDIFF_MALFORMED, PTDIFF_TRUNCATED, short_psb,
       "a broken PSB with under 16 bytes left: libipt says eos (it checks the length first), ptcodec bad_psb" },
 };
 
@@ -142,12 +142,12 @@ static uint64_t walk_packets(const struct pt_config *cfg)
     struct pt_packet_decoder *d = pt_pkt_alloc_decoder(cfg);
     struct pt_packet pkt;
     uint64_t at = UINT64_MAX;
-    FZ_ASSERT(d != NULL, "pt_pkt_alloc_decoder");
+    FUZZ_ASSERT(d != NULL, "pt_pkt_alloc_decoder");
     if (pt_pkt_sync_forward(d) >= 0) {
-        FZ_ASSERT(pt_pkt_get_sync_offset(d, &at) >= 0, "no sync offset after a sync");
+        FUZZ_ASSERT(pt_pkt_get_sync_offset(d, &at) >= 0, "no sync offset after a sync");
         for (n = 0; n < limit && pt_pkt_next(d, &pkt, sizeof pkt) >= 0; n++)
             ;
-        FZ_ASSERT(n < limit, "the packet decoder gave %zu packets", n);
+        FUZZ_ASSERT(n < limit, "the packet decoder gave %zu packets", n);
     }
     pt_pkt_free_decoder(d);
     return at;
@@ -162,9 +162,9 @@ static uint64_t walk_queries(const struct pt_config *cfg)
     uint32_t lost_mtc = 0, lost_cyc = 0, cbr = 0;
     size_t limit = steps_for((size_t)(cfg->end - cfg->begin)), n;
     int st;
-    FZ_ASSERT(q != NULL, "pt_qry_alloc_decoder");
+    FUZZ_ASSERT(q != NULL, "pt_qry_alloc_decoder");
     st = pt_qry_sync_forward(q, &ip);
-    if (st >= 0) FZ_ASSERT(pt_qry_get_sync_offset(q, &first) >= 0, "no sync offset after a sync");
+    if (st >= 0) FUZZ_ASSERT(pt_qry_get_sync_offset(q, &first) >= 0, "no sync offset after a sync");
     for (n = 0; n < limit && st != -pte_eos; n++) {
         if (st < 0) { /* an error: on from the next PSB */
             st = pt_qry_sync_forward(q, &ip);
@@ -184,7 +184,7 @@ static uint64_t walk_queries(const struct pt_config *cfg)
         }
     }
     pt_qry_free_decoder(q);
-    FZ_ASSERT(n < limit, "the query decoder answered %zu times", n);
+    FUZZ_ASSERT(n < limit, "the query decoder answered %zu times", n);
     return first;
 }
 
@@ -196,15 +196,15 @@ static uint64_t walk_events(const struct pt_config *cfg)
     uint64_t first = UINT64_MAX;
     size_t limit = steps_for((size_t)(cfg->end - cfg->begin)), n;
     int st;
-    FZ_ASSERT(d != NULL, "pt_evt_alloc_decoder");
+    FUZZ_ASSERT(d != NULL, "pt_evt_alloc_decoder");
     st = pt_evt_sync_forward(d);
-    if (st >= 0) FZ_ASSERT(pt_evt_get_sync_offset(d, &first) >= 0, "no sync offset after a sync");
+    if (st >= 0) FUZZ_ASSERT(pt_evt_get_sync_offset(d, &first) >= 0, "no sync offset after a sync");
     for (n = 0; n < limit && st != -pte_eos; n++) {
         struct pt_event ev;
         st = st < 0 ? pt_evt_sync_forward(d) : pt_evt_next(d, &ev, sizeof ev);
     }
     pt_evt_free_decoder(d);
-    FZ_ASSERT(n < limit, "the event decoder gave %zu events", n);
+    FUZZ_ASSERT(n < limit, "the event decoder gave %zu events", n);
     return first;
 }
 
@@ -228,7 +228,7 @@ static int syncs_on_psb(const uint8_t *data, size_t size, uint64_t at, uint64_t 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fz_input in = { data, size };
+    fuzz_input in = { data, size };
     struct pt_config cfg;
     uint8_t *copy;
     uint64_t ours, pkt_at, qry_at, evt_at;
@@ -238,26 +238,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* libipt reads only inside [begin, end): an exact copy lets ASan see
        any read past it */
     copy = (uint8_t *)malloc(in.size);
-    FZ_ASSERT(copy != NULL, "out of memory");
+    FUZZ_ASSERT(copy != NULL, "out of memory");
     memcpy(copy, in.data, in.size);
     cfg.begin = copy;
     cfg.end = copy + in.size;
     {
-        pd_result res;
+        ptdiff_result res;
         char why[300];
         adaptor_cfg = cfg; /* packet by packet, with no errata: ptcodec's packet decoder has none (SKD007's
                               cut CYC is the stream decoder's business, SPEC 1.9) */
         memset(&adaptor_cfg.errata, 0, sizeof adaptor_cfg.errata);
-        FZ_ASSERT(pd_compare(&lx22, copy, in.size, lx22_allow, sizeof lx22_allow / sizeof lx22_allow[0], &res),
+        FUZZ_ASSERT(ptdiff_compare(&lx22, copy, in.size, lx22_allow, sizeof lx22_allow / sizeof lx22_allow[0], &res),
                   "libipt would not decode %zu bytes", in.size);
-        pd_describe(&lx22, &res, why, sizeof why);
-        FZ_ASSERT(!res.differ, "from offset 0, after %llu packets alike: %s", (unsigned long long)res.packets, why);
+        ptdiff_describe(&lx22, &res, why, sizeof why);
+        FUZZ_ASSERT(!res.differ, "from offset 0, after %llu packets alike: %s", (unsigned long long)res.packets, why);
     }
     pkt_at = walk_packets(&cfg);
     qry_at = walk_queries(&cfg);
     evt_at = walk_events(&cfg);
     ours = ptcodec_first_psb(copy, in.size);
-    FZ_ASSERT(pkt_at == ours && syncs_on_psb(copy, in.size, qry_at, ours) && syncs_on_psb(copy, in.size, evt_at, ours),
+    FUZZ_ASSERT(pkt_at == ours && syncs_on_psb(copy, in.size, qry_at, ours) && syncs_on_psb(copy, in.size, evt_at, ours),
               "first PSB: ptcodec %lld, libipt's packet decoder %lld, query decoder %lld, event decoder %lld",
               ours == UINT64_MAX ? -1LL : (long long)ours, pkt_at == UINT64_MAX ? -1LL : (long long)pkt_at,
               qry_at == UINT64_MAX ? -1LL : (long long)qry_at, evt_at == UINT64_MAX ? -1LL : (long long)evt_at);

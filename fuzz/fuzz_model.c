@@ -19,9 +19,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fz_input in;
+    fuzz_input in;
     ptc_model_config cfg;
-    mr_trace a, b;
+    modelrec_trace a, b;
     ptc_decoder dec;
     ptc_checker chk;
     ptc_item it;
@@ -30,36 +30,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size > 4096) return 0;
     in.data = data;
     in.size = size;
-    fz_model_config(&in, &cfg);
-    fz_model_run(&cfg, in.data, in.size, &a);
+    fuzz_model_config(&in, &cfg);
+    fuzz_model_run(&cfg, in.data, in.size, &a);
     cfg.reference_stepping = 1;
-    fz_model_run(&cfg, in.data, in.size, &b);
-    FZ_ASSERT(a.len == b.len && memcmp(a.bytes, b.bytes, a.len) == 0, "fast-forward and stepping wrote different bytes");
-    FZ_ASSERT(a.nt == b.nt, "fast-forward and stepping generated %zu and %zu packets", a.nt, b.nt);
+    fuzz_model_run(&cfg, in.data, in.size, &b);
+    FUZZ_ASSERT(a.len == b.len && memcmp(a.bytes, b.bytes, a.len) == 0, "fast-forward and stepping wrote different bytes");
+    FUZZ_ASSERT(a.nt == b.nt, "fast-forward and stepping generated %zu and %zu packets", a.nt, b.nt);
     for (c = 0; c < a.nt; c++)
-        FZ_ASSERT(a.t[c].cycle == b.t[c].cycle && a.t[c].art == b.t[c].art && a.t[c].fate == b.t[c].fate &&
+        FUZZ_ASSERT(a.t[c].cycle == b.t[c].cycle && a.t[c].art == b.t[c].art && a.t[c].fate == b.t[c].fate &&
                       a.t[c].time.tsc == b.t[c].time.tsc && a.t[c].offset == b.t[c].offset,
                   "truth record %zu (%s) differs", c, ptc_packet_type_name(a.t[c].pkt.type));
 
     /* A stream whose whole CYC pair reads like one cut by SKD007 does not say which it is; such
        streams are only held to the fast-forward check above. */
-    readable = !mr_skd007_ambiguous(&cfg, &a);
+    readable = !modelrec_skd007_ambiguous(&cfg, &a);
     ptc_checker_init(&chk, &cfg.policy);
-    ptc_decoder_init_buffer(&dec, mr_decode_flags(&cfg), a.bytes, a.len);
+    ptc_decoder_init_buffer(&dec, modelrec_decode_flags(&cfg), a.bytes, a.len);
     while (readable && ptc_decoder_next(&dec, &it) == PTC_OK) {
         int v;
-        FZ_ASSERT(it.error == PTC_OK || mr_erratum_error(it.error), "model output does not decode: %s at %llu",
+        FUZZ_ASSERT(it.error == PTC_OK || modelrec_erratum_error(it.error), "model output does not decode: %s at %llu",
                   ptc_status_name(it.error), (unsigned long long)it.offset);
-        while (k < a.nt && !mr_in_stream(&a.t[k])) k++;
-        FZ_ASSERT(k < a.nt && mr_item_is(&a.t[k], &it), "decoded %s at %llu is not the model's packet",
+        while (k < a.nt && !modelrec_in_stream(&a.t[k])) k++;
+        FUZZ_ASSERT(k < a.nt && modelrec_item_is(&a.t[k], &it), "decoded %s at %llu is not the model's packet",
                   it.error == PTC_OK ? ptc_packet_type_name(it.pkt.type) : ptc_status_name(it.error),
                   (unsigned long long)it.offset);
         k++;
         if (it.error != PTC_OK) continue;
         v = ptc_checker_packet(&chk, &it.pkt);
-        FZ_ASSERT(v == PTC_RULE_NONE || (v == PTC_RULE_MISSING_MTC && cfg.mtc_lost), "policy checker: %s at %llu", ptc_rule_name((ptc_rule)v), (unsigned long long)it.offset);
+        FUZZ_ASSERT(v == PTC_RULE_NONE || (v == PTC_RULE_MISSING_MTC && cfg.mtc_lost), "policy checker: %s at %llu", ptc_rule_name((ptc_rule)v), (unsigned long long)it.offset);
     }
-    mr_free(&a);
-    mr_free(&b);
+    modelrec_free(&a);
+    modelrec_free(&b);
     return 0;
 }

@@ -2,9 +2,9 @@
    fuzz_model (the model's own oracles), fuzz_clock (time round trips),
    fuzz_checker (policy rules) and fuzz/gen_model_seeds.c.
 
-   fz_model_config draws a configuration and a suppression policy from the
-   input's last bytes (fz_take, through modelprog.h's mp_config);
-   fz_model_run plays the rest of the input as a program of workload
+   fuzz_model_config draws a configuration and a suppression policy from the
+   input's last bytes (fuzz_take, through modelprog.h's modelprog_config);
+   fuzz_model_run plays the rest of the input as a program of workload
    events, two bytes an event, and records the stream and its truth. */
 #ifndef PTCODEC_FUZZ_MODELRUN_H
 #define PTCODEC_FUZZ_MODELRUN_H
@@ -12,26 +12,26 @@
 #include "../ptcodec.h"
 
 #include "fuzz_helpers.h"
-#include "../tools/modelrec.h"
-#include "../tools/modelprog.h"
+#include "../harness/modelrec.h"
+#include "../harness/modelprog.h"
 
 #include <string.h>
 
-/* Runs the event program `prog` (tools/modelprog.h) on a model with cfg;
-   records into r (tools/modelrec.h; free it with mr_free). */
-UT_FN void fz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t n, mr_trace *r)
+/* Runs the event program `prog` (harness/modelprog.h) on a model with cfg;
+   records into r (harness/modelrec.h; free it with modelrec_free). */
+UTIL_FN void fuzz_model_run(const ptc_model_config *cfg, const uint8_t *prog, size_t n, modelrec_trace *r)
 {
     ptc_model m;
-    ptc_model_sink sink = mr_start(r, 0); /* every packet's truth, written or not */
-    FZ_ASSERT(ptc_model_init(&m, cfg, &sink) == PTC_OK, "config rejected: %s", ptc_model_error_field(&m));
-    FZ_ASSERT(mp_play(&m, prog, n, 300000) == PTC_OK, "counters"); /* 300000 cycles: keeps single stepping quick */
+    ptc_model_sink sink = modelrec_start(r, 0); /* every packet's truth, written or not */
+    FUZZ_ASSERT(ptc_model_init(&m, cfg, &sink) == PTC_OK, "config rejected: %s", ptc_model_error_field(&m));
+    FUZZ_ASSERT(modelprog_play(&m, prog, n, 300000) == PTC_OK, "counters"); /* 300000 cycles: keeps single stepping quick */
 }
 
-/* fz_take as modelprog.h's draw */
-UT_FN uint32_t fz_draw(void *in, uint32_t min, uint32_t max) { return fz_take((fz_input *)in, min, max); }
+/* fuzz_take as modelprog.h's draw */
+UTIL_FN uint32_t fuzz_draw(void *in, uint32_t min, uint32_t max) { return fuzz_take((fuzz_input *)in, min, max); }
 
 /* A configuration the model accepts, from the end of the input. */
-UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg) { mp_config(cfg, fz_draw, in); }
+UTIL_FN void fuzz_model_config(fuzz_input *in, ptc_model_config *cfg) { modelprog_config(cfg, fuzz_draw, in); }
 
 /* The clock's configuration for a model run, in one of 64 ways (how):
    bit 0 nom rounded as the MSR holds it (what libipt's --nom-freq
@@ -39,7 +39,7 @@ UT_FN void fz_model_config(fz_input *in, ptc_model_config *cfg) { mp_config(cfg,
    (each only loosens what the clock assumes), bit 4 also the tolerances of
    real hardware (SPEC 3.11) or the SDM's clocks, bit 5 with CYC an unknown
    threshold (PTC_CYC_THRESH_UNKNOWN, as a raw trace's). */
-UT_FN void fz_clock_config(const ptc_model_config *cfg, unsigned how, ptc_clock_config *cc)
+UTIL_FN void fuzz_clock_config(const ptc_model_config *cfg, unsigned how, ptc_clock_config *cc)
 {
     ptc_clock_config_from_model(cc, cfg);
     if (how & 1) {

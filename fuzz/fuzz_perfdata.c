@@ -26,7 +26,7 @@ static int inside(const uint8_t *buf, size_t len, const void *p, uint64_t n)
     return q >= buf && (uint64_t)(q - buf) <= len && n <= len - (uint64_t)(q - buf);
 }
 
-static void time_trace(const ptc_clock_config *cc, const uint8_t *data, uint64_t size, ck_witness *ck)
+static void time_trace(const ptc_clock_config *cc, const uint8_t *data, uint64_t size, clockcheck_witness *ck)
 {
     static ptc_clock clk;
     ptc_decoder dec;
@@ -36,17 +36,17 @@ static void time_trace(const ptc_clock_config *cc, const uint8_t *data, uint64_t
     if (ptc_clock_init(&clk, cc) != PTC_OK) return;
     ptc_clock_order_init(&order);
     ptc_decoder_init_buffer(&dec, 0, data, (size_t)size);
-    ck_new_stream(ck);
+    clockcheck_new_stream(ck);
     for (;;) {
         int more = ptc_decoder_next(&dec, &it) == PTC_OK;
-        if (more) FZ_ASSERT(ptc_clock_push(&clk, &it) == PTC_OK, "push refused with the window drained");
+        if (more) FUZZ_ASSERT(ptc_clock_push(&clk, &it) == PTC_OK, "push refused with the window drained");
         else ptc_clock_finish(&clk);
         while (ptc_clock_pop(&clk, &t) == PTC_OK) {
-            ck_item(ck, &t.item, &t);
+            clockcheck_item(ck, &t.item, &t);
             if (!t.have_time) continue;
-            FZ_ASSERT(t.tsc_lo <= t.tsc && t.tsc <= t.tsc_hi, "point outside its interval at %llu",
+            FUZZ_ASSERT(t.tsc_lo <= t.tsc && t.tsc <= t.tsc_hi, "point outside its interval at %llu",
                       (unsigned long long)t.item.offset);
-            FZ_ASSERT(ptc_clock_order_next(&order, &t), "time went back at %llu", (unsigned long long)t.item.offset);
+            FUZZ_ASSERT(ptc_clock_order_next(&order, &t), "time went back at %llu", (unsigned long long)t.item.offset);
         }
         if (!more) break;
     }
@@ -54,24 +54,24 @@ static void time_trace(const ptc_clock_config *cc, const uint8_t *data, uint64_t
 
 static void check_record(const uint8_t *buf, size_t len, const ptc_perf_record *r)
 {
-    FZ_ASSERT(inside(buf, len, r->bytes, r->size), "record at %llu is not inside the input", (unsigned long long)r->offset);
+    FUZZ_ASSERT(inside(buf, len, r->bytes, r->size), "record at %llu is not inside the input", (unsigned long long)r->offset);
     if (r->error != PTC_OK && r->error != PTC_ERR_TRUNCATED) return;
     switch (r->type) {
     case PTC_PERF_AUXTRACE:
-        FZ_ASSERT(inside(buf, len, r->u.auxtrace.data, r->u.auxtrace.size), "auxtrace payload outside the input");
+        FUZZ_ASSERT(inside(buf, len, r->u.auxtrace.data, r->u.auxtrace.size), "auxtrace payload outside the input");
         break;
     case PTC_PERF_SAMPLE:
-        if (r->u.sample.aux) FZ_ASSERT(inside(buf, len, r->u.sample.aux, r->u.sample.aux_size), "AUX data outside its record");
-        if (r->u.sample.aux) FZ_ASSERT(inside(r->bytes, r->size, r->u.sample.aux, r->u.sample.aux_size), "AUX data outside its record");
+        if (r->u.sample.aux) FUZZ_ASSERT(inside(buf, len, r->u.sample.aux, r->u.sample.aux_size), "AUX data outside its record");
+        if (r->u.sample.aux) FUZZ_ASSERT(inside(r->bytes, r->size, r->u.sample.aux, r->u.sample.aux_size), "AUX data outside its record");
         break;
     case PTC_PERF_COMM:
-        FZ_ASSERT(inside(r->bytes, r->size, r->u.comm.comm, strlen(r->u.comm.comm) + 1), "comm runs out of its record");
+        FUZZ_ASSERT(inside(r->bytes, r->size, r->u.comm.comm, strlen(r->u.comm.comm) + 1), "comm runs out of its record");
         break;
     case PTC_PERF_MMAP: case PTC_PERF_MMAP2:
-        FZ_ASSERT(inside(r->bytes, r->size, r->u.mmap.filename, strlen(r->u.mmap.filename) + 1), "filename runs out");
+        FUZZ_ASSERT(inside(r->bytes, r->size, r->u.mmap.filename, strlen(r->u.mmap.filename) + 1), "filename runs out");
         break;
     case PTC_PERF_AUXTRACE_INFO:
-        if (r->u.info.filter) FZ_ASSERT(inside(r->bytes, r->size, r->u.info.filter, r->u.info.filter_str_len + 1), "filter runs out");
+        if (r->u.info.filter) FUZZ_ASSERT(inside(r->bytes, r->size, r->u.info.filter, r->u.info.filter_str_len + 1), "filter runs out");
         break;
     default:
         break;
@@ -87,17 +87,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_status st;
     uint64_t last_offset = 0;
     int have_config = 0, first = 1;
-    ck_witness ck;
+    clockcheck_witness ck;
     char line[512];
-    if (size > FZ_MAX_INPUT) return 0;
+    if (size > FUZZ_MAX_INPUT) return 0;
     buf = (uint8_t *)malloc(size ? size : 1);
     if (size) memcpy(buf, data, size);
     st = ptc_perf_open(&rd, buf, size);
-    FZ_ASSERT(st == PTC_OK || st == PTC_ERR_BAD_PERF || st == PTC_ERR_UNSUPPORTED, "open: %s", ptc_status_name(st));
+    FUZZ_ASSERT(st == PTC_OK || st == PTC_ERR_BAD_PERF || st == PTC_ERR_UNSUPPORTED, "open: %s", ptc_status_name(st));
     if (st != PTC_OK) { free(buf); return 0; }
-    ck_init(&ck);
+    clockcheck_init(&ck);
     while ((st = ptc_perf_next(&rd, &r)) == PTC_OK) {
-        FZ_ASSERT(first || r.offset > last_offset, "records went back: %llu after %llu", (unsigned long long)r.offset,
+        FUZZ_ASSERT(first || r.offset > last_offset, "records went back: %llu after %llu", (unsigned long long)r.offset,
                   (unsigned long long)last_offset);
         first = 0;
         last_offset = r.offset;
@@ -108,13 +108,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (r.type == PTC_PERF_AUXTRACE) time_trace(&cc, r.u.auxtrace.data, r.u.auxtrace.size, &ck);
         if (r.type == PTC_PERF_SAMPLE && r.u.sample.aux) time_trace(&cc, r.u.sample.aux, r.u.sample.aux_size, &ck);
     }
-    FZ_ASSERT(st == PTC_END || st == PTC_ERR_BAD_PERF, "next: %s", ptc_status_name(st));
+    FUZZ_ASSERT(st == PTC_END || st == PTC_ERR_BAD_PERF, "next: %s", ptc_status_name(st));
     if (have_config) {
         memset(line, 'x', sizeof line);
-        if (ck_report_line(&ck, &cc, line, sizeof line))
-            FZ_ASSERT(memchr(line, 0, sizeof line) != NULL && strstr(line, "most likely wrong: ") != NULL, "%s", line);
-        FZ_ASSERT(ck.conflicts || !ck_report_line(&ck, &cc, line, sizeof line), "a line without conflicts");
-        if (ck_errata_line(&ck, &cc, line, sizeof line)) FZ_ASSERT(memchr(line, 0, sizeof line) != NULL, "unterminated");
+        if (clockcheck_report_line(&ck, &cc, line, sizeof line))
+            FUZZ_ASSERT(memchr(line, 0, sizeof line) != NULL && strstr(line, "most likely wrong: ") != NULL, "%s", line);
+        FUZZ_ASSERT(ck.conflicts || !clockcheck_report_line(&ck, &cc, line, sizeof line), "a line without conflicts");
+        if (clockcheck_errata_line(&ck, &cc, line, sizeof line)) FUZZ_ASSERT(memchr(line, 0, sizeof line) != NULL, "unterminated");
     }
     free(buf);
     return 0;

@@ -31,7 +31,7 @@ static int same_item(const ptc_item *a, const ptc_item *b)
 /* Decodes the input in chunks of the given sizes (cycled), each copied into
    its own exact-size allocation, by ptc_decoder_next (batch_cap 0) or by
    ptc_decoder_next_batch, and holds every item to the one-shot items. */
-static void chunked_equals(const fz_input *in, unsigned flags, const size_t *sizes, size_t nsizes,
+static void chunked_equals(const fuzz_input *in, unsigned flags, const size_t *sizes, size_t nsizes,
                            size_t batch_cap, const ptc_item *items, size_t n)
 {
     ptc_record recs[64];
@@ -45,14 +45,14 @@ static void chunked_equals(const fz_input *in, unsigned flags, const size_t *siz
     for (;;) {
         if (batch_cap) {
             st = ptc_decoder_next_batch(&dec, recs, batch_cap, &got);
-            FZ_ASSERT(st != PTC_OK || got == batch_cap, "a batch of %zu records returned ok", got);
+            FUZZ_ASSERT(st != PTC_OK || got == batch_cap, "a batch of %zu records returned ok", got);
         } else {
             st = ptc_decoder_next(&dec, &it);
             got = st == PTC_OK;
         }
         for (i = 0; i < got; i++) {
-            if (batch_cap) FZ_ASSERT(ptc_record_item(&recs[i], &it) == PTC_OK, "record %zu has no item", k);
-            FZ_ASSERT(k < n && same_item(&it, &items[k]), "chunked item %zu differs from one-shot (batch %zu)", k,
+            if (batch_cap) FUZZ_ASSERT(ptc_record_item(&recs[i], &it) == PTC_OK, "record %zu has no item", k);
+            FUZZ_ASSERT(k < n && same_item(&it, &items[k]), "chunked item %zu differs from one-shot (batch %zu)", k,
                       batch_cap);
             k++;
         }
@@ -69,23 +69,23 @@ static void chunked_equals(const fz_input *in, unsigned flags, const size_t *siz
             if (c > in->size - at) c = in->size - at;
             if (c) {
                 chunk = (uint8_t *)malloc(c);
-                FZ_ASSERT(chunk != NULL, "out of memory");
+                FUZZ_ASSERT(chunk != NULL, "out of memory");
                 memcpy(chunk, in->data + at, c);
             }
-            FZ_ASSERT(ptc_decoder_feed(&dec, chunk, c) == PTC_OK, "feed refused");
+            FUZZ_ASSERT(ptc_decoder_feed(&dec, chunk, c) == PTC_OK, "feed refused");
             at += c;
         } else {
-            FZ_ASSERT(st == PTC_END, "chunked decoding ended with %s", ptc_status_name(st));
+            FUZZ_ASSERT(st == PTC_END, "chunked decoding ended with %s", ptc_status_name(st));
             break;
         }
     }
     free(chunk);
-    FZ_ASSERT(k == n, "chunked decoding gave %zu items, one-shot %zu (batch %zu)", k, n, batch_cap);
+    FUZZ_ASSERT(k == n, "chunked decoding gave %zu items, one-shot %zu (batch %zu)", k, n, batch_cap);
 }
 
 /* The trace cut into segments (SPEC 1.13), each decoded alone (by items,
    or by batches of batch_cap records), gives the one-shot items. */
-static void segments_equal(const fz_input *in, unsigned flags, size_t batch_cap, const ptc_item *items, size_t n)
+static void segments_equal(const fuzz_input *in, unsigned flags, size_t batch_cap, const ptc_item *items, size_t n)
 {
     ptc_record recs[64];
     size_t start = 0, k = 0, got, i;
@@ -94,8 +94,8 @@ static void segments_equal(const fz_input *in, unsigned flags, size_t batch_cap,
         ptc_decoder dec;
         ptc_status st;
         ptc_item it;
-        FZ_ASSERT(end > start || end == in->size, "segment end %zu after %zu", end, start);
-        FZ_ASSERT(ptc_decoder_init_segment(&dec, flags, in->data, in->size, start, end) == PTC_OK,
+        FUZZ_ASSERT(end > start || end == in->size, "segment end %zu after %zu", end, start);
+        FUZZ_ASSERT(ptc_decoder_init_segment(&dec, flags, in->data, in->size, start, end) == PTC_OK,
                   "segment [%zu, %zu) refused", start, end);
         do {
             if (batch_cap) {
@@ -105,22 +105,22 @@ static void segments_equal(const fz_input *in, unsigned flags, size_t batch_cap,
                 got = st == PTC_OK;
             }
             for (i = 0; i < got; i++) {
-                if (batch_cap) FZ_ASSERT(ptc_record_item(&recs[i], &it) == PTC_OK, "record %zu has no item", k);
-                FZ_ASSERT(k < n && same_item(&it, &items[k]) && it.offset >= start && it.offset < end + (end == in->size),
+                if (batch_cap) FUZZ_ASSERT(ptc_record_item(&recs[i], &it) == PTC_OK, "record %zu has no item", k);
+                FUZZ_ASSERT(k < n && same_item(&it, &items[k]) && it.offset >= start && it.offset < end + (end == in->size),
                           "item %zu of segment [%zu, %zu) differs from one-shot (batch %zu)", k, start, end, batch_cap);
                 k++;
             }
         } while (st == PTC_OK);
-        FZ_ASSERT(st == PTC_END, "segment [%zu, %zu) ended with %s", start, end, ptc_status_name(st));
+        FUZZ_ASSERT(st == PTC_END, "segment [%zu, %zu) ended with %s", start, end, ptc_status_name(st));
         if (end >= in->size) break;
         start = end;
     }
-    FZ_ASSERT(k == n, "segments gave %zu items, one-shot %zu (batch %zu)", k, n, batch_cap);
+    FUZZ_ASSERT(k == n, "segments gave %zu items, one-shot %zu (batch %zu)", k, n, batch_cap);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fz_input in;
+    fuzz_input in;
     unsigned flags;
     size_t sizes[8], nsizes, i, n = 0, cap, next = 0;
     ptc_item *items, it;
@@ -128,57 +128,57 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_status st;
     int after_error;
 
-    if (size > FZ_MAX_INPUT) return 0;
+    if (size > FUZZ_MAX_INPUT) return 0;
     in.data = data;
     in.size = size;
-    flags = (unsigned)fz_take(&in, 0, 7); /* PTC_DECODE_NO_SYNC, PTC_DECODE_SKD007, PTC_DECODE_SKZ84 */
-    nsizes = fz_take(&in, 1, 8);
-    for (i = 0; i < nsizes; i++) sizes[i] = fz_take(&in, 0, 255);
+    flags = (unsigned)fuzz_take(&in, 0, 7); /* PTC_DECODE_NO_SYNC, PTC_DECODE_SKD007, PTC_DECODE_SKZ84 */
+    nsizes = fuzz_take(&in, 1, 8);
+    for (i = 0; i < nsizes; i++) sizes[i] = fuzz_take(&in, 0, 255);
 
     /* one shot. In sync mode the first packet is a PSB anywhere, as after
        an error. */
     after_error = !(flags & PTC_DECODE_NO_SYNC);
     cap = in.size + 2;
     items = (ptc_item *)malloc(cap * sizeof *items);
-    FZ_ASSERT(items != NULL, "out of memory");
+    FUZZ_ASSERT(items != NULL, "out of memory");
     ptc_decoder_init_buffer(&dec, flags, in.data, in.size);
     while ((st = ptc_decoder_next(&dec, &it)) == PTC_OK) {
-        FZ_ASSERT(n < cap, "more items (%zu) than bytes (%zu)", n, in.size);
+        FUZZ_ASSERT(n < cap, "more items (%zu) than bytes (%zu)", n, in.size);
         items[n++] = it;
         if (it.error == PTC_OK) {
             uint8_t out[PTC_MAX_PACKET_SIZE];
             size_t w = 0;
-            FZ_ASSERT(after_error ? (it.pkt.type == PTC_PSB && it.offset >= next) : it.offset == next,
+            FUZZ_ASSERT(after_error ? (it.pkt.type == PTC_PSB && it.offset >= next) : it.offset == next,
                       "packet at %llu, decoding stood at %llu", (unsigned long long)it.offset,
                       (unsigned long long)next);
-            FZ_ASSERT(ptc_encode_packet(&it.pkt, out, sizeof out, &w) == PTC_OK && w == it.pkt.size &&
+            FUZZ_ASSERT(ptc_encode_packet(&it.pkt, out, sizeof out, &w) == PTC_OK && w == it.pkt.size &&
                           it.offset + w <= in.size && memcmp(out, in.data + it.offset, w) == 0,
                       "%s at %llu does not re-encode to its bytes", ptc_packet_type_name(it.pkt.type),
                       (unsigned long long)it.offset);
             next = it.offset + w;
             after_error = 0;
         } else if (it.error == PTC_ERR_CUT_CYC) {
-            FZ_ASSERT((flags & PTC_DECODE_SKD007) && !after_error && it.offset == next && it.offset + 3 <= in.size &&
+            FUZZ_ASSERT((flags & PTC_DECODE_SKD007) && !after_error && it.offset == next && it.offset + 3 <= in.size &&
                           (in.data[it.offset] & 7) == 7 && in.data[it.offset + 1] == PTC_OP_EXT &&
                           in.data[it.offset + 2] == PTC_EXT_OVF,
                       "cut_cyc at %llu", (unsigned long long)it.offset);
             next = it.offset + 1; /* the OVF, not a resync */
         } else if (it.error == PTC_ERR_CORRUPT_TMA) {
-            FZ_ASSERT((flags & PTC_DECODE_SKZ84) && !after_error && it.offset == next && it.offset + 7 <= in.size &&
+            FUZZ_ASSERT((flags & PTC_DECODE_SKZ84) && !after_error && it.offset == next && it.offset + 7 <= in.size &&
                           in.data[it.offset] == PTC_OP_EXT && in.data[it.offset + 1] == PTC_EXT_TMA &&
                           (in.data[it.offset + 4] != 0 || (in.data[it.offset + 6] & 0xFE) != 0),
                       "corrupt_tma at %llu", (unsigned long long)it.offset);
             next = it.offset + 8; /* and its bogus byte (or the end), not a resync */
         } else {
-            FZ_ASSERT(it.offset <= in.size, "error offset past the end");
-            FZ_ASSERT(it.error == PTC_ERR_NO_PSB || (!after_error && it.offset == next),
+            FUZZ_ASSERT(it.offset <= in.size, "error offset past the end");
+            FUZZ_ASSERT(it.error == PTC_ERR_NO_PSB || (!after_error && it.offset == next),
                       "error %s at %llu, decoding stood at %llu", ptc_status_name(it.error),
                       (unsigned long long)it.offset, (unsigned long long)next);
             next = it.offset + 1;
             after_error = 1;
         }
     }
-    FZ_ASSERT(st == PTC_END, "one-shot decoding ended with %s", ptc_status_name(st));
+    FUZZ_ASSERT(st == PTC_END, "one-shot decoding ended with %s", ptc_status_name(st));
 
     /* the same input in chunks, by items and by batches of records */
     chunked_equals(&in, flags, sizes, nsizes, 0, items, n);

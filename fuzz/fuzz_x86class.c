@@ -21,13 +21,13 @@ static int is_direct(x86_cofi c) { return c == X86_JCC || c == X86_JMP || c == X
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fz_input in;
+    fuzz_input in;
     uint64_t ip;
     size_t at = 0;
     if (size > 4096) return 0;
     in.data = data;
     in.size = size;
-    ip = (uint64_t)fz_take(&in, 0, 0xFFFFFFFFu) << 16 ^ fz_take(&in, 0, 0xFFFF);
+    ip = (uint64_t)fuzz_take(&in, 0, 0xFFFFFFFFu) << 16 ^ fuzz_take(&in, 0, 0xFFFF);
     while (at < in.size) {
         size_t len = (size_t)(data[at] % 15) + 1;
         uint8_t *exact, *prefixed;
@@ -36,22 +36,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (len > in.size - at) len = in.size - at;
         exact = (uint8_t *)malloc(len ? len : 1);
         prefixed = (uint8_t *)malloc(len + 1);
-        FZ_ASSERT(exact && prefixed, "out of memory");
+        FUZZ_ASSERT(exact && prefixed, "out of memory");
         memcpy(exact, data + at, len);
         c = x86_classify(exact, len, ip);
-        FZ_ASSERT((unsigned)c.cofi < X86_COFI_COUNT && x86_cofi_names[c.cofi], "class %d", (int)c.cofi);
-        FZ_ASSERT(is_direct(c.cofi) || c.target == 0, "%s with a target", x86_cofi_names[c.cofi]);
+        FUZZ_ASSERT((unsigned)c.cofi < X86_COFI_COUNT && x86_cofi_names[c.cofi], "class %d", (int)c.cofi);
+        FUZZ_ASSERT(is_direct(c.cofi) || c.target == 0, "%s with a target", x86_cofi_names[c.cofi]);
         if (is_direct(c.cofi)) {
             /* |target - next IP| fits a rel32 */
             uint64_t d = c.target - (ip + len);
-            FZ_ASSERT(d <= 0x7FFFFFFFu || d >= (uint64_t)0 - 0x80000000u, "displacement %llx", (unsigned long long)d);
+            FUZZ_ASSERT(d <= 0x7FFFFFFFu || d >= (uint64_t)0 - 0x80000000u, "displacement %llx", (unsigned long long)d);
         }
         prefixed[0] = 0x3E;
         memcpy(prefixed + 1, exact, len);
         p = x86_classify(prefixed, len + 1, ip);
         /* before every other prefix, so a REX stays next to its opcode */
-        FZ_ASSERT(p.cofi == c.cofi, "3E prefix: %s became %s", x86_cofi_names[c.cofi], x86_cofi_names[p.cofi]);
-        FZ_ASSERT(!is_direct(c.cofi) || p.target == c.target + 1, "3E prefix moved the target by %lld",
+        FUZZ_ASSERT(p.cofi == c.cofi, "3E prefix: %s became %s", x86_cofi_names[c.cofi], x86_cofi_names[p.cofi]);
+        FUZZ_ASSERT(!is_direct(c.cofi) || p.target == c.target + 1, "3E prefix moved the target by %lld",
                   (long long)(p.target - c.target));
         free(exact);
         free(prefixed);

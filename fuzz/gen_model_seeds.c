@@ -2,7 +2,7 @@
    fuzz_clock, fuzz_checker), one per standard workload and suppression
    policy kind. Their input is a workload program with the settings in its
    last bytes (fuzz_modelrun.h); this tool writes a program shaped like the
-   workload and then searches, with fz_model_config itself, for last bytes
+   workload and then searches, with fuzz_model_config itself, for last bytes
    that give the settings the workload needs and the policy wanted, so the
    seeds follow that function wherever it goes.
    usage: gen_model_seeds DIR   (writes DIR/seed-<workload>-<policy>) */
@@ -14,7 +14,7 @@
 
 enum { PROGRAM = 480, TAIL = 32 }; /* settings take at most 27 bytes */
 
-/* Events (op % 15, see mp_play in tools/modelprog.h) each workload is made of, and how
+/* Events (op % 15, see modelprog_play in harness/modelprog.h) each workload is made of, and how
    often, as characters from '0': idle 0-2, branch 3, jump 4, indirect jump
    5, interrupt 6, ptwrite 7, cr3 / privilege 8, mode/ratio 9, sleep ':',
    CALL ';', RET '<', TSX '=', VMX '>'. */
@@ -73,12 +73,12 @@ int main(int argc, char **argv)
         for (k = 0; k < sizeof policies / sizeof policies[0]; k++) {
             unsigned long tries;
             for (tries = 0; tries < 10000000ul; tries++) {
-                fz_input in;
+                fuzz_input in;
                 ptc_model_config cfg;
                 for (i = PROGRAM; i < sizeof buf; i++) buf[i] = next_byte();
                 in.data = buf;
                 in.size = sizeof buf;
-                fz_model_config(&in, &cfg);
+                fuzz_model_config(&in, &cfg);
                 if (policy_is((int)k, &cfg.policy) && (cfg.nfilters != 0) == workloads[w].filter &&
                     cfg.ptw_en >= workloads[w].ptw && cfg.pwr_evt_en >= workloads[w].pwr &&
                     (cfg.fifo_bytes != 0) == workloads[w].fifo)

@@ -15,7 +15,7 @@ static unsigned long passed, failed;
 static void run_file(const char *path)
 {
     size_t len = 0;
-    uint8_t *read = ut_read_file(path, &len), *exact;
+    uint8_t *read = util_read_file(path, &len), *exact;
     if (!read) {
         fprintf(stderr, "replay: cannot read %s: %s\n", path, strerror(errno));
         failed++;

@@ -1,4 +1,4 @@
-/* with_mutator.c - ptcodec's PT-aware mutator (tools/ptmutator.h) as
+/* with_mutator.c - ptcodec's PT-aware mutator (harness/ptmutator.h) as
    libFuzzer's custom mutator and crossover, in a file of its own, to link
    into any fuzz target:
      clang -O2 -c fuzz/with_mutator.c                  (no -fsanitize here)
@@ -13,4 +13,4 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #define PTM_LIBFUZZER_HOOKS
-#include "../tools/ptmutator.h"
+#include "../harness/ptmutator.h"

@@ -6,12 +6,12 @@
    usage: afl_mutator_driver LIBRARY SEED CALLS INPUT
    prints a hash of every output, in order, and each operator's count as
    afl_custom_describe named it; fails when an operator that keeps whole
-   packets whole (tools/ptmutator.h) broke a stream of whole packets. The
+   packets whole (harness/ptmutator.h) broke a stream of whole packets. The
    library is only called; ptmutator.h here only names the operators and
    reads the packets. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
-#include "../tools/ptmutator.h"
+#include "../harness/ptmutator.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     fuzz_fn fuzz;
     describe_fn describe;
     deinit_fn deinit;
-    ut_prog = "afl_mutator_driver";
+    util_prog = "afl_mutator_driver";
     if (argc != 5) {
         fprintf(stderr, "usage: %s LIBRARY SEED CALLS INPUT\n", argv[0]);
         return 2;
@@ -68,8 +68,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: an afl_custom_* entry point is missing\n", argv[1]);
         return 1;
     }
-    if (!ut_parse_u64("SEED", argv[2], UINT32_MAX, &seed) || !ut_parse_u64("CALLS", argv[3], 1000000, &calls)) return 2;
-    if (!(first = ut_read_file(argv[4], &first_len))) {
+    if (!util_parse_u64("SEED", argv[2], UINT32_MAX, &seed) || !util_parse_u64("CALLS", argv[3], 1000000, &calls)) return 2;
+    if (!(first = util_read_file(argv[4], &first_len))) {
         perror(argv[4]);
         return 1;
     }

@@ -7,8 +7,8 @@
 # the user, and for gcc's C99 and clang++'s C++11 the parts left out
 # (PTCODEC_NO_MODEL, PTCODEC_NO_PERF, both), after which a use of a part
 # left out must not compile. One test per combination; and the same for the
-# mutator header a fuzzing harness includes (tools/ptmutator.h), with the
-# differential template (tools/ptdiff.h).
+# mutator header a fuzzing harness includes (harness/ptmutator.h), with the
+# differential template (harness/ptdiff.h).
 cd "$(dirname "$0")/.." || exit 1
 out=${BUILD:-build}/compile
 mkdir -p "$out"

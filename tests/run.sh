@@ -57,8 +57,8 @@ run_test() { # program
   case $name in
     */timecmp) run time_accuracy_vs_libipt_and_perf timecmp time_accuracy_vs_libipt_and_perf "$1" --real-clocks ;;
     */timecmp22) run time_accuracy_vs_libipt22 timecmp time_accuracy_vs_libipt22 "$1" --encoder-only --whole-only --no-perf ;;
-    gcc/*_noi128) run "$name" env TL_TAG="gcc, portable 128-bit" "$1" SPEC.md ;;
-    *) run "$name" env TL_TAG="${name%%/*}" "$1" SPEC.md ;;
+    gcc/*_noi128) run "$name" env TESTLIB_TAG="gcc, portable 128-bit" "$1" SPEC.md ;;
+    *) run "$name" env TESTLIB_TAG="${name%%/*}" "$1" SPEC.md ;;
   esac
 }
 # The second lane: long one-core steps run one after another beside the
@@ -162,7 +162,7 @@ smoke() { # target dictionary
        -artifact_prefix="$b/" "$b/smoke-$1" "$b/smoke-seeds-$1" > "$log.f" 2>&1; then
     echo "ok - fuzz_smoke_$1: $(grep -o '#[0-9]*[[:space:]]*DONE.*' "$log.f" | head -1)"
   else
-    grep -A20 -E 'ERROR|FZ_ASSERT|runtime error' "$log.f" | head -40; echo "FAIL - fuzz_smoke_$1"; return 1
+    grep -A20 -E 'ERROR|FUZZ_ASSERT|runtime error' "$log.f" | head -40; echo "FAIL - fuzz_smoke_$1"; return 1
   fi
 }
 while read -r t dict; do

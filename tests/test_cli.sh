@@ -50,7 +50,7 @@ expect_status cli_two_files 2 "$b/ptdump" a b
 expect_status cli_missing_file 2 "$b/ptdump" "$tmp/does-not-exist"
 expect_status cli_directory 2 "$b/ptdump" "$tmp"
 grep -q "cannot read $tmp: Is a directory" "$tmp/err" && pass cli_directory_named || fail cli_directory_named "$(cat "$tmp/err")"
-# numbers are strict (tools/util.h): junk, a sign, overflow and out-of-range
+# numbers are strict (harness/util.h): junk, a sign, overflow and out-of-range
 # values are refused with the option named
 for bad in "ptgen --bytes abc" "ptgen --bytes 12x" "ptgen --seed 99999999999999999999" "ptsim --cycles -5" \
            "ptsim --threads 9" "ptdump --mtc-freq 16" "ptdump --cyc-thresh 16" "ptnav --cycle 0x"; do

@@ -6,17 +6,17 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"
-#include "../tools/pktgen.h"
+#include "../harness/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
-#include "../tools/modelrec.h"
+#include "../harness/modelrec.h"
 
 #include <string.h>
 
 /* ---- one run: the model's trace and truth, decoded and timed --------------- */
 
 typedef struct run {
-    mr_trace tr; /* the stream, and the truth of its packets in stream order */
+    modelrec_trace tr; /* the stream, and the truth of its packets in stream order */
     ptc_timed_item *ti; /* the clock's output, one per emitted packet */
     size_t nti;
     ptc_model_config cfg;
@@ -39,8 +39,8 @@ static int record_run(int wi, const char *policy, const char *settings, uint64_t
     ptc_model_sink sink;
     char err[200];
     memset(r, 0, sizeof *r);
-    sink = mr_start(&r->tr, 1);
-    if (!wl_run_configured(wi, policy, settings, cycles, seed, &sink, &r->cfg, err, sizeof err)) {
+    sink = modelrec_start(&r->tr, 1);
+    if (!workload_run_configured(wi, policy, settings, cycles, seed, &sink, &r->cfg, err, sizeof err)) {
         CHECK(0, "%s", err);
         return 0;
     }
@@ -56,8 +56,8 @@ static int time_run(run *r, const ptc_clock_config *cc)
     CHECK(ptc_clock_init(&clk, cc) == PTC_OK);
     r->ti = (ptc_timed_item *)malloc((r->tr.nt + 1) * sizeof *r->ti);
     /* (with the model's errata: a CYC cut by SKD007 is its cut_cyc error) */
-    CHECK(!mr_skd007_ambiguous(&r->cfg, &r->tr), "a whole CYC pair reads as one cut by SKD007");
-    ptc_decoder_init_buffer(&d, mr_decode_flags(&r->cfg), r->tr.bytes, r->tr.len);
+    CHECK(!modelrec_skd007_ambiguous(&r->cfg, &r->tr), "a whole CYC pair reads as one cut by SKD007");
+    ptc_decoder_init_buffer(&d, modelrec_decode_flags(&r->cfg), r->tr.bytes, r->tr.len);
     for (;;) {
         ptc_status st = ptc_decoder_next(&d, &it);
         ptc_timed_item out;
@@ -80,7 +80,7 @@ static int do_run(int wi, const char *policy, const char *settings, uint64_t cyc
     return time_run(r, &cc);
 }
 
-static void run_free(run *r) { mr_free(&r->tr); free(r->ti); }
+static void run_free(run *r) { modelrec_free(&r->tr); free(r->ti); }
 
 static int inside(const ptc_truth *t, const ptc_timed_item *ti)
 {
@@ -243,7 +243,7 @@ static void time_round_trip_every_workload_policy_and_configuration(void)
     };
     int wi;
     size_t p, s, bounded = 0;
-    for (wi = 0; wi < WL_COUNT; wi++)
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++)
         for (p = 0; p < sizeof policies / sizeof policies[0]; p++)
             for (s = 0; s < sizeof settings / sizeof settings[0]; s++) {
                 run r;
@@ -251,7 +251,7 @@ static void time_round_trip_every_workload_policy_and_configuration(void)
                 char what[256];
                 int exact = (int)((wi + p + s) % 3 != 0); /* the rounded nom_freq a third of the time */
                 if ((wi + p + s) % 2) continue; /* half the grid: keeps the suite quick, covers all of it over wi */
-                snprintf(what, sizeof what, "%s/%s [%s]%s", wl_names[wi], policies[p], settings[s], exact ? "" : " rounded nom");
+                snprintf(what, sizeof what, "%s/%s [%s]%s", workload_names[wi], policies[p], settings[s], exact ? "" : " rounded nom");
                 memset(&st, 0, sizeof st);
                 if (do_run(wi, policies[p], settings[s], 2000000, 11 * p + s, exact, 1, &r)) {
                     check_validity(&r, &st, what);
@@ -268,20 +268,20 @@ static void width_bounds(void)
     static const char *policies[] = { "off", "seed" };
     int wi;
     size_t p;
-    for (wi = 0; wi < WL_COUNT; wi++) {
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++) {
         if (wi == 3) continue; /* ptwrite: PTW packets every ~10^5 cycles, too few per run */
         for (p = 0; p < 2; p++) {
             run r;
             stats st;
             char what[128];
             memset(&st, 0, sizeof st);
-            snprintf(what, sizeof what, "%s/%s", wl_names[wi], policies[p]);
+            snprintf(what, sizeof what, "%s/%s", workload_names[wi], policies[p]);
             if (!do_run(wi, policies[p], "", 4000000, 3, 1, 1, &r)) continue;
             check_validity(&r, &st, what);
             check_period_bound(&r, what, 20);
             if (p == 0) check_after_mtc_bound(&r, what);
             run_free(&r);
-            snprintf(what, sizeof what, "%s/%s with CYC", wl_names[wi], policies[p]);
+            snprintf(what, sizeof what, "%s/%s with CYC", workload_names[wi], policies[p]);
             memset(&st, 0, sizeof st);
             if (!do_run(wi, policies[p], "cyc_en=1,cyc_thresh=2", 4000000, 3, 1, 1, &r)) continue;
             check_validity(&r, &st, what);
@@ -295,12 +295,12 @@ static void width_bounds(void)
 static void without_the_policy(void)
 {
     int wi;
-    for (wi = 0; wi < WL_COUNT; wi++) {
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++) {
         run r;
         stats st;
         char what[64];
         memset(&st, 0, sizeof st);
-        snprintf(what, sizeof what, "%s/seed, policy not given", wl_names[wi]);
+        snprintf(what, sizeof what, "%s/seed, policy not given", workload_names[wi]);
         if (do_run(wi, "seed", "cyc_en=1,cyc_thresh=6", 2000000, 5, 0, 0, &r)) check_validity(&r, &st, what);
         run_free(&r);
     }
@@ -329,11 +329,11 @@ static void skz84_corrupt_tmas_are_timed_with_their_tsc(void)
             memset(&r, 0, sizeof r);
             memset(&st, 0, sizeof st);
             snprintf(what, sizeof what, "guest [%s]%s", settings[s], told ? "" : ", clock not told");
-            sink = mr_start(&r.tr, 1);
+            sink = modelrec_start(&r.tr, 1);
             ptc_model_config_default(&r.cfg);
-            CHECK(mc_set_list(&r.cfg, settings[s], err, sizeof err), "%s", err);
+            CHECK(modelcfg_set_list(&r.cfg, settings[s], err, sizeof err), "%s", err);
             CHECK(ptc_model_init(&m, &r.cfg, &sink) == PTC_OK);
-            wl_run_in_guest(&m, 4000000, s + 3);
+            workload_run_in_guest(&m, 4000000, s + 3);
             clock_config_for(&r.cfg, 1, 1, &cc);
             if (!told) cc.errata &= ~(uint32_t)PTC_ERRATUM_SKZ84;
             if (time_run(&r, &cc)) {
@@ -366,16 +366,16 @@ static void skl168_drops_the_cyc_before_a_psb(void)
     static const char *settings = "cyc_en=1,cyc_thresh=0,skl168=1,psb_freq=0,psb_early_tsc=255,mtc_freq=0";
     int wi;
     size_t dropped = 0, before_psb = 0, counted_from_psb = 0;
-    for (wi = 0; wi < WL_COUNT; wi++) {
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++) {
         run r;
-        mr_trace all; /* the same run with what was lost too */
-        ptc_model_sink sink = mr_start(&all, 0);
+        modelrec_trace all; /* the same run with what was lost too */
+        ptc_model_sink sink = modelrec_start(&all, 0);
         ptc_model_config mc;
         ptc_clock_config cc;
         stats st;
         char err[200], what[96];
         size_t i;
-        if (wl_run_configured(wi, "off", settings, 1500000, 4, &sink, &mc, err, sizeof err))
+        if (workload_run_configured(wi, "off", settings, 1500000, 4, &sink, &mc, err, sizeof err))
             for (i = 0; i + 1 < all.nt; i++) {
                 size_t k = i + 1;
                 if (all.t[i].fate != PTC_FATE_DROPPED || all.t[i].pkt.type != PTC_CYC) continue;
@@ -385,12 +385,12 @@ static void skl168_drops_the_cyc_before_a_psb(void)
                 while (k < all.nt && !(all.t[k].pkt.type == PTC_CYC && all.t[k].fate == PTC_FATE_EMITTED)) k++;
                 counted_from_psb += k < all.nt && all.t[k].pkt.u.cyc.cycles == all.t[k].cycle - all.t[i].cycle;
             }
-        mr_free(&all);
+        modelrec_free(&all);
         if (!record_run(wi, "off", settings, 1500000, 4, &r)) { run_free(&r); continue; }
         clock_config_for(&r.cfg, 1, 1, &cc);
         CHECK(cc.errata & PTC_ERRATUM_SKL168, "ptc_clock_config_from_model passes skl168 on");
         cc.errata = 0;
-        snprintf(what, sizeof what, "%s, skl168 in the model, not in the clock", wl_names[wi]);
+        snprintf(what, sizeof what, "%s, skl168 in the model, not in the clock", workload_names[wi]);
         memset(&st, 0, sizeof st);
         if (time_run(&r, &cc)) check_validity(&r, &st, what);
         run_free(&r);
@@ -419,14 +419,14 @@ static void errata_keep_the_truth_inside(void)
     for (e = 1; e & PTC_ERRATA_ALL_; e <<= 1)
         CHECK(ptc_erratum_from_name(ptc_erratum_name(e)) == e && strlen(ptc_erratum_effect(e)) > 20, "erratum %x", e);
     CHECK(ptc_erratum_from_name("skl16") == 0 && ptc_erratum_from_name(NULL) == 0 && ptc_erratum_effect(0x80) != NULL);
-    for (wi = 0; wi < WL_COUNT; wi++) {
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++) {
         run plain, with;
         stats sp, sw;
         ptc_clock_config cc;
         char what[64];
         memset(&sp, 0, sizeof sp);
         memset(&sw, 0, sizeof sw);
-        snprintf(what, sizeof what, "%s, errata skl168 and skz84", wl_names[wi]);
+        snprintf(what, sizeof what, "%s, errata skl168 and skz84", workload_names[wi]);
         if (!do_run(wi, "seed", "cyc_en=1,cyc_thresh=2,mtc_lost=1", 1500000, 3, 1, 1, &plain)) { run_free(&plain); continue; }
         check_validity(&plain, &sp, what);
         if (record_run(wi, "seed", "cyc_en=1,cyc_thresh=2,mtc_lost=1", 1500000, 3, &with)) {
@@ -486,7 +486,7 @@ static void wrong_policy_is_reported(void)
 static void suppressed_is_no_wider(void)
 {
     int wi;
-    for (wi = 0; wi < WL_COUNT; wi++) {
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++) {
         run a, b;
         size_t i = 0, j = 0, compared = 0, wider = 0;
         if (wi == 6) continue; /* mixed: its overflows depend on the byte count, so the runs differ */
@@ -511,7 +511,7 @@ static void suppressed_is_no_wider(void)
             if (!stop_follows && a.ti[i].have_time && b.ti[j].have_time) {
                 compared++;
                 if (b.ti[j].tsc_hi - b.ti[j].tsc_lo > a.ti[i].tsc_hi - a.ti[i].tsc_lo && wider++ < 3)
-                    CHECK(0, "%s: %s at cycle %llu: %llu wide suppressed, %llu without", wl_names[wi],
+                    CHECK(0, "%s: %s at cycle %llu: %llu wide suppressed, %llu without", workload_names[wi],
                           ptc_packet_type_name(x->pkt.type), (unsigned long long)x->cycle,
                           (unsigned long long)(b.ti[j].tsc_hi - b.ti[j].tsc_lo),
                           (unsigned long long)(a.ti[i].tsc_hi - a.ti[i].tsc_lo));
@@ -519,7 +519,7 @@ static void suppressed_is_no_wider(void)
             i++;
             j++;
         }
-        CHECK(compared > 20, "%s: only %zu packets compared", wl_names[wi], compared);
+        CHECK(compared > 20, "%s: only %zu packets compared", workload_names[wi], compared);
         run_free(&a);
         run_free(&b);
     }
@@ -543,7 +543,7 @@ static void clock_after_resync(void)
         if (ptc_decode_packet(probe, sizeof probe, PTC_BLOCK_NONE, &pk) == PTC_ERR_BAD_OPCODE) break;
     }
     CHECK(bad_ext < 255, "no undefined extended opcode");
-    for (wi = 0; wi < WL_COUNT; wi++) {
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++) {
         run r;
         size_t cut, trial;
         if (!do_run(wi, "seed", "cyc_en=1,cyc_thresh=3,psb_freq=0", 3000000, 21, 1, 1, &r)) continue;
@@ -587,15 +587,15 @@ static void clock_after_resync(void)
                         continue; /* the damaged packet, or not a packet of the trace */
                     checked++;
                     if (!inside(&r.tr.t[k], &out) && outside++ < 3)
-                        CHECK(0, "%s, %s at %zu: %s at %llu: true %llu not in [%llu, %llu]", wl_names[wi],
+                        CHECK(0, "%s, %s at %zu: %s at %llu: true %llu not in [%llu, %llu]", workload_names[wi],
                               trial % 2 ? "damaged" : "started", cut, ptc_packet_type_name(r.tr.t[k].pkt.type),
                               (unsigned long long)r.tr.t[k].offset, (unsigned long long)r.tr.t[k].time.tsc,
                               (unsigned long long)out.tsc_lo, (unsigned long long)out.tsc_hi);
                 }
                 if (st != PTC_OK) break;
             }
-            CHECK(back == 0, "%s: time went back %zu times", wl_names[wi], back);
-            CHECK(checked > 0 || r.tr.len - cut < 4096, "%s: nothing checked after %zu", wl_names[wi], cut);
+            CHECK(back == 0, "%s: time went back %zu times", workload_names[wi], back);
+            CHECK(checked > 0 || r.tr.len - cut < 4096, "%s: nothing checked after %zu", workload_names[wi], cut);
             free(copy);
         }
         run_free(&r);
@@ -633,7 +633,7 @@ static uint64_t opt_number(const char *opts, const char *key, uint64_t max, uint
 {
     const char *v = opt_after(opts, key);
     uint64_t x = absent;
-    if (v) CHECK(ut_parse_u64_n(v, strcspn(v, " \n"), max, &x), "option %s'%.20s' is not a number to %llu", key, v,
+    if (v) CHECK(util_parse_u64_n(v, strcspn(v, " \n"), max, &x), "option %s'%.20s' is not a number to %llu", key, v,
                  (unsigned long long)max);
     return x;
 }
@@ -652,8 +652,8 @@ static void golden_vector_times(const void *arg)
     unsigned long long libipt = 0;
     ptc_clock_order order;
 
-    snprintf(path, sizeof path, "%s/reference/libipt-ptt/golden", tl_shared_dir());
-    if (!tl_read_golden(path, name, &pt, &pt_len, &exp_text, &opts)) {
+    snprintf(path, sizeof path, "%s/reference/libipt-ptt/golden", testlib_shared_dir());
+    if (!testlib_read_golden(path, name, &pt, &pt_len, &exp_text, &opts)) {
         CHECK(0, "%s: files missing", name);
         return;
     }
@@ -693,7 +693,7 @@ static void golden_vector_times(const void *arg)
         {   /* libipt prints the time in hex, without 0x */
             const char *digits = *col == '+' || *col == '-' ? col + 1 : col;
             uint64_t t = 0;
-            CHECK(ut_parse_digits(digits, strspn(digits, "0123456789abcdefABCDEF"), 16, UINT64_MAX, &t),
+            CHECK(util_parse_digits(digits, strspn(digits, "0123456789abcdefABCDEF"), 16, UINT64_MAX, &t),
                   "%s: time column '%s'", name, col);
             if (*col == '+') libipt += t;
             else if (*col == '-') libipt -= t;
@@ -730,7 +730,7 @@ static void golden_vectors(void)
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {
         char label[128];
         snprintf(label, sizeof label, "golden_time_%s", names[i]);
-        tl_run_arg(label, golden_vector_times, names[i]);
+        testlib_run_arg(label, golden_vector_times, names[i]);
     }
 }
 
@@ -901,7 +901,7 @@ static void tnt_first_branch_is_not_at_a_counter_wrap(void)
         size_t i, tnts = 0, after_wrap = 0;
         uint64_t max_err = 0;
         int wrap_since_ntp = 0;
-        if (!record_run(wl_find("sparse"), "seed", "cyc_en=1,cyc_thresh=2", 20000000, 1, &r)) return;
+        if (!record_run(workload_find("sparse"), "seed", "cyc_en=1,cyc_thresh=2", 20000000, 1, &r)) return;
         clock_config_for(&r.cfg, exact, exact, &cc);
         if (!exact) cc.cyc_bits = 32; /* perf records no counter width */
         if (time_run(&r, &cc))
@@ -950,7 +950,7 @@ static void cycs_before_a_break_count_their_cycles(void)
             ptc_clock_config cc;
             size_t i, n = 0;
             uint64_t max_err = 0;
-            if (!record_run(wl_find(cases[c].workload), cases[c].policy, cases[c].settings, cases[c].cycles, 5, &r)) return;
+            if (!record_run(workload_find(cases[c].workload), cases[c].policy, cases[c].settings, cases[c].cycles, 5, &r)) return;
             clock_config_for(&r.cfg, exact, exact, &cc);
             if (time_run(&r, &cc))
                 for (i = 0; i < r.tr.nt; i++) {
@@ -996,7 +996,7 @@ static void one_event_one_instant(void)
     for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         run r;
         size_t i, prev = SIZE_MAX;
-        if (!do_run(wl_find(cases[c].workload), "seed", cases[c].settings, 3000000, 3, 1, 1, &r)) return;
+        if (!do_run(workload_find(cases[c].workload), "seed", cases[c].settings, 3000000, 3, 1, 1, &r)) return;
         for (i = 0; i < r.tr.nt; i++) {
             const ptc_packet *p = &r.tr.t[i].pkt, *q;
             const ptc_timed_item *a, *b;
@@ -1028,7 +1028,7 @@ static void one_event_one_instant(void)
             prev = i;
         }
         run_free(&r);
-        if (tl_check_failures) return;
+        if (testlib_check_failures) return;
     }
     printf("# %zu FUPs bound to a PTW or EXSTOP, %zu packets before the TIP of their event\n", bound, pairs);
     CHECK(bound > 100 && pairs > 10);
@@ -1063,8 +1063,8 @@ static void unknown_threshold_is_bounded_by_the_cycs(void)
             size_t i, wider = 0;
             uint64_t sum_unknown = 0, sum_off = 0;
             snprintf(what, sizeof what, "%s, %s, threshold unknown", workloads[w], settings);
-            if (!record_run(wl_find(workloads[w]), "off", settings, 2000000, 9, &r) ||
-                !record_run(wl_find(workloads[w]), "off", settings, 2000000, 9, &off))
+            if (!record_run(workload_find(workloads[w]), "off", settings, 2000000, 9, &r) ||
+                !record_run(workload_find(workloads[w]), "off", settings, 2000000, 9, &off))
                 return;
             clock_config_for(&r.cfg, 0, 0, &cc);
             cc.cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
@@ -1086,7 +1086,7 @@ static void unknown_threshold_is_bounded_by_the_cycs(void)
             if (k == 1 || k == 2) CHECK(sum_unknown < sum_off, "%s: the threshold's bound narrows nothing", what);
             run_free(&r);
             run_free(&off);
-            if (tl_check_failures) return;
+            if (testlib_check_failures) return;
         }
 }
 
@@ -1285,7 +1285,7 @@ int main(void)
     RUN(wrong_policy_is_reported);
     RUN(suppressed_is_no_wider);
     RUN(clock_after_resync);
-    if (tl_shared_dir()) golden_vectors();
+    if (testlib_shared_dir()) golden_vectors();
     else RUN(shared_data_present);
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

@@ -9,10 +9,10 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"
-#include "../tools/pktgen.h"
+#include "../harness/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
-#include "../tools/modelrec.h"
+#include "../harness/modelrec.h"
 #include "sdm_table.h"
 
 #include <string.h>
@@ -779,7 +779,7 @@ static void resync_after_errors_and_ovf(void)
 static void catalogue_matches_spec(void)
 {
     size_t len = 0;
-    char *spec = (char *)ut_read_file(spec_path, &len);
+    char *spec = (char *)util_read_file(spec_path, &len);
     const char *table;
     unsigned r, rows = 0;
     CHECK(spec != NULL, "cannot read %s", spec_path);
@@ -803,7 +803,7 @@ static void catalogue_matches_spec(void)
         const char *at = strstr(spec, "`sizeof(ptc_conform)` (");
         uint64_t said = 0;
         if (at) at += strlen("`sizeof(ptc_conform)` (");
-        CHECK(at && ut_parse_u64_n(at, strspn(at, "0123456789"), 1u << 20, &said) && said == sizeof(ptc_conform),
+        CHECK(at && util_parse_u64_n(at, strspn(at, "0123456789"), 1u << 20, &said) && said == sizeof(ptc_conform),
               "SPEC.md 7.1 says ptc_conform is %llu bytes, it is %zu", (unsigned long long)said, sizeof(ptc_conform));
     }
 #endif
@@ -828,34 +828,34 @@ static void model_streams_give_no_finding(void)
     int wi;
     size_t p, s, runs = 0;
     uint64_t packets = 0;
-    for (wi = 0; wi < WL_COUNT; wi++)
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++)
         for (p = 0; p < sizeof policies / sizeof policies[0]; p++)
             for (s = 0; s < sizeof settings / sizeof settings[0]; s++) {
-                mr_trace tr;
-                ptc_model_sink sink = mr_start(&tr, 1);
+                modelrec_trace tr;
+                ptc_model_sink sink = modelrec_start(&tr, 1);
                 ptc_model_config mc;
                 ptc_conform_config cc;
                 found fd;
                 char err[200], shown[600];
                 if ((wi + p + s) % 2) continue; /* half the grid: every setting over the workloads */
-                if (!wl_run_configured(wi, policies[p], settings[s], 1000000, 3 + s, &sink, &mc, err, sizeof err)) {
+                if (!workload_run_configured(wi, policies[p], settings[s], 1000000, 3 + s, &sink, &mc, err, sizeof err)) {
                     CHECK(0, "%s", err);
-                    mr_free(&tr);
+                    modelrec_free(&tr);
                     continue;
                 }
                 ptc_conform_config_from_model(&cc, &mc);
-                check_bytes(&cc, tr.bytes, tr.len, mr_decode_flags(&mc), &fd);
+                check_bytes(&cc, tr.bytes, tr.len, modelrec_decode_flags(&mc), &fd);
                 show(&fd, shown, sizeof shown);
                 /* SKD007's cut CYC read where two whole CYCs were: its OVF's
                    missing FUP is that erratum's (SPEC 7.5) */
                 if (fd.n) {
                     size_t i, errata = 0;
                     for (i = 0; i < fd.n; i++) errata += fd.f[i].severity == PTC_SEV_ERRATUM && fd.f[i].erratum == PTC_ERRATUM_SKD007;
-                    CHECK(errata == fd.n && (mc.errata & PTC_ERRATUM_SKD007), "%s/%s [%s]: found%s", wl_names[wi], policies[p], settings[s], shown);
+                    CHECK(errata == fd.n && (mc.errata & PTC_ERRATUM_SKD007), "%s/%s [%s]: found%s", workload_names[wi], policies[p], settings[s], shown);
                 }
                 runs++;
                 packets += fd.packets;
-                mr_free(&tr);
+                modelrec_free(&tr);
             }
     CHECK(runs > 100 && packets > 1000000, "%zu runs, %llu packets", runs, (unsigned long long)packets);
 }
@@ -921,7 +921,7 @@ static int matches_row(const char *sdm, const char *got)
 /* The non-timing packets from offset `from` on, as "TYPE(IP)" words,
    IP by name: BLIP the target, ip_name (NLIP or CLIP) the operation's IP,
    () none. */
-static void packets_after(const mr_trace *tr, uint64_t from, uint64_t ip, const char *ip_name, uint64_t target, char *out,
+static void packets_after(const modelrec_trace *tr, uint64_t from, uint64_t ip, const char *ip_name, uint64_t target, char *out,
                           size_t cap)
 {
     ptc_decoder d;
@@ -948,8 +948,8 @@ static void model_runs_row(const sdm_row *r)
 {
     ptc_model_config cfg;
     ptc_model m;
-    mr_trace tr;
-    ptc_model_sink sink = mr_start(&tr, 1);
+    modelrec_trace tr;
+    ptc_model_sink sink = modelrec_start(&tr, 1);
     uint64_t ip = r->before ? TBL_IN : TBL_OUT, target = r->after ? TBL_IN + 0x800 : TBL_OUT + 0x800, from;
     char got[400];
     int i;
@@ -985,7 +985,7 @@ static void model_runs_row(const sdm_row *r)
     CHECK(matches_row(r->packets, got), "case %s (%s, PacketEn %d to %d): the SDM has \"%s\", the model wrote \"%s\"",
           r->id, r->operation, r->before, r->after, r->packets, got);
     if (r->model != SDM_MODEL_WRMSR_OFF) ptc_model_stop(&m);
-    mr_free(&tr);
+    modelrec_free(&tr);
 }
 
 static void model_follows_the_sdm_table(void)
@@ -1008,7 +1008,7 @@ static void model_follows_the_sdm_table(void)
 static void sdm_table_matches_spec(void)
 {
     size_t len = 0, k;
-    char *spec = (char *)ut_read_file(spec_path, &len);
+    char *spec = (char *)util_read_file(spec_path, &len);
     const char *at;
     CHECK(spec != NULL, "cannot read %s", spec_path);
     if (!spec) return;
@@ -1181,7 +1181,7 @@ static void real_traces_break_no_rule(void)
         "pt-traces-timed/DynamoRIO_dynamorio__test_simple.tracedir_pt.2aad718d.bin",
         "pt-traces-timed/DynamoRIO_dynamorio__test_simple.tracedir_pt.f80d7df0.bin"
     };
-    const char *shared = tl_shared_dir();
+    const char *shared = testlib_shared_dir();
     size_t k, bdm70 = 0;
     if (!shared) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
     for (k = 0; k < sizeof names / sizeof names[0]; k++) {
@@ -1194,7 +1194,7 @@ static void real_traces_break_no_rule(void)
         ptc_item it;
         uint64_t packets = 0;
         snprintf(path, sizeof path, "%s/%s", shared, names[k]);
-        buf = ut_read_file(path, &len);
+        buf = util_read_file(path, &len);
         CHECK(buf != NULL, "cannot read %s", path);
         if (!buf) continue;
         memset(&none, 0, sizeof none); /* no settings: what ptdump --check does with a raw trace */
@@ -1258,14 +1258,14 @@ static void breaks_at(const char *what, const uint8_t *b, size_t len, uint64_t a
 
 static void time_rules_catch_one_changed_packet(void)
 {
-    const char *shared = tl_shared_dir();
+    const char *shared = testlib_shared_dir();
     char path[1024];
     size_t len = 0;
     uint8_t *buf, *bad;
     uint64_t tsc[4], tma[4], cbr[4];
     if (!shared) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
     snprintf(path, sizeof path, "%s/pt-traces-timed/%s", shared, timed_traces[0].name);
-    buf = ut_read_file(path, &len);
+    buf = util_read_file(path, &len);
     CHECK(buf != NULL, "cannot read %s", path);
     if (!buf) return;
     bad = (uint8_t *)malloc(len);
@@ -1324,8 +1324,8 @@ static void time_rules_catch_one_changed_packet(void)
    threshold). */
 static void cyc_under_threshold_in_the_model(void)
 {
-    mr_trace tr;
-    ptc_model_sink sink = mr_start(&tr, 1);
+    modelrec_trace tr;
+    ptc_model_sink sink = modelrec_start(&tr, 1);
     ptc_model_config mc;
     ptc_conform_config cc;
     char err[200], shown[600];
@@ -1334,9 +1334,9 @@ static void cyc_under_threshold_in_the_model(void)
     uint64_t at = UINT64_MAX;
     found fd;
     int in_psb = 0, candidates = 0;
-    if (!wl_run_configured(0, "off", "cyc_en=1,cyc_thresh=3", 1000000, 7, &sink, &mc, err, sizeof err)) {
+    if (!workload_run_configured(0, "off", "cyc_en=1,cyc_thresh=3", 1000000, 7, &sink, &mc, err, sizeof err)) {
         CHECK(0, "dense: %s", err);
-        mr_free(&tr);
+        modelrec_free(&tr);
         return;
     }
     ptc_conform_config_from_model(&cc, &mc);
@@ -1364,15 +1364,15 @@ static void cyc_under_threshold_in_the_model(void)
         CHECK(fd.n >= 1 && fd.f[0].rule == PTC_RULE_CYC_UNDER_THRESHOLD && fd.f[0].offset == at, "a CYC of 2 at %llu:%s",
               (unsigned long long)at, shown);
     }
-    mr_free(&tr);
+    modelrec_free(&tr);
 }
 
 /* The model sleeps (ptc_model_sleep: MWAIT, PWRE, EXSTOP, FUP); with one
    EXSTOP made two PADs its PWRE owes it. */
 static void pwre_without_exstop_in_the_model(void)
 {
-    mr_trace tr;
-    ptc_model_sink sink = mr_start(&tr, 1);
+    modelrec_trace tr;
+    ptc_model_sink sink = modelrec_start(&tr, 1);
     ptc_model_config mc;
     ptc_conform_config cc;
     char err[200];
@@ -1380,11 +1380,11 @@ static void pwre_without_exstop_in_the_model(void)
     ptc_item it;
     uint64_t pwre = UINT64_MAX, exstop = UINT64_MAX, sleeps = 0;
     int wi;
-    for (wi = 0; wi < WL_COUNT && strcmp(wl_names[wi], "idle") != 0; wi++) {}
-    CHECK(wi < WL_COUNT, "no idle workload");
-    if (wi >= WL_COUNT || !wl_run_configured(wi, "off", "pwr_evt_en=1", 3000000, 5, &sink, &mc, err, sizeof err)) {
+    for (wi = 0; wi < WORKLOAD_COUNT && strcmp(workload_names[wi], "idle") != 0; wi++) {}
+    CHECK(wi < WORKLOAD_COUNT, "no idle workload");
+    if (wi >= WORKLOAD_COUNT || !workload_run_configured(wi, "off", "pwr_evt_en=1", 3000000, 5, &sink, &mc, err, sizeof err)) {
         CHECK(0, "idle: %s", err);
-        mr_free(&tr);
+        modelrec_free(&tr);
         return;
     }
     ptc_decoder_init_buffer(&d, 0, tr.bytes, tr.len);
@@ -1399,22 +1399,22 @@ static void pwre_without_exstop_in_the_model(void)
         found fd;
         char shown[600];
         ptc_conform_config_from_model(&cc, &mc);
-        check_bytes(&cc, tr.bytes, tr.len, mr_decode_flags(&mc), &fd);
+        check_bytes(&cc, tr.bytes, tr.len, modelrec_decode_flags(&mc), &fd);
         CHECK(fd.n == 0, "the model's stream is clean");
         tr.bytes[exstop] = tr.bytes[exstop + 1] = 0; /* PAD, PAD */
-        check_bytes(&cc, tr.bytes, tr.len, mr_decode_flags(&mc), &fd);
+        check_bytes(&cc, tr.bytes, tr.len, modelrec_decode_flags(&mc), &fd);
         show(&fd, shown, sizeof shown);
         CHECK(fd.n >= 1 && fd.f[0].rule == PTC_RULE_PWRE_NO_EXSTOP && fd.f[0].offset == pwre,
               "an EXSTOP gone, at %llu:%s", (unsigned long long)pwre, shown);
     }
-    mr_free(&tr);
+    modelrec_free(&tr);
 }
 
 /* libipt's loop-tnt vector (pttc, not hardware) has a PSB+ without CBR:
    the SDM sends CBR in every PSB+ (SPEC 7.5). */
 static void libipt_synthetic_vector_lacks_cbr(void)
 {
-    const char *shared = tl_shared_dir();
+    const char *shared = testlib_shared_dir();
     char path[1024];
     size_t len = 0;
     uint8_t *buf;
@@ -1422,7 +1422,7 @@ static void libipt_synthetic_vector_lacks_cbr(void)
     found fd;
     if (!shared) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
     snprintf(path, sizeof path, "%s/pt-traces/keeper_IntelPT_summary__loop-tnt.pt", shared);
-    buf = ut_read_file(path, &len);
+    buf = util_read_file(path, &len);
     CHECK(buf != NULL, "cannot read %s", path);
     if (!buf) return;
     memset(&none, 0, sizeof none);
@@ -1448,5 +1448,5 @@ int main(int argc, char **argv)
     RUN(pwre_without_exstop_in_the_model);
     RUN(cyc_under_threshold_in_the_model);
     RUN(libipt_synthetic_vector_lacks_cbr);
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

@@ -13,10 +13,10 @@
 #include "../ptcodec.h"
 #include <intel-pt.h>
 #include "testlib.h"
-#include "../tools/pktgen.h"
+#include "../harness/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
-#include "../tools/modelrec.h"
+#include "../harness/modelrec.h"
 
 #include <string.h>
 
@@ -128,15 +128,15 @@ static void libipt_errors_have_a_finding(void)
     static uint8_t mut[1 << 20];
     static uint64_t psbs[MAX_PSB], found[MAX_FOUND];
     static errors e;
-    pg_rng r = pg_seed(77);
+    pktgen_rng r = pktgen_seed(77);
     size_t trial, streams = 0, nerrors = 0, flagged_ptc = 0, flagged_ipt = 0;
     for (trial = 0; trial < 300; trial++) {
-        int wi = (int)(trial % WL_COUNT);
+        int wi = (int)(trial % WORKLOAD_COUNT);
         ptc_model_config cfg;
         ptc_conform_config cc;
         static ptc_conform chk;
-        mr_trace o;
-        ptc_model_sink sink = mr_start(&o, 1);
+        modelrec_trace o;
+        ptc_model_sink sink = modelrec_start(&o, 1);
         ptc_decoder d;
         ptc_item it;
         ptc_packet stray;
@@ -144,13 +144,13 @@ static void libipt_errors_have_a_finding(void)
         uint8_t bytes[PTC_MAX_PACKET_SIZE];
         size_t nb = 0, npsb = 0, i, k, at = 0, len, boundaries = 0, nfound = 0;
         char err[100];
-        if (!wl_run_configured(wi, "off", "", 300000, trial + 1, &sink, &cfg, err, sizeof err)) {
+        if (!workload_run_configured(wi, "off", "", 300000, trial + 1, &sink, &cfg, err, sizeof err)) {
             CHECK(0, "%s", err);
             continue;
         }
         /* a packet boundary at random, and a packet of the flow put there */
         ptc_decoder_init_buffer(&d, 0, o.bytes, o.len);
-        k = (size_t)pg_range(&r, 1, 2000);
+        k = (size_t)pktgen_range(&r, 1, 2000);
         while (ptc_decoder_next(&d, &it) == PTC_OK && boundaries++ < k) at = (size_t)(it.offset + it.pkt.size);
         memset(&stray, 0, sizeof stray);
         stray.type = strays[trial % (sizeof strays / sizeof strays[0])];
@@ -158,7 +158,7 @@ static void libipt_errors_have_a_finding(void)
         if (ptc_packet_is_ip(stray.type)) { stray.u.ip.ipc = PTC_IPC_UPDATE_16; stray.u.ip.payload = 0x1234; }
         if (stray.type == PTC_MODE_TSX) stray.u.mode_tsx.intx = 1;
         CHECK(ptc_encode_packet(&stray, bytes, sizeof bytes, &nb) == PTC_OK);
-        if (o.len + nb > sizeof mut) { mr_free(&o); continue; }
+        if (o.len + nb > sizeof mut) { modelrec_free(&o); continue; }
         memcpy(mut, o.bytes, at);
         memcpy(mut + at, bytes, nb);
         memcpy(mut + at + nb, o.bytes + at, o.len - at);
@@ -182,7 +182,7 @@ static void libipt_errors_have_a_finding(void)
         for (k = 0; k < e.n; k++) {
             int hit = 0;
             for (i = 0; i < nfound; i++) hit |= found[i] == e.seg[k] || found[i] == e.before[k];
-            CHECK(hit, "%s, a %s at %zu: libipt's %s in the segment at %llu, ptcodec found nothing there", wl_names[wi],
+            CHECK(hit, "%s, a %s at %zu: libipt's %s in the segment at %llu, ptcodec found nothing there", workload_names[wi],
                   ptc_packet_type_name(stray.type), at, pt_errstr((enum pt_error_code)e.code[k]),
                   (unsigned long long)e.seg[k]);
         }
@@ -190,7 +190,7 @@ static void libipt_errors_have_a_finding(void)
         flagged_ipt += e.n != 0;
         flagged_ptc += nfound != 0;
         streams++;
-        mr_free(&o);
+        modelrec_free(&o);
     }
     printf("# %zu streams with a stray packet: libipt failed on %zu (%zu errors, each with a ptcodec finding in its "
            "segment), ptcodec found something in %zu\n", streams, flagged_ipt, nerrors, flagged_ptc);
@@ -210,5 +210,5 @@ int main(void)
 {
     RUN(libipt_version);
     RUN(libipt_errors_have_a_finding);
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

@@ -8,10 +8,10 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"
-#include "../tools/pktgen.h"
+#include "../harness/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
-#include "../tools/modelrec.h"
+#include "../harness/modelrec.h"
 
 #include <string.h>
 
@@ -150,7 +150,7 @@ static void report(const char *what, const tally *s);
 
 static void model_run(int wi, const char *policy, const char *settings, uint64_t seed, int exact, tally *s)
 {
-    mr_trace tr;
+    modelrec_trace tr;
     ptc_model_config m;
     ptc_model_sink sink;
     ptc_clock_config cc;
@@ -158,8 +158,8 @@ static void model_run(int wi, const char *policy, const char *settings, uint64_t
     char err[200], what[256];
     size_t i, n = 0;
     memset(&tr, 0, sizeof tr);
-    sink = mr_start(&tr, 1);
-    if (!wl_run_configured(wi, policy, settings, 1000000, seed, &sink, &m, err, sizeof err)) {
+    sink = modelrec_start(&tr, 1);
+    if (!workload_run_configured(wi, policy, settings, 1000000, seed, &sink, &m, err, sizeof err)) {
         CHECK(0, "%s", err);
         return;
     }
@@ -177,17 +177,17 @@ static void model_run(int wi, const char *policy, const char *settings, uint64_t
         if (tr.t[i].fate != PTC_FATE_EMITTED) it.error = PTC_ERR_RESERVED; /* cut or corrupt: an error item */
         if (ptc_events_is_event(&it)) truth[n++] = tr.t[i].time;
     }
-    snprintf(what, sizeof what, "%s/%s [%s]%s", wl_names[wi], policy, settings, exact ? "" : " rounded nom");
+    snprintf(what, sizeof what, "%s/%s [%s]%s", workload_names[wi], policy, settings, exact ? "" : " rounded nom");
     {
         tally one;
         memset(&one, 0, sizeof one);
-        compare(tr.bytes, tr.len, mr_decode_flags(&m), &cc, truth, what, &one);
+        compare(tr.bytes, tr.len, modelrec_decode_flags(&m), &cc, truth, what, &one);
         s->events += one.events; s->timed += one.timed; s->inside_full += one.inside_full; s->equal += one.equal;
         s->outside_truth += one.outside_truth; s->back += one.back; s->width_ev += one.width_ev;
         s->width_full += one.width_full; s->bounded += one.bounded;
     }
     free(truth);
-    mr_free(&tr);
+    modelrec_free(&tr);
 }
 
 static void report(const char *what, const tally *s)
@@ -220,7 +220,7 @@ static void every_workload_policy_and_setting(void)
     int wi;
     size_t p, k;
     memset(&s, 0, sizeof s);
-    for (wi = 0; wi < WL_COUNT; wi++)
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++)
         for (p = 0; p < sizeof policies / sizeof policies[0]; p++)
             for (k = 0; k < sizeof settings / sizeof settings[0]; k++)
                 if ((wi + p + k) % 2 == 0) model_run(wi, policies[p], settings[k], 7 * p + k, (wi + p + k) % 3 != 0, &s);
@@ -252,14 +252,14 @@ static void real_traces(void)
     tally s;
     size_t i, read = 0;
     memset(&s, 0, sizeof s);
-    if (!tl_shared_dir()) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
+    if (!testlib_shared_dir()) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
     for (i = 0; i < sizeof traces / sizeof traces[0]; i++) {
         char path[1024];
         size_t len = 0;
         unsigned char *pt;
         ptc_clock_config cc;
-        snprintf(path, sizeof path, "%s/%s", tl_shared_dir(), traces[i].file);
-        pt = ut_read_file(path, &len);
+        snprintf(path, sizeof path, "%s/%s", testlib_shared_dir(), traces[i].file);
+        pt = util_read_file(path, &len);
         if (!pt) continue;
         read++;
         ptc_clock_config_default(&cc);
@@ -271,7 +271,7 @@ static void real_traces(void)
         compare(pt, len, 0, &cc, NULL, traces[i].file, &s);
         free(pt);
     }
-    if (!read) SKIP("none of the real traces is in %s", tl_shared_dir());
+    if (!read) SKIP("none of the real traces is in %s", testlib_shared_dir());
     report("the real traces", &s);
     CHECK(s.events > 10000 && s.back == 0, "%zu events, %zu steps back", s.events, s.back);
     CHECK(s.no_time == 0, "%zu events the full clock times have no time", s.no_time);
@@ -328,5 +328,5 @@ int main(void)
     RUN(api_contract);
     RUN(every_workload_policy_and_setting);
     RUN(real_traces);
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

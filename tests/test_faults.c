@@ -13,10 +13,10 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"
-#include "../tools/pktgen.h"
+#include "../harness/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
-#include "../tools/modelrec.h"
+#include "../harness/modelrec.h"
 
 #include <dirent.h>
 #include <string.h>
@@ -190,20 +190,20 @@ static void model_traces(void)
     tally all;
     int wi;
     memset(&all, 0, sizeof all);
-    for (wi = 0; wi < WL_COUNT; wi++) {
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++) {
         ptc_model_config cfg;
         ptc_model m;
-        mr_trace c;
-        ptc_model_sink sink = mr_start(&c, 1);
+        modelrec_trace c;
+        ptc_model_sink sink = modelrec_start(&c, 1);
         char err[100];
         ptc_model_config_default(&cfg);
-        wl_configure(wi, &cfg);
-        CHECK(mc_set_list(&cfg, "cyc_en=1,psb_freq=1", err, sizeof err), "%s", err);
+        workload_configure(wi, &cfg);
+        CHECK(modelcfg_set_list(&cfg, "cyc_en=1,psb_freq=1", err, sizeof err), "%s", err);
         CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
-        wl_run_workload(wi, &m, 3000000, 11);
-        flip_trace(c.bytes, c.len < 3072 ? c.len : 3072, 0, 0, &all, wl_names[wi]);
-        flip_trace(c.bytes, c.len < (1u << 18) ? c.len : (1u << 18), 3000, (uint64_t)wi + 1, &all, wl_names[wi]);
-        mr_free(&c);
+        workload_run_workload(wi, &m, 3000000, 11);
+        flip_trace(c.bytes, c.len < 3072 ? c.len : 3072, 0, 0, &all, workload_names[wi]);
+        flip_trace(c.bytes, c.len < (1u << 18) ? c.len : (1u << 18), 3000, (uint64_t)wi + 1, &all, workload_names[wi]);
+        modelrec_free(&c);
     }
     report("model traces", &all);
     CHECK(all.flips > 100000, "%lu flips", all.flips);
@@ -211,7 +211,7 @@ static void model_traces(void)
 
 static void real_traces(void)
 {
-    const char *shared = tl_shared_dir();
+    const char *shared = testlib_shared_dir();
     char dir[512];
     DIR *d;
     struct dirent *e;
@@ -227,7 +227,7 @@ static void real_traces(void)
         uint8_t *pt;
         if (l <= 3 || strcmp(e->d_name + l - 3, ".pt") != 0) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        pt = ut_read_file(path, &len);
+        pt = util_read_file(path, &len);
         CHECK(pt != NULL, "cannot read %s", path);
         if (!pt) continue;
         /* every bit up to 1 KiB; else 4000 flips in the first 256 KiB */
@@ -245,5 +245,5 @@ int main(void)
     RUN(real_traces);
     free(clean_items.it);
     free(hurt_items.it);
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

@@ -56,7 +56,7 @@ static void check_vector(const void *arg)
     size_t nitems = 0;
     int matched = 0;
 
-    if (!tl_read_golden(golden, name, &pt, &pt_len, &exp_text, &opts)) {
+    if (!testlib_read_golden(golden, name, &pt, &pt_len, &exp_text, &opts)) {
         CHECK(0, "%s: files missing", name);
         return;
     }
@@ -69,7 +69,7 @@ static void check_vector(const void *arg)
         char ours[512], *et[16], *ot[16];
         int ne, no, i;
         unsigned long long off = 0;
-        df_buf b;
+        dumpfmt_buf b;
         if (line[0] == '[') {
             /* libipt's error lines: only packet decode errors concern Part 1 */
             if (!strstr(line, "error decoding packet")) continue;
@@ -84,7 +84,7 @@ static void check_vector(const void *arg)
         CHECK(k < nitems, "%s: we have fewer items than expected (at %s)", name, et[0]);
         if (k >= nitems) break;
         b.s = ours; b.cap = sizeof ours; b.len = 0; ours[0] = 0;
-        df_text(&b, &items[k]);
+        dumpfmt_text(&b, &items[k]);
         no = tokens(ours, ot, 16);
         sscanf(et[0], "%llx", &off);
         if (allowed(name, off)) {
@@ -122,7 +122,7 @@ static const char *names[] = {
    "%0*llx") and the branch outcomes as a bit-at-a-time loop does, at
    every value's edges and into buffers of every size from 1 up, where
    they stop one short of the end and keep the text terminated. */
-static int writer_same(const char *what, df_buf *got, const char *want, size_t cap)
+static int writer_same(const char *what, dumpfmt_buf *got, const char *want, size_t cap)
 {
     static unsigned said;
     size_t n = strlen(want) < cap ? strlen(want) : cap - 1;
@@ -145,18 +145,18 @@ static void dumpfmt_writers_match_printf(void)
     values[1] = UINT64_MAX;
     for (i = 0; i < nv; i++) {
         for (cap = 1; cap <= 40; cap++) {
-            df_buf b;
+            dumpfmt_buf b;
             memset(s, '#', sizeof s);
             b.s = s; b.cap = cap; b.len = 0;
-            df_dec(&b, values[i]);
+            dumpfmt_dec(&b, values[i]);
             snprintf(want, sizeof want, "%llu", (unsigned long long)values[i]);
-            CHECK(writer_same("df_dec", &b, want, cap));
+            CHECK(writer_same("dumpfmt_dec", &b, want, cap));
             for (w = 0; w <= 16; w += 4) {
                 memset(s, '#', sizeof s);
                 b.s = s; b.cap = cap; b.len = 0;
-                df_hex(&b, values[i], w);
+                dumpfmt_hex(&b, values[i], w);
                 snprintf(want, sizeof want, "%0*llx", (int)w, (unsigned long long)values[i]);
-                CHECK(writer_same("df_hex", &b, want, cap));
+                CHECK(writer_same("dumpfmt_hex", &b, want, cap));
             }
         }
     }
@@ -170,56 +170,56 @@ static void dumpfmt_writers_match_printf(void)
             for (k = 0; k < (int)count; k++) want[k] = (p.u.tnt.bits >> (count - 1 - k)) & 1 ? '!' : '.';
             want[count] = 0;
             for (cap = count - count / 3; cap <= count + 70; cap += 7) {
-                df_buf b;
+                dumpfmt_buf b;
                 memset(s, '#', sizeof s);
                 b.s = s; b.cap = cap; b.len = 0;
-                df_tnt(&b, &p, '!', '.');
-                CHECK(writer_same("df_tnt", &b, want, cap));
+                dumpfmt_tnt(&b, &p, '!', '.');
+                CHECK(writer_same("dumpfmt_tnt", &b, want, cap));
             }
         }
     }
 }
 
-/* pf_rows_of (ptdump's JSON, the mutator's field operator) finds a type's
+/* ptfields_rows_of (ptdump's JSON, the mutator's field operator) finds a type's
    rows as one run from the first: PTC_PACKET_FIELD_LIST must keep each
    type's rows next to each other, and the run must be all of them. */
 static void field_rows_of_a_type_are_together(void)
 {
     size_t i, j, first, n, count;
-    for (i = 1; i < PF_FIELD_COUNT; i++)
-        if (pf_field_types[i] != pf_field_types[i - 1])
+    for (i = 1; i < PTFIELDS_FIELD_COUNT; i++)
+        if (ptfields_field_types[i] != ptfields_field_types[i - 1])
             for (j = 0; j < i; j++)
-                CHECK(pf_field_types[j] != pf_field_types[i], "row %zu (%s) is apart from row %zu", i,
-                      ptc_packet_type_name((ptc_packet_type)pf_field_types[i]), j);
+                CHECK(ptfields_field_types[j] != ptfields_field_types[i], "row %zu (%s) is apart from row %zu", i,
+                      ptc_packet_type_name((ptc_packet_type)ptfields_field_types[i]), j);
     for (i = 0; i < PTC_PACKET_TYPE_COUNT; i++) {
-        for (count = 0, j = 0; j < PF_FIELD_COUNT; j++) count += pf_field_types[j] == i;
-        n = pf_rows_of((ptc_packet_type)i, &first);
-        CHECK(n == count, "%s: pf_rows_of finds %zu rows of %zu", ptc_packet_type_name((ptc_packet_type)i), n, count);
+        for (count = 0, j = 0; j < PTFIELDS_FIELD_COUNT; j++) count += ptfields_field_types[j] == i;
+        n = ptfields_rows_of((ptc_packet_type)i, &first);
+        CHECK(n == count, "%s: ptfields_rows_of finds %zu rows of %zu", ptc_packet_type_name((ptc_packet_type)i), n, count);
         for (j = first; j < first + n; j++)
-            CHECK(pf_field_types[j] == i, "%s: row %zu is not its", ptc_packet_type_name((ptc_packet_type)i), j);
+            CHECK(ptfields_field_types[j] == i, "%s: row %zu is not its", ptc_packet_type_name((ptc_packet_type)i), j);
     }
 }
 
 static void shared_data_present(void)
 {
-    if (!tl_shared_dir()) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
+    if (!testlib_shared_dir()) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
 }
 
 int main(void)
 {
     size_t i;
-    const char *shared = tl_shared_dir();
+    const char *shared = testlib_shared_dir();
     RUN(dumpfmt_writers_match_printf);
     RUN(field_rows_of_a_type_are_together);
     if (!shared) {
         RUN(shared_data_present);
-        TL_EXIT();
+        TESTLIB_EXIT();
     }
     snprintf(golden, sizeof golden, "%s/reference/libipt-ptt/golden", shared);
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {
         char label[128];
         snprintf(label, sizeof label, "golden_%s", names[i]);
-        tl_run_arg(label, check_vector, names[i]);
+        testlib_run_arg(label, check_vector, names[i]);
     }
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

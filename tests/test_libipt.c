@@ -1,16 +1,16 @@
 /* Part 1 against libipt 2.0.5 (SPEC.md 1.11): packets encoded by ptcodec
    decode the same in libipt's pt_pkt_next, packets encoded by libipt's
    pt_enc_next decode the same in ptcodec, and arbitrary bytes give the
-   same packets or the same error class, up to tests/libipt_allowlist.h. */
+   same packets or the same error class, up to harness/libipt_allowlist.h. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include <intel-pt.h>
 #include "testlib.h"
-#include "../tools/pktgen.h"
+#include "../harness/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
-#include "../tools/modelrec.h"
-#include "libipt_allowlist.h"
+#include "../harness/modelrec.h"
+#include "../harness/libipt_allowlist.h"
 
 #include <string.h>
 
@@ -20,7 +20,7 @@
 static uint8_t buf[BUF];
 static ptc_packet pkts[MAXP];
 static size_t offs[MAXP];
-static unsigned long allow_hits[LX_REASON_COUNT];
+static unsigned long allow_hits[LIBIPT_REASON_COUNT];
 
 static void libipt_version(void)
 {
@@ -31,17 +31,17 @@ static void libipt_version(void)
 
 static void ptcodec_encoded_streams_decode_same_in_libipt(void)
 {
-    pg_rng r = pg_seed(2024);
-    pg_mix mix;
+    pktgen_rng r = pktgen_seed(2024);
+    pktgen_mix mix;
     int trial;
     size_t total = 0;
-    pg_mix_uniform(&mix, PG_LIBIPT_205);
+    pktgen_mix_uniform(&mix, PKTGEN_LIBIPT_205);
     for (trial = 0; trial < 40; trial++) {
         size_t n, np = 0, i;
         struct pt_packet_decoder *d;
         char why[64];
-        n = pg_stream(&r, &mix, PG_LIBIPT_205, 1000 + trial * 37, buf, BUF, pkts, offs, MAXP, &np);
-        d = lx_decoder_at_0(buf, n);
+        n = pktgen_stream(&r, &mix, PKTGEN_LIBIPT_205, 1000 + trial * 37, buf, BUF, pkts, offs, MAXP, &np);
+        d = libipt_decoder_at_0(buf, n);
         CHECK(d != NULL);
         if (!d) return;
         for (i = 0; i < np; i++) {
@@ -49,7 +49,7 @@ static void ptcodec_encoded_streams_decode_same_in_libipt(void)
             int rc = pt_pkt_next(d, &t, sizeof t);
             if (rc < 0) { CHECK(0, "trial %d packet %zu (%s at %zu): libipt %s", trial, i,
                                 ptc_packet_type_name(pkts[i].type), offs[i], pt_errstr(pt_errcode(rc))); break; }
-            if (!lx_same(&pkts[i], &t, why, sizeof why)) {
+            if (!libipt_same(&pkts[i], &t, why, sizeof why)) {
                 CHECK(0, "trial %d packet %zu (%s at %zu): %s differs", trial, i,
                       ptc_packet_type_name(pkts[i].type), offs[i], why);
                 break;
@@ -67,7 +67,7 @@ static void ptcodec_encoded_streams_decode_same_in_libipt(void)
 
 static void libipt_encoded_streams_decode_same_in_ptcodec(void)
 {
-    pg_rng r = pg_seed(31337);
+    pktgen_rng r = pktgen_seed(31337);
     int trial;
     size_t total = 0;
     for (trial = 0; trial < 40; trial++) {
@@ -89,10 +89,10 @@ static void libipt_encoded_streams_decode_same_in_ptcodec(void)
             ptc_packet o;
             ptc_packet_type ty;
             int rc;
-            do ty = (ptc_packet_type)pg_range(&r, 1, PTC_PACKET_TYPE_COUNT - 1);
-            while (!pg_known_to_libipt205(ty));
-            pg_packet(&r, ty, PTC_BLOCK_NONE, PG_LIBIPT_205, &o);
-            lx_to_libipt(&o, &theirs[np]);
+            do ty = (ptc_packet_type)pktgen_range(&r, 1, PTC_PACKET_TYPE_COUNT - 1);
+            while (!pktgen_known_to_libipt205(ty));
+            pktgen_packet(&r, ty, PTC_BLOCK_NONE, PKTGEN_LIBIPT_205, &o);
+            libipt_to_libipt(&o, &theirs[np]);
             rc = pt_enc_next(e, &theirs[np]);
             if (rc == -pte_eos) break;
             CHECK(rc > 0, "libipt refused to encode a %s", ptc_packet_type_name(ty));
@@ -108,7 +108,7 @@ static void libipt_encoded_streams_decode_same_in_ptcodec(void)
                 CHECK(0, "trial %d packet %zu: ptcodec %s", trial, i, ptc_status_name(it.error));
                 break;
             }
-            if (!lx_same(&it.pkt, &theirs[i], why, sizeof why)) {
+            if (!libipt_same(&it.pkt, &theirs[i], why, sizeof why)) {
                 CHECK(0, "trial %d packet %zu (%s at %llu): %s differs", trial, i,
                       ptc_packet_type_name(it.pkt.type), (unsigned long long)it.offset, why);
                 break;
@@ -126,15 +126,15 @@ static unsigned long corrupt_tmas;
 
 static void compare_bytes(const uint8_t *b, size_t n, int *mismatch)
 {
-    lx_walk w = lx_compare_walk(b, n);
+    libipt_walk w = libipt_compare_walk(b, n);
     char why[200];
     size_t corrupt = 0;
-    if (w.reason != LX_NONE) allow_hits[w.reason]++;
+    if (w.reason != LIBIPT_NONE) allow_hits[w.reason]++;
     if (w.mismatch) {
         CHECK(0, "at %zu (byte %02x %02x): %s", w.at, w.at < n ? b[w.at] : 0, w.at + 1 < n ? b[w.at + 1] : 0, w.why);
         *mismatch = 1;
     }
-    if (!lx_compare_skz84_walk(b, n, &corrupt, why, sizeof why)) {
+    if (!libipt_compare_skz84_walk(b, n, &corrupt, why, sizeof why)) {
         CHECK(0, "told of erratum SKZ84: %s", why);
         *mismatch = 1;
     }
@@ -143,27 +143,27 @@ static void compare_bytes(const uint8_t *b, size_t n, int *mismatch)
 
 static void arbitrary_bytes_same_packets_or_same_error(void)
 {
-    pg_rng r = pg_seed(7);
-    pg_mix mix;
+    pktgen_rng r = pktgen_seed(7);
+    pktgen_mix mix;
     int trial, mismatch = 0, k;
-    pg_mix_uniform(&mix, 0);
+    pktgen_mix_uniform(&mix, 0);
     for (trial = 0; trial < 20000 && !mismatch; trial++) {
         size_t n, i;
         if (trial % 2) {
             /* a valid stream (every type, reserved bits too), then damage */
-            n = pg_stream(&r, &mix, 0, 512, buf, 512 + pg_next(&r) % 1024, NULL, NULL, 0, NULL);
-            for (i = 0; i < 3 && n; i++) pg_flip_bit(&r, buf, n);
+            n = pktgen_stream(&r, &mix, 0, 512, buf, 512 + pktgen_next(&r) % 1024, NULL, NULL, 0, NULL);
+            for (i = 0; i < 3 && n; i++) pktgen_flip_bit(&r, buf, n);
             if (trial % 4 == 1) /* TMAs as erratum SKZ84 corrupts them, the next byte taken as bogus */
                 for (i = 0; i + 7 <= n; i++)
                     if (buf[i] == 0x02 && buf[i + 1] == 0x73) buf[i + 4] |= 0x10;
         } else {
-            n = 1 + pg_next(&r) % 64;
-            for (i = 0; i < n; i++) buf[i] = (pg_next(&r) % 3) ? (uint8_t)pg_next(&r) : 0;
+            n = 1 + pktgen_next(&r) % 64;
+            for (i = 0; i < n; i++) buf[i] = (pktgen_next(&r) % 3) ? (uint8_t)pktgen_next(&r) : 0;
         }
         compare_bytes(buf, n, &mismatch);
     }
-    for (k = 1; k < LX_REASON_COUNT; k++)
-        if (allow_hits[k]) printf("# allowlisted, ended %lu comparisons: %s\n", allow_hits[k], lx_reason_text((enum lx_reason)k));
+    for (k = 1; k < LIBIPT_REASON_COUNT; k++)
+        if (allow_hits[k]) printf("# allowlisted, ended %lu comparisons: %s\n", allow_hits[k], libipt_reason_text((enum libipt_reason)k));
     /* (the damaged streams hold TMAs with reserved bits set) */
     CHECK(corrupt_tmas > 10, "told of erratum SKZ84, only %lu corrupt TMAs compared", corrupt_tmas);
     printf("# erratum SKZ84: %lu corrupt TMAs read alike\n", corrupt_tmas);
@@ -191,32 +191,32 @@ static void model_streams_decode_in_libipt(void)
     static const char *policies[] = { "off", "seed", "threshold=3,resume_value=0,resume_after=0" };
     int wi;
     size_t p;
-    for (wi = 0; wi < WL_COUNT; wi++)
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++)
         for (p = 0; p < 3; p++) {
             ptc_model_config cfg;
             ptc_model m;
-            mr_trace o;
-            ptc_model_sink sink = mr_start(&o, 1);
+            modelrec_trace o;
+            ptc_model_sink sink = modelrec_start(&o, 1);
             struct pt_packet_decoder *d;
             struct pt_packet pkt;
             char err[100];
             int rc;
             size_t n = 0;
             ptc_model_config_default(&cfg);
-            wl_configure(wi, &cfg);
+            workload_configure(wi, &cfg);
             cfg.cyc_en = (uint8_t)(p != 1);
-            CHECK(mc_policy(&cfg.policy, policies[p], err, sizeof err));
+            CHECK(modelcfg_policy(&cfg.policy, policies[p], err, sizeof err));
             CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
-            wl_run_workload(wi, &m, 3000000, p + 3);
-            d = lx_decoder_at_0(o.bytes, o.len);
+            workload_run_workload(wi, &m, 3000000, p + 3);
+            d = libipt_decoder_at_0(o.bytes, o.len);
             CHECK(d != NULL);
-            if (!d) { mr_free(&o); continue; }
+            if (!d) { modelrec_free(&o); continue; }
             while ((rc = pt_pkt_next(d, &pkt, sizeof pkt)) > 0) n++;
-            CHECK(rc == -pte_eos, "%s/%s: libipt stops after %zu packets: %s", wl_names[wi], policies[p], n,
+            CHECK(rc == -pte_eos, "%s/%s: libipt stops after %zu packets: %s", workload_names[wi], policies[p], n,
                   pt_errstr(pt_errcode(rc)));
-            CHECK(n > 20, "%s: %zu packets", wl_names[wi], n);
+            CHECK(n > 20, "%s: %zu packets", workload_names[wi], n);
             pt_pkt_free_decoder(d);
-            mr_free(&o);
+            modelrec_free(&o);
         }
 }
 
@@ -231,17 +231,17 @@ static void skd007_cuts_read_alike_in_libipt(void)
 {
     int wi;
     size_t total = 0;
-    for (wi = 0; wi < WL_COUNT; wi++) {
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++) {
         ptc_model_config cfg;
         ptc_model m;
-        mr_trace o;
-        ptc_model_sink sink = mr_start(&o, 1);
+        modelrec_trace o;
+        ptc_model_sink sink = modelrec_start(&o, 1);
         ptc_decoder dec;
         ptc_item it;
         size_t i, cut_truths = 0, cuts = 0, ovfs = 0, theirs, theirs_untold;
         int to_end, untold_to_end;
         ptc_model_config_default(&cfg);
-        wl_configure(wi, &cfg);
+        workload_configure(wi, &cfg);
         cfg.cyc_en = 1;
         cfg.cyc_thresh = 7;
         cfg.fifo_bytes = 128;
@@ -249,27 +249,27 @@ static void skd007_cuts_read_alike_in_libipt(void)
         cfg.drain_cycles = 16;
         cfg.errata = PTC_ERRATUM_SKD007;
         CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
-        wl_run_workload(wi, &m, 2000000, 7);
-        CHECK(!mr_skd007_ambiguous(&cfg, &o), "%s: a whole CYC pair reads as a cut one", wl_names[wi]);
+        workload_run_workload(wi, &m, 2000000, 7);
+        CHECK(!modelrec_skd007_ambiguous(&cfg, &o), "%s: a whole CYC pair reads as a cut one", workload_names[wi]);
         for (i = 0; i < o.nt; i++) cut_truths += o.t[i].fate == PTC_FATE_CUT;
         ptc_decoder_init_buffer(&dec, PTC_DECODE_SKD007, o.bytes, o.len);
         while (ptc_decoder_next(&dec, &it) == PTC_OK) {
             cuts += it.error == PTC_ERR_CUT_CYC;
             ovfs += it.error == PTC_OK && it.pkt.type == PTC_OVF;
         }
-        theirs = lx_query_overflows(o.bytes, o.len, 1, &to_end);
-        theirs_untold = lx_query_overflows(o.bytes, o.len, 0, &untold_to_end);
-        CHECK(to_end, "%s: libipt's query decoder stopped early", wl_names[wi]);
-        CHECK(cuts == cut_truths, "%s: %zu cut_cyc items for %zu cut CYCs", wl_names[wi], cuts, cut_truths);
-        CHECK(ovfs == theirs, "%s: ptcodec found %zu OVFs, libipt %zu", wl_names[wi], ovfs, theirs);
+        theirs = libipt_query_overflows(o.bytes, o.len, 1, &to_end);
+        theirs_untold = libipt_query_overflows(o.bytes, o.len, 0, &untold_to_end);
+        CHECK(to_end, "%s: libipt's query decoder stopped early", workload_names[wi]);
+        CHECK(cuts == cut_truths, "%s: %zu cut_cyc items for %zu cut CYCs", workload_names[wi], cuts, cut_truths);
+        CHECK(ovfs == theirs, "%s: ptcodec found %zu OVFs, libipt %zu", workload_names[wi], ovfs, theirs);
         CHECK(!cut_truths || theirs_untold < theirs || !untold_to_end, "%s: libipt untold found %zu OVFs of %zu",
-              wl_names[wi], theirs_untold, theirs);
+              workload_names[wi], theirs_untold, theirs);
         total += cut_truths;
-        mr_free(&o);
+        modelrec_free(&o);
     }
     CHECK(total > 20, "the model cut %zu CYCs in all", total);
     printf("# erratum SKD007: %zu cut CYCs in %d workloads, every OVF after them found by libipt told of it\n", total,
-           WL_COUNT);
+           WORKLOAD_COUNT);
 }
 
 /* SPEC 1.9 rule 6: the model's TMAs corrupted by erratum SKZ84 (skz84) in
@@ -280,20 +280,20 @@ static void skz84_corrupt_tmas_read_alike_in_libipt(void)
 {
     ptc_model_config cfg;
     ptc_model m;
-    mr_trace o;
-    ptc_model_sink sink = mr_start(&o, 1);
+    modelrec_trace o;
+    ptc_model_sink sink = modelrec_start(&o, 1);
     size_t i, truths = 0, corrupt = 0;
     char why[200];
     ptc_model_config_default(&cfg);
     cfg.cyc_en = 1;
     cfg.errata = PTC_ERRATUM_SKZ84;
     CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
-    wl_run_in_guest(&m, 6000000, 2);
+    workload_run_in_guest(&m, 6000000, 2);
     for (i = 0; i < o.nt; i++) truths += o.t[i].fate == PTC_FATE_CORRUPT;
-    CHECK(lx_compare_skz84_walk(o.bytes, o.len, &corrupt, why, sizeof why), "%s", why);
+    CHECK(libipt_compare_skz84_walk(o.bytes, o.len, &corrupt, why, sizeof why), "%s", why);
     CHECK(corrupt == truths && truths > 5, "%zu corrupt_tma items for %zu corrupt TMAs", corrupt, truths);
     printf("# erratum SKZ84: %zu corrupt TMAs in a guest, each libipt's invalid packet\n", truths);
-    mr_free(&o);
+    modelrec_free(&o);
 }
 
 /* ---- the model's flow against libipt's instruction flow decoder ------- */
@@ -401,8 +401,8 @@ static void model_flow_is_libipts_instruction_flow(void)
     for (variant = 0; variant < 4; variant++) {
         ptc_model_config cfg;
         ptc_model m;
-        mr_trace o;
-        ptc_model_sink sink = mr_start(&o, 1);
+        modelrec_trace o;
+        ptc_model_sink sink = modelrec_start(&o, 1);
         struct pt_config pc;
         struct pt_insn_decoder *d;
         uint64_t ran[64];
@@ -423,7 +423,7 @@ static void model_flow_is_libipts_instruction_flow(void)
         pc.end = o.bytes + o.len;
         d = pt_insn_alloc_decoder(&pc);
         CHECK(d && pt_image_set_callback(pt_insn_get_image(d), read_code, NULL) == 0);
-        if (!d) { mr_free(&o); continue; }
+        if (!d) { modelrec_free(&o); continue; }
         for (st = pt_insn_sync_forward(d); st >= 0;) {
             struct pt_insn insn;
             struct pt_event ev;
@@ -439,7 +439,7 @@ static void model_flow_is_libipts_instruction_flow(void)
         CHECK(st == -pte_eos && k == n, "variant %d: libipt stopped after %zu of %zu instructions: %s", variant, k, n,
               pt_errstr(pt_errcode(st)));
         pt_insn_free_decoder(d);
-        mr_free(&o);
+        modelrec_free(&o);
     }
 }
 
@@ -454,5 +454,5 @@ int main(void)
     RUN(skd007_cuts_read_alike_in_libipt);
     RUN(skz84_corrupt_tmas_read_alike_in_libipt);
     RUN(model_flow_is_libipts_instruction_flow);
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

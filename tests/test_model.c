@@ -3,34 +3,34 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"
-#include "../tools/pktgen.h"
+#include "../harness/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
-#include "../tools/modelrec.h"
+#include "../harness/modelrec.h"
 
 #include <string.h>
 
 __extension__ typedef unsigned __int128 u128;
 
-/* ---- capture: everything a model run produces (tools/modelrec.h) ------ */
+/* ---- capture: everything a model run produces (harness/modelrec.h) ------ */
 
-typedef mr_trace cap;
+typedef modelrec_trace cap;
 
 static int run_workload(const ptc_model_config *cfg, int wi, uint64_t cycles, uint64_t seed, cap *c, ptc_model *m)
 {
-    ptc_model_sink s = mr_start(c, 0);
+    ptc_model_sink s = modelrec_start(c, 0);
     if (ptc_model_init(m, cfg, &s) != PTC_OK) return 0;
-    wl_run_workload(wi, m, cycles, seed);
+    workload_run_workload(wi, m, cycles, seed);
     return 1;
 }
 
 static int run_scenario(const char *text, cap *c, ptc_model *m)
 {
     ptc_model_config base;
-    ptc_model_sink s = mr_start(c, 0);
-    wl_scenario sc;
+    ptc_model_sink s = modelrec_start(c, 0);
+    workload_scenario sc;
     ptc_model_config_default(&base);
-    if (!wl_run_scenario(text, &base, &s, m, &sc)) {
+    if (!workload_run_scenario(text, &base, &s, m, &sc)) {
         CHECK(0, "scenario: %s", sc.error);
         return 0;
     }
@@ -85,7 +85,7 @@ static void clocks_are_exact(void)
         ptc_model_config cfg;
         ptc_model m;
         ref_clock r;
-        pg_rng rng = pg_seed(c + 1);
+        pktgen_rng rng = pktgen_seed(c + 1);
         unsigned ratio;
         char what[64];
         ptc_model_config_default(&cfg);
@@ -98,7 +98,7 @@ static void clocks_are_exact(void)
         r.den = 1;
         ratio = cfg.core_ratio;
         for (i = 0; i < 200; i++) {
-            uint64_t n = pg_range(&rng, 0, i % 7 == 0 ? UINT64_C(1) << 34 : 5000);
+            uint64_t n = pktgen_range(&rng, 0, i % 7 == 0 ? UINT64_C(1) << 34 : 5000);
             ptc_model_idle(&m, n);
             ref_add_cycles(&r, n, cfg.art_hz, ratio);
             snprintf(what, sizeof what, "clock %zu step %zu", c, i);
@@ -166,7 +166,7 @@ static void fast_counter_and_mtc_payloads_match_the_clock(void)
         }
     }
     CHECK(n_tma > 10 && n_mtc > 1000, "%zu TMAs, %zu MTCs", n_tma, n_mtc);
-    mr_free(&c);
+    modelrec_free(&c);
 }
 
 /* ---- 5.1 real clocks: MTCs out 0..mtc_jitter cycles after their edges ------- */
@@ -183,7 +183,7 @@ static void mtc_jitter_delays_mtcs_within_its_bound(void)
     size_t i, mtcs = 0, late = 0;
     uint64_t per_cycle_num, per_cycle_den;
     ptc_model_config_default(&cfg);
-    CHECK(mc_set_list(&cfg, "mtc_freq=0,mtc_jitter=20,jitter_seed=77", err, sizeof err), "%s", err);
+    CHECK(modelcfg_set_list(&cfg, "mtc_freq=0,mtc_jitter=20,jitter_seed=77", err, sizeof err), "%s", err);
     CHECK(run_workload(&cfg, 0, 400000, 5, &c, &m));
     /* ART ticks per core cycle: art_hz / (ratio * 1e8) */
     per_cycle_num = cfg.art_hz;
@@ -202,7 +202,7 @@ static void mtc_jitter_delays_mtcs_within_its_bound(void)
         late += t->cycle > edge_cycle + 1;
     }
     CHECK(mtcs > 1000 && late > mtcs / 4, "%zu MTCs, %zu late", mtcs, late);
-    mr_free(&c);
+    modelrec_free(&c);
 }
 
 /* With mtc_lost N, some MTCs the policy lets out are lost: the truth
@@ -218,7 +218,7 @@ static void mtc_lost_drops_at_most_n_in_a_row(void)
     uint64_t last_edge = 0;
     int have_edge = 0;
     ptc_model_config_default(&cfg);
-    CHECK(mc_set_list(&cfg, "mtc_freq=0,mtc_lost=2,jitter_seed=9", err, sizeof err), "%s", err);
+    CHECK(modelcfg_set_list(&cfg, "mtc_freq=0,mtc_lost=2,jitter_seed=9", err, sizeof err), "%s", err);
     memset(&cfg.policy, 0, sizeof cfg.policy); /* every MTC due: each one may be lost */
     CHECK(run_workload(&cfg, 0, 400000, 5, &c, &m));
     for (i = 0; i < c.nt; i++) {
@@ -241,7 +241,7 @@ static void mtc_lost_drops_at_most_n_in_a_row(void)
     }
     CHECK(longest <= 2 && longest >= 1 && lost > emitted / 10 && lost < emitted / 2, "%zu lost of %zu, %zu in a row",
           lost, lost + emitted, longest);
-    mr_free(&c);
+    modelrec_free(&c);
 }
 
 /* With psb_early_tsc every PSB+ whose MTC edge was near carries that MTC
@@ -262,7 +262,7 @@ static void psb_early_tsc_writes_the_skylake_order(void)
         int in_psb = 0;
         const ptc_truth *mtc = NULL;
         ptc_model_config_default(&cfg);
-        CHECK(mc_set_list(&cfg, settings[k], err, sizeof err), "%s", err);
+        CHECK(modelcfg_set_list(&cfg, settings[k], err, sizeof err), "%s", err);
         CHECK(run_workload(&cfg, 0, 2000000, 3, &c, &m));
         for (i = 0; i < c.nt; i++) {
             const ptc_truth *t = &c.t[i];
@@ -284,7 +284,7 @@ static void psb_early_tsc_writes_the_skylake_order(void)
         }
         if (k == 0) CHECK(psbs > 20 && early > psbs / 2, "%zu of %zu PSB+ with an MTC ahead of the TSC", early, psbs);
         else CHECK(early == 0, "%zu PSB+ with an MTC without the setting", early);
-        mr_free(&c);
+        modelrec_free(&c);
     }
 }
 
@@ -333,7 +333,7 @@ static void fast_forward_equals_single_step(void)
     static const char *policies[] = { "off", "seed", "threshold=3,resume_value=0", "threshold=1,resume_after=7,min_burst=3" };
     int wi;
     size_t s, p;
-    for (wi = 0; wi < WL_COUNT; wi++)
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++)
         for (s = 0; s < sizeof settings / sizeof settings[0]; s++)
             for (p = 0; p < sizeof policies / sizeof policies[0]; p += 1 + (wi + s) % 2) {
                 ptc_model_config cfg;
@@ -341,17 +341,17 @@ static void fast_forward_equals_single_step(void)
                 cap c1, c2;
                 char err[200], why[200];
                 ptc_model_config_default(&cfg);
-                wl_configure(wi, &cfg);
-                CHECK(mc_policy(&cfg.policy, policies[p], err, sizeof err));
-                if (*settings[s]) CHECK(mc_set_list(&cfg, settings[s], err, sizeof err), "%s", err);
+                workload_configure(wi, &cfg);
+                CHECK(modelcfg_policy(&cfg.policy, policies[p], err, sizeof err));
+                if (*settings[s]) CHECK(modelcfg_set_list(&cfg, settings[s], err, sizeof err), "%s", err);
                 CHECK(run_workload(&cfg, wi, 400000, s + 10 * p, &c1, &m1));
                 cfg.reference_stepping = 1;
                 CHECK(run_workload(&cfg, wi, 400000, s + 10 * p, &c2, &m2));
-                CHECK(c1.nt > 10, "%s: nothing generated", wl_names[wi]);
-                CHECK(captures_equal(&c1, &c2, why, sizeof why), "%s [%s] policy %s: %s", wl_names[wi], settings[s],
+                CHECK(c1.nt > 10, "%s: nothing generated", workload_names[wi]);
+                CHECK(captures_equal(&c1, &c2, why, sizeof why), "%s [%s] policy %s: %s", workload_names[wi], settings[s],
                       policies[p], why);
-                mr_free(&c1);
-                mr_free(&c2);
+                modelrec_free(&c1);
+                modelrec_free(&c2);
             }
 }
 
@@ -374,19 +374,19 @@ static void skz84_corrupts_tmas_in_a_guest(void)
         ptc_item it;
         size_t i = 0;
         ptc_model_config_default(&cfg);
-        CHECK(mc_set_list(&cfg, settings[s], err, sizeof err), "%s", err);
-        k1 = mr_start(&c1, 1);
-        k2 = mr_start(&c2, 1);
+        CHECK(modelcfg_set_list(&cfg, settings[s], err, sizeof err), "%s", err);
+        k1 = modelrec_start(&c1, 1);
+        k2 = modelrec_start(&c2, 1);
         CHECK(ptc_model_init(&m1, &cfg, &k1) == PTC_OK);
-        wl_run_in_guest(&m1, 6000000, s + 1);
+        workload_run_in_guest(&m1, 6000000, s + 1);
         cfg.reference_stepping = 1;
         CHECK(ptc_model_init(&m2, &cfg, &k2) == PTC_OK);
-        wl_run_in_guest(&m2, 6000000, s + 1);
+        workload_run_in_guest(&m2, 6000000, s + 1);
         CHECK(captures_equal(&c1, &c2, why, sizeof why), "[%s]: %s", settings[s], why);
-        ptc_decoder_init_buffer(&dec, mr_decode_flags(&cfg), c1.bytes, c1.len);
+        ptc_decoder_init_buffer(&dec, modelrec_decode_flags(&cfg), c1.bytes, c1.len);
         while (ptc_decoder_next(&dec, &it) == PTC_OK && i < c1.nt) {
             const ptc_truth *t = &c1.t[i++];
-            CHECK(mr_item_is(t, &it), "[%s]: item at %llu (%s) is not the model's %s", settings[s],
+            CHECK(modelrec_item_is(t, &it), "[%s]: item at %llu (%s) is not the model's %s", settings[s],
                   (unsigned long long)it.offset, ptc_status_name(it.error), ptc_packet_type_name(t->pkt.type));
             if (t->pkt.type == PTC_TMA) whole += t->fate == PTC_FATE_EMITTED;
             if (t->fate != PTC_FATE_CORRUPT) continue;
@@ -400,15 +400,15 @@ static void skz84_corrupts_tmas_in_a_guest(void)
         }
         CHECK(i == c1.nt && ptc_decoder_next(&dec, &it) == PTC_END, "[%s]: %zu of %zu packets decoded", settings[s], i,
               c1.nt);
-        mr_free(&c1);
-        mr_free(&c2);
+        modelrec_free(&c1);
+        modelrec_free(&c2);
         /* out of a guest, no TMA is touched */
-        k1 = mr_start(&c1, 1);
+        k1 = modelrec_start(&c1, 1);
         CHECK(ptc_model_init(&m1, &cfg, &k1) == PTC_OK);
-        wl_run_workload(0, &m1, 3000000, 1);
+        workload_run_workload(0, &m1, 3000000, 1);
         for (i = 0; i < c1.nt; i++)
             CHECK(c1.t[i].fate != PTC_FATE_CORRUPT, "[%s]: a corrupt TMA outside a guest", settings[s]);
-        mr_free(&c1);
+        modelrec_free(&c1);
     }
     CHECK(corrupt > 10 && whole > 10, "%zu corrupt and %zu whole TMAs", corrupt, whole);
     printf("# erratum SKZ84: %zu TMAs corrupt, %zu whole, in runs mostly in a guest\n", corrupt, whole);
@@ -443,7 +443,7 @@ static void fig5(const char *name, const char *scenario, const char *want)
     if (!run_scenario(scenario, &c, &m)) return;
     timeline(&c, got, sizeof got);
     CHECK(strcmp(got, want) == 0, "%s:\n    got  %s\n    want %s", name, got, want);
-    mr_free(&c);
+    modelrec_free(&c);
 }
 
 static void seed_fig5_timelines(void)
@@ -489,7 +489,7 @@ static void cyc_values_sum_to_true_cycles(void)
     size_t cut = 0;
     int wi;
     size_t s;
-    for (wi = 0; wi < WL_COUNT; wi++)
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++)
         for (s = 0; s < sizeof settings / sizeof settings[0]; s++) {
             ptc_model_config cfg;
             ptc_model m;
@@ -499,14 +499,14 @@ static void cyc_values_sum_to_true_cycles(void)
             uint64_t last = 0;
             int overflowed = 0;
             ptc_model_config_default(&cfg);
-            wl_configure(wi, &cfg);
-            CHECK(mc_set_list(&cfg, settings[s], err, sizeof err), "%s", err);
+            workload_configure(wi, &cfg);
+            CHECK(modelcfg_set_list(&cfg, settings[s], err, sizeof err), "%s", err);
             CHECK(run_workload(&cfg, wi, 1500000, 7, &c, &m));
             for (i = 0; i < c.nt; i++) {
                 const ptc_truth *t = &c.t[i];
                 if (t->fate == PTC_FATE_DROPPED) overflowed = 1;
                 if (t->fate == PTC_FATE_DROPPED && t->pkt.type == PTC_CYC) last = t->cycle; /* it counted them, then was lost */
-                if (!mr_in_stream(t) || t->pkt.type != PTC_CYC) continue;
+                if (!modelrec_in_stream(t) || t->pkt.type != PTC_CYC) continue;
                 n++;
                 if (t->fate == PTC_FATE_CUT) {
                     uint8_t whole[PTC_MAX_PACKET_SIZE];
@@ -515,22 +515,22 @@ static void cyc_values_sum_to_true_cycles(void)
                     CHECK(ptc_encode_packet(&t->pkt, whole, sizeof whole, &w) == PTC_OK && w > 1 &&
                               c.bytes[t->offset] == whole[0] && c.bytes[t->offset + 1] == PTC_OP_EXT &&
                               c.bytes[t->offset + 2] == PTC_EXT_OVF,
-                          "%s: the cut CYC at %llu is not its first byte and an OVF", wl_names[wi],
+                          "%s: the cut CYC at %llu is not its first byte and an OVF", workload_names[wi],
                           (unsigned long long)t->offset);
                 }
                 if (overflowed)
                     CHECK(t->pkt.u.cyc.cycles == ((t->cycle - last) & ((UINT64_C(1) << cfg.cyc_bits) - 1)),
-                          "%s [%s]: CYC after overflow at %llu", wl_names[wi], settings[s], (unsigned long long)t->offset);
+                          "%s [%s]: CYC after overflow at %llu", workload_names[wi], settings[s], (unsigned long long)t->offset);
                 else
                     CHECK(t->pkt.u.cyc.cycles == t->cycle - last, "%s [%s]: CYC %llu at cycle %llu, last at %llu",
-                          wl_names[wi], settings[s], (unsigned long long)t->pkt.u.cyc.cycles,
+                          workload_names[wi], settings[s], (unsigned long long)t->pkt.u.cyc.cycles,
                           (unsigned long long)t->cycle, (unsigned long long)last);
                 CHECK(t->pkt.u.cyc.cycles >= 1 && t->pkt.u.cyc.cycles < (UINT64_C(1) << cfg.cyc_bits), "CYC range");
                 last = t->cycle;
                 overflowed = 0;
             }
-            CHECK(n > 10, "%s [%s]: %zu CYCs", wl_names[wi], settings[s], n);
-            mr_free(&c);
+            CHECK(n > 10, "%s [%s]: %zu CYCs", workload_names[wi], settings[s], n);
+            modelrec_free(&c);
         }
     CHECK(cut > 20, "skd007 cut %zu CYCs", cut);
 }
@@ -560,7 +560,7 @@ static void cyc_precedes_eligible_packets(void)
         }
     }
     CHECK(checked > 1000);
-    mr_free(&c);
+    modelrec_free(&c);
 }
 
 /* ---- 5.2 PSB+ and stream structure ------------------------------------------ */
@@ -585,7 +585,7 @@ static void psb_every_period(void)
         last = t->offset;
     }
     CHECK(npsb > 20, "%zu PSBs", npsb);
-    mr_free(&c);
+    modelrec_free(&c);
 }
 
 /* ---- 5.3: every workload under every policy: valid streams, truth lines up ---- */
@@ -598,7 +598,7 @@ static void decode_all(const cap *c, ptc_item **items, size_t *n)
     *items = NULL;
     *n = 0;
     ptc_decoder_init_buffer(&d, 0, c->bytes, c->len);
-    while (ptc_decoder_next(&d, &it) == PTC_OK) mr_push((void **)items, n, &capn, &it, sizeof it);
+    while (ptc_decoder_next(&d, &it) == PTC_OK) modelrec_push((void **)items, n, &capn, &it, sizeof it);
 }
 
 /* The control-flow packets of a scenario after its start, as text: TNT
@@ -650,7 +650,7 @@ static void flow_text(const char *scenario, char *out, size_t cap_)
         else len += (size_t)snprintf(out + len, cap_ - len, " %s:-", name);
     }
     free(items);
-    mr_free(&c);
+    modelrec_free(&c);
 }
 
 static void flow_is(const char *name, const char *scenario, const char *want)
@@ -688,7 +688,7 @@ static void tsx_and_vmx_packets(void)
     /* what cannot happen is refused, and nothing is written for it */
     ptc_model_config_default(&cfg);
     {
-        ptc_model_sink sink = mr_start(&c, 0);
+        ptc_model_sink sink = modelrec_start(&c, 0);
         CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
     }
     ptc_model_start(&m, 0x1000);
@@ -699,7 +699,7 @@ static void tsx_and_vmx_packets(void)
     CHECK(ptc_model_vmptrld(&m, 0x1000, 0x3001) == PTC_ERR_RANGE, "unaligned VMCS");
     CHECK(ptc_model_tsx(&m, PTC_TSX_BEGIN, 0x1000, 0) == PTC_OK);
     CHECK(ptc_model_tsx(&m, PTC_TSX_BEGIN, 0x1000, 0) == PTC_ERR_BAD_STATE, "nested");
-    mr_free(&c);
+    modelrec_free(&c);
 }
 
 /* RET compression (SDM 36.4.2.2): a RET to the next IP of the newest CALL
@@ -759,7 +759,7 @@ static void every_workload_and_policy(void)
                                       "threshold=1,resume_after=10,min_burst=4", "threshold=5,resume_value=128,resume_after=200" };
     int wi;
     size_t p;
-    for (wi = 0; wi < WL_COUNT; wi++)
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++)
         for (p = 0; p < sizeof policies / sizeof policies[0]; p++) {
             ptc_model_config cfg;
             ptc_model m;
@@ -769,10 +769,10 @@ static void every_workload_and_policy(void)
             ptc_checker chk;
             char err[200];
             ptc_model_config_default(&cfg);
-            wl_configure(wi, &cfg);
+            workload_configure(wi, &cfg);
             cfg.cyc_en = (uint8_t)(p & 1);
-            CHECK(mc_policy(&cfg.policy, policies[p], err, sizeof err), "%s", err);
-            CHECK(run_workload(&cfg, wi, 3000000, p + 1, &c, &m), "%s: %s", wl_names[wi], ptc_model_error_field(&m));
+            CHECK(modelcfg_policy(&cfg.policy, policies[p], err, sizeof err), "%s", err);
+            CHECK(run_workload(&cfg, wi, 3000000, p + 1, &c, &m), "%s: %s", workload_names[wi], ptc_model_error_field(&m));
             decode_all(&c, &items, &n);
             ptc_checker_init(&chk, &cfg.policy);
             for (i = 0; i < n; i++) {
@@ -780,23 +780,23 @@ static void every_workload_and_policy(void)
                 if (items[i].error != PTC_OK) { errors++; continue; }
                 v = ptc_checker_packet(&chk, &items[i].pkt);
                 if (v != PTC_RULE_NONE && viol++ < 3)
-                    CHECK(0, "%s/%s: %s at %llu", wl_names[wi], policies[p], ptc_rule_name((ptc_rule)v),
+                    CHECK(0, "%s/%s: %s at %llu", workload_names[wi], policies[p], ptc_rule_name((ptc_rule)v),
                           (unsigned long long)items[i].offset);
             }
-            CHECK(errors == 0, "%s/%s: %zu decode errors", wl_names[wi], policies[p], errors);
+            CHECK(errors == 0, "%s/%s: %zu decode errors", workload_names[wi], policies[p], errors);
             /* every emitted packet of the truth is the decoded item at its offset */
             for (i = 0; i < c.nt; i++) {
                 if (c.t[i].fate != PTC_FATE_EMITTED) continue;
                 if (k >= n || items[k].offset != c.t[i].offset || !ptc_packet_equal(&items[k].pkt, &c.t[i].pkt)) {
-                    CHECK(0, "%s/%s: truth record %zu (%s at %llu) is not decoded item %zu", wl_names[wi], policies[p], i,
+                    CHECK(0, "%s/%s: truth record %zu (%s at %llu) is not decoded item %zu", workload_names[wi], policies[p], i,
                           ptc_packet_type_name(c.t[i].pkt.type), (unsigned long long)c.t[i].offset, k);
                     break;
                 }
                 k++;
             }
-            CHECK(k == n, "%s/%s: %zu items, %zu emitted in the truth", wl_names[wi], policies[p], n, k);
+            CHECK(k == n, "%s/%s: %zu items, %zu emitted in the truth", workload_names[wi], policies[p], n, k);
             free(items);
-            mr_free(&c);
+            modelrec_free(&c);
         }
 }
 
@@ -826,7 +826,7 @@ static void decoded_ips_are_the_workload_targets(void)
     }
     CHECK(compared > 1000, "%zu TIPs", compared);
     free(items);
-    mr_free(&c);
+    modelrec_free(&c);
 }
 
 /* IPs whose upper bits are not a sign extension (non-canonical, as a
@@ -842,7 +842,7 @@ static void non_canonical_ips_round_trip(void)
     ptc_model_config cfg;
     ptc_model m;
     cap c;
-    ptc_model_sink sink = mr_start(&c, 0);
+    ptc_model_sink sink = modelrec_start(&c, 0);
     ptc_item *items;
     size_t n, i, k = 0, t;
     int seen48 = 0, seenfull = 0;
@@ -868,7 +868,7 @@ static void non_canonical_ips_round_trip(void)
     CHECK(seen48 && seenfull, "IPBytes 100b %d, 110b %d", seen48, seenfull);
     for (i = 0; i < n; i++) CHECK(items[i].error == PTC_OK);
     free(items);
-    mr_free(&c);
+    modelrec_free(&c);
 }
 
 /* The TSC:core ratio the model reports is tsc_hz / (ratio * 100 MHz) in
@@ -878,7 +878,7 @@ static void tsc_per_cycle_is_exact(void)
     ptc_model_config cfg;
     ptc_model m;
     cap c;
-    ptc_model_sink sink = mr_start(&c, 0);
+    ptc_model_sink sink = modelrec_start(&c, 0);
     uint64_t num, den;
     ptc_model_config_default(&cfg);
     cfg.art_hz = 25000000;
@@ -894,7 +894,7 @@ static void tsc_per_cycle_is_exact(void)
     ptc_model_tsc_per_cycle(&m, &num, &den);
     CHECK(num == 25 && den == 24, "%llu/%llu", (unsigned long long)num, (unsigned long long)den);
     ptc_model_stop(&m);
-    mr_free(&c);
+    modelrec_free(&c);
 }
 
 /* Gaps between MTCs never exceed what the 8-bit payload recovers: at most
@@ -912,8 +912,8 @@ static void suppressed_runs_are_recoverable(void)
         size_t i;
         unsigned run = 0, longest = 0;
         ptc_model_config_default(&cfg);
-        wl_configure(2, &cfg);
-        CHECK(mc_policy(&cfg.policy, policies[p], err, sizeof err));
+        workload_configure(2, &cfg);
+        CHECK(modelcfg_policy(&cfg.policy, policies[p], err, sizeof err));
         CHECK(run_workload(&cfg, 2, 20000000, 9, &c, &m));
         for (i = 0; i < c.nt; i++) {
             if (c.t[i].pkt.type != PTC_MTC) continue;
@@ -921,7 +921,7 @@ static void suppressed_runs_are_recoverable(void)
             else run = 0;
         }
         CHECK(longest <= 255 && longest >= 200, "%s: longest suppressed run %u", policies[p], longest);
-        mr_free(&c);
+        modelrec_free(&c);
     }
 }
 
@@ -935,7 +935,7 @@ static int check_seq(const char *policy, const char *seq)
     char err[100];
     const char *p = seq;
     int worst = PTC_RULE_NONE;
-    mc_policy(&pol, policy, err, sizeof err);
+    modelcfg_policy(&pol, policy, err, sizeof err);
     ptc_checker_init(&c, &pol);
     while (*p) {
         ptc_packet pkt;
@@ -1005,8 +1005,8 @@ static void checker_catches_mutated_model_streams(void)
     size_t n, i, mutations = 0, caught = 0;
     char err[100];
     ptc_model_config_default(&cfg);
-    wl_configure(2, &cfg);
-    CHECK(mc_policy(&cfg.policy, "seed", err, sizeof err));
+    workload_configure(2, &cfg);
+    CHECK(modelcfg_policy(&cfg.policy, "seed", err, sizeof err));
     CHECK(run_workload(&cfg, 2, 40000000, 4, &c, &m));
     decode_all(&c, &items, &n);
     for (i = 0; i + 1 < n && mutations < 400; i++) {
@@ -1036,7 +1036,7 @@ static void checker_catches_mutated_model_streams(void)
     }
     CHECK(mutations > 50 && caught == mutations, "%zu of %zu mutations caught", caught, mutations);
     free(items);
-    mr_free(&c);
+    modelrec_free(&c);
 }
 
 /* ---- 5.1 configuration checks ------------------------------------------------- */
@@ -1070,14 +1070,14 @@ static void every_field_range_is_held(void)
             CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_ERR_BAD_CONFIG && strcmp(ptc_model_error_field(&m), k) == 0, \
                   "%s below %llu", k, (unsigned long long)(least));                                          \
             snprintf(set, sizeof set, "%s=%llu", k, (unsigned long long)(least) - 1);                        \
-            CHECK(!mc_set_list(&cfg, set, err, sizeof err) && strstr(err, "must be a whole number from"), "%s", set); \
+            CHECK(!modelcfg_set_list(&cfg, set, err, sizeof err) && strstr(err, "must be a whole number from"), "%s", set); \
         }                                                                                                    \
         ptc_model_config_default(&cfg);                                                                      \
         snprintf(set, sizeof set, "%s=%llu", k, (unsigned long long)(most));                                 \
-        CHECK(mc_set_list(&cfg, set, err, sizeof err), "%s: %s", set, err);                                  \
+        CHECK(modelcfg_set_list(&cfg, set, err, sizeof err), "%s: %s", set, err);                                  \
         if ((uint64_t)(most) < UINT64_MAX) {                                                                 \
             snprintf(set, sizeof set, "%s=%llu", k, (unsigned long long)(most) + 1);                         \
-            CHECK(!mc_set_list(&cfg, set, err, sizeof err) && strstr(err, k), "%s accepted", set);           \
+            CHECK(!modelcfg_set_list(&cfg, set, err, sizeof err) && strstr(err, k), "%s accepted", set);           \
         }                                                                                                    \
         ptc_model_config_default(&cfg);                                                                      \
         CHECK(cfg.field == (dflt), "%s's default", k);                                                       \
@@ -1098,12 +1098,12 @@ static void errata_are_bits(void)
 #define E(k, bit)                                                                                         \
     ptc_model_config_default(&cfg);                                                                      \
     snprintf(set, sizeof set, "%s=1", k);                                                                \
-    CHECK(mc_set_list(&cfg, set, err, sizeof err) && cfg.errata == (uint32_t)(bit), "%s: %s", set, err); \
+    CHECK(modelcfg_set_list(&cfg, set, err, sizeof err) && cfg.errata == (uint32_t)(bit), "%s: %s", set, err); \
     CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_OK, "%s refused", set);                                  \
     snprintf(set, sizeof set, "%s=0", k);                                                                \
-    CHECK(mc_set_list(&cfg, set, err, sizeof err) && cfg.errata == 0, "%s", set);                        \
+    CHECK(modelcfg_set_list(&cfg, set, err, sizeof err) && cfg.errata == 0, "%s", set);                        \
     snprintf(set, sizeof set, "%s=2", k);                                                                \
-    CHECK(!mc_set_list(&cfg, set, err, sizeof err), "%s accepted", set);                                 \
+    CHECK(!modelcfg_set_list(&cfg, set, err, sizeof err), "%s accepted", set);                                 \
     CHECK(strcmp(ptc_erratum_name((uint32_t)(bit)), k) == 0, "%s is the erratum's name", k);             \
     n++;
     PTC_MODEL_ERRATA(E)
@@ -1126,7 +1126,7 @@ static void bad_configurations_are_named(void)
         ptc_model m;
         char err[100];
         ptc_model_config_default(&cfg);
-        if (!mc_set_list(&cfg, bad[i].set, err, sizeof err)) { CHECK(0, "%s: %s", bad[i].set, err); continue; }
+        if (!modelcfg_set_list(&cfg, bad[i].set, err, sizeof err)) { CHECK(0, "%s: %s", bad[i].set, err); continue; }
         CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_ERR_BAD_CONFIG, "%s accepted", bad[i].set);
         CHECK(strcmp(bad[i].field, ptc_model_error_field(&m)) == 0, "%s: blamed %s", bad[i].set,
               ptc_model_error_field(&m));
@@ -1181,7 +1181,7 @@ static void sleep_stops_the_core_clock(void)
               (unsigned long long)tsc->cycle, (unsigned long long)tsc->art);
         CHECK(cyc->pkt.u.cyc.cycles == 3000 && cyc < tsc, "the wake CYC carries the cycles before the sleep");
     }
-    mr_free(&c);
+    modelrec_free(&c);
 }
 
 int main(void)
@@ -1212,5 +1212,5 @@ int main(void)
     RUN(sleep_stops_the_core_clock);
     RUN(ret_compression_follows_the_sdm);
     RUN(tsx_and_vmx_packets);
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

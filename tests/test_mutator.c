@@ -1,20 +1,20 @@
-/* test_mutator.c - the PT-aware mutator (tools/ptmutator.h): what it
+/* test_mutator.c - the PT-aware mutator (harness/ptmutator.h): what it
    promises a fuzzing campaign. Every operator is used; the packet-level
    operators turn a stream of whole packets into a stream of whole packets;
    a field reaches its edges; the same seed gives the same outputs; nothing
    is written past the room given; a crossover splices at PSBs; "generate"
    writes what the model writes. The engines' own runs with it (libFuzzer's
    hooks, AFL++'s library) are in tests/run.sh.
-   And the differential template's time comparison (tools/ptdiff.h), which
+   And the differential template's time comparison (harness/ptdiff.h), which
    a campaign on someone else's timed decoder stands on: it finds each
    fault where it is, and only there. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
-#include "../tools/ptmutator.h"
-#include "../tools/ptdiff.h"
+#include "../harness/ptmutator.h"
+#include "../harness/ptdiff.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
-#include "../tools/modelrec.h"
+#include "../harness/modelrec.h"
 #include "testlib.h"
 
 enum { STREAM_CAP = 4096, MUTATIONS = 20000 };
@@ -23,10 +23,10 @@ enum { STREAM_CAP = 4096, MUTATIONS = 20000 };
    (no PEBS blocks: see ptm_whole_packets). */
 static size_t clean_stream(uint64_t seed, uint8_t *out, size_t cap)
 {
-    pg_rng r = pg_seed(seed);
-    pg_mix mix;
-    pg_mix_uniform(&mix, PG_LIBIPT_205);
-    return pg_stream(&r, &mix, PG_LIBIPT_205, 512, out, cap, NULL, NULL, 0, NULL);
+    pktgen_rng r = pktgen_seed(seed);
+    pktgen_mix mix;
+    pktgen_mix_uniform(&mix, PKTGEN_LIBIPT_205);
+    return pktgen_stream(&r, &mix, PKTGEN_LIBIPT_205, 512, out, cap, NULL, NULL, 0, NULL);
 }
 
 static ptm_mutator mut, mut2;
@@ -200,26 +200,26 @@ static void generate_writes_a_model_stream(void)
 }
 
 
-/* ---- tools/ptdiff.h's time comparison ---------------------------------- */
+/* ---- harness/ptdiff.h's time comparison ---------------------------------- */
 
 /* A timed decoder that gives the truth's times in order, but for one it
    bends: entry `bent_index` given as `bent` instead, and entry
    `skip_index` not given (SIZE_MAX: none). */
-static const pd_time *fake_truth;
+static const ptdiff_time *fake_truth;
 static size_t fake_n, bent_index, skip_index = SIZE_MAX;
-static pd_time bent;
+static ptdiff_time bent;
 
 static void *fake_open(const uint8_t *buf, size_t len, const ptc_clock_config *clocks)
 {
     static size_t next;
-    UT_UNUSED(buf);
-    UT_UNUSED(len);
-    UT_UNUSED(clocks);
+    UTIL_UNUSED(buf);
+    UTIL_UNUSED(len);
+    UTIL_UNUSED(clocks);
     next = 0;
     return &next;
 }
 
-static int fake_next(void *self, pd_time *t)
+static int fake_next(void *self, ptdiff_time *t)
 {
     size_t *next = (size_t *)self;
     if (*next == skip_index) (*next)++;
@@ -229,43 +229,43 @@ static int fake_next(void *self, pd_time *t)
     return 1;
 }
 
-static void fake_close(void *self) { UT_UNUSED(self); }
+static void fake_close(void *self) { UTIL_UNUSED(self); }
 
-static const pd_timed_decoder fake = { "the truth, bent", fake_open, fake_next, fake_close };
+static const ptdiff_timed_decoder fake = { "the truth, bent", fake_open, fake_next, fake_close };
 
-/* Whether a packet at the truth's entry i is news (pd_time_news). */
-static int news_at(const mr_trace *tr, const pd_time *truth, size_t i)
+/* Whether a packet at the truth's entry i is news (ptdiff_time_news). */
+static int news_at(const modelrec_trace *tr, const ptdiff_time *truth, size_t i)
 {
     ptc_packet p;
     return ptc_decode_packet(tr->bytes + truth[i].offset, tr->len - truth[i].offset, PTC_BLOCK_NONE, &p) == PTC_OK &&
-           pd_time_news(p.type);
+           ptdiff_time_news(p.type);
 }
 
-static void compare_bent(const mr_trace *tr, const ptc_clock_config *cc, size_t index, pd_time t, pd_time_result *res)
+static void compare_bent(const modelrec_trace *tr, const ptc_clock_config *cc, size_t index, ptdiff_time t, ptdiff_time_result *res)
 {
     bent_index = index;
     bent = t;
-    CHECK(pd_compare_times(&fake, tr->bytes, tr->len, cc, fake_truth, fake_n, 10, res));
+    CHECK(ptdiff_compare_times(&fake, tr->bytes, tr->len, cc, fake_truth, fake_n, 10, res));
 }
 
 static void time_comparison_finds_each_fault_where_it_is(void)
 {
-    mr_trace tr;
+    modelrec_trace tr;
     ptc_model_config mc;
     ptc_clock_config cc;
     ptc_model_sink sink;
-    pd_time *truth, t;
-    pd_time_result base, res;
+    ptdiff_time *truth, t;
+    ptdiff_time_result base, res;
     char err[200];
     size_t n, k;
     memset(&tr, 0, sizeof tr);
-    sink = mr_start(&tr, 0);
-    CHECK(wl_run_configured(wl_find("dense"), "off", "cyc_en=1", 400000, 3, &sink, &mc, err, sizeof err), "%s", err);
+    sink = modelrec_start(&tr, 0);
+    CHECK(workload_run_configured(workload_find("dense"), "off", "cyc_en=1", 400000, 3, &sink, &mc, err, sizeof err), "%s", err);
     ptc_clock_config_from_model(&cc, &mc);
-    truth = (pd_time *)malloc((tr.nt + 1) * sizeof *truth);
+    truth = (ptdiff_time *)malloc((tr.nt + 1) * sizeof *truth);
     CHECK(truth != NULL);
     if (!truth) return;
-    n = pd_truth_of_model(tr.t, tr.nt, truth);
+    n = ptdiff_truth_of_model(tr.t, tr.nt, truth);
     CHECK(n > 1000, "%zu packets", n);
     fake_truth = truth;
     fake_n = n;
@@ -284,10 +284,10 @@ static void time_comparison_finds_each_fault_where_it_is(void)
     t.tsc += 11;
     compare_bent(&tr, &cc, k, t, &res);
     CHECK(res.off == 1 && res.back == 0 && res.stray == 0 && res.max_err == 11);
-    CHECK(res.fault == PD_TIME_OFF && res.bad.offset == truth[k].offset && res.bad_ref == truth[k].tsc);
+    CHECK(res.fault == PTDIFF_TIME_OFF && res.bad.offset == truth[k].offset && res.bad_ref == truth[k].tsc);
     t.tsc -= 1; /* within the tolerance: fine */
     compare_bent(&tr, &cc, k, t, &res);
-    CHECK(res.off == 0 && res.fault == PD_TIME_FINE && res.max_err == 10);
+    CHECK(res.off == 0 && res.fault == PTDIFF_TIME_FINE && res.max_err == 10);
     /* one time inside a packet, not at its start */
     for (k = 0; k + 1 < n && truth[k + 1].offset - truth[k].offset < 2; k++)
         ;
@@ -295,7 +295,7 @@ static void time_comparison_finds_each_fault_where_it_is(void)
     t = truth[k];
     t.offset++;
     compare_bent(&tr, &cc, k, t, &res);
-    CHECK(res.stray == 1 && res.compared == n - 1 && res.fault == PD_TIME_STRAY && res.bad.offset == truth[k].offset + 1);
+    CHECK(res.stray == 1 && res.compared == n - 1 && res.fault == PTDIFF_TIME_STRAY && res.bad.offset == truth[k].offset + 1);
     /* going back: with no news between the two packets a fault; with news
        (the packet between them given no time) a correction */
     for (k = 1; k < n && (news_at(&tr, truth, k - 1) || news_at(&tr, truth, k) || !truth[k - 1].tsc); k++)
@@ -304,7 +304,7 @@ static void time_comparison_finds_each_fault_where_it_is(void)
     t = truth[k];
     t.tsc = truth[k - 1].tsc - 1;
     compare_bent(&tr, &cc, k, t, &res);
-    CHECK(res.back == 1 && res.corrected == base.corrected && res.fault == PD_TIME_BACK &&
+    CHECK(res.back == 1 && res.corrected == base.corrected && res.fault == PTDIFF_TIME_BACK &&
           res.bad.offset == truth[k].offset && res.bad_ref == truth[k - 1].tsc);
     for (k = 2; k < n && (!news_at(&tr, truth, k - 1) || news_at(&tr, truth, k - 2) || news_at(&tr, truth, k) ||
                           !truth[k - 2].tsc);
@@ -322,41 +322,41 @@ static void time_comparison_finds_each_fault_where_it_is(void)
               res.times == n - 1, "corrected %llu of the truth's %llu, back %llu", (unsigned long long)res.corrected,
           (unsigned long long)base.corrected, (unsigned long long)res.back);
     free(truth);
-    mr_free(&tr);
+    modelrec_free(&tr);
 }
 
-/* pd_model_run writes what a recorder of the model's sink records: the
-   same bytes, the truth pd_truth_of_model gives; with too little room it
+/* ptdiff_model_run writes what a recorder of the model's sink records: the
+   same bytes, the truth ptdiff_truth_of_model gives; with too little room it
    stops at a packet's end, the truth with it, and says so. */
 static void model_run_into_the_callers_storage(void)
 {
     static uint8_t bytes[1 << 18], small[300];
-    static pd_time truth[1 << 15], ref[1 << 15];
-    pd_model_stream s = { bytes, sizeof bytes, 0, truth, sizeof truth / sizeof truth[0], 0, 0 };
-    pd_model_stream cut = { small, sizeof small, 0, truth, sizeof truth / sizeof truth[0], 0, 0 };
+    static ptdiff_time truth[1 << 15], ref[1 << 15];
+    ptdiff_model_stream s = { bytes, sizeof bytes, 0, truth, sizeof truth / sizeof truth[0], 0, 0 };
+    ptdiff_model_stream cut = { small, sizeof small, 0, truth, sizeof truth / sizeof truth[0], 0, 0 };
     uint8_t prog[512];
     ptc_model_config cfg;
     ptc_model m;
     ptc_model_sink sink;
-    mr_trace tr;
+    modelrec_trace tr;
     size_t i, n;
     for (i = 0; i < sizeof prog; i++) prog[i] = (uint8_t)(i * 37u + (i >> 3));
     ptc_model_config_default(&cfg);
     cfg.cyc_en = 1;
-    sink = mr_start(&tr, 0);
-    CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK && mp_play(&m, prog, sizeof prog, 300000) == PTC_OK);
-    n = pd_truth_of_model(tr.t, tr.nt, ref);
-    CHECK(pd_model_run(&cfg, prog, sizeof prog, 300000, &s) == PTC_OK && !s.cut);
+    sink = modelrec_start(&tr, 0);
+    CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK && modelprog_play(&m, prog, sizeof prog, 300000) == PTC_OK);
+    n = ptdiff_truth_of_model(tr.t, tr.nt, ref);
+    CHECK(ptdiff_model_run(&cfg, prog, sizeof prog, 300000, &s) == PTC_OK && !s.cut);
     CHECK(s.len == tr.len && s.len > sizeof small && memcmp(s.bytes, tr.bytes, s.len) == 0, "%zu bytes, recorder %zu",
           s.len, tr.len);
     CHECK(s.ntruth == n && memcmp(s.truth, ref, n * sizeof ref[0]) == 0);
-    CHECK(pd_model_run(&cfg, prog, sizeof prog, 300000, &cut) == PTC_OK && cut.cut && cut.len <= sizeof small);
+    CHECK(ptdiff_model_run(&cfg, prog, sizeof prog, 300000, &cut) == PTC_OK && cut.cut && cut.len <= sizeof small);
     CHECK(cut.len > 0 && memcmp(cut.bytes, tr.bytes, cut.len) == 0 && cut.ntruth < n);
     for (i = 0; i < cut.ntruth; i++) CHECK(cut.truth[i].offset < cut.len);
     CHECK(cut.ntruth < n && ref[cut.ntruth].offset >= cut.len, "the truth runs past the stream's end");
     cfg.mtc_freq = 16; /* refused: the model's error comes back */
-    CHECK(pd_model_run(&cfg, prog, sizeof prog, 300000, &s) == PTC_ERR_BAD_CONFIG);
-    mr_free(&tr);
+    CHECK(ptdiff_model_run(&cfg, prog, sizeof prog, 300000, &s) == PTC_ERR_BAD_CONFIG);
+    modelrec_free(&tr);
 }
 
 int main(void)
@@ -369,5 +369,5 @@ int main(void)
     RUN(generate_writes_a_model_stream);
     RUN(time_comparison_finds_each_fault_where_it_is);
     RUN(model_run_into_the_callers_storage);
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

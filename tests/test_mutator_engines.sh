@@ -1,5 +1,5 @@
 #!/bin/sh
-# The PT-aware mutator under the engines that use it (tools/ptmutator.h;
+# The PT-aware mutator under the engines that use it (harness/ptmutator.h;
 # fuzz/README.md, "Fuzzing your decoder"):
 #   - AFL++'s library, build/afl/ptcodec-mutator.so, called through its
 #     entry points alone (tests/afl_mutator_driver.c): the same seed gives

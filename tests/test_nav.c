@@ -7,10 +7,10 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"
-#include "../tools/pktgen.h"
+#include "../harness/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
-#include "../tools/modelrec.h"
+#include "../harness/modelrec.h"
 #include "../tools/navwindow.h"
 
 #include <string.h>
@@ -18,28 +18,28 @@
 /* ---- a run: the model's trace and retirements, and the index over it ---- */
 
 typedef struct nav_run {
-    mr_trace tr;
+    modelrec_trace tr;
     ptc_model_config cfg;
     ptc_clock_config cc;
     ptc_nav nav;
     ptc_nav_entry *entries;
 } nav_run;
 
-#define NAV_GUEST (-1) /* the workload wl_run_in_guest runs (tools/workloads.h) */
+#define NAV_GUEST (-1) /* the workload workload_run_in_guest runs (tools/workloads.h) */
 
 static int nav_run_make(nav_run *r, int wi, const char *policy, const char *settings, uint64_t cycles, uint64_t seed)
 {
     static ptc_clock clk;
-    ptc_model_sink sink = mr_start(&r->tr, 1);
+    ptc_model_sink sink = modelrec_start(&r->tr, 1);
     char err[200];
     if (wi == NAV_GUEST) {
         ptc_model m;
         ptc_model_config_default(&r->cfg);
-        CHECK(mc_policy(&r->cfg.policy, policy, err, sizeof err) && mc_set_list(&r->cfg, settings, err, sizeof err), "%s",
+        CHECK(modelcfg_policy(&r->cfg.policy, policy, err, sizeof err) && modelcfg_set_list(&r->cfg, settings, err, sizeof err), "%s",
               err);
         CHECK(ptc_model_init(&m, &r->cfg, &sink) == PTC_OK);
-        wl_run_in_guest(&m, cycles, seed);
-    } else if (!wl_run_configured(wi, policy, settings, cycles, seed, &sink, &r->cfg, err, sizeof err)) {
+        workload_run_in_guest(&m, cycles, seed);
+    } else if (!workload_run_configured(wi, policy, settings, cycles, seed, &sink, &r->cfg, err, sizeof err)) {
         CHECK(0, "%s", err);
         return 0;
     }
@@ -53,7 +53,7 @@ static int nav_run_make(nav_run *r, int wi, const char *policy, const char *sett
 
 static void nav_run_free(nav_run *r)
 {
-    mr_free(&r->tr);
+    modelrec_free(&r->tr);
     free(r->entries);
     memset(r, 0, sizeof *r);
 }
@@ -110,7 +110,7 @@ static void check_entries(const nav_run *r)
         CHECK(h.entry.tsc_lo <= t->time.tsc && true_tsc_at_most(t, h.entry.tsc_hi),
               "retirement %zu (off %llu): tsc %llu outside [%llu, %llu]", i, (unsigned long long)t->offset,
               (unsigned long long)t->time.tsc, (unsigned long long)h.entry.tsc_lo, (unsigned long long)h.entry.tsc_hi);
-        if (tl_check_failures) return;
+        if (testlib_check_failures) return;
     }
 }
 
@@ -138,7 +138,7 @@ static void check_find(const nav_run *r, ptc_nav_basis basis, nav_stats *st)
         st->exact += h.retire_min == h.retire && !h.maybe_none;
         st->one_packet += h.retire_min >= h.entry.first && !h.maybe_none;
         st->width += h.retire - h.retire_min;
-        if (tl_check_failures) return;
+        if (testlib_check_failures) return;
     }
 }
 
@@ -185,9 +185,9 @@ static void every_retirement_is_found_where_it_retired(void)
         }
         check_find(&r, PTC_NAV_TSC, &tsc);
         check_steps(&r);
-        if (tl_check_failures) printf("  in case %zu (workload %d, %s, %s)\n", c, k->workload, k->policy, k->settings);
+        if (testlib_check_failures) printf("  in case %zu (workload %d, %s, %s)\n", c, k->workload, k->policy, k->settings);
         nav_run_free(&r);
-        if (tl_check_failures) return;
+        if (testlib_check_failures) return;
     }
     printf("  by cycle: %llu queries, %llu exact, %llu within one packet, mean width %.2f retirements\n",
            (unsigned long long)cyc.queries, (unsigned long long)cyc.exact, (unsigned long long)cyc.one_packet,
@@ -201,14 +201,14 @@ static void every_retirement_is_found_where_it_retired(void)
 
 /* The run's trace indexed again, kept to the window `query` needs,
    from room for one entry so that it forgets all along. */
-static ptc_status windowed(const nav_run *r, nw_needed needed, const void *query, nw_index *x)
+static ptc_status windowed(const nav_run *r, navwin_needed needed, const void *query, navwin_index *x)
 {
-    return nw_build_ring(x, &r->cc, r->tr.bytes, r->tr.len, r->tr.len, needed, query, NULL, NULL);
+    return navwin_build_ring(x, &r->cc, r->tr.bytes, r->tr.len, r->tr.len, needed, query, NULL, NULL);
 }
 
 /* The window answers a query, and the --back steps before its answer,
    as the whole index does. */
-static void check_window(const nav_run *r, const nw_index *x, ptc_status st, const ptc_nav_hit *want, uint64_t back,
+static void check_window(const nav_run *r, const navwin_index *x, ptc_status st, const ptc_nav_hit *want, uint64_t back,
                          const char *what, uint64_t value)
 {
     uint64_t k;
@@ -219,7 +219,7 @@ static void check_window(const nav_run *r, const nw_index *x, ptc_status st, con
         ptc_nav_hit wb, hb;
         ptc_status swb = ptc_nav_step(&r->nav, want->retire, -(int64_t)k, &wb);
         ptc_status shb = ptc_nav_step(&x->nav, want->retire, -(int64_t)k, &hb);
-        CHECK(nw_same_hit(swb, &wb, shb, &hb), "%s %llu: %llu back from the answer", what, (unsigned long long)value,
+        CHECK(navwin_same_hit(swb, &wb, shb, &hb), "%s %llu: %llu back from the answer", what, (unsigned long long)value,
               (unsigned long long)k);
     }
 }
@@ -236,8 +236,8 @@ static void a_window_answers_as_the_whole_index(void)
         if (r.tr.nrt > whole) whole = r.tr.nrt;
         for (i = 0; i < 8; i++) {
             const ptc_retire_truth *t = &r.tr.rt[r.tr.nrt * i / 8];
-            nw_find f;
-            nw_index x;
+            navwin_find f;
+            navwin_index x;
             ptc_nav_hit want, got;
             ptc_status sw, sg;
             uint64_t retire = r.tr.nrt * (2 * i + 1) / 16 + (i == 7) * r.tr.nrt; /* the last: past the end */
@@ -245,9 +245,9 @@ static void a_window_answers_as_the_whole_index(void)
             f.value = f.basis == PTC_NAV_CYCLE ? t->cycle : t->time.tsc + i;
             f.back = i * 7;
             sw = ptc_nav_find(&r.nav, f.basis, f.value, 0, &want);
-            CHECK(windowed(&r, nw_needed_by_find, &f, &x) == PTC_OK);
+            CHECK(windowed(&r, navwin_needed_by_find, &f, &x) == PTC_OK);
             sg = ptc_nav_find(&x.nav, f.basis, f.value, 0, &got);
-            CHECK(nw_same_hit(sw, &want, sg, &got), "case %zu, %s %llu: the window answers %s [%llu, %llu], the index "
+            CHECK(navwin_same_hit(sw, &want, sg, &got), "case %zu, %s %llu: the window answers %s [%llu, %llu], the index "
                   "%s [%llu, %llu]", c, f.basis == PTC_NAV_CYCLE ? "cycle" : "tsc", (unsigned long long)f.value,
                   ptc_status_name(sg), (unsigned long long)got.retire_min, (unsigned long long)got.retire,
                   ptc_status_name(sw), (unsigned long long)want.retire_min, (unsigned long long)want.retire);
@@ -259,26 +259,26 @@ static void a_window_answers_as_the_whole_index(void)
                       "case %zu: %zu entries held for an answer %llu wide", c, x.most,
                       (unsigned long long)(want.retire - want.retire_min));
             if (x.most > most) most = x.most;
-            nw_free(&x);
+            navwin_free(&x);
             /* by retirement: what ptnav --retire N --back K keeps */
             {
-                nw_retire w;
+                navwin_retire w;
                 w.retire = retire;
                 w.back = i * 3;
                 sw = ptc_nav_step(&r.nav, retire, 0, &want);
-                CHECK(windowed(&r, nw_needed_by_retire, &w, &x) == PTC_OK);
+                CHECK(windowed(&r, navwin_needed_by_retire, &w, &x) == PTC_OK);
                 sg = ptc_nav_step(&x.nav, retire, 0, &got);
-                CHECK(nw_same_hit(sw, &want, sg, &got), "case %zu: retirement %llu", c, (unsigned long long)retire);
+                CHECK(navwin_same_hit(sw, &want, sg, &got), "case %zu: retirement %llu", c, (unsigned long long)retire);
                 check_window(&r, &x, sg, &want, w.back, "retire", retire);
                 CHECK(x.most <= 2 * w.back + 4096, "case %zu: %zu entries held for retirement %llu", c, x.most,
                       (unsigned long long)retire);
                 if (x.most > most) most = x.most;
-                nw_free(&x);
+                navwin_free(&x);
             }
         }
-        if (tl_check_failures) printf("  in case %zu (workload %d, %s, %s)\n", c, k->workload, k->policy, k->settings);
+        if (testlib_check_failures) printf("  in case %zu (workload %d, %s, %s)\n", c, k->workload, k->policy, k->settings);
         nav_run_free(&r);
-        if (tl_check_failures) return;
+        if (testlib_check_failures) return;
     }
     printf("  at most %llu entries held for one query (an answer as wide as SKL168's cut bounds make it); the "
            "traces have up to %llu retirements\n", (unsigned long long)most, (unsigned long long)whole);
@@ -429,7 +429,7 @@ static void damaged_input(void)
             CHECK(st == PTC_OK || st == PTC_ERR_NOT_FOUND);
         }
         free(bytes);
-        if (tl_check_failures) break;
+        if (testlib_check_failures) break;
     }
     nav_run_free(&r);
 }
@@ -444,15 +444,15 @@ static void psb_gap_is_bounded(void)
     int wi;
     size_t k;
     uint64_t worst_over = 0;
-    for (wi = 0; wi < WL_COUNT; wi++) {
+    for (wi = 0; wi < WORKLOAD_COUNT; wi++) {
         for (k = 0; k < sizeof settings / sizeof settings[0]; k++) {
-            mr_trace tr;
+            modelrec_trace tr;
             ptc_model_config cfg;
-            ptc_model_sink sink = mr_start(&tr, 1);
+            ptc_model_sink sink = modelrec_start(&tr, 1);
             char err[200];
             size_t i, last = 0;
             uint64_t period;
-            CHECK(wl_run_configured(wi, "seed", settings[k], 2000000, 9, &sink, &cfg, err, sizeof err), "%s", err);
+            CHECK(workload_run_configured(wi, "seed", settings[k], 2000000, 9, &sink, &cfg, err, sizeof err), "%s", err);
             period = UINT64_C(2048) << cfg.psb_freq;
             for (i = 0; i < tr.nt; i++) {
                 if (tr.t[i].pkt.type != PTC_PSB) continue;
@@ -462,7 +462,7 @@ static void psb_gap_is_bounded(void)
                     worst_over = tr.t[i].offset - last + 1 - 16 - period;
                 last = (size_t)tr.t[i].offset;
             }
-            mr_free(&tr);
+            modelrec_free(&tr);
         }
     }
     printf("  most bytes past the PSB period: %llu (bound %d)\n", (unsigned long long)worst_over, PTC_MODEL_STEP_BYTES);
@@ -513,7 +513,7 @@ static void snapshot_keeps_the_history(void)
             do CHECK(ptc_decoder_next(&full, &b) == PTC_OK); while (b.offset < a.offset);
             CHECK(b.offset == a.offset && ptc_packet_equal(&a.pkt, &b.pkt), "ring item at %llu", (unsigned long long)a.offset);
             k++;
-            if (tl_check_failures) break;
+            if (testlib_check_failures) break;
         }
         ptc_ring_reader_lost(&rd, &overwritten, &from);
         CHECK(overwritten == (end > cap ? end - cap : 0));
@@ -525,7 +525,7 @@ static void snapshot_keeps_the_history(void)
             CHECK(from == 0);
         }
         tries++;
-        if (tl_check_failures) break;
+        if (testlib_check_failures) break;
     }
     CHECK(tries > 50);
     printf("  snapshot: %zu trigger points, ring of %zu bytes, at least %llu bytes of history kept (promised %llu)\n",
@@ -588,7 +588,7 @@ static void navigation_over_a_snapshot(void)
         const ptc_retire_truth *t = &r.tr.rt[first + i];
         CHECK(ptc_nav_step(&nav, 0, (int64_t)i, &h) == PTC_OK && h.entry.offset == t->offset && h.bit == t->bit);
         CHECK(h.entry.tsc_lo <= t->time.tsc && true_tsc_at_most(t, h.entry.tsc_hi));
-        if (tl_check_failures) break;
+        if (testlib_check_failures) break;
     }
     CHECK(r.tr.rt[first + ptc_nav_retirements(&nav) - 1].offset < ptc_ring_written(&ring));
     free(buf);
@@ -598,7 +598,7 @@ static void navigation_over_a_snapshot(void)
 /* ---- 5.7 triggers ---------------------------------------------------------------- */
 
 typedef struct trig_run {
-    mr_trace tr;
+    modelrec_trace tr;
     uint64_t fired_cycle; /* the cycle of the trigger_nth-th event at the trigger IP */
     uint64_t a_cycle[20]; /* of every jump from A */
 } trig_run;
@@ -620,7 +620,7 @@ static void trig_config(ptc_model_config *cfg, uint32_t nth, int fup, int stop, 
 static void trig_program_counted(const ptc_model_config *cfg, ptc_counters *c, trig_run *r)
 {
     ptc_model m;
-    ptc_model_sink sink = mr_start(&r->tr, 1);
+    ptc_model_sink sink = modelrec_start(&r->tr, 1);
     const uint64_t a = 0x401000, b = 0x402000;
     unsigned i, seen = 0;
     CHECK(ptc_model_init(&m, cfg, &sink) == PTC_OK);
@@ -657,7 +657,7 @@ static void trigger_fires_once_on_the_nth(void)
     CHECK(trigs == 1, "%zu TRIG packets", trigs);
     for (i = 0; i < r.tr.nrt; i++)
         if (r.tr.rt[i].type == PTC_FUP) CHECK(r.tr.rt[i].ip == 0x401000 && r.tr.rt[i].cycle == r.fired_cycle);
-    mr_free(&r.tr);
+    modelrec_free(&r.tr);
 }
 
 /* A counter overflow as the trigger source: the counter of indirect jumps
@@ -687,7 +687,7 @@ static void trigger_on_a_counter_overflow(void)
         ptc_model m;
         CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_ERR_BAD_CONFIG && strcmp(ptc_model_error_field(&m), "trigger_counter") == 0);
     }
-    mr_free(&r.tr);
+    modelrec_free(&r.tr);
 }
 
 static void trace_stop_after_the_delay(void)
@@ -711,15 +711,15 @@ static void trace_stop_after_the_delay(void)
     cfg.reference_stepping = 1; /* the same, one cycle at a time */
     trig_program(&cfg, &ref);
     CHECK(ref.tr.len == r.tr.len && memcmp(ref.tr.bytes, r.tr.bytes, r.tr.len) == 0);
-    mr_free(&r.tr);
-    mr_free(&ref.tr);
+    modelrec_free(&r.tr);
+    modelrec_free(&ref.tr);
     /* at once, with no delay */
     memset(&r, 0, sizeof r);
     cfg.reference_stepping = 0;
     cfg.stop_delay = 0;
     trig_program(&cfg, &r);
     CHECK(r.tr.nt > 0 && r.tr.t[r.tr.nt - 1].pkt.type == PTC_STOP && r.tr.t[r.tr.nt - 1].cycle == r.fired_cycle);
-    mr_free(&r.tr);
+    modelrec_free(&r.tr);
 }
 
 /* ---- 5.8 event counters and PEBS via PT ---------------------------------------- */
@@ -729,11 +729,11 @@ static void trace_stop_after_the_delay(void)
 
 /* Hardware thread t of a core sharing *c: branches, indirect jumps and
    system calls into the kernel and back. */
-static void counter_thread(ptc_counters *c, uint8_t t, int trace_os, mr_trace *tr)
+static void counter_thread(ptc_counters *c, uint8_t t, int trace_os, modelrec_trace *tr)
 {
     ptc_model m;
     ptc_model_config cfg;
-    ptc_model_sink sink = mr_start(tr, 1);
+    ptc_model_sink sink = modelrec_start(tr, 1);
     unsigned i;
     uint64_t ip = K_USER;
     ptc_model_config_default(&cfg);
@@ -770,7 +770,7 @@ static const ptc_counter_config counter_cfg[4] = {
 };
 
 /* What counter k should read after the events of both threads. */
-static void expected_count(const mr_trace *tr, size_t nthreads, unsigned k, uint64_t *value, uint64_t *overflows)
+static void expected_count(const modelrec_trace *tr, size_t nthreads, unsigned k, uint64_t *value, uint64_t *overflows)
 {
     const ptc_counter_config *c = &counter_cfg[k];
     uint64_t n = 0, total;
@@ -792,7 +792,7 @@ static void expected_count(const mr_trace *tr, size_t nthreads, unsigned k, uint
 static void counters_qualify_by_thread_and_privilege(void)
 {
     ptc_counters c;
-    mr_trace tr[2];
+    modelrec_trace tr[2];
     unsigned k;
     size_t i, kernel = 0;
     CHECK(ptc_counters_init(&c, counter_cfg, 4) == PTC_OK);
@@ -815,8 +815,8 @@ static void counters_qualify_by_thread_and_privilege(void)
         }
     CHECK(kernel > 10);
     CHECK(ptc_counters_init(&c, counter_cfg, PTC_COUNTERS_MAX + 1) == PTC_ERR_BAD_CONFIG);
-    mr_free(&tr[0]);
-    mr_free(&tr[1]);
+    modelrec_free(&tr[0]);
+    modelrec_free(&tr[1]);
 }
 
 /* The record an overflow writes decodes with the eventing IP and a TSC
@@ -826,7 +826,7 @@ static void pebs_record_leads_to_its_instruction(void)
 {
     static ptc_clock clk;
     ptc_counters c;
-    mr_trace tr[1];
+    modelrec_trace tr[1];
     ptc_model_config cfg;
     ptc_clock_config cc;
     ptc_decoder d;
@@ -889,7 +889,7 @@ static void pebs_record_leads_to_its_instruction(void)
         CHECK(ptc_nav_at_offset(&nav, fup_off + 1, &h) == PTC_ERR_NOT_FOUND, "no packet carries a retirement there");
     }
     free(entries);
-    mr_free(tr);
+    modelrec_free(tr);
 }
 
 int main(void)
@@ -909,5 +909,5 @@ int main(void)
     RUN(trace_stop_after_the_delay);
     RUN(counters_qualify_by_thread_and_privilege);
     RUN(pebs_record_leads_to_its_instruction);
-    return tl_tests_failed ? 1 : 0;
+    return testlib_tests_failed ? 1 : 0;
 }

@@ -3,7 +3,7 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"
-#include "../tools/pktgen.h"
+#include "../harness/pktgen.h"
 
 #include <string.h>
 
@@ -95,7 +95,7 @@ static void status_names_are_distinct_and_readable(void)
 static void spec_agrees_with_the_header(void)
 {
     size_t len = 0, rows = 0;
-    char *spec = (char *)ut_read_file(spec_path, &len), *p, *hist;
+    char *spec = (char *)util_read_file(spec_path, &len), *p, *hist;
     char want[160];
     if (!spec) { CHECK(0, "cannot read %s", spec_path); return; }
 #define X(e, v, n, m) \
@@ -118,7 +118,7 @@ static void spec_agrees_with_the_header(void)
 static int read_spec_map(const char *marker, char codes[256][12])
 {
     size_t len = 0;
-    char *spec = (char *)ut_read_file(spec_path, &len), *p, *line;
+    char *spec = (char *)util_read_file(spec_path, &len), *p, *line;
     int row = 0;
     if (!spec) return 0;
     p = strstr(spec, marker);
@@ -424,14 +424,14 @@ static void every_packet_round_trips_at_boundaries(void)
 
 static void random_packets_round_trip(void)
 {
-    pg_rng r = pg_seed(12345);
+    pktgen_rng r = pktgen_seed(12345);
     int i, t;
     char what[64];
     for (i = 0; i < 4000; i++)
         for (t = 1; t < PTC_PACKET_TYPE_COUNT; t++) {
             ptc_packet p;
             ptc_block_ctx ctx = (i & 1) ? PTC_BLOCK_4 : PTC_BLOCK_8;
-            pg_packet(&r, (ptc_packet_type)t, ctx, 0, &p);
+            pktgen_packet(&r, (ptc_packet_type)t, ctx, 0, &p);
             snprintf(what, sizeof what, "random %s #%d", ptc_packet_type_name((ptc_packet_type)t), i);
             round_trip(&p, what);
         }
@@ -442,7 +442,7 @@ static void random_packets_round_trip(void)
    the time, so reserved-bit checks and short fields are both reached. */
 static void accepted_bytes_reencode_exactly(void)
 {
-    pg_rng r = pg_seed(777);
+    pktgen_rng r = pktgen_seed(777);
     int op, rep, accepted = 0;
     for (op = 0; op < 512; op++)
         for (rep = 0; rep < 64; rep++) {
@@ -450,7 +450,7 @@ static void accepted_bytes_reencode_exactly(void)
             ptc_packet p;
             size_t n = 0, k;
             ptc_block_ctx ctx = (ptc_block_ctx)((rep % 3) * 4);
-            for (k = 0; k < 16; k++) buf[k] = (pg_next(&r) & 1) ? (uint8_t)pg_next(&r) : 0;
+            for (k = 0; k < 16; k++) buf[k] = (pktgen_next(&r) & 1) ? (uint8_t)pktgen_next(&r) : 0;
             if (op < 256) buf[0] = (uint8_t)op;
             else { buf[0] = 0x02; buf[1] = (uint8_t)op; }
             if (buf[0] == 0x02 && buf[1] == 0xC3 && (rep & 1)) buf[2] = 0x88;
@@ -469,7 +469,7 @@ static void accepted_bytes_reencode_exactly(void)
    under ASan. */
 static void fast_paths_agree_with_the_general_one(void)
 {
-    pg_rng r = pg_seed(4242);
+    pktgen_rng r = pktgen_seed(4242);
     int op, rep, compared = 0, cyc2 = 0;
     for (op = 0; op < 512; op++)
         for (rep = 0; rep < 64; rep++) {
@@ -477,7 +477,7 @@ static void fast_paths_agree_with_the_general_one(void)
             ptc_packet fast, general;
             ptc_status st;
             size_t k;
-            for (k = 0; k < sizeof buf; k++) buf[k] = (uint8_t)pg_next(&r);
+            for (k = 0; k < sizeof buf; k++) buf[k] = (uint8_t)pktgen_next(&r);
             if (op < 256) buf[0] = (uint8_t)op;
             else { buf[0] = PTC_OP_EXT; buf[1] = (uint8_t)op; }
             if (ptc_decode_packet(buf, sizeof buf, PTC_BLOCK_NONE, &fast) != PTC_OK) continue;
@@ -570,7 +570,7 @@ static void block_context_rules(void)
    generator makes lies within them, and both ends are reached. */
 static void packet_list_sizes_are_exact(void)
 {
-    pg_rng r = pg_seed(4242);
+    pktgen_rng r = pktgen_seed(4242);
     int t, i;
     for (t = 1; t < PTC_PACKET_TYPE_COUNT; t++) {
         unsigned lo = 99, hi = 0;
@@ -578,8 +578,8 @@ static void packet_list_sizes_are_exact(void)
             ptc_packet p;
             uint8_t out[PTC_MAX_PACKET_SIZE];
             size_t n = 0;
-            pg_packet(&r, (ptc_packet_type)t, (i & 1) ? PTC_BLOCK_4 : PTC_BLOCK_8, 0, &p);
-            if (t == PTC_CYC && (i & 2)) p.size = (uint8_t)pg_range(&r, 0, 10); /* long encodings too */
+            pktgen_packet(&r, (ptc_packet_type)t, (i & 1) ? PTC_BLOCK_4 : PTC_BLOCK_8, 0, &p);
+            if (t == PTC_CYC && (i & 2)) p.size = (uint8_t)pktgen_range(&r, 0, 10); /* long encodings too */
             if (ptc_encode_packet(&p, out, sizeof out, &n) != PTC_OK) continue;
             if (n < lo) lo = (unsigned)n;
             if (n > hi) hi = (unsigned)n;
@@ -639,7 +639,7 @@ static void spec_classes_match_the_predicates(void)
         { "dec_state", ptc_packet_is_dec_state }, { "retires", ptc_packet_is_retires }
     };
     size_t len = 0, c;
-    char *spec = (char *)ut_read_file(spec_path, &len), *table;
+    char *spec = (char *)util_read_file(spec_path, &len), *table;
     if (!spec) { CHECK(0, "cannot read %s", spec_path); return; }
     table = strstr(spec, "<!-- packet-classes -->");
     CHECK(table != NULL, "no packet-classes table in %s", spec_path);
@@ -687,5 +687,5 @@ int main(int argc, char **argv)
     RUN(packet_names_round_trip);
     RUN(packet_classes_match_the_sdm);
     RUN(spec_classes_match_the_predicates);
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

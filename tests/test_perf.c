@@ -6,15 +6,15 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"
-#include "../tools/pktgen.h"
+#include "../harness/pktgen.h"
 #include "../tools/modelcfg.h"
 #include "../tools/workloads.h"
-#include "../tools/modelrec.h"
+#include "../harness/modelrec.h"
 
 #include <string.h>
 
 /* A buffer written by ptc_perf_write: two queues of the model's trace. */
-typedef struct written { uint8_t *bytes; size_t len; mr_trace tr; ptc_model_config cfg; } written;
+typedef struct written { uint8_t *bytes; size_t len; modelrec_trace tr; ptc_model_config cfg; } written;
 
 static const ptc_perf_mmap sideband_maps[2] = { { 0x400000, 0x3000, 0, "/usr/bin/prog" },
                                                 { 0x7f0000001000, 0x1d3000, 0x26000, "/usr/lib/x86_64-linux-gnu/libc.so.6" } };
@@ -27,8 +27,8 @@ static int write_model_trace(int wi, const char *settings, written *w)
     char err[200];
     uint64_t config;
     memset(w, 0, sizeof *w);
-    sink = mr_start(&w->tr, 1);
-    if (!wl_run_configured(wi, "off", settings, 400000, 3, &sink, &w->cfg, err, sizeof err)) {
+    sink = modelrec_start(&w->tr, 1);
+    if (!workload_run_configured(wi, "off", settings, 400000, 3, &sink, &w->cfg, err, sizeof err)) {
         CHECK(0, "%s", err);
         return 0;
     }
@@ -52,7 +52,7 @@ static int write_model_trace(int wi, const char *settings, written *w)
     return 1;
 }
 
-static void written_free(written *w) { free(w->bytes); mr_free(&w->tr); }
+static void written_free(written *w) { free(w->bytes); modelrec_free(&w->tr); }
 
 /* Read back: the records, the payloads byte for byte, the clock's settings
    from the file, and the truth inside every interval of queue 0. */
@@ -361,9 +361,9 @@ static void recording_reads_and_times(const void *arg)
     ptc_perf_record r;
     ptc_clock_config cc;
     ptc_status st;
-    if (!tl_shared_dir()) SKIP("shared/ is not there");
-    snprintf(path, sizeof path, "%s/pt-traces-timed/%s", tl_shared_dir(), rc->file);
-    buf = ut_read_file(path, &len);
+    if (!testlib_shared_dir()) SKIP("shared/ is not there");
+    snprintf(path, sizeof path, "%s/pt-traces-timed/%s", testlib_shared_dir(), rc->file);
+    buf = util_read_file(path, &len);
     if (!buf) SKIP("pt-traces-timed/%s is not there", rc->file);
     CHECK(ptc_perf_open(&rd, buf, len) == PTC_OK);
     /* the settings come with the first records: a first pass finds them */
@@ -498,7 +498,7 @@ int main(void)
     for (i = 0; i < sizeof settings / sizeof settings[0]; i++) {
         char label[96];
         snprintf(label, sizeof label, "round_trip [%s]", settings[i]);
-        tl_run_arg(label, round_trip, settings[i]);
+        testlib_run_arg(label, round_trip, settings[i]);
     }
     RUN(malformed_input_is_named);
     RUN(writer_refuses_what_it_cannot_write);
@@ -508,7 +508,7 @@ int main(void)
     for (i = 0; i < sizeof recordings / sizeof recordings[0]; i++) {
         char label[128];
         snprintf(label, sizeof label, "recording %s", recordings[i].file);
-        tl_run_arg(label, recording_reads_and_times, &recordings[i]);
+        testlib_run_arg(label, recording_reads_and_times, &recordings[i]);
     }
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

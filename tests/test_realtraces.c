@@ -14,7 +14,7 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"
-#include "../tools/perforacle.h"
+#include "../harness/perforacle.h"
 
 #include <dirent.h>
 #include <string.h>
@@ -55,7 +55,7 @@ static void check_trace(const void *arg)
     size_t errors = 0;
 
     snprintf(path, sizeof path, "%.500s/%.400s.pt", traces, name);
-    pt = ut_read_file(path, &len);
+    pt = util_read_file(path, &len);
     CHECK(pt != NULL, "cannot read %s", path);
     if (!pt) return;
     ptc_decoder_init_buffer(&dec, 0, pt, len);
@@ -174,8 +174,8 @@ static void timed_trace_has_no_conflict(const void *arg)
     size_t len = 0;
     ptc_clock_config cc;
     time_stats hw, sdm, errata;
-    snprintf(path, sizeof path, "%s/pt-traces-timed/%s", tl_shared_dir(), tt->file);
-    pt = ut_read_file(path, &len);
+    snprintf(path, sizeof path, "%s/pt-traces-timed/%s", testlib_shared_dir(), tt->file);
+    pt = util_read_file(path, &len);
     if (!pt) SKIP("%s is not there", path);
     ptc_clock_config_default(&cc);
     cc.mtc_freq = 3;
@@ -203,7 +203,7 @@ static void timed_trace_has_no_conflict(const void *arg)
     free(pt);
 }
 
-/* Linux perf as an outside reader of the same trace (tools/perforacle.h):
+/* Linux perf as an outside reader of the same trace (harness/perforacle.h):
    its time for a packet comes from the timing packets up to it, so it is
    never later than the packet, and past the clock's upper bound it would
    show the interval too tight (or perf wrong). Below the lower bound is no
@@ -222,9 +222,9 @@ static void perf_times_not_past_intervals(const void *arg)
     uint64_t *est;
     ptc_clock_config cc;
     ptc_decoder dec;
-    po_settings st;
-    snprintf(path, sizeof path, "%s/pt-traces-timed/%s", tl_shared_dir(), tt->file);
-    pt = ut_read_file(path, &len);
+    perforacle_settings st;
+    snprintf(path, sizeof path, "%s/pt-traces-timed/%s", testlib_shared_dir(), tt->file);
+    pt = util_read_file(path, &len);
     if (!pt) SKIP("%s is not there", path);
     items = (ptc_item *)malloc((len + 1) * sizeof *items);
     timed = (ptc_timed_item *)malloc((len + 1) * sizeof *timed);
@@ -238,7 +238,7 @@ static void perf_times_not_past_intervals(const void *arg)
     st.cyc_en = 1;
     st.cpuid_15_eax = tt->eax;
     st.cpuid_15_ebx = tt->ebx;
-    if (!po_perf_times(pt, len, &st, items, n, est)) {
+    if (!perforacle_perf_times(pt, len, &st, items, n, est)) {
         free(pt), free(items), free(timed), free(est);
         SKIP("perf (Debian's linux-perf) cannot run here");
     }
@@ -274,25 +274,25 @@ static int by_name(const void *a, const void *b) { return strcmp((const char *)a
 
 static void shared_data_present(void)
 {
-    if (!tl_shared_dir()) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
+    if (!testlib_shared_dir()) SKIP("no shared reference data (set PTCODEC_SHARED or put it in ../shared)");
 }
 
 int main(void)
 {
-    const char *shared = tl_shared_dir();
+    const char *shared = testlib_shared_dir();
     DIR *d;
     struct dirent *e;
     char names[64][256];
     int n = 0, i;
     if (!shared) {
         RUN(shared_data_present);
-        TL_EXIT();
+        TESTLIB_EXIT();
     }
     snprintf(traces, sizeof traces, "%s/pt-traces", shared);
     d = opendir(traces);
     if (!d) {
         RUN(shared_data_present);
-        TL_EXIT();
+        TESTLIB_EXIT();
     }
     while ((e = readdir(d)) != NULL && n < 64) {
         size_t l = strlen(e->d_name);
@@ -307,14 +307,14 @@ int main(void)
     for (i = 0; i < n; i++) {
         char label[300];
         snprintf(label, sizeof label, "real_trace_%.200s", names[i]);
-        tl_run_arg(label, check_trace, names[i]);
+        testlib_run_arg(label, check_trace, names[i]);
     }
     for (i = 0; i < (int)(sizeof timed_traces / sizeof timed_traces[0]); i++) {
         char label[300];
         snprintf(label, sizeof label, "timed_real_trace_%.40s", strstr(timed_traces[i].file, "__") + 2);
-        tl_run_arg(label, timed_trace_has_no_conflict, &timed_traces[i]);
+        testlib_run_arg(label, timed_trace_has_no_conflict, &timed_traces[i]);
         snprintf(label, sizeof label, "perf_times_not_past_intervals_%.40s", strstr(timed_traces[i].file, "__") + 2);
-        tl_run_arg(label, perf_times_not_past_intervals, &timed_traces[i]);
+        testlib_run_arg(label, perf_times_not_past_intervals, &timed_traces[i]);
     }
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

@@ -5,7 +5,7 @@
 #   aside) is searched for them. Values below 0x08 and the masks 0x1F, 0x7F
 #   are also ordinary bit counts and masks, so only the others are sought.
 # - every tool, test and fuzz driver reads files and numbers through
-#   tools/util.h: no fopen-read loop, strtoull or atoi of its own.
+#   harness/util.h: no fopen-read loop, strtoull or atoi of its own.
 # - ptcodec.h's sections follow the data: no section uses a name that a
 #   later section defines (the interface's types and functions, the
 #   implementation's functions, tables and macros; comments aside).
@@ -23,11 +23,11 @@ hits=$(awk '/^typedef enum ptc_opcode \{/ { skip = 1 } !skip { print NR": "$0 } 
        sed 's|/\*.*\*/||g' | grep -iE "\\b($pattern)\\b")
 if [ -z "$hits" ]; then echo "ok - opcodes_only_in_enum: $(printf '%s\n' $values | wc -l) opcode values, none written outside it"
 else echo "FAIL - opcodes_only_in_enum: opcode values outside ptc_opcode:"; printf '%s\n' "$hits" | head -10 | sed 's/^/  /'; failed=1; fi
-own=$(grep -nE '\b(strtoull|strtoul|strtol|atoi|atol)\(|fread\(' tools/*.c tools/*.h tools/qemu/*.c tools/qemu/*.h \
+own=$(grep -nE '\b(strtoull|strtoul|strtol|atoi|atol)\(|fread\(' tools/*.c tools/*.h harness/*.h tools/qemu/*.c tools/qemu/*.h \
         tests/*.c tests/*.h fuzz/*.c fuzz/*.h bench/*.c |
-      grep -v '^tools/util.h:')
-if [ -z "$own" ]; then echo "ok - one_reader_one_parser: only tools/util.h reads files and parses numbers"
-else echo "FAIL - one_reader_one_parser: reading or parsing outside tools/util.h:"; printf '%s\n' "$own" | head -10 | sed 's/^/  /'; failed=1; fi
+      grep -v '^harness/util.h:')
+if [ -z "$own" ]; then echo "ok - one_reader_one_parser: only harness/util.h reads files and parses numbers"
+else echo "FAIL - one_reader_one_parser: reading or parsing outside harness/util.h:"; printf '%s\n' "$own" | head -10 | sed 's/^/  /'; failed=1; fi
 # Section order. Pass 1 notes where each name is defined; pass 2 reports a
 # use in an earlier section. Sections are the banners "/* N. ..." of the
 # interface and "/* ---- N. ..." of the implementation, counted in order.
@@ -72,6 +72,18 @@ if [ "$n" -ge 5 ] && gcc -std=c99 -Wall -Wextra -Werror -pedantic -I. -c "$tmpc/
 then echo "ok - readme_examples_compile: $n examples"
 else echo "FAIL - readme_examples_compile: $n examples"; head -5 "$tmpc/err" | sed 's/^/  /'; failed=1; fi
 rm -rf "$tmpc"
+# Every header of the tools, the harness, the tests, fuzz/ and bench/
+# compiles as the first and only include of a file (POSIX declared, as the
+# programs that use perf and threads do): each includes what it needs, and
+# defines no function its includer must use
+alone=""
+for h in tools/*.h harness/*.h tests/*.h fuzz/*.h bench/*.h tools/qemu/x86class.h; do
+  printf '#include "%s"\n' "$PWD/$h" |
+    gcc -std=c99 -Wall -Wextra -Werror -pedantic -D_POSIX_C_SOURCE=200809L -fsyntax-only -x c - > /dev/null 2>&1 ||
+    alone="$alone $h"
+done
+if [ -z "$alone" ]; then echo "ok - headers_compile_alone: $(ls tools/*.h harness/*.h tests/*.h fuzz/*.h bench/*.h | wc -l) headers"
+else echo "FAIL - headers_compile_alone:$alone"; failed=1; fi
 # Documents the sources and documents name exist: links in the Markdown
 # files, and every *.md path written in code, tests and SPEC; and a
 # "README's X" or "README, X" names a section README has.
@@ -82,7 +94,7 @@ for f in README.md TESTING.md SPEC.md fuzz/README.md bench/README.md docs/*.md; 
     [ -f "$dir/$link" ] || dangling="$dangling $f->$link"
   done
 done
-for ref in $(grep -ohE '\b(TESTING|CHANGELOG|SPEC|(docs|fuzz|bench)/[A-Za-z0-9_.-]+)\.md\b' ptcodec.h tools/*.c tools/*.h tools/qemu/*.c \
+for ref in $(grep -ohE '\b(TESTING|CHANGELOG|SPEC|(docs|fuzz|bench)/[A-Za-z0-9_.-]+)\.md\b' ptcodec.h tools/*.c tools/*.h harness/*.h tools/qemu/*.c \
                tests/*.c tests/*.h tests/*.sh fuzz/*.c fuzz/*.h bench/*.c Makefile SPEC.md | sort -u); do
   [ -f "$ref" ] || dangling="$dangling $ref"
 done

@@ -2,7 +2,7 @@
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "testlib.h"
-#include "../tools/pktgen.h"
+#include "../harness/pktgen.h"
 
 #include <string.h>
 
@@ -479,22 +479,22 @@ static void bip_only_inside_blocks(void)
 
 /* A stream of random packets with damage: flipped bytes, cut packets,
    runs of junk. */
-static size_t damaged_stream(pg_rng *r, uint8_t *buf, size_t cap)
+static size_t damaged_stream(pktgen_rng *r, uint8_t *buf, size_t cap)
 {
-    pg_mix mix;
+    pktgen_mix mix;
     size_t n, i, flips;
-    pg_mix_uniform(&mix, 0);
-    n = pg_stream(r, &mix, 0, 200 + pg_next(r) % 400, buf, cap, NULL, NULL, 0, NULL);
-    flips = pg_next(r) % 6;
-    for (i = 0; i < flips && n; i++) pg_flip_bit(r, buf, n);
-    if (pg_next(r) % 3 == 0 && n > 10) n -= pg_next(r) % 10; /* cut the end */
+    pktgen_mix_uniform(&mix, 0);
+    n = pktgen_stream(r, &mix, 0, 200 + pktgen_next(r) % 400, buf, cap, NULL, NULL, 0, NULL);
+    flips = pktgen_next(r) % 6;
+    for (i = 0; i < flips && n; i++) pktgen_flip_bit(r, buf, n);
+    if (pktgen_next(r) % 3 == 0 && n > 10) n -= pktgen_next(r) % 10; /* cut the end */
     return n;
 }
 
 static void chunked_equals_one_shot(void)
 {
     static uint8_t buf[8192];
-    pg_rng r = pg_seed(99);
+    pktgen_rng r = pktgen_seed(99);
     int s, trial;
     for (trial = 0; trial < 60; trial++) {
         size_t n = damaged_stream(&r, buf, sizeof buf), where;
@@ -509,7 +509,7 @@ static void chunked_equals_one_shot(void)
         {
             size_t sizes[7];
             int k;
-            for (k = 0; k < 7; k++) sizes[k] = pg_range(&r, 0, 70); /* empty chunks too */
+            for (k = 0; k < 7; k++) sizes[k] = pktgen_range(&r, 0, 70); /* empty chunks too */
             sizes[0] = sizes[0] ? sizes[0] : 1;
             CHECK(decode(buf, n, flags, sizes, 7, &B));
             CHECK(lists_equal(&A, &B, &where), "trial %d random chunks: item %zu differs", trial, where);
@@ -522,7 +522,7 @@ static void chunked_equals_one_shot(void)
 static void items_reproduce_the_input(void)
 {
     static uint8_t buf[8192];
-    pg_rng r = pg_seed(4242);
+    pktgen_rng r = pktgen_seed(4242);
     int trial;
     for (trial = 0; trial < 200; trial++) {
         size_t n = damaged_stream(&r, buf, sizeof buf), i;
@@ -559,11 +559,11 @@ static void large_stream_chunked(void)
 {
     static uint8_t buf[1 << 20];
     static const size_t sizes[] = { 4096, 1, 15, 16, 17, 65536, 3 };
-    pg_rng r = pg_seed(5);
-    pg_mix mix;
+    pktgen_rng r = pktgen_seed(5);
+    pktgen_mix mix;
     size_t n, where, cnt = 0;
-    pg_mix_dense(&mix);
-    n = pg_stream(&r, &mix, 0, 4096, buf, sizeof buf, NULL, NULL, 0, &cnt);
+    pktgen_mix_dense(&mix);
+    n = pktgen_stream(&r, &mix, 0, 4096, buf, sizeof buf, NULL, NULL, 0, &cnt);
     CHECK(cnt > 100000, "only %zu packets", cnt);
     /* the item list holds MAX_ITEMS: decode the first 64 KiB */
     if (n > 65536) n = 65536;
@@ -587,7 +587,7 @@ static void batch_records_are_the_stream_items(void)
 {
     static uint8_t buf[8192];
     static const size_t caps[] = { 1, 2, 7, 64 };
-    pg_rng r = pg_seed(1212);
+    pktgen_rng r = pktgen_seed(1212);
     int trial;
     size_t c, where;
     for (trial = 0; trial < 80; trial++) {
@@ -595,7 +595,7 @@ static void batch_records_are_the_stream_items(void)
         unsigned flags = ((trial & 1) ? PTC_DECODE_NO_SYNC : 0) | ((trial & 2) ? PTC_DECODE_SKD007 : 0) |
                          ((trial & 4) ? PTC_DECODE_SKZ84 : 0);
         int k;
-        for (k = 0; k < 5; k++) sizes[k] = pg_range(&r, 0, 40);
+        for (k = 0; k < 5; k++) sizes[k] = pktgen_range(&r, 0, 40);
         sizes[0] = sizes[0] ? sizes[0] : 1;
         CHECK(decode(buf, n, flags, NULL, 0, &A) && !A.overflow);
         for (c = 0; c < sizeof caps / sizeof caps[0]; c++) {
@@ -614,15 +614,15 @@ static void batch_of_clean_streams(void)
 {
     static uint8_t buf[1 << 16];
     static const size_t sizes[] = { 4096, 1, 15, 16, 17, 999, 3 };
-    pg_rng r = pg_seed(77);
+    pktgen_rng r = pktgen_seed(77);
     int m;
     for (m = 0; m < 3; m++) {
-        pg_mix mix;
+        pktgen_mix mix;
         size_t n, where;
-        if (m == 0) pg_mix_dense(&mix);
-        else if (m == 1) pg_mix_sparse(&mix);
-        else pg_mix_uniform(&mix, 0);
-        n = pg_stream(&r, &mix, 0, 256, buf, sizeof buf, NULL, NULL, 0, NULL);
+        if (m == 0) pktgen_mix_dense(&mix);
+        else if (m == 1) pktgen_mix_sparse(&mix);
+        else pktgen_mix_uniform(&mix, 0);
+        n = pktgen_stream(&r, &mix, 0, 256, buf, sizeof buf, NULL, NULL, 0, NULL);
         CHECK(decode(buf, n, 0, NULL, 0, &A) && !A.overflow && A.n > 1000, "mix %d: %zu items", m, A.n);
         CHECK(decode_by(buf, n, 0, NULL, 0, 64, &B) && lists_equal(&A, &B, &where), "mix %d one shot: item %zu",
               m, where);
@@ -635,7 +635,7 @@ static void batch_of_clean_streams(void)
 static void batch_and_single_items_mix(void)
 {
     static uint8_t buf[8192];
-    pg_rng r = pg_seed(31);
+    pktgen_rng r = pktgen_seed(31);
     size_t n = damaged_stream(&r, buf, sizeof buf), k = 0, turn = 0;
     ptc_decoder d;
     ptc_status st;
@@ -750,13 +750,13 @@ static size_t segments_match(const uint8_t *buf, size_t n, unsigned flags, size_
 
 /* Runs of 02 82 pairs before some PSBs: the decoder may read such a run's
    first 16 bytes as a PSB, so no segment may start inside one. */
-static void psb_runs(pg_rng *r, uint8_t *buf, size_t n)
+static void psb_runs(pktgen_rng *r, uint8_t *buf, size_t n)
 {
     size_t i;
     for (i = 40; i + 16 <= n; i++) {
         size_t k, pairs;
-        if (buf[i] != PTC_OP_EXT || buf[i + 1] != PTC_EXT_PSB || pg_next(r) % 3) continue;
-        pairs = 1 + pg_next(r) % 12;
+        if (buf[i] != PTC_OP_EXT || buf[i + 1] != PTC_EXT_PSB || pktgen_next(r) % 3) continue;
+        pairs = 1 + pktgen_next(r) % 12;
         for (k = 1; k <= pairs && 2 * k <= i; k++) {
             buf[i - 2 * k] = PTC_OP_EXT;
             buf[i - 2 * k + 1] = PTC_EXT_PSB;
@@ -770,7 +770,7 @@ static void psb_runs(pg_rng *r, uint8_t *buf, size_t n)
 static void segments_give_the_whole_trace(void)
 {
     static uint8_t buf[8192];
-    pg_rng r = pg_seed(2024);
+    pktgen_rng r = pktgen_seed(2024);
     int trial;
     size_t segs = 0;
     char what[64];
@@ -864,5 +864,5 @@ int main(void)
     RUN(batch_misuse_is_an_error);
     RUN(segments_give_the_whole_trace);
     RUN(segment_edges);
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

@@ -109,5 +109,5 @@ int main(void)
 {
     RUN(every_vector_is_classified);
     RUN(targets_wrap_and_reads_stay_inside);
-    TL_EXIT();
+    TESTLIB_EXIT();
 }

@@ -19,12 +19,12 @@
 
 #include "../ptcodec.h"
 
-#include "util.h"
+#include "../harness/util.h"
 
 #include <stdio.h>
 #include <string.h>
 
-typedef struct ck_witness {
+typedef struct clockcheck_witness {
     /* the first and the last TSC+TMA pair of this stream: its crystal
        edge and CTC; and of an earlier stream of the file, if longer */
     int pairs;
@@ -47,13 +47,13 @@ typedef struct ck_witness {
     /* what the clock said */
     uint64_t timed, conflicts, mtcs;
     uint64_t width_sum, widths;       /* the bounded intervals' widths */
-} ck_witness;
+} clockcheck_witness;
 
-UT_FN void ck_init(ck_witness *w) { memset(w, 0, sizeof *w); }
+UTIL_FN void clockcheck_init(clockcheck_witness *w) { memset(w, 0, sizeof *w); }
 
 /* Another stream of the same recording (a perf.data's next AUX queue):
    nothing measured spans the two, the counts go on. */
-UT_FN void ck_new_stream(ck_witness *w)
+UTIL_FN void clockcheck_new_stream(clockcheck_witness *w)
 {
     if (w->pairs >= 2 && w->last_edge - w->first_edge > w->kept_last_edge - w->kept_first_edge) {
         w->kept_pairs = w->pairs;
@@ -67,7 +67,7 @@ UT_FN void ck_new_stream(ck_witness *w)
     w->cbr = 0;
 }
 
-UT_FN void ck__tma(ck_witness *w, const ptc_packet *p)
+UTIL_FN void clockcheck__tma(clockcheck_witness *w, const ptc_packet *p)
 {
     uint64_t edge;
     if (!w->have_tsc || p->u.tma.fc > w->tsc) return;
@@ -84,7 +84,7 @@ UT_FN void ck__tma(ck_witness *w, const ptc_packet *p)
 }
 
 /* The first MTC after a TMA votes for every f its payload fits. */
-UT_FN void ck__mtc_vote(ck_witness *w, uint8_t payload)
+UTIL_FN void clockcheck__mtc_vote(clockcheck_witness *w, uint8_t payload)
 {
     unsigned f;
     for (f = 0; f <= 8; f++) {
@@ -94,9 +94,9 @@ UT_FN void ck__mtc_vote(ck_witness *w, uint8_t payload)
     w->after_tma = 0;
 }
 
-UT_FN void ck__mtc(ck_witness *w, uint8_t payload)
+UTIL_FN void clockcheck__mtc(clockcheck_witness *w, uint8_t payload)
 {
-    if (w->after_tma) ck__mtc_vote(w, payload);
+    if (w->after_tma) clockcheck__mtc_vote(w, payload);
     if (w->cyc_before && w->mtc_exact && w->cbr && w->cbr == w->span_cbr) {
         w->span_cycles += w->cycles;
         w->span_periods += (uint8_t)(payload - w->mtc_payload) ? (uint8_t)(payload - w->mtc_payload) : 256;
@@ -108,7 +108,7 @@ UT_FN void ck__mtc(ck_witness *w, uint8_t payload)
 }
 
 /* Every decoded item, in stream order; t its time (NULL: none). */
-UT_FN void ck_item(ck_witness *w, const ptc_item *it, const ptc_timed_item *t)
+UTIL_FN void clockcheck_item(clockcheck_witness *w, const ptc_item *it, const ptc_timed_item *t)
 {
     const ptc_packet *p = &it->pkt;
     int cyc = 0;
@@ -127,8 +127,8 @@ UT_FN void ck_item(ck_witness *w, const ptc_item *it, const ptc_timed_item *t)
     }
     switch (p->type) {
     case PTC_TSC: w->tsc = p->u.tsc.tsc; w->have_tsc = 1; w->after_tma = 0; w->mtc_exact = 0; break;
-    case PTC_TMA: ck__tma(w, p); break;
-    case PTC_MTC: ck__mtc(w, p->u.mtc.ctc); w->mtcs++; break;
+    case PTC_TMA: clockcheck__tma(w, p); break;
+    case PTC_MTC: clockcheck__mtc(w, p->u.mtc.ctc); w->mtcs++; break;
     case PTC_CYC: w->cycles += p->u.cyc.cycles; cyc = 1; break;
     case PTC_CBR: w->cbr = p->u.cbr.ratio; w->mtc_exact = 0; break;
     case PTC_OVF: w->have_tsc = w->after_tma = w->mtc_exact = 0; break;
@@ -141,7 +141,7 @@ UT_FN void ck_item(ck_witness *w, const ptc_item *it, const ptc_timed_item *t)
    TSC ticks: 0 when there is no such pair, or too little between them to
    measure to 1%. The TMA's CTC is 16 bits: wraps are counted with the
    configured ratio (a trace short enough to have none needs no ratio). */
-UT_FN int ck__ratio_span(const ck_witness *w, const ptc_clock_config *cc, uint64_t *ctc, uint64_t *ticks)
+UTIL_FN int clockcheck__ratio_span(const clockcheck_witness *w, const ptc_clock_config *cc, uint64_t *ctc, uint64_t *ticks)
 {
     uint64_t d16, expect;
     int kept = w->kept_pairs >= 2 && (w->pairs < 2 || w->kept_last_edge - w->kept_first_edge > w->last_edge - w->first_edge);
@@ -158,11 +158,11 @@ UT_FN int ck__ratio_span(const ck_witness *w, const ptc_clock_config *cc, uint64
 
 /* Writes into `out` the setting most likely wrong, with what the trace
    measures instead; 0 when the trace measures nothing that disagrees. */
-UT_FN int ck_suspect(const ck_witness *w, const ptc_clock_config *cc, char *out, size_t size)
+UTIL_FN int clockcheck_suspect(const clockcheck_witness *w, const ptc_clock_config *cc, char *out, size_t size)
 {
     uint64_t ctc, ticks;
     unsigned f, best = 0;
-    if (cc->cpuid_15_eax && ck__ratio_span(w, cc, &ctc, &ticks)) {
+    if (cc->cpuid_15_eax && clockcheck__ratio_span(w, cc, &ctc, &ticks)) {
         /* 1% apart: |ticks * eax - ctc * ebx| > ctc * ebx / 100 */
         double measured = (double)ticks / (double)ctc, given = (double)cc->cpuid_15_ebx / (double)cc->cpuid_15_eax;
         if (measured > given * 1.01 || measured < given * 0.99) {
@@ -192,12 +192,12 @@ UT_FN int ck_suspect(const ck_witness *w, const ptc_clock_config *cc, char *out,
 
 /* The line ptdump ends a timed run with on stderr when the clock found
    conflicts, into out (NUL-terminated, cut to size); 0 when there were none. */
-UT_FN int ck_report_line(const ck_witness *w, const ptc_clock_config *cc, char *out, size_t size)
+UTIL_FN int clockcheck_report_line(const clockcheck_witness *w, const ptc_clock_config *cc, char *out, size_t size)
 {
     char why[200];
     int n;
     if (!w->conflicts || !size) return 0;
-    if (!ck_suspect(w, cc, why, sizeof why)) {
+    if (!clockcheck_suspect(w, cc, why, sizeof why)) {
         if (cc->have_policy && cc->policy.threshold)
             snprintf(why, sizeof why, "--policy (MTCs came later than the policy allows)");
         else
@@ -206,18 +206,18 @@ UT_FN int ck_report_line(const ck_witness *w, const ptc_clock_config *cc, char *
     }
     n = snprintf(out, size, "%s: --time: %llu of %llu timed items conflict: the trace's timing packets contradict the "
                             "clock settings; most likely wrong: %s",
-                 ut_prog, (unsigned long long)w->conflicts, (unsigned long long)w->timed, why);
+                 util_prog, (unsigned long long)w->conflicts, (unsigned long long)w->timed, why);
     return n > 0;
 }
 
 /* An erratum that makes the clock leave a kind of packet unused says so,
    with what that costs on this trace, into out; 0 when none does. */
-UT_FN int ck_errata_line(const ck_witness *w, const ptc_clock_config *cc, char *out, size_t size)
+UTIL_FN int clockcheck_errata_line(const clockcheck_witness *w, const ptc_clock_config *cc, char *out, size_t size)
 {
     if (!(cc->errata & PTC_ERRATUM_SKZ84) || !cc->cpuid_15_eax || !w->mtcs || !size) return 0;
     return snprintf(out, size, "%s: --time: erratum skz84 (from --cpu or --errata): the clock uses no TMA, so the %llu "
                                "MTCs of this trace time nothing but what a TSC starts; the intervals average %.1f TSC ticks",
-                    ut_prog, (unsigned long long)w->mtcs,
+                    util_prog, (unsigned long long)w->mtcs,
                     w->widths ? (double)w->width_sum / (double)w->widths : 0.0) > 0;
 }
 

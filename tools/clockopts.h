@@ -9,31 +9,31 @@
 
 #include "../ptcodec.h"
 
-#include "util.h"
+#include "../harness/util.h"
 
 /* " skl168 skz84 ...": every erratum's name */
-#define CO_ERRATUM_NAME_(e, bit, name, what) " " name
-#define CO_ERRATA_NAMES PTC_ERRATA_LIST(CO_ERRATUM_NAME_)
+#define CLOCKOPT_ERRATUM_NAME_(e, bit, name, what) " " name
+#define CLOCKOPT_ERRATA_NAMES PTC_ERRATA_LIST(CLOCKOPT_ERRATUM_NAME_)
 
-/* The numeric options, their flags and largest values (indices: CO_*). */
-enum { CO_MTC_FREQ, CO_NOM_FREQ, CO_EAX, CO_EBX, CO_CYC_THRESH, CO_CYC_BITS, CO_MTC_JITTER, CO_RATE_PPM, CO_MTC_LOST,
-       CO_NUMS };
-static const struct { const char *name; uint64_t max; } co_nums[CO_NUMS] = {
+/* The numeric options, their flags and largest values (indices: CLOCKOPT_*). */
+enum { CLOCKOPT_MTC_FREQ, CLOCKOPT_NOM_FREQ, CLOCKOPT_EAX, CLOCKOPT_EBX, CLOCKOPT_CYC_THRESH, CLOCKOPT_CYC_BITS, CLOCKOPT_MTC_JITTER, CLOCKOPT_RATE_PPM, CLOCKOPT_MTC_LOST,
+       CLOCKOPT_NUMS };
+static const struct { const char *name; uint64_t max; } clockopt_nums[CLOCKOPT_NUMS] = {
     { "--mtc-freq", 15 }, { "--nom-freq", 255 }, { "--cpuid-0x15.eax", 0xFFFFFFFFu },
     { "--cpuid-0x15.ebx", 0xFFFFFFFFu }, { "--cyc-thresh", 15 }, { "--cyc-bits", 64 }, { "--mtc-jitter", 255 },
     { "--rate-ppm", 999999 }, { "--mtc-lost", 255 }
 };
 
 typedef struct clock_options {
-    uint64_t numv[CO_NUMS];
-    int numset[CO_NUMS];
+    uint64_t numv[CLOCKOPT_NUMS];
+    int numset[CLOCKOPT_NUMS];
     uint32_t errata;
     int cpu_known;      /* --cpu F/M or --errata: errata holds all the CPU has */
     int policy_unknown; /* ptdump --policy unknown */
 } clock_options;
 
 /* --cpu FAMILY/MODEL[/STEPPING] -> the errata that CPU has. */
-UT_FN int co_parse_cpu(const char *text, uint32_t *errata)
+UTIL_FN int clockopt_parse_cpu(const char *text, uint32_t *errata)
 {
     uint64_t v[3] = { 0, 0, 0 };
     size_t k = 0;
@@ -41,14 +41,14 @@ UT_FN int co_parse_cpu(const char *text, uint32_t *errata)
     while (k < 3) {
         const char *slash = strchr(p, '/');
         size_t n = slash ? (size_t)(slash - p) : strlen(p);
-        if (!ut_parse_u64_n(p, n, 255, &v[k])) break;
+        if (!util_parse_u64_n(p, n, 255, &v[k])) break;
         k++;
         if (!slash) break;
         p = slash + 1;
         if (k == 3) k = 4; /* a fourth part */
     }
     if (k < 2 || k > 3) {
-        fprintf(stderr, "%s: --cpu: '%s' is not FAMILY/MODEL[/STEPPING]\n", ut_prog, text);
+        fprintf(stderr, "%s: --cpu: '%s' is not FAMILY/MODEL[/STEPPING]\n", util_prog, text);
         return 0;
     }
     *errata |= ptc_errata_for_cpu((unsigned)v[0], (unsigned)v[1], (unsigned)v[2]);
@@ -56,7 +56,7 @@ UT_FN int co_parse_cpu(const char *text, uint32_t *errata)
 }
 
 /* --errata NAME,NAME,... */
-UT_FN int co_parse_errata(const char *text, uint32_t *errata)
+UTIL_FN int clockopt_parse_errata(const char *text, uint32_t *errata)
 {
     char name[32];
     while (*text) {
@@ -68,7 +68,7 @@ UT_FN int co_parse_errata(const char *text, uint32_t *errata)
             e = ptc_erratum_from_name(name);
         }
         if (!e) {
-            fprintf(stderr, "%s: --errata: unknown erratum '%.*s' (known:" CO_ERRATA_NAMES ")\n", ut_prog, (int)n, text);
+            fprintf(stderr, "%s: --errata: unknown erratum '%.*s' (known:" CLOCKOPT_ERRATA_NAMES ")\n", util_prog, (int)n, text);
             return 0;
         }
         *errata |= e;
@@ -80,45 +80,45 @@ UT_FN int co_parse_errata(const char *text, uint32_t *errata)
 /* Takes argv[*i] if it is one of these options (and its value, moving *i
    on): 1; 0 when it is not one (--cpu N, a queue, is the tool's); -1 when
    it is but its value is wrong, having said so. */
-UT_FN int co_take(clock_options *o, int argc, char **argv, int *i)
+UTIL_FN int clockopt_take(clock_options *o, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
     size_t k;
-    for (k = 0; k < CO_NUMS && strcmp(a, co_nums[k].name) != 0; k++) {}
-    if (k == CO_NUMS && strcmp(a, "--errata") != 0 && (strcmp(a, "--cpu") != 0 || *i + 1 >= argc || !strchr(argv[*i + 1], '/')))
+    for (k = 0; k < CLOCKOPT_NUMS && strcmp(a, clockopt_nums[k].name) != 0; k++) {}
+    if (k == CLOCKOPT_NUMS && strcmp(a, "--errata") != 0 && (strcmp(a, "--cpu") != 0 || *i + 1 >= argc || !strchr(argv[*i + 1], '/')))
         return 0;
     if (*i + 1 >= argc) {
-        fprintf(stderr, "%s: %s needs a value\n", ut_prog, a);
+        fprintf(stderr, "%s: %s needs a value\n", util_prog, a);
         return -1;
     }
     ++*i;
-    if (k < CO_NUMS) {
-        if (!ut_parse_u64(co_nums[k].name, argv[*i], co_nums[k].max, &o->numv[k])) return -1;
+    if (k < CLOCKOPT_NUMS) {
+        if (!util_parse_u64(clockopt_nums[k].name, argv[*i], clockopt_nums[k].max, &o->numv[k])) return -1;
         o->numset[k] = 1;
         return 1;
     }
-    if (!(a[2] == 'c' ? co_parse_cpu(argv[*i], &o->errata) : co_parse_errata(argv[*i], &o->errata))) return -1;
+    if (!(a[2] == 'c' ? clockopt_parse_cpu(argv[*i], &o->errata) : clockopt_parse_errata(argv[*i], &o->errata))) return -1;
     o->cpu_known = 1;
     return 1;
 }
 
 /* Whether the trace's clock settings were given (else only TSCs time it). */
-UT_FN int co_has_clock(const clock_options *o)
+UTIL_FN int clockopt_has_clock(const clock_options *o)
 {
-    return o->numset[CO_MTC_FREQ] || o->numset[CO_NOM_FREQ] || o->numset[CO_EAX] || o->numset[CO_EBX];
+    return o->numset[CLOCKOPT_MTC_FREQ] || o->numset[CLOCKOPT_NOM_FREQ] || o->numset[CLOCKOPT_EAX] || o->numset[CLOCKOPT_EBX];
 }
 
-UT_FN void co_apply(ptc_clock_config *cc, const clock_options *o)
+UTIL_FN void clockopt_apply(ptc_clock_config *cc, const clock_options *o)
 {
-    if (o->numset[CO_MTC_FREQ]) cc->mtc_freq = (uint8_t)o->numv[CO_MTC_FREQ];
-    if (o->numset[CO_NOM_FREQ]) { cc->nom_num = o->numv[CO_NOM_FREQ]; cc->nom_den = 1; cc->nom_exact = 0; }
-    if (o->numset[CO_EAX]) cc->cpuid_15_eax = (uint32_t)o->numv[CO_EAX];
-    if (o->numset[CO_EBX]) cc->cpuid_15_ebx = (uint32_t)o->numv[CO_EBX];
-    if (o->numset[CO_CYC_THRESH]) { cc->cyc_en = 1; cc->cyc_thresh = (uint8_t)o->numv[CO_CYC_THRESH]; }
-    if (o->numset[CO_CYC_BITS]) cc->cyc_bits = (uint8_t)o->numv[CO_CYC_BITS];
-    if (o->numset[CO_MTC_JITTER]) cc->mtc_jitter = (uint8_t)o->numv[CO_MTC_JITTER];
-    if (o->numset[CO_RATE_PPM]) cc->rate_ppm = (uint32_t)o->numv[CO_RATE_PPM];
-    if (o->numset[CO_MTC_LOST]) cc->mtc_lost = (uint8_t)o->numv[CO_MTC_LOST];
+    if (o->numset[CLOCKOPT_MTC_FREQ]) cc->mtc_freq = (uint8_t)o->numv[CLOCKOPT_MTC_FREQ];
+    if (o->numset[CLOCKOPT_NOM_FREQ]) { cc->nom_num = o->numv[CLOCKOPT_NOM_FREQ]; cc->nom_den = 1; cc->nom_exact = 0; }
+    if (o->numset[CLOCKOPT_EAX]) cc->cpuid_15_eax = (uint32_t)o->numv[CLOCKOPT_EAX];
+    if (o->numset[CLOCKOPT_EBX]) cc->cpuid_15_ebx = (uint32_t)o->numv[CLOCKOPT_EBX];
+    if (o->numset[CLOCKOPT_CYC_THRESH]) { cc->cyc_en = 1; cc->cyc_thresh = (uint8_t)o->numv[CLOCKOPT_CYC_THRESH]; }
+    if (o->numset[CLOCKOPT_CYC_BITS]) cc->cyc_bits = (uint8_t)o->numv[CLOCKOPT_CYC_BITS];
+    if (o->numset[CLOCKOPT_MTC_JITTER]) cc->mtc_jitter = (uint8_t)o->numv[CLOCKOPT_MTC_JITTER];
+    if (o->numset[CLOCKOPT_RATE_PPM]) cc->rate_ppm = (uint32_t)o->numv[CLOCKOPT_RATE_PPM];
+    if (o->numset[CLOCKOPT_MTC_LOST]) cc->mtc_lost = (uint8_t)o->numv[CLOCKOPT_MTC_LOST];
     if (o->policy_unknown) cc->have_policy = 0;
     cc->errata |= o->errata;
 }

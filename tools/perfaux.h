@@ -7,7 +7,7 @@
 #define PTCODEC_PERFAUX_H
 
 #include "../ptcodec.h"
-#include "util.h"
+#include "../harness/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,18 +25,18 @@ typedef struct perf_chunk {
 
 /* A sideband record a reader of the trace wants beside it (ptdump
    --sideband): when (perf time), whose (cpu, tid), and what, in words. */
-typedef struct pa_side {
+typedef struct perfaux_side {
     uint64_t time;
     int have_time;
     uint32_t cpu, tid;     /* UINT32_MAX: not known */
     size_t order;
     char text[300];
-} pa_side;
+} perfaux_side;
 
-typedef struct pa_file {
+typedef struct perfaux_file {
     perf_chunk *chunks;    /* sorted by (sample, queue, file order); free() it */
     size_t n;
-    pa_side *side;         /* COMM, MMAP, ITRACE_START, SWITCH records, by time; free() it */
+    perfaux_side *side;         /* COMM, MMAP, ITRACE_START, SWITCH records, by time; free() it */
     size_t nside;
     ptc_perf_pt_info info; /* the AUXTRACE_INFO (perf time from TSC), when there is one */
     ptc_clock_config cc;   /* what the file says (ptc_clock_config_from_perf), else the defaults */
@@ -46,13 +46,13 @@ typedef struct pa_file {
     int features_cut;      /* the file ends inside the feature sections after the data */
     ptc_status end;        /* PTC_END, or why the rest of the file cannot be read */
     uint64_t end_offset;   /*   and where */
-} pa_file;
+} perfaux_file;
 
 /* Called for every record that was skipped or says data was lost, and
    for an AUXTRACE cut short (len: the bytes there are). */
-typedef void (*pa_record_fn)(void *user, const ptc_perf_record *r, uint64_t len);
+typedef void (*perfaux_record_fn)(void *user, const ptc_perf_record *r, uint64_t len);
 
-static int pa_chunk_order(const void *a, const void *b)
+static int perfaux_chunk_order(const void *a, const void *b)
 {
     const perf_chunk *x = (const perf_chunk *)a, *y = (const perf_chunk *)b;
     if (x->sample != y->sample) return x->sample - y->sample;
@@ -60,13 +60,13 @@ static int pa_chunk_order(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int pa_is_loss(const ptc_perf_record *r)
+static int perfaux_is_loss(const ptc_perf_record *r)
 {
     return r->error != PTC_OK || r->type == PTC_PERF_AUX || r->type == PTC_PERF_LOST || r->type == PTC_PERF_AUXTRACE_ERROR;
 }
 
 /* The chunk a record carries, if any. */
-static int pa_chunk_of(const ptc_perf_reader *rd, const ptc_perf_record *r, size_t samples, perf_chunk *c)
+static int perfaux_chunk_of(const ptc_perf_reader *rd, const ptc_perf_record *r, size_t samples, perf_chunk *c)
 {
     memset(c, 0, sizeof *c);
     if (r->type == PTC_PERF_AUXTRACE && (r->error == PTC_OK || r->error == PTC_ERR_TRUNCATED)) {
@@ -91,7 +91,7 @@ static int pa_chunk_of(const ptc_perf_reader *rd, const ptc_perf_record *r, size
 }
 
 /* The words for a sideband record (1), or 0 for another kind. */
-static int pa_side_of(const ptc_perf_record *r, pa_side *e)
+static int perfaux_side_of(const ptc_perf_record *r, perfaux_side *e)
 {
     memset(e, 0, sizeof *e);
     e->have_time = r->sid.have_time;
@@ -120,25 +120,25 @@ static int pa_side_of(const ptc_perf_record *r, pa_side *e)
     }
 }
 
-static int pa_side_order(const void *a, const void *b)
+static int perfaux_side_order(const void *a, const void *b)
 {
-    const pa_side *x = (const pa_side *)a, *y = (const pa_side *)b;
+    const perfaux_side *x = (const perfaux_side *)a, *y = (const perfaux_side *)b;
     if (x->time != y->time) return x->time < y->time ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
 /* Whether sideband e belongs to the queue of chunk c: its cpu's, or in a
    per-thread recording its thread's. */
-UT_FN int pa_side_of_queue(const pa_side *e, const perf_chunk *c)
+UTIL_FN int perfaux_side_of_queue(const perfaux_side *e, const perf_chunk *c)
 {
     return c->cpu != UINT32_MAX ? e->cpu == c->cpu : e->tid == c->tid;
 }
 
 /* Keeps a sideband record; 0 when out of memory. */
-static int pa_keep_side(pa_file *f, size_t *cap, const pa_side *e)
+static int perfaux_keep_side(perfaux_file *f, size_t *cap, const perfaux_side *e)
 {
     if (f->nside == *cap) {
-        pa_side *w = (pa_side *)realloc(f->side, (*cap = *cap ? 2 * *cap : 64) * sizeof *w);
+        perfaux_side *w = (perfaux_side *)realloc(f->side, (*cap = *cap ? 2 * *cap : 64) * sizeof *w);
         if (!w) return 0;
         f->side = w;
     }
@@ -148,10 +148,10 @@ static int pa_keep_side(pa_file *f, size_t *cap, const pa_side *e)
     return 1;
 }
 
-/* Gives back what was collected; 0, for pa_collect to return. */
-static int pa_out_of_memory(pa_file *f)
+/* Gives back what was collected; 0, for perfaux_collect to return. */
+static int perfaux_out_of_memory(perfaux_file *f)
 {
-    fprintf(stderr, "%s: out of memory\n", ut_prog);
+    fprintf(stderr, "%s: out of memory\n", util_prog);
     free(f->chunks);
     free(f->side);
     f->chunks = NULL;
@@ -161,7 +161,7 @@ static int pa_out_of_memory(pa_file *f)
 
 /* Reads the perf.data in buf. Returns 0, having said why on standard
    error, when it cannot be read at all. */
-static int pa_collect(const uint8_t *buf, size_t len, pa_file *f, pa_record_fn on_record, void *user, const char *path)
+UTIL_FN int perfaux_collect(const uint8_t *buf, size_t len, perfaux_file *f, perfaux_record_fn on_record, void *user, const char *path)
 {
     ptc_perf_reader rd;
     ptc_perf_record r;
@@ -169,7 +169,7 @@ static int pa_collect(const uint8_t *buf, size_t len, pa_file *f, pa_record_fn o
     ptc_status st = ptc_perf_open(&rd, buf, len);
     memset(f, 0, sizeof *f);
     if (st != PTC_OK) {
-        fprintf(stderr, "%s: %s: %s at offset %llu (%s)\n", ut_prog, path, ptc_status_name(st),
+        fprintf(stderr, "%s: %s: %s at offset %llu (%s)\n", util_prog, path, ptc_status_name(st),
                 (unsigned long long)rd.error_offset, ptc_status_message(st));
         return 0;
     }
@@ -177,15 +177,15 @@ static int pa_collect(const uint8_t *buf, size_t len, pa_file *f, pa_record_fn o
     f->features_cut = rd.features_cut;
     while ((st = ptc_perf_next(&rd, &r)) == PTC_OK) {
         perf_chunk c;
-        pa_side e;
-        int has = pa_chunk_of(&rd, &r, samples, &c);
-        if (on_record && pa_is_loss(&r)) on_record(user, &r, has ? c.size : 0);
-        if (pa_side_of(&r, &e) && !pa_keep_side(f, &side_cap, &e)) return pa_out_of_memory(f);
+        perfaux_side e;
+        int has = perfaux_chunk_of(&rd, &r, samples, &c);
+        if (on_record && perfaux_is_loss(&r)) on_record(user, &r, has ? c.size : 0);
+        if (perfaux_side_of(&r, &e) && !perfaux_keep_side(f, &side_cap, &e)) return perfaux_out_of_memory(f);
         if (!has) continue;
         samples += c.sample;
         if (f->n == cap) {
             perf_chunk *w = (perf_chunk *)realloc(f->chunks, (cap = cap ? 2 * cap : 64) * sizeof *w);
-            if (!w) return pa_out_of_memory(f);
+            if (!w) return perfaux_out_of_memory(f);
             f->chunks = w;
         }
         c.order = f->n;
@@ -197,22 +197,22 @@ static int pa_collect(const uint8_t *buf, size_t len, pa_file *f, pa_record_fn o
     (void)ptc_conform_config_from_perf(&f->conf, &rd); /* (zeroed: nothing known, when it fails) */
     f->snapshot = rd.have_info && rd.info.snapshot_mode;
     if (rd.have_info) f->info = rd.info;
-    if (f->n) qsort(f->chunks, f->n, sizeof *f->chunks, pa_chunk_order);
-    if (f->nside) qsort(f->side, f->nside, sizeof *f->side, pa_side_order);
+    if (f->n) qsort(f->chunks, f->n, sizeof *f->chunks, perfaux_chunk_order);
+    if (f->nside) qsort(f->side, f->nside, sizeof *f->side, perfaux_side_order);
     return 1;
 }
 
 /* A perf.data's first 8 bytes, in either byte order. */
-static int pa_is_perf_magic(const void *head8)
+static int perfaux_is_perf_magic(const void *head8)
 {
     return memcmp(head8, "PERFILE2", 8) == 0 || memcmp(head8, "2ELIFREP", 8) == 0;
 }
 
 /* The first bytes of the file at path say it is a perf.data. */
-static int pa_is_perf_data(const char *path)
+static int perfaux_is_perf_data(const char *path)
 {
     char magic[8];
-    return ut_read_head(path, magic, 8) && pa_is_perf_magic(magic);
+    return util_read_head(path, magic, 8) && perfaux_is_perf_magic(magic);
 }
 
 #endif

@@ -9,9 +9,9 @@
 #include "clockopts.h"
 #include "clockcheck.h"
 #include "progress.h"
-#include "workpool.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +72,7 @@ static const char usage[] =
     "  --sideband  a perf.data: each queue's COMM, MMAP, ITRACE_START and SWITCH\n"
     "              records among its packets, by time with --time (else after its\n"
     "              header line)\n"
-    "  --errata E,...  errata by name, in addition:" CO_ERRATA_NAMES "\n"
+    "  --errata E,...  errata by name, in addition:" CLOCKOPT_ERRATA_NAMES "\n"
     "  --help      this text\n"
     "\n"
     "Exit status: 0 decoded without errors, 1 the input had errors, 2 bad\n"
@@ -100,7 +100,7 @@ typedef struct printer {
     /* --sideband: the file's sideband records, the queue they are shown for,
        the next one not shown, and perf's time conversion */
     int sideband;
-    const pa_side *side;
+    const perfaux_side *side;
     size_t nside, next_side;
     const perf_chunk *queue;
     ptc_perf_pt_info info;
@@ -110,8 +110,8 @@ typedef struct printer {
     /* --time: what the trace measures of the clock settings, and the
        conflicts, for the line on stderr at the end (tools/clockcheck.h) */
     int time_check;
-    ck_witness ck;
-    ptc_clock_config ck_cc;
+    clockcheck_witness ck;
+    ptc_clock_config clockcheck_cc;
     char line[640];
     /* what goes to stdout, written a block at a time (out_flush): one
        fwrite per line was a fifth of the listing's time. With -j, a
@@ -198,14 +198,14 @@ static void out_printf(printer *pr, const char *fmt, ...)
 static void print_sideband(printer *pr, uint64_t until)
 {
     for (; pr->next_side < pr->nside; pr->next_side++) {
-        const pa_side *e = &pr->side[pr->next_side];
+        const perfaux_side *e = &pr->side[pr->next_side];
         if (e->have_time && e->time > until) break;
-        if (!pa_side_of_queue(e, pr->queue)) continue;
+        if (!perfaux_side_of_queue(e, pr->queue)) continue;
         if (pr->jsonl) {
-            df_buf b;
+            dumpfmt_buf b;
             b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
-            df_printf(&b, "{%s,\"sideband_time\":%llu", pr->tag, (unsigned long long)e->time);
-            df_json_string(&b, "sideband", e->text); /* (file names and comms come from the file) */
+            dumpfmt_printf(&b, "{%s,\"sideband_time\":%llu", pr->tag, (unsigned long long)e->time);
+            dumpfmt_json_string(&b, "sideband", e->text); /* (file names and comms come from the file) */
             out_printf(pr, "%s}\n", pr->line);
         } else {
             out_printf(pr, "[sideband %llu: %s]\n", (unsigned long long)e->time, e->text);
@@ -224,7 +224,7 @@ static void emit_line(printer *pr, size_t len)
         out_write(pr, ",", 1);
         from = 1;
     }
-    pr->line[len++] = '\n'; /* (in the NUL's place: a df_buf's len stays below its cap) */
+    pr->line[len++] = '\n'; /* (in the NUL's place: a dumpfmt_buf's len stays below its cap) */
     out_write(pr, pr->line + from, len - from);
 }
 
@@ -232,7 +232,7 @@ static void emit_line(printer *pr, size_t len)
    with room for the longest line (flushed first when there is none), so
    that it is not copied there after. Only a perf.data queue's JSON, whose
    fields go in front, is built in pr->line and copied by emit_line. */
-static void line_begin(printer *pr, df_buf *b)
+static void line_begin(printer *pr, dumpfmt_buf *b)
 {
     if (pr->jsonl && pr->tag[0]) {
         b->s = pr->line;
@@ -245,60 +245,60 @@ static void line_begin(printer *pr, df_buf *b)
     b->s[0] = 0;
 }
 
-static void line_end(printer *pr, df_buf *b)
+static void line_end(printer *pr, dumpfmt_buf *b)
 {
     if (b->s == pr->line) {
         emit_line(pr, b->len);
         return;
     }
-    b->s[b->len] = '\n'; /* (in the NUL's place: a df_buf's len stays below its cap) */
+    b->s[b->len] = '\n'; /* (in the NUL's place: a dumpfmt_buf's len stays below its cap) */
     pr->out_len += b->len + 1;
 }
 
 /* A finding's line (SPEC 7.4): "%016llx  %-10s  %-18s  [%s]  %s", the
    offset, severity, rule, SDM section and text, and " (erratum E)" */
-static void finding_text(df_buf *b, const ptc_finding *f)
+static void finding_text(dumpfmt_buf *b, const ptc_finding *f)
 {
-    df_hex(b, f->offset, 16);
-    df_put(b, "  ", 2);
-    df_str_padded(b, ptc_severity_name(f->severity), 10);
-    df_put(b, "  ", 2);
-    df_str_padded(b, ptc_rule_name(f->rule), 18);
-    df_put(b, "  [", 3);
-    df_str(b, ptc_rule_sdm(f->rule));
-    df_put(b, "]  ", 3);
-    df_str(b, ptc_rule_text(f->rule));
+    dumpfmt_hex(b, f->offset, 16);
+    dumpfmt_put(b, "  ", 2);
+    dumpfmt_str_padded(b, ptc_severity_name(f->severity), 10);
+    dumpfmt_put(b, "  ", 2);
+    dumpfmt_str_padded(b, ptc_rule_name(f->rule), 18);
+    dumpfmt_put(b, "  [", 3);
+    dumpfmt_str(b, ptc_rule_sdm(f->rule));
+    dumpfmt_put(b, "]  ", 3);
+    dumpfmt_str(b, ptc_rule_text(f->rule));
     if (f->erratum) {
-        df_put(b, " (erratum ", 10);
-        df_str(b, ptc_erratum_name(f->erratum));
-        df_put(b, ")", 1);
+        dumpfmt_put(b, " (erratum ", 10);
+        dumpfmt_str(b, ptc_erratum_name(f->erratum));
+        dumpfmt_put(b, ")", 1);
     }
 }
 
 /* and as JSON: {"off","rule","severity","sdm","msg"[,"erratum"]} (a
    perf.data queue's fields go in front, as on every line) */
-static void finding_json(df_buf *b, const ptc_finding *f)
+static void finding_json(dumpfmt_buf *b, const ptc_finding *f)
 {
-    df_put(b, "{\"off\":", 7);
-    df_dec(b, f->offset);
-    df_put(b, ",\"rule\":\"", 9);
-    df_str(b, ptc_rule_name(f->rule));
-    df_put(b, "\",\"severity\":\"", 14);
-    df_str(b, ptc_severity_name(f->severity));
-    df_put(b, "\",\"sdm\":\"", 9);
-    df_str(b, ptc_rule_sdm(f->rule));
-    df_put(b, "\",\"msg\":\"", 9);
-    df_str(b, ptc_rule_text(f->rule));
+    dumpfmt_put(b, "{\"off\":", 7);
+    dumpfmt_dec(b, f->offset);
+    dumpfmt_put(b, ",\"rule\":\"", 9);
+    dumpfmt_str(b, ptc_rule_name(f->rule));
+    dumpfmt_put(b, "\",\"severity\":\"", 14);
+    dumpfmt_str(b, ptc_severity_name(f->severity));
+    dumpfmt_put(b, "\",\"sdm\":\"", 9);
+    dumpfmt_str(b, ptc_rule_sdm(f->rule));
+    dumpfmt_put(b, "\",\"msg\":\"", 9);
+    dumpfmt_str(b, ptc_rule_text(f->rule));
     if (f->erratum) {
-        df_put(b, "\",\"erratum\":\"", 13);
-        df_str(b, ptc_erratum_name(f->erratum));
+        dumpfmt_put(b, "\",\"erratum\":\"", 13);
+        dumpfmt_str(b, ptc_erratum_name(f->erratum));
     }
-    df_put(b, "\"}", 2);
+    dumpfmt_put(b, "\"}", 2);
 }
 
 /* --check: whether the options give the time rules a clock (SPEC 7.3.5):
    its settings, or --cyc-thresh alone for where CYCs go. */
-static int check_has_clock(const clock_options *o) { return co_has_clock(o) || o->numset[CO_CYC_THRESH]; }
+static int check_has_clock(const clock_options *o) { return clockopt_has_clock(o) || o->numset[CLOCKOPT_CYC_THRESH]; }
 
 /* --check: the rules an item breaks, a line each (SPEC 7.4). A decode
    error is printed as without --check. */
@@ -306,10 +306,10 @@ static void check_item(printer *pr, const ptc_item *it)
 {
     ptc_finding f[PTC_CONFORM_MAX_FINDINGS];
     size_t n = ptc_conform_item(&pr->conform, it, f), i;
-    df_buf b;
+    dumpfmt_buf b;
     if (it->error != PTC_OK) {
         b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
-        if (pr->jsonl) df_json(&b, it); else df_text(&b, it);
+        if (pr->jsonl) dumpfmt_json(&b, it); else dumpfmt_text(&b, it);
         emit_line(pr, b.len);
         /* neither a cut trace nor an erratum's damage is malformed (SPEC 7.4) */
         pr->malformed += it->error != PTC_ERR_TRUNCATED && it->error != PTC_ERR_CUT_CYC && it->error != PTC_ERR_CORRUPT_TMA;
@@ -396,8 +396,8 @@ static void settings_report(const printer *pr, const ptc_clock_config *cc)
 {
     char line[512];
     fflush(stdout);
-    if (ck_report_line(&pr->ck, cc, line, sizeof line)) fprintf(stderr, "%s\n", line);
-    if (ck_errata_line(&pr->ck, cc, line, sizeof line)) fprintf(stderr, "%s\n", line);
+    if (clockcheck_report_line(&pr->ck, cc, line, sizeof line)) fprintf(stderr, "%s\n", line);
+    if (clockcheck_errata_line(&pr->ck, cc, line, sizeof line)) fprintf(stderr, "%s\n", line);
 }
 
 /* What the run ends with: --check's and --stats's summaries, and the exit
@@ -415,8 +415,8 @@ static int finish_output(printer *pr)
    --check the rules it breaks, or with --stats nothing but its count. */
 static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
 {
-    df_buf b;
-    if (pr->time_check) ck_item(&pr->ck, it, t);
+    dumpfmt_buf b;
+    if (pr->time_check) clockcheck_item(&pr->ck, it, t);
     if (pr->events && !ptc_events_is_event(it)) return;
     if (pr->check) {
         check_item(pr, it);
@@ -428,12 +428,12 @@ static void print_item(printer *pr, const ptc_item *it, const ptc_timed_item *t)
     }
     if (pr->sideband && t && t->have_time) print_sideband(pr, ptc_perf_tsc_to_ns(&pr->info, t->tsc));
     line_begin(pr, &b);
-    if (pr->jsonl) df_json(&b, it); else df_text(&b, it);
-    if (t) { if (pr->jsonl) df_time_json(&b, t); else df_time_text(&b, t); }
+    if (pr->jsonl) dumpfmt_json(&b, it); else dumpfmt_text(&b, it);
+    if (t) { if (pr->jsonl) dumpfmt_time_json(&b, t); else dumpfmt_time_text(&b, t); }
     if (t && t->have_time && pr->perf_time) { /* perf's time base, to match a perf script line */
         uint64_t ns = ptc_perf_tsc_to_ns(&pr->info, t->tsc);
-        if (pr->jsonl && b.len && b.s[b.len - 1] == '}') b.len--, df_printf(&b, ",\"perf_ns\":%llu}", (unsigned long long)ns);
-        else if (!pr->jsonl) df_printf(&b, " perf %llu.%09llu", (unsigned long long)(ns / 1000000000u),
+        if (pr->jsonl && b.len && b.s[b.len - 1] == '}') b.len--, dumpfmt_printf(&b, ",\"perf_ns\":%llu}", (unsigned long long)ns);
+        else if (!pr->jsonl) dumpfmt_printf(&b, " perf %llu.%09llu", (unsigned long long)(ns / 1000000000u),
                                        (unsigned long long)(ns % 1000000000u));
     }
     line_end(pr, &b);
@@ -467,7 +467,7 @@ static void take_item(ptc_clock *clk, int timed, const ptc_item *it, item_sink s
 /* ---- perf.data (SPEC 6.3): one trace per AUX queue ---------------------- */
 
 /* What a record says of lost data, or that the reader skipped it, where
-   it is in the file (pa_collect's callback). */
+   it is in the file (perfaux_collect's callback). */
 static void print_perf_record(void *user, const ptc_perf_record *r, uint64_t len)
 {
     printer *pr = (printer *)user;
@@ -493,10 +493,10 @@ static void print_perf_record(void *user, const ptc_perf_record *r, uint64_t len
     /* (only partial or collision: data kept, not lost) */
     pr->errors += r->type != PTC_PERF_AUX || (r->u.aux.flags & PTC_PERF_AUX_TRUNCATED);
     if (pr->jsonl) {
-        df_buf b;
+        dumpfmt_buf b;
         b.s = pr->line; b.cap = sizeof pr->line; b.len = 0;
-        df_printf(&b, "{\"perf_off\":%llu", (unsigned long long)r->offset);
-        df_json_string(&b, "what", what); /* (a decoder error's message comes from the file) */
+        dumpfmt_printf(&b, "{\"perf_off\":%llu", (unsigned long long)r->offset);
+        dumpfmt_json_string(&b, "what", what); /* (a decoder error's message comes from the file) */
         out_printf(pr, "%s}\n", pr->line);
     } else {
         out_printf(pr, "[perf.data %llx: %s]\n", (unsigned long long)r->offset, what);
@@ -583,7 +583,7 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
 static uint8_t *read_rest_of_stdin(const uint8_t *head, size_t head_n, size_t *len)
 {
     size_t rest_n = 0;
-    uint8_t *rest = ut_read_stream(stdin, &rest_n), *all;
+    uint8_t *rest = util_read_stream(stdin, &rest_n), *all;
     if (!rest) return NULL;
     all = (uint8_t *)malloc(head_n + rest_n + 1);
     if (all) {
@@ -604,8 +604,8 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
                      long only_queue, const char *path, const uint8_t *head, size_t head_n)
 {
     size_t len = 0, i, from, shown;
-    uint8_t *buf = head ? read_rest_of_stdin(head, head_n, &len) : ut_read_file(path, &len);
-    pa_file pf;
+    uint8_t *buf = head ? read_rest_of_stdin(head, head_n, &len) : util_read_file(path, &len);
+    perfaux_file pf;
     const perf_chunk *c;
     size_t n;
     int st;
@@ -613,7 +613,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
         fprintf(stderr, "ptdump: cannot read %s: %s\n", path, strerror(errno));
         return 2;
     }
-    if (!pa_collect(buf, len, &pf, print_perf_record, pr, path)) { free(buf); return 2; }
+    if (!perfaux_collect(buf, len, &pf, print_perf_record, pr, path)) { free(buf); return 2; }
     c = pf.chunks;
     n = pf.n;
     pr->side = pf.side;
@@ -639,7 +639,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
                (unsigned long long)len);
     }
     pf.cc.policy = *policy;
-    co_apply(&pf.cc, o);
+    clockopt_apply(&pf.cc, o);
     /* --check: what the file records, and what the options add */
     pf.conf.errata |= o->errata;
     pf.conf.cpu_known |= o->cpu_known;
@@ -666,7 +666,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
         for (i = from + 1; i < n && c[i].queue == c[from].queue && c[i].sample == c[from].sample; i++) {}
         if (only_queue >= 0 && (c[from].sample || c[from].queue != (uint64_t)only_queue)) continue;
         shown++;
-        ck_new_stream(&pr->ck);
+        clockcheck_new_stream(&pr->ck);
         dump_queue(pr, &pf.cc, timed, flags, pf.snapshot, c, from, i);
     }
     if (!n) { /* nothing decoded: said, and not a success */
@@ -696,7 +696,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
 static int dump_ring(printer *pr, ptc_clock *clk, int timed, unsigned flags, FILE *in, uint64_t written)
 {
     size_t len = 0;
-    uint8_t *buf = ut_read_stream(in, &len);
+    uint8_t *buf = util_read_stream(in, &len);
     ptc_ring_reader rd;
     ptc_item it;
     uint64_t overwritten, from;
@@ -761,7 +761,7 @@ typedef struct reader {
     unsigned char chunk[CHUNK];
     int eof;
     uint64_t total;       /* bytes read */
-    ut_progress shown;
+    util_progress shown;
 } reader;
 
 static void reader_start(reader *r, FILE *in, const char *path)
@@ -770,16 +770,16 @@ static void reader_start(reader *r, FILE *in, const char *path)
     r->path = path;
     r->eof = 0;
     r->total = 0;
-    ut_progress_start(&r->shown, "bytes read", in == stdin ? 0 : file_size(in), 1);
+    util_progress_start(&r->shown, "bytes read", in == stdin ? 0 : file_size(in), 1);
 }
 
 /* The next chunk into r->chunk: its size, 0 at the end, -1 when the file
    cannot be read (said on stderr). */
 static long reader_next(reader *r)
 {
-    size_t n = r->eof ? 0 : ut_read_chunk(r->in, r->chunk, sizeof r->chunk);
+    size_t n = r->eof ? 0 : util_read_chunk(r->in, r->chunk, sizeof r->chunk);
     r->total += n;
-    ut_progress_at(&r->shown, r->total);
+    util_progress_at(&r->shown, r->total);
     if (n == 0 && ferror(r->in)) { /* (fread sets errno: a directory says EISDIR) */
         fprintf(stderr, "ptdump: cannot read %s: %s\n", r->path, strerror(errno));
         return -1;
@@ -792,7 +792,7 @@ static long reader_next(reader *r)
    errors in it are said on stderr too. 0, or the exit status. */
 static int reader_end(reader *r, const printer *pr, size_t before)
 {
-    ut_progress_end(&r->shown);
+    util_progress_end(&r->shown);
     if (!r->total && !before) { /* nothing decoded */
         fprintf(stderr, "ptdump: %s is empty: nothing to decode\n", r->path);
         return 1;
@@ -1021,6 +1021,103 @@ static int dump_raw(printer *pr, ptc_clock *clk, int timed, unsigned flags, read
 
 /* ---- -j N: a raw trace's segments on N threads (SPEC 1.10, 1.13) ---- */
 
+/* The work pool: jobs 0..n-1 run on worker threads, their results taken by
+   the calling thread in job order. ptdump -j decodes a trace's segments
+   so (SPEC.md 1.13): workers decode and format, the caller writes.
+
+   At most `window` jobs are claimed and not yet taken, so a caller that
+   gives each of `window` slots its own buffers (job j uses slot
+   j % window) needs no more memory than that, however long the trace.
+   POSIX threads; link with -pthread. */
+
+/* run: a job's work, on a worker thread. take: its result, on the
+   calling thread, in order; non-zero stops the pool (no more jobs are
+   started) and is what pool_run returns. */
+typedef void (*pool_run_fn)(void *ctx, size_t job);
+typedef int (*pool_take_fn)(void *ctx, size_t job);
+
+typedef struct pool_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t changed;  /* a job done, taken, or the pool stopping */
+    size_t n, window;
+    size_t next;             /* the next job to claim */
+    size_t taken;            /* jobs [0, taken) are taken */
+    unsigned char *done;     /* done[j]: job j finished */
+    int stop;
+    pool_run_fn run;
+    void *ctx;
+} pool_pool;
+
+UTIL_FN void *pool_worker(void *arg)
+{
+    pool_pool *p = (pool_pool *)arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        size_t job;
+        while (!p->stop && p->next < p->n && p->next >= p->taken + p->window) pthread_cond_wait(&p->changed, &p->mu);
+        if (p->stop || p->next >= p->n) break;
+        job = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        p->run(p->ctx, job);
+        pthread_mutex_lock(&p->mu);
+        p->done[job] = 1;
+        pthread_cond_broadcast(&p->changed);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* Runs jobs 0..n-1 on `threads` workers (at least 1) with at most `window`
+   (at least 1) in flight. Returns 0, the first non-zero `take`, or -1
+   when no thread could be started or memory ran out (nothing was run). */
+UTIL_FN int pool_run(size_t n, unsigned threads, size_t window, pool_run_fn run, pool_take_fn take, void *ctx)
+{
+    pool_pool p;
+    pthread_t *tid;
+    unsigned started = 0, t;
+    size_t j;
+    int rc = 0;
+    if (n == 0) return 0;
+    memset(&p, 0, sizeof p);
+    p.n = n;
+    p.window = window ? window : 1;
+    p.run = run;
+    p.ctx = ctx;
+    p.done = (unsigned char *)calloc(n, 1);
+    tid = (pthread_t *)malloc((threads ? threads : 1) * sizeof *tid);
+    if (!p.done || !tid || pthread_mutex_init(&p.mu, NULL) != 0) {
+        free(p.done);
+        free(tid);
+        return -1;
+    }
+    pthread_cond_init(&p.changed, NULL);
+    for (t = 0; t < (threads ? threads : 1); t++)
+        if (pthread_create(&tid[t], NULL, pool_worker, &p) == 0) started++;
+    if (started == 0) rc = -1;
+    for (j = 0; j < n && rc == 0; j++) {
+        pthread_mutex_lock(&p.mu);
+        while (!p.done[j]) pthread_cond_wait(&p.changed, &p.mu);
+        pthread_mutex_unlock(&p.mu);
+        rc = take(ctx, j);
+        pthread_mutex_lock(&p.mu);
+        p.taken = j + 1;
+        if (rc) p.stop = 1;
+        pthread_cond_broadcast(&p.changed);
+        pthread_mutex_unlock(&p.mu);
+    }
+    pthread_mutex_lock(&p.mu);
+    p.stop = 1;
+    pthread_cond_broadcast(&p.changed);
+    pthread_mutex_unlock(&p.mu);
+    for (t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    pthread_cond_destroy(&p.changed);
+    pthread_mutex_destroy(&p.mu);
+    free(p.done);
+    free(tid);
+    return rc;
+}
+
+
 /* Work is cut into units of whole segments of about this size: small
    enough that a unit's text (about 20 bytes of JSON a byte of trace)
    stays near the cache (1 MiB units were slower, bench/README.md),
@@ -1088,7 +1185,7 @@ static int par_take(void *ctx, size_t job)
         pd->pr->st.bytes[k] += w->st.bytes[k];
     }
     pd->rd->total = pd->units[job + 1];
-    ut_progress_at(&pd->rd->shown, pd->rd->total);
+    util_progress_at(&pd->rd->shown, pd->rd->total);
     return 0;
 }
 
@@ -1148,7 +1245,7 @@ static int dump_parallel(printer *pr, unsigned flags, FILE *in, reader *rd, unsi
     if (pd.units && pd.slot && pd.text && i == pd.window) {
         out_flush(pr);
         fflush(stdout);
-        rc = wp_run(pd.nunits, jobs, pd.window, par_run, par_take, &pd);
+        rc = pool_run(pd.nunits, jobs, pd.window, par_run, par_take, &pd);
     }
     for (i = 0; pd.slot && i < pd.window; i++) free(pd.slot[i]);
     for (i = 0; pd.text && i < pd.window; i++) free(pd.text[i].s);
@@ -1179,15 +1276,15 @@ int main(int argc, char **argv)
     ptc_model_config cfg;
     ptc_clock_config cc;
 
-    ut_prog = "ptdump";
+    util_prog = "ptdump";
     memset(&opt, 0, sizeof opt);
     for (i = 1; i < argc; i++) {
         static const char *const with_value[] = { "--config", "--policy", "--cpu", "-j", NULL };
-        int took = co_take(&opt, argc, argv, &i);
+        int took = clockopt_take(&opt, argc, argv, &i);
         if (took < 0) return 2;
         if (took) continue;
-        if (argv[i][0] == '-' && i + 1 >= argc && ut_is_one_of(argv[i], with_value))
-            return ut_no_value(argv[i], with_value, usage);
+        if (argv[i][0] == '-' && i + 1 >= argc && util_is_one_of(argv[i], with_value))
+            return util_no_value(argv[i], with_value, usage);
         if (strcmp(argv[i], "--no-sync") == 0) flags |= PTC_DECODE_NO_SYNC;
         else if (strcmp(argv[i], "--jsonl") == 0) pr.jsonl = 1;
         else if (strcmp(argv[i], "--check") == 0) pr.check = 1;
@@ -1196,14 +1293,14 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--time") == 0) timed = 1;
         else if (strcmp(argv[i], "--events") == 0) pr.events = 1;
         else if (strcmp(argv[i], "--sideband") == 0) pr.sideband = 1;
-        else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) { /* N, a perf.data's queue (F/M is co_take's) */
+        else if (strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) { /* N, a perf.data's queue (F/M is clockopt_take's) */
             uint64_t q;
-            if (!ut_parse_u64("--cpu", argv[++i], 0x7FFFFFFF, &q)) return 2;
+            if (!util_parse_u64("--cpu", argv[++i], 0x7FFFFFFF, &q)) return 2;
             only_queue = (long)q;
         }
         else if (strcmp(argv[i], "-j") == 0 && i + 1 < argc) {
             uint64_t n;
-            if (!ut_parse_u64("-j", argv[++i], 256, &n)) return 2;
+            if (!util_parse_u64("-j", argv[++i], 256, &n)) return 2;
             if (n == 0) {
                 fprintf(stderr, "ptdump: -j 0: the number of threads is 1 to 256\n");
                 return 2;
@@ -1247,7 +1344,7 @@ int main(int argc, char **argv)
     memset(&cfg.policy, 0, sizeof cfg.policy); /* without --config: no suppression */
     if (config) {
         char err[200];
-        if (!mc_read_json_file(config, &cfg, &ring_written, err, sizeof err)) {
+        if (!modelcfg_read_json_file(config, &cfg, &ring_written, err, sizeof err)) {
             fprintf(stderr, "ptdump: cannot use %s: %s\n", config, err);
             return 2;
         }
@@ -1255,7 +1352,7 @@ int main(int argc, char **argv)
     }
     if (policy && !opt.policy_unknown) {
         char err[200];
-        if (!mc_policy(&cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptdump: --policy: %s\n", err); return 2; }
+        if (!modelcfg_policy(&cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptdump: --policy: %s\n", err); return 2; }
         pr.conf.have_policy = 1;
         pr.conf.policy = cfg.policy;
     }
@@ -1270,8 +1367,8 @@ int main(int argc, char **argv)
     /* standard input is a perf.data when its first bytes say so; a raw
        trace's are decoded first, before the rest */
     from_stdin = strcmp(path, "-") == 0;
-    if (!config && from_stdin) head_n = ut_read_chunk(stdin, head, sizeof head);
-    if (!config && (from_stdin ? head_n == sizeof head && pa_is_perf_magic(head) : pa_is_perf_data(path)))
+    if (!config && from_stdin) head_n = util_read_chunk(stdin, head, sizeof head);
+    if (!config && (from_stdin ? head_n == sizeof head && perfaux_is_perf_magic(head) : perfaux_is_perf_data(path)))
     {
         st = dump_perf(&pr, &opt, &cfg.policy, timed, flags, only_queue, path, from_stdin ? head : NULL, head_n);
         out_flush(&pr);
@@ -1281,13 +1378,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "ptdump: --cpu N picks a queue of a perf.data, and %s is a raw trace (the CPU's model is F/M)\n", path);
         return 2;
     }
-    co_apply(&cc, &opt);
+    clockopt_apply(&cc, &opt);
     /* --check: the time rules (SPEC 7.3.5) with the clock the options or --config give */
     if (config || check_has_clock(&opt)) {
         pr.conf.have_clock = 1;
         pr.conf.clock = cc;
     }
-    if (timed && !config && !co_has_clock(&opt))
+    if (timed && !config && !clockopt_has_clock(&opt))
         fprintf(stderr, "ptdump: --time: no clock settings given, so only TSCs time the packets (MTCs and CYCs need "
                         "them) and intervals are wide; give --config OUT.pt.json, or --mtc-freq, --nom-freq, "
                         "--cpuid-0x15.eax and --cpuid-0x15.ebx as the trace was recorded\n");

@@ -4,7 +4,7 @@
    timelines. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
-#include "pktgen.h"
+#include "../harness/pktgen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     uint8_t *buf;
     FILE *f;
     int i;
-    ut_prog = "ptgen";
+    util_prog = "ptgen";
     for (i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         static const char *const with_value[] = { "-o", "--mix", "--one", "--bytes", "--seed", "--psb-every", NULL };
@@ -81,13 +81,13 @@ int main(int argc, char **argv)
             for (t = 1; t < PTC_PACKET_TYPE_COUNT; t++) puts(ptc_packet_type_name((ptc_packet_type)t));
             return 0;
         }
-        if (!v) return ut_no_value(a, with_value, usage);
+        if (!v) return util_no_value(a, with_value, usage);
         if (strcmp(a, "-o") == 0) out = v;
         else if (strcmp(a, "--mix") == 0) mixname = v;
         else if (strcmp(a, "--one") == 0) one = v;
-        else if (strcmp(a, "--bytes") == 0) { if (!ut_parse_u64(a, v, UINT64_C(1) << 32, &bytes)) return 2; }
-        else if (strcmp(a, "--seed") == 0) { if (!ut_parse_u64(a, v, UINT64_MAX, &seed)) return 2; }
-        else if (strcmp(a, "--psb-every") == 0) { if (!ut_parse_u64(a, v, UINT64_C(1) << 32, &psb_every)) return 2; }
+        else if (strcmp(a, "--bytes") == 0) { if (!util_parse_u64(a, v, UINT64_C(1) << 32, &bytes)) return 2; }
+        else if (strcmp(a, "--seed") == 0) { if (!util_parse_u64(a, v, UINT64_MAX, &seed)) return 2; }
+        else if (strcmp(a, "--psb-every") == 0) { if (!util_parse_u64(a, v, UINT64_C(1) << 32, &psb_every)) return 2; }
         else { fprintf(stderr, "ptgen: unknown option %s\n%s", a, usage); return 2; }
     }
     if (!out) { fprintf(stderr, "ptgen: no -o FILE\n%s", usage); return 2; }
@@ -98,13 +98,13 @@ int main(int argc, char **argv)
         if (!one_packet(one, &p)) { fprintf(stderr, "ptgen: unknown packet type %s\n", one); return 2; }
         if (ptc_encode_packet(&p, buf, PTC_MAX_PACKET_SIZE, &len) != PTC_OK) return 2;
     } else {
-        pg_rng r = pg_seed(seed);
-        pg_mix mix;
-        if (strcmp(mixname, "dense") == 0) pg_mix_dense(&mix);
-        else if (strcmp(mixname, "sparse") == 0) pg_mix_sparse(&mix);
-        else if (strcmp(mixname, "all") == 0) pg_mix_uniform(&mix, 0);
+        pktgen_rng r = pktgen_seed(seed);
+        pktgen_mix mix;
+        if (strcmp(mixname, "dense") == 0) pktgen_mix_dense(&mix);
+        else if (strcmp(mixname, "sparse") == 0) pktgen_mix_sparse(&mix);
+        else if (strcmp(mixname, "all") == 0) pktgen_mix_uniform(&mix, 0);
         else { fprintf(stderr, "ptgen: unknown mix %s\n", mixname); return 2; }
-        len = pg_stream(&r, &mix, 0, (size_t)psb_every, buf, (size_t)bytes, NULL, NULL, 0, NULL);
+        len = pktgen_stream(&r, &mix, 0, (size_t)psb_every, buf, (size_t)bytes, NULL, NULL, 0, NULL);
     }
     f = strcmp(out, "-") == 0 ? stdout : fopen(out, "wb");
     if (!f || fwrite(buf, 1, len, f) != len || (f != stdout && fclose(f) != 0)) {

@@ -44,7 +44,7 @@ static const char usage[] =
     "  --mtc-freq N --nom-freq N --cpuid-0x15.eax N --cpuid-0x15.ebx N\n"
     "  --cyc-thresh N --cyc-bits N --mtc-jitter N --rate-ppm N --mtc-lost N\n"
     "  --cpu F/M[/S], --errata E,...  the recording CPU, or errata by name:\n"
-    "             " CO_ERRATA_NAMES "\n";
+    "             " CLOCKOPT_ERRATA_NAMES "\n";
 
 static void bound(const char *key, uint64_t v)
 {
@@ -58,10 +58,10 @@ static void bound(const char *key, uint64_t v)
 static uint8_t *perf_queue(const char *path, long want, ptc_clock_config *cc, size_t *len)
 {
     size_t flen = 0, i, at = 0;
-    uint8_t *file = ut_read_file(path, &flen), *out = NULL;
-    pa_file pf;
+    uint8_t *file = util_read_file(path, &flen), *out = NULL;
+    perfaux_file pf;
     long queue = -1;
-    if (!file || !pa_collect(file, flen, &pf, NULL, NULL, path)) {
+    if (!file || !perfaux_collect(file, flen, &pf, NULL, NULL, path)) {
         if (!file) fprintf(stderr, "ptnav: cannot read %s: %s\n", path, strerror(errno));
         free(file);
         return NULL;
@@ -154,23 +154,23 @@ typedef struct nav_query {
 } nav_query;
 
 /* The retirements the query's answer, and the --back ones before it,
-   can need, given what is indexed so far (an nw_needed). */
+   can need, given what is indexed so far (an navwin_needed). */
 static ptc_nav_window needed(const ptc_nav *nav, const void *query)
 {
     const nav_query *q = (const nav_query *)query;
     int cycle = strcmp(q->kind, "--cycle") == 0, from_end = strcmp(q->kind, "--from-end") == 0;
     if (cycle || from_end || strcmp(q->kind, "--tsc") == 0) {
         uint64_t at = from_end ? q->end_cycle - q->value : q->value;
-        if (at < q->skid || (from_end && q->end_cycle < q->value)) return nw_window_at(nav, UINT64_MAX, 0); /* none */
+        if (at < q->skid || (from_end && q->end_cycle < q->value)) return navwin_window_at(nav, UINT64_MAX, 0); /* none */
         return ptc_nav_window_for_find(nav, cycle || from_end ? PTC_NAV_CYCLE : PTC_NAV_TSC, at - q->skid, q->back);
     }
-    return nw_window_at(nav, strcmp(q->kind, "--retire") == 0 ? q->value : q->pebs_first, q->back);
+    return navwin_window_at(nav, strcmp(q->kind, "--retire") == 0 ? q->value : q->pebs_first, q->back);
 }
 
 /* What ptnav does with each item as it is indexed: say how far it got
    (tools/progress.h), and note the retirement of --pebs's FUP. */
 typedef struct indexing {
-    ut_progress shown;
+    util_progress shown;
     uint64_t from;   /* the ring's first stream offset */
     nav_query *q;
 } indexing;
@@ -178,21 +178,21 @@ typedef struct indexing {
 static void on_item(void *ctx, const ptc_timed_item *t, const ptc_nav *nav)
 {
     indexing *ix = (indexing *)ctx;
-    ut_progress_at(&ix->shown, t->item.offset - ix->from);
+    util_progress_at(&ix->shown, t->item.offset - ix->from);
     if (t->item.offset == ix->q->pebs_off && ix->q->pebs_first == UINT64_MAX)
         ix->q->pebs_first = ptc_nav_retirements(nav);
 }
 
-static ptc_status index_trace(nw_index *x, nav_query *q, const ptc_clock_config *cc, const uint8_t *buf, size_t len,
+static ptc_status index_trace(navwin_index *x, nav_query *q, const ptc_clock_config *cc, const uint8_t *buf, size_t len,
                               uint64_t written)
 {
     indexing ix;
     ptc_status st;
     ix.from = written - len;
     ix.q = q;
-    ut_progress_start(&ix.shown, "bytes indexed", len, 4096);
-    st = nw_build_ring(x, cc, buf, len, written, needed, q, on_item, &ix);
-    ut_progress_end(&ix.shown);
+    util_progress_start(&ix.shown, "bytes indexed", len, 4096);
+    st = navwin_build_ring(x, cc, buf, len, written, needed, q, on_item, &ix);
+    util_progress_end(&ix.shown);
     return st;
 }
 
@@ -218,14 +218,14 @@ static ptc_status prepare(nav_query *q, const ptc_clock_config *cc, const uint8_
         q->pebs_off = UINT64_MAX; /* no such record: the query finds nothing */
     if (strcmp(q->kind, "--from-end") == 0) {
         nav_query all = *q; /* a --retire query past every retirement keeps nothing */
-        nw_index x;
+        navwin_index x;
         ptc_status st;
         all.kind = "--retire";
         all.value = UINT64_MAX;
         all.back = 0;
         st = index_trace(&x, &all, cc, buf, len, written);
         q->end_cycle = ptc_nav_end_cycle(&x.nav);
-        nw_free(&x);
+        navwin_free(&x);
         return st;
     }
     return PTC_OK;
@@ -238,7 +238,7 @@ static int answer(const char *path, const ptc_clock_config *cc, const uint8_t *b
                   nav_query *q)
 {
     uint64_t pebs[2] = { 0, 0 }, k;
-    nw_index x;
+    navwin_index x;
     ptc_nav_hit hit;
     ptc_status st = prepare(q, cc, buf, len, written, pebs);
     x.entries = NULL;
@@ -246,7 +246,7 @@ static int answer(const char *path, const ptc_clock_config *cc, const uint8_t *b
     if (st != PTC_OK) {
         fprintf(stderr, "ptnav: cannot index %s: %s\n", path,
                 st == PTC_ERR_NO_SPACE ? "out of memory" : ptc_status_message(st));
-        nw_free(&x);
+        navwin_free(&x);
         return 2;
     }
     st = find(&x.nav, q, &hit);
@@ -255,7 +255,7 @@ static int answer(const char *path, const ptc_clock_config *cc, const uint8_t *b
                 (unsigned long long)ptc_nav_retirements(&x.nav));
         if (q->cyc_en) fprintf(stderr, " over %llu cycles", (unsigned long long)ptc_nav_end_cycle(&x.nav));
         fprintf(stderr, ")\n");
-        nw_free(&x);
+        navwin_free(&x);
         return 1;
     }
     print_hit(&hit, 1, strcmp(q->kind, "--pebs") == 0 ? pebs : NULL);
@@ -264,7 +264,7 @@ static int answer(const char *path, const ptc_clock_config *cc, const uint8_t *b
         if (ptc_nav_step(&x.nav, hit.retire, -(int64_t)k, &h) != PTC_OK) break;
         print_hit(&h, 0, NULL);
     }
-    nw_free(&x);
+    navwin_free(&x);
     return 0;
 }
 
@@ -283,32 +283,32 @@ int main(int argc, char **argv)
     long want_queue = -1;
     int i, perf = 0, status;
 
-    ut_prog = "ptnav";
+    util_prog = "ptnav";
     memset(&opt, 0, sizeof opt);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int took = co_take(&opt, argc, argv, &i);
+        int took = clockopt_take(&opt, argc, argv, &i);
         if (took < 0) return 2;
         if (took) continue;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { fputs(usage, stdout); return 0; }
         if (a[0] == '-' && a[1]) {
             static const char *const with_value[] = { "--config", "--cpu", "--cycle", "--tsc", "--retire", "--from-end",
                                                       "--pebs", "--skid", "--back", "--errata", NULL };
-            if (i + 1 >= argc) return ut_no_value(a, with_value, usage);
+            if (i + 1 >= argc) return util_no_value(a, with_value, usage);
             if (strcmp(a, "--config") == 0) config = argv[++i];
             else if (strcmp(a, "--cpu") == 0) {
-                if (!ut_parse_u64(a, argv[++i], 0x7FFFFFFF, &value)) return 2;
+                if (!util_parse_u64(a, argv[++i], 0x7FFFFFFF, &value)) return 2;
                 want_queue = (long)value;
             }
             else if (strcmp(a, "--cycle") == 0 || strcmp(a, "--tsc") == 0 || strcmp(a, "--retire") == 0 ||
                        strcmp(a, "--from-end") == 0 || strcmp(a, "--pebs") == 0) {
                 if (query) { fprintf(stderr, "ptnav: one of --cycle, --tsc, --retire, --from-end, --pebs\n"); return 2; }
                 query = a;
-                if (!ut_parse_u64(a, argv[++i], UINT64_MAX, &value)) return 2;
+                if (!util_parse_u64(a, argv[++i], UINT64_MAX, &value)) return 2;
             } else if (strcmp(a, "--skid") == 0) {
-                if (!ut_parse_u64(a, argv[++i], UINT64_MAX, &skid)) return 2;
+                if (!util_parse_u64(a, argv[++i], UINT64_MAX, &skid)) return 2;
             } else if (strcmp(a, "--back") == 0) {
-                if (!ut_parse_u64(a, argv[++i], UINT64_MAX, &back)) return 2;
+                if (!util_parse_u64(a, argv[++i], UINT64_MAX, &back)) return 2;
             } else {
                 fprintf(stderr, "ptnav: unknown option %s\n%s", a, usage);
                 return 2;
@@ -320,7 +320,7 @@ int main(int argc, char **argv)
             path = a;
         }
     }
-    perf = path && !config && pa_is_perf_data(path);
+    perf = path && !config && perfaux_is_perf_data(path);
     if (!path || !query) {
         fprintf(stderr, "ptnav: needs a trace and a query\n%s", usage);
         return 2;
@@ -334,17 +334,17 @@ int main(int argc, char **argv)
         if (!config) { /* a raw trace: the clock options say what is known */
             ptc_model_config_default(&cfg);
             /* not known to have CYCs unless --cyc-thresh says it was recorded with them */
-            cfg.cyc_en = (uint8_t)opt.numset[CO_CYC_THRESH];
-            if (cfg.cyc_en) cfg.cyc_thresh = (uint8_t)opt.numv[CO_CYC_THRESH];
+            cfg.cyc_en = (uint8_t)opt.numset[CLOCKOPT_CYC_THRESH];
+            if (cfg.cyc_en) cfg.cyc_thresh = (uint8_t)opt.numv[CLOCKOPT_CYC_THRESH];
             ring_written = UINT64_MAX;
-            if (!co_has_clock(&opt))
+            if (!clockopt_has_clock(&opt))
                 fprintf(stderr, "ptnav: no clock settings given, so only TSCs time the trace and intervals are wide; "
                                 "give --mtc-freq, --nom-freq, --cpuid-0x15.eax and --cpuid-0x15.ebx as it was recorded\n");
-        } else if (!mc_read_json_file(config, &cfg, &ring_written, err, sizeof err)) {
+        } else if (!modelcfg_read_json_file(config, &cfg, &ring_written, err, sizeof err)) {
             fprintf(stderr, "ptnav: cannot use %s: %s\n", config, err);
             return 2;
         }
-        buf = ut_read_file(path, &len);
+        buf = util_read_file(path, &len);
         if (!buf) {
             fprintf(stderr, "ptnav: cannot read %s: %s\n", path, strerror(errno));
             return 2;
@@ -352,7 +352,7 @@ int main(int argc, char **argv)
         if (config) ptc_clock_config_from_model(&cc, &cfg);
         else ptc_clock_config_default(&cc);
     }
-    co_apply(&cc, &opt);
+    clockopt_apply(&cc, &opt);
     if (ptc_clock_init(&probe, &cc) != PTC_OK) {
         fprintf(stderr, "ptnav: the clock settings are not usable (cpuid-0x15.eax and .ebx go together; cyc-bits is 1..64)\n");
         free(buf);

@@ -4,7 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
-#include "pktgen.h"
+#include "../harness/pktgen.h"
 #include "modelcfg.h"
 #include "workloads.h"
 
@@ -104,7 +104,7 @@ static void on_packet(void *user, const uint8_t *bytes, size_t len, const ptc_tr
     } else {
         o->st.dropped++;
     }
-    if (o->truth) mc_truth_packet(o->truth, t);
+    if (o->truth) modelcfg_truth_packet(o->truth, t);
     if (o->keep && o->nkeep < o->capkeep) o->keep[o->nkeep++] = *t;
 }
 
@@ -114,7 +114,7 @@ static void on_event(void *user, const ptc_event_truth *e)
     o->st.events++;
     o->st.traced_events += e->traced;
     /* events that made no trace are invisible to any decoder: counted, not listed */
-    if (o->truth && e->traced) mc_truth_event(o->truth, e);
+    if (o->truth && e->traced) modelcfg_truth_event(o->truth, e);
 }
 
 /* Every retirement, so navigation (ptnav) can be checked against the truth. */
@@ -122,7 +122,7 @@ static void on_retire(void *user, const ptc_retire_truth *r)
 {
     sim_out *o = (sim_out *)user;
     o->st.retirements++;
-    if (o->truth) mc_truth_retire(o->truth, r);
+    if (o->truth) modelcfg_truth_retire(o->truth, r);
 }
 
 typedef struct sim_args {
@@ -147,8 +147,8 @@ static int simulate(const sim_args *a, sim_out *o, ptc_model *m, double *seconds
     sink.retire = on_retire;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (a->scenario_text) {
-        static wl_scenario s;
-        if (!wl_run_scenario(a->scenario_text, &a->cfg, &sink, m, &s)) {
+        static workload_scenario s;
+        if (!workload_run_scenario(a->scenario_text, &a->cfg, &sink, m, &s)) {
             fprintf(stderr, "ptsim: scenario: %s\n", s.error);
             return 2;
         }
@@ -159,10 +159,10 @@ static int simulate(const sim_args *a, sim_out *o, ptc_model *m, double *seconds
             return 2;
         }
         if (a->ncounters) (void)ptc_model_attach_counters(m, a->counters, a->thread);
-        ut_progress shown;
-        ut_progress_start(&shown, "cycles", a->cycles, 1024);
-        wl_run_workload_shown(a->workload, m, a->cycles, a->seed + a->thread, &shown);
-        ut_progress_end(&shown);
+        util_progress shown;
+        util_progress_start(&shown, "cycles", a->cycles, 1024);
+        workload_run_workload_shown(a->workload, m, a->cycles, a->seed + a->thread, &shown);
+        util_progress_end(&shown);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
@@ -312,7 +312,7 @@ static int write_perf_data(const char *path, const char *out, unsigned threads, 
         char name[1100];
         if (t) snprintf(name, sizeof name, "%s.t%u", out, t);
         else snprintf(name, sizeof name, "%s", out);
-        tr[t].bytes = ut_read_file(name, &tr[t].len);
+        tr[t].bytes = util_read_file(name, &tr[t].len);
         tr[t].pid = 1000;
         tr[t].tid = 1000 + t;
         tr[t].comm = "ptsim";
@@ -378,7 +378,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     a.counters = &counters;
     a.cycles = 10000000;
     a.seed = 1;
-    ut_prog = "ptsim";
+    util_prog = "ptsim";
     for (i = 1; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(k, "--help") == 0 || strcmp(k, "-h") == 0) { fputs(usage, stdout); return 0; }
@@ -386,15 +386,15 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         static const char *const with_value[] = { "-o", "--workload", "--scenario", "--cycles", "--seed", "--policy", "--set",
                                                   "--truth", "--svg", "--compare-policy", "--snapshot", "--perf-data",
                                                   "--perf-snapshot", "--counter", "--threads", "--history", "--after", NULL };
-        if (!v) return ut_no_value(k, with_value, usage);
+        if (!v) return util_no_value(k, with_value, usage);
         i++;
         if (strcmp(k, "-o") == 0) out = v;
         else if (strcmp(k, "--workload") == 0) {
-            a.workload = wl_find(v);
+            a.workload = workload_find(v);
             if (a.workload < 0) { fprintf(stderr, "ptsim: unknown workload %s\n", v); return 2; }
         } else if (strcmp(k, "--scenario") == 0) scenario = v;
-        else if (strcmp(k, "--cycles") == 0) { if (!ut_parse_u64(k, v, UINT64_MAX, &a.cycles)) return 2; }
-        else if (strcmp(k, "--seed") == 0) { if (!ut_parse_u64(k, v, UINT64_MAX, &a.seed)) return 2; }
+        else if (strcmp(k, "--cycles") == 0) { if (!util_parse_u64(k, v, UINT64_MAX, &a.cycles)) return 2; }
+        else if (strcmp(k, "--seed") == 0) { if (!util_parse_u64(k, v, UINT64_MAX, &a.seed)) return 2; }
         else if (strcmp(k, "--policy") == 0) policy = v;
         else if (strcmp(k, "--set") == 0) setlist = v;
         else if (strcmp(k, "--truth") == 0) truth = v;
@@ -404,8 +404,8 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         else if (strcmp(k, "--perf-data") == 0) perf_data = v;
         else if (strcmp(k, "--perf-snapshot") == 0) {
             const char *comma = strchr(v, ',');
-            if (!ut_parse_u64_n(v, comma ? (size_t)(comma - v) : strlen(v), UINT64_C(1) << 40, &perf_ring) || perf_ring < 16 ||
-                (comma && (!ut_parse_u64_n(comma + 1, strlen(comma + 1), UINT64_C(1) << 40, &perf_every) || !perf_every))) {
+            if (!util_parse_u64_n(v, comma ? (size_t)(comma - v) : strlen(v), UINT64_C(1) << 40, &perf_ring) || perf_ring < 16 ||
+                (comma && (!util_parse_u64_n(comma + 1, strlen(comma + 1), UINT64_C(1) << 40, &perf_every) || !perf_every))) {
                 fprintf(stderr, "ptsim: --perf-snapshot SIZE[,EVERY]: SIZE from 16 bytes, EVERY from 1, up to 2^40\n");
                 return 2;
             }
@@ -413,17 +413,17 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         }
         else if (strcmp(k, "--counter") == 0) {
             if (a.ncounters == PTC_COUNTERS_MAX) { fprintf(stderr, "ptsim: at most %d counters\n", PTC_COUNTERS_MAX); return 2; }
-            if (!mc_counter(&a.counter[a.ncounters], v, err, sizeof err)) { fprintf(stderr, "ptsim: --counter: %s\n", err); return 2; }
+            if (!modelcfg_counter(&a.counter[a.ncounters], v, err, sizeof err)) { fprintf(stderr, "ptsim: --counter: %s\n", err); return 2; }
             a.ncounters++;
         } else if (strcmp(k, "--threads") == 0) {
-            if (!ut_parse_u64(k, v, 8, &threads)) return 2;
+            if (!util_parse_u64(k, v, 8, &threads)) return 2;
             if (threads < 1) { fprintf(stderr, "ptsim: --threads: at least 1\n"); return 2; }
-        } else if (strcmp(k, "--history") == 0) { if (!ut_parse_u64(k, v, UINT64_MAX, &history)) return 2; }
-        else if (strcmp(k, "--after") == 0) { if (!ut_parse_u64(k, v, UINT64_MAX, &after)) return 2; }
+        } else if (strcmp(k, "--history") == 0) { if (!util_parse_u64(k, v, UINT64_MAX, &history)) return 2; }
+        else if (strcmp(k, "--after") == 0) { if (!util_parse_u64(k, v, UINT64_MAX, &after)) return 2; }
         else { fprintf(stderr, "ptsim: unknown option %s\n%s", k, usage); return 2; }
     }
     if (!out) { fprintf(stderr, "ptsim: no -o OUT.pt\n%s", usage); return 2; }
-    if (a.ncounters) (void)ptc_counters_init(&counters, a.counter, a.ncounters); /* mc_counter checked them */
+    if (a.ncounters) (void)ptc_counters_init(&counters, a.counter, a.ncounters); /* modelcfg_counter checked them */
     if (perf_ring && !perf_data) {
         fprintf(stderr, "ptsim: --perf-snapshot shapes the --perf-data file: give both\n");
         return 2;
@@ -437,12 +437,12 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         return 2;
     }
     ptc_model_config_default(&a.cfg);
-    wl_configure(a.workload, &a.cfg);
-    if (!mc_policy(&a.cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptsim: --policy: %s\n", err); return 2; }
-    if (setlist && !mc_set_list(&a.cfg, setlist, err, sizeof err)) { fprintf(stderr, "ptsim: --set: %s\n", err); return 2; }
+    workload_configure(a.workload, &a.cfg);
+    if (!modelcfg_policy(&a.cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptsim: --policy: %s\n", err); return 2; }
+    if (setlist && !modelcfg_set_list(&a.cfg, setlist, err, sizeof err)) { fprintf(stderr, "ptsim: --set: %s\n", err); return 2; }
     if (scenario) {
         size_t scenario_len;
-        *scenario_text = (char *)ut_read_file(scenario, &scenario_len);
+        *scenario_text = (char *)util_read_file(scenario, &scenario_len);
         a.scenario_text = *scenario_text;
         if (!a.scenario_text) { fprintf(stderr, "ptsim: cannot read %s: %s\n", scenario, strerror(errno)); return 2; }
     }
@@ -450,7 +450,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     if (snapshot) {
         /* the ring stops at a packet boundary: up to the TRIG's and one more packet's size past `after` */
         if (strcmp(snapshot, "auto") == 0) ring_size = ptc_snapshot_size(&a.cfg, history, after + 2 * PTC_MAX_PACKET_SIZE);
-        else if (!ut_parse_u64("--snapshot", snapshot, UINT64_C(1) << 32, &ring_size)) return 2;
+        else if (!util_parse_u64("--snapshot", snapshot, UINT64_C(1) << 32, &ring_size)) return 2;
         if (ring_size == 0 || ring_size > (UINT64_C(1) << 32)) {
             fprintf(stderr, "ptsim: --snapshot wants a size of 1 byte to 4 GiB, or auto\n");
             return 2;
@@ -490,7 +490,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     if (!jf) { fprintf(stderr, "ptsim: cannot write %s: %s\n", jsonpath, strerror(errno)); return 2; }
     {
         uint64_t w = ptc_ring_written(&ring);
-        mc_write_json(jf, &m.cfg, o.ring ? &w : NULL);
+        modelcfg_write_json(jf, &m.cfg, o.ring ? &w : NULL);
     }
     fclose(jf);
     if (svg && !write_svg(svg, &o)) { fprintf(stderr, "ptsim: cannot write %s\n", svg); return 2; }
@@ -518,7 +518,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         b = a;
         if (a.ncounters) (void)ptc_counters_init(&counters2, a.counter, a.ncounters);
         b.counters = &counters2;
-        if (!mc_policy(&b.cfg.policy, compare, err, sizeof err)) { fprintf(stderr, "ptsim: --compare-policy: %s\n", err); return 2; }
+        if (!modelcfg_policy(&b.cfg.policy, compare, err, sizeof err)) { fprintf(stderr, "ptsim: --compare-policy: %s\n", err); return 2; }
         memset(&o2, 0, sizeof o2);
         rc = simulate(&b, &o2, &m2, &secs2);
         if (rc) return rc;
@@ -536,7 +536,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         print_summary(info, &o, &m, &m.cfg, secs, compare ? &o2 : NULL, compare ? &m2.cfg : NULL);
         for (t = 0; t < counters.n; t++)
             fprintf(info, "counter %llu (%s): %llu, %llu overflows\n", (unsigned long long)t,
-                    mc_event_name(counters.cfg[t].event), (unsigned long long)ptc_counters_read(&counters, (unsigned)t),
+                    modelcfg_event_name(counters.cfg[t].event), (unsigned long long)ptc_counters_read(&counters, (unsigned)t),
                     (unsigned long long)ptc_counters_overflows(&counters, (unsigned)t));
     }
     return 0;

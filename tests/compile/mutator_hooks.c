@@ -1,11 +1,11 @@
-/* The PT-aware mutator as a harness includes it (tools/ptmutator.h, with
+/* The PT-aware mutator as a harness includes it (harness/ptmutator.h, with
    libFuzzer's hooks), and the differential template beside it
-   (tools/ptdiff.h), for tests/compile_matrix.sh: C and C++. */
+   (harness/ptdiff.h), for tests/compile_matrix.sh: C and C++. */
 #define PTCODEC_IMPLEMENTATION
 #include "../../ptcodec.h"
 #define PTM_LIBFUZZER_HOOKS
-#include "../../tools/ptmutator.h"
-#include "../../tools/ptdiff.h"
+#include "../../harness/ptmutator.h"
+#include "../../harness/ptdiff.h"
 
 #ifdef __cplusplus
 extern "C"

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util.h"
+#include "../../harness/util.h"
 #include "x86class.h"
 
 /* The decimal number after "key": in text at or after p, or 0 if none. */
@@ -36,7 +36,7 @@ static int json_u64(const char *p, const char *key, uint64_t *v)
     if (!at) return 0;
     at += strlen(key);
     n = strspn(at, "0123456789");
-    return ut_parse_digits(at, n, 10, UINT64_MAX, v);
+    return util_parse_digits(at, n, 10, UINT64_MAX, v);
 }
 
 /* Adds every range of the code image index to image, through a section
@@ -44,7 +44,7 @@ static int json_u64(const char *p, const char *key, uint64_t *v)
 static int load_image(struct pt_image *image, struct pt_image_section_cache *iscache, const char *index_path)
 {
     size_t len, dir_len;
-    char *text = (char *)ut_read_file(index_path, &len), *p, file[4096];
+    char *text = (char *)util_read_file(index_path, &len), *p, file[4096];
     const char *slash = strrchr(index_path, '/'), *name, *name_end;
     int ranges = 0;
     if (!text) return -1;
@@ -86,7 +86,7 @@ static int next_logged(expect *e, uint64_t *ip)
 {
     char line[64];
     if (!fgets(line, sizeof line, e->f)) return 0;
-    return ut_parse_digits(line, strcspn(line, "\n"), 16, UINT64_MAX, ip);
+    return util_parse_digits(line, strcspn(line, "\n"), 16, UINT64_MAX, ip);
 }
 
 /* The retirement of the instruction before the current one, now that
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
     expect e;
     int status, failed = 0, images;
     uint64_t want;
-    ut_prog = "insncheck";
+    util_prog = "insncheck";
     retirements ret;
     memset(&ret, 0, sizeof ret);
     if (argc == 6 && strcmp(argv[4], "--retirements") == 0) {
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: insncheck TRACE CODE.json INSNS [--retirements OUT]\n");
         return 2;
     }
-    trace = ut_read_file(argv[1], &len);
+    trace = util_read_file(argv[1], &len);
     memset(&e, 0, sizeof e);
     e.f = fopen(argv[3], "r");
     if (!trace || !e.f) {

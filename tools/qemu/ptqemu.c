@@ -18,7 +18,7 @@
 #define _GNU_SOURCE /* syscall(SYS_gettid) */
 #define PTCODEC_IMPLEMENTATION
 #include "../../ptcodec.h"
-#include "../util.h"
+#include "../../harness/util.h"
 #include "../modelcfg.h"
 #include "qemu_api.h"
 #include "x86class.h"
@@ -237,18 +237,18 @@ static void pq_sink_packet(void *user, const uint8_t *bytes, size_t len, const p
     if (len && fwrite(bytes, 1, len, t->trace) != len) t->write_error = 1;
     t->bytes += len;
     if (truth->fate == PTC_FATE_SUPPRESSED) t->suppressed_bytes += 2; /* an MTC is two bytes */
-    if (t->truth) mc_truth_packet(t->truth, truth);
+    if (t->truth) modelcfg_truth_packet(t->truth, truth);
 }
 
 static void pq_sink_event(void *user, const ptc_event_truth *e)
 {
     pq_thread *t = (pq_thread *)user;
-    if (e->traced) mc_truth_event(t->truth, e);
+    if (e->traced) modelcfg_truth_event(t->truth, e);
 }
 
 static void pq_sink_retire(void *user, const ptc_retire_truth *r)
 {
-    mc_truth_retire(((pq_thread *)user)->truth, r);
+    modelcfg_truth_retire(((pq_thread *)user)->truth, r);
 }
 
 static pq_thread *pq_thread_new(void)
@@ -461,7 +461,7 @@ static void pq_on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     size_t n = qemu_plugin_tb_n_insns(tb), i, cap = 0;
     pq_block *b = (pq_block *)calloc(1, sizeof *b);
-    UT_UNUSED(id);
+    UTIL_UNUSED(id);
     if (!b || n == 0) { free(b); return; }
     b->vaddr = qemu_plugin_tb_vaddr(tb);
     b->ninsns = (uint32_t)n;
@@ -520,9 +520,9 @@ static unsigned pq_code_mappings(ptc_perf_mmap *out, char (*names)[512], unsigne
         size_t plen;
         if (!dash || !sp || !path || dash > sp) continue;
         offs = strchr(sp + 1, ' ');
-        if (!offs || !ut_parse_digits(line, (size_t)(dash - line), 16, UINT64_MAX, &lo) ||
-            !ut_parse_digits(dash + 1, (size_t)(sp - dash - 1), 16, UINT64_MAX, &hi) ||
-            !ut_parse_digits(offs + 1, strcspn(offs + 1, " "), 16, UINT64_MAX, &off) || !pq_code_in(lo, hi))
+        if (!offs || !util_parse_digits(line, (size_t)(dash - line), 16, UINT64_MAX, &lo) ||
+            !util_parse_digits(dash + 1, (size_t)(sp - dash - 1), 16, UINT64_MAX, &hi) ||
+            !util_parse_digits(offs + 1, strcspn(offs + 1, " "), 16, UINT64_MAX, &off) || !pq_code_in(lo, hi))
             continue;
         plen = strcspn(path, "\n");
         if (plen >= sizeof names[0]) continue;
@@ -564,7 +564,7 @@ static int pq_write_perf(void)
     for (k = 0; k < pq_nended && ok; k++) {
         char path[4200];
         pq_thread_file(path, sizeof path, pq_set.out, pq_ended_threads[k].number);
-        tr[k].bytes = ut_read_file(path, &tr[k].len);
+        tr[k].bytes = util_read_file(path, &tr[k].len);
         tr[k].pid = pq_ended_threads[k].pid;
         tr[k].tid = pq_ended_threads[k].tid;
         tr[k].start_time = pq_set.cfg.tsc_offset + pq_set.cfg.art_start * pq_set.cfg.cpuid_15_ebx / pq_set.cfg.cpuid_15_eax;
@@ -587,7 +587,7 @@ static int pq_write_perf(void)
 
 static void pq_on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
 {
-    UT_UNUSED(id);
+    UTIL_UNUSED(id);
     if (vcpu < PQ_MAX_VCPUS && pq_threads[vcpu]) {
         pq_thread_finish(pq_threads[vcpu]);
         pq_threads[vcpu] = NULL;
@@ -599,12 +599,12 @@ static void pq_on_exit(qemu_plugin_id_t id, void *udata)
     char jpath[4200];
     FILE *f;
     unsigned v;
-    UT_UNUSED(udata);
+    UTIL_UNUSED(udata);
     for (v = 0; v < PQ_MAX_VCPUS; v++) pq_on_vcpu_exit(id, v);
     snprintf(jpath, sizeof jpath, "%s.json", pq_set.out);
     f = fopen(jpath, "w");
     if (f) {
-        mc_write_json(f, &pq_set.cfg, NULL);
+        modelcfg_write_json(f, &pq_set.cfg, NULL);
         fclose(f);
     }
     if (!f || !pq_write_code(pq_set.out)) fprintf(pq_err, "ptqemu: cannot write %s or the code image\n", jpath);
@@ -644,7 +644,7 @@ static int pq_setting(pq_settings *s, const char *key, const char *val, char *er
     /* QEMU writes a bare word as word=on ("cyc" is cyc=on), and noword as word=off */
     if (strcmp(val, "on") == 0) val = "1";
     else if (strcmp(val, "off") == 0 && strcmp(key, "policy") != 0) val = "0";
-    num = mc_number(val, &v);
+    num = modelcfg_number(val, &v);
     if (strcmp(key, "out") == 0 || strcmp(key, "insns") == 0 || strcmp(key, "truth") == 0 || strcmp(key, "perf") == 0) {
         char *dst = key[0] == 'o' ? s->out : key[0] == 'i' ? s->insns : key[0] == 't' ? s->truth : s->perf;
         if (!*val || strlen(val) >= sizeof s->out) { snprintf(err, errlen, "%s wants a file name", key); return 0; }
@@ -652,12 +652,12 @@ static int pq_setting(pq_settings *s, const char *key, const char *val, char *er
         return 1;
     }
     if (strcmp(key, "retc") == 0 && num && v <= 1) { s->cfg.dis_retc = (uint8_t)!v; return 1; }
-    if (strcmp(key, "cyc") == 0) return mc_set(&s->cfg, "cyc_en", val, err, errlen);
+    if (strcmp(key, "cyc") == 0) return modelcfg_set(&s->cfg, "cyc_en", val, err, errlen);
     if (strcmp(key, "cpi") == 0 && num && v >= 1 && v <= 1000) { s->cpi = v; return 1; }
     if (strcmp(key, "kernel_cycles") == 0 && num && v <= 100000000) { s->kernel_cycles = v; return 1; }
     if (strcmp(key, "quiet") == 0 && num && v <= 1) { s->quiet = (int)v; return 1; }
-    if (strcmp(key, "policy") == 0) return mc_policy(&s->cfg.policy, val, err, errlen);
-    if (strncmp(key, "policy.", 7) == 0 && (pol = mc_policy_field(&s->cfg.policy, key + 7)) != NULL && num && v <= 255) {
+    if (strcmp(key, "policy") == 0) return modelcfg_policy(&s->cfg.policy, val, err, errlen);
+    if (strncmp(key, "policy.", 7) == 0 && (pol = modelcfg_policy_field(&s->cfg.policy, key + 7)) != NULL && num && v <= 255) {
         *pol = (uint8_t)v;
         return 1;
     }
@@ -666,7 +666,7 @@ static int pq_setting(pq_settings *s, const char *key, const char *val, char *er
         snprintf(err, errlen, "%s=%s is out of range", key, val);
         return 0;
     }
-    return mc_set(&s->cfg, key, val, err, errlen);
+    return modelcfg_set(&s->cfg, key, val, err, errlen);
 }
 
 static int pq_settings_parse(pq_settings *s, int argc, char **argv, char *err, size_t errlen)

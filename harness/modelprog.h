@@ -2,9 +2,9 @@
    event (an op and its argument: idle, branches, CALLs and RETs, interrupts
    and privilege changes, PTWRITE, mode and ratio changes, TSX, VMX, power),
    played on a model, and the model's settings drawn from a source of
-   values (mp_config). Shared by the model-driven fuzz targets
+   values (modelprog_config). Shared by the model-driven fuzz targets
    (fuzz/fuzz_modelrun.h) and the PT-aware mutator's "generate" operator
-   (tools/ptmutator.h), so that a program means the same to both. The
+   (harness/ptmutator.h), so that a program means the same to both. The
    program links ptcodec's implementation. It allocates nothing. */
 #ifndef PTCODEC_MODELPROG_H
 #define PTCODEC_MODELPROG_H
@@ -17,31 +17,31 @@
 #include <stdint.h>
 
 /* The core ratios a program's ratio change picks from. */
-static const uint8_t mp_ratios[] = { 12, 16, 20, 24, 30, 36, 40 };
+static const uint8_t modelprog_ratios[] = { 12, 16, 20, 24, 30, 36, 40 };
 
 /* ART clocks and the CPUID leaf 0x15 that gives each */
-static const struct { uint32_t art, eax, ebx; } mp_clocks[] = {
+static const struct { uint32_t art, eax, ebx; } modelprog_clocks[] = {
     { 24000000, 2, 200 }, { 25000000, 3, 250 }, { 19200000, 7, 625 }, { 38400000, 1, 50 }
 };
 
 /* A value in [lo, hi] from src: the input's last bytes for a fuzz target,
    a random source for the mutator. */
-typedef uint32_t (*mp_draw)(void *src, uint32_t lo, uint32_t hi);
+typedef uint32_t (*modelprog_draw)(void *src, uint32_t lo, uint32_t hi);
 
 /* A configuration the model accepts, drawn a value at a time: its ART
    clock, core ratio, MTC, CYC, PSB and TNT settings, power events and
    PTWRITE, privilege, a filter, a small FIFO, a suppression policy, a
    trigger, real clocks and errata. The draws come in a fixed order, each
    over a fixed range: the fuzz corpora's inputs mean what they mean by it. */
-UT_FN void mp_config(ptc_model_config *cfg, mp_draw draw, void *src)
+UTIL_FN void modelprog_config(ptc_model_config *cfg, modelprog_draw draw, void *src)
 {
     size_t c;
     ptc_model_config_default(cfg);
     c = draw(src, 0, 3);
-    cfg->art_hz = mp_clocks[c].art;
-    cfg->cpuid_15_eax = mp_clocks[c].eax;
-    cfg->cpuid_15_ebx = mp_clocks[c].ebx;
-    cfg->core_ratio = mp_ratios[draw(src, 0, sizeof mp_ratios - 1)];
+    cfg->art_hz = modelprog_clocks[c].art;
+    cfg->cpuid_15_eax = modelprog_clocks[c].eax;
+    cfg->cpuid_15_ebx = modelprog_clocks[c].ebx;
+    cfg->core_ratio = modelprog_ratios[draw(src, 0, sizeof modelprog_ratios - 1)];
     cfg->mtc_freq = (uint8_t)draw(src, 0, 10);
     cfg->cyc_en = (uint8_t)draw(src, 0, 1);
     cfg->cyc_thresh = (uint8_t)draw(src, 0, 12);
@@ -78,7 +78,7 @@ UT_FN void mp_config(ptc_model_config *cfg, mp_draw draw, void *src)
         cfg->trigger_fup = (uint8_t)draw(src, 0, 1);
         cfg->trace_stop = (uint8_t)draw(src, 0, 1);
         cfg->stop_delay = draw(src, 0, 5000);
-        if (c == 3) cfg->trigger_counter = (uint8_t)draw(src, 1, 2); /* an overflow of mp_play's counters */
+        if (c == 3) cfg->trigger_counter = (uint8_t)draw(src, 1, 2); /* an overflow of modelprog_play's counters */
     }
     /* real clocks: MTCs that go out some cycles after their edges */
     if (draw(src, 0, 1)) {
@@ -106,7 +106,7 @@ UT_FN void mp_config(ptc_model_config *cfg, mp_draw draw, void *src)
    draw from a budget of `budget` cycles, which bounds the run's length.
    Counters that overflow early are attached, so PEBS records appear.
    Returns what attaching them returned (PTC_OK). */
-UT_FN ptc_status mp_play(ptc_model *m, const uint8_t *prog, size_t n, uint64_t budget)
+UTIL_FN ptc_status modelprog_play(ptc_model *m, const uint8_t *prog, size_t n, uint64_t budget)
 {
     static const ptc_counter_config counters[2] = {
         { PTC_EV_BRANCH, 0, 0, 1, 1, 1, (UINT64_C(1) << PTC_COUNTER_BITS) - 40 },
@@ -161,7 +161,7 @@ UT_FN ptc_status mp_play(ptc_model *m, const uint8_t *prog, size_t n, uint64_t b
             if (arg & 1) {
                 if (ptc_model_mode(m, ip, target, arg & 2 ? 1 : 0, arg & 2 ? 0 : 1) == PTC_OK) ip = target;
             }
-            else ptc_model_set_ratio(m, ip, mp_ratios[arg % sizeof mp_ratios]);
+            else ptc_model_set_ratio(m, ip, modelprog_ratios[arg % sizeof modelprog_ratios]);
             break;
         case 11: { /* a CALL: direct, indirect or zero-length */
             uint64_t next = ip + 5, to = (arg & 3) == 3 ? next : target;

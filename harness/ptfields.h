@@ -15,32 +15,32 @@
 
 /* One row a field, in PTC_PACKET_FIELD_LIST's order, which keeps a type's
    rows together. */
-typedef struct pf_field {
+typedef struct ptfields_field {
     size_t off, size;   /* within ptc_packet */
     ptc_field_form form;
-} pf_field;
-#define PF__FIELD(t, member, field, name, form) \
+} ptfields_field;
+#define PTFIELDS__FIELD(t, member, field, name, form) \
     { offsetof(ptc_packet, u.member.field), sizeof(((ptc_packet *)0)->u.member.field), form },
-#define PF__TYPE(t, member, field, name, form) (unsigned char)(t),
-static const pf_field pf_fields[] = { PTC_PACKET_FIELD_LIST(PF__FIELD) };
+#define PTFIELDS__TYPE(t, member, field, name, form) (unsigned char)(t),
+static const ptfields_field ptfields_fields[] = { PTC_PACKET_FIELD_LIST(PTFIELDS__FIELD) };
 /* each row's type, apart, so that one memchr finds a type's first row */
-static const unsigned char pf_field_types[] = { PTC_PACKET_FIELD_LIST(PF__TYPE) };
-#undef PF__FIELD
-#undef PF__TYPE
-#define PF_FIELD_COUNT (sizeof pf_fields / sizeof pf_fields[0])
+static const unsigned char ptfields_field_types[] = { PTC_PACKET_FIELD_LIST(PTFIELDS__TYPE) };
+#undef PTFIELDS__FIELD
+#undef PTFIELDS__TYPE
+#define PTFIELDS_FIELD_COUNT (sizeof ptfields_fields / sizeof ptfields_fields[0])
 
 /* The rows of a type: the index of its first, and how many (0 for a type
    without fields). */
-UT_FN size_t pf_rows_of(ptc_packet_type type, size_t *first)
+UTIL_FN size_t ptfields_rows_of(ptc_packet_type type, size_t *first)
 {
-    const unsigned char *row = (const unsigned char *)memchr(pf_field_types, type, PF_FIELD_COUNT);
+    const unsigned char *row = (const unsigned char *)memchr(ptfields_field_types, type, PTFIELDS_FIELD_COUNT);
     size_t n = 0;
-    *first = row ? (size_t)(row - pf_field_types) : 0;
-    while (row && *first + n < PF_FIELD_COUNT && pf_field_types[*first + n] == type) n++;
+    *first = row ? (size_t)(row - ptfields_field_types) : 0;
+    while (row && *first + n < PTFIELDS_FIELD_COUNT && ptfields_field_types[*first + n] == type) n++;
     return n;
 }
 
-UT_FN uint64_t pf_get(const ptc_packet *p, const pf_field *f)
+UTIL_FN uint64_t ptfields_get(const ptc_packet *p, const ptfields_field *f)
 {
     const unsigned char *at = (const unsigned char *)p + f->off;
     uint8_t v8;
@@ -56,7 +56,7 @@ UT_FN uint64_t pf_get(const ptc_packet *p, const pf_field *f)
 }
 
 /* Stores v cut to the field's width. */
-UT_FN void pf_set(ptc_packet *p, const pf_field *f, uint64_t v)
+UTIL_FN void ptfields_set(ptc_packet *p, const ptfields_field *f, uint64_t v)
 {
     unsigned char *at = (unsigned char *)p + f->off;
     uint8_t v8 = (uint8_t)v;

@@ -1,9 +1,9 @@
 /* libipt_times.h - libipt's decoders with time, each time tied to the
    packet it belongs to, for every libipt this project builds against: the
-   query decoder (lt_query_times) and, from libipt 2.1 on, the event
-   decoder (lt_event_times). Used by bench/timecmp.c (the query decoder's
+   query decoder (libipt_times_query_times) and, from libipt 2.1 on, the event
+   decoder (libipt_times_event_times). Used by bench/timecmp.c (the query decoder's
    times against the truth, in a table) and fuzz/fuzz_libipt22_time.c
-   (both decoders, as tools/ptdiff.h's timed decoders, under a fuzzer).
+   (both decoders, as harness/ptdiff.h's timed decoders, under a fuzzer).
 
    libipt says which kind of packet an answer or an event came from but
    not where. It reads each kind in stream order, so one cursor per kind
@@ -21,13 +21,13 @@
 #include "../ptcodec.h"
 #include <intel-pt.h>
 
-#include "../tools/util.h"
+#include "util.h"
 
 #include <stdint.h>
 #include <string.h>
 
 /* The next packet of kind a or b from *cur on (SIZE_MAX: none left). */
-UT_FN size_t lt__next_of(const ptc_item *items, size_t n, size_t *cur, ptc_packet_type a, ptc_packet_type b)
+UTIL_FN size_t libipt_times__next_of(const ptc_item *items, size_t n, size_t *cur, ptc_packet_type a, ptc_packet_type b)
 {
     while (*cur < n && (items[*cur].error != PTC_OK || (items[*cur].pkt.type != a && items[*cur].pkt.type != b)))
         (*cur)++;
@@ -35,7 +35,7 @@ UT_FN size_t lt__next_of(const ptc_item *items, size_t n, size_t *cur, ptc_packe
 }
 
 /* Where libipt's decoder is in the stream, as packets of each kind. */
-typedef struct lt_walk {
+typedef struct libipt_times_walk {
     const ptc_item *items; /* ptcodec's packets of the same bytes */
     size_t n;
     size_t tnt, tnt_bits_left, tip, pge, pgd, pip, ptw; /* the cursors */
@@ -43,10 +43,10 @@ typedef struct lt_walk {
     int lost;              /* an answer did not match its packet */
     uint64_t lost_at;      /* where: the packet's offset (UINT64_MAX: past the last) */
     uint64_t lost_ip;      /*   and the IP libipt gave for it */
-} lt_walk;
+} libipt_times_walk;
 
 /* The packet k, when libipt's IP (unless suppressed) is its IP. */
-UT_FN size_t lt__match_ip(lt_walk *w, size_t k, uint64_t ip, int suppressed)
+UTIL_FN size_t libipt_times__match_ip(libipt_times_walk *w, size_t k, uint64_t ip, int suppressed)
 {
     if (k == SIZE_MAX || (!suppressed && w->items[k].ip_known && w->items[k].ip != ip)) {
         w->lost = 1;
@@ -62,31 +62,31 @@ UT_FN size_t lt__match_ip(lt_walk *w, size_t k, uint64_t ip, int suppressed)
    state at a PSB+ has none: the PSB+ (with a FUP or without) tells it, and
    the TIP.PGE or TIP.PGD around it are events of their own. A status
    update of paging has the PSB+'s PIP. */
-UT_FN size_t lt__event_packet(lt_walk *w, const struct pt_event *ev)
+UTIL_FN size_t libipt_times__event_packet(libipt_times_walk *w, const struct pt_event *ev)
 {
     if (ev->status_update && (ev->type == ptev_enabled || ev->type == ptev_disabled || ev->type == ptev_async_disabled))
         return SIZE_MAX;
     switch (ev->type) {
     case ptev_enabled:
-        return lt__match_ip(w, lt__next_of(w->items, w->n, &w->pge, PTC_TIP_PGE, PTC_TIP_PGE), ev->variant.enabled.ip,
+        return libipt_times__match_ip(w, libipt_times__next_of(w->items, w->n, &w->pge, PTC_TIP_PGE, PTC_TIP_PGE), ev->variant.enabled.ip,
                             ev->ip_suppressed);
-    case ptev_disabled: case ptev_async_disabled: return lt__next_of(w->items, w->n, &w->pgd, PTC_TIP_PGD, PTC_TIP_PGD);
+    case ptev_disabled: case ptev_async_disabled: return libipt_times__next_of(w->items, w->n, &w->pgd, PTC_TIP_PGD, PTC_TIP_PGD);
     case ptev_async_branch:
-        return lt__match_ip(w, lt__next_of(w->items, w->n, &w->tip, PTC_TIP, PTC_TIP), ev->variant.async_branch.to,
+        return libipt_times__match_ip(w, libipt_times__next_of(w->items, w->n, &w->tip, PTC_TIP, PTC_TIP), ev->variant.async_branch.to,
                             ev->ip_suppressed);
-    case ptev_paging: case ptev_async_paging: return lt__next_of(w->items, w->n, &w->pip, PTC_PIP, PTC_PIP);
-    case ptev_ptwrite: return lt__next_of(w->items, w->n, &w->ptw, PTC_PTW, PTC_PTW);
+    case ptev_paging: case ptev_async_paging: return libipt_times__next_of(w->items, w->n, &w->pip, PTC_PIP, PTC_PIP);
+    case ptev_ptwrite: return libipt_times__next_of(w->items, w->n, &w->ptw, PTC_PTW, PTC_PTW);
     default: return SIZE_MAX;
     }
 }
 
 /* The packet a conditional branch belongs to: the TNT whose first bit it
    is (SIZE_MAX for its other bits; lost when there is no TNT left). */
-UT_FN size_t lt__branch_packet(lt_walk *w)
+UTIL_FN size_t libipt_times__branch_packet(libipt_times_walk *w)
 {
     size_t k = SIZE_MAX;
     if (!w->tnt_bits_left) {
-        k = lt__next_of(w->items, w->n, &w->tnt, PTC_TNT8, PTC_TNT64);
+        k = libipt_times__next_of(w->items, w->n, &w->tnt, PTC_TNT8, PTC_TNT64);
         if (k == SIZE_MAX) {
             w->lost = 1;
             w->lost_at = UINT64_MAX;
@@ -101,15 +101,15 @@ UT_FN size_t lt__branch_packet(lt_walk *w)
 /* Called with every time libipt gives: k is the index in items of the
    packet the answer belongs to, SIZE_MAX for an answer with no packet of
    its own (a TNT's later bits, an event such as a mode change). */
-typedef void (*lt_time_fn)(void *user, size_t k, uint64_t tsc);
+typedef void (*libipt_times_time_fn)(void *user, size_t k, uint64_t tsc);
 
 /* Runs libipt's query decoder on cfg's buffer from its first PSB, with
    items the packets ptcodec decodes from the same bytes, until libipt's
    first error, the end, the mapping is lost or max_answers answers (a
    hang guard: w->answers reaches it). Returns 0 when libipt would not
    start (no decoder), else 1; w tells whether the mapping held. */
-UT_FN int lt_query_times(const struct pt_config *cfg, const ptc_item *items, size_t n, size_t max_answers, lt_time_fn fn,
-                   void *user, lt_walk *w)
+UTIL_FN int libipt_times_query_times(const struct pt_config *cfg, const ptc_item *items, size_t n, size_t max_answers, libipt_times_time_fn fn,
+                   void *user, libipt_times_walk *w)
 {
     struct pt_query_decoder *q = pt_qry_alloc_decoder(cfg);
     uint64_t ip = 0;
@@ -128,7 +128,7 @@ UT_FN int lt_query_times(const struct pt_config *cfg, const ptc_item *items, siz
             w->answers++;
             st = pt_qry_event(q, &ev, sizeof ev);
             if (st < 0) break;
-            k = lt__event_packet(w, &ev);
+            k = libipt_times__event_packet(w, &ev);
             if (ev.has_tsc || pt_qry_time(q, &ev.tsc, NULL, NULL) >= 0) fn(user, k, ev.tsc); /* (not every event is stamped) */
         }
         if (st < 0 || (st & pts_eos) || w->lost) break;
@@ -136,11 +136,11 @@ UT_FN int lt_query_times(const struct pt_config *cfg, const ptc_item *items, siz
         w->answers++;
         st = pt_qry_cond_branch(q, &taken);
         if (st >= 0) {
-            k = lt__branch_packet(w);
+            k = libipt_times__branch_packet(w);
             if (w->lost) break;
         } else if (st == -pte_bad_query) {
             st = pt_qry_indirect_branch(q, &ip);
-            if (st >= 0) k = lt__match_ip(w, lt__next_of(items, n, &w->tip, PTC_TIP, PTC_TIP), ip, st & pts_ip_suppressed);
+            if (st >= 0) k = libipt_times__match_ip(w, libipt_times__next_of(items, n, &w->tip, PTC_TIP, PTC_TIP), ip, st & pts_ip_suppressed);
             else if (st == -pte_bad_query) { /* neither: an event libipt did not flag (tracing was off) */
                 st = pts_event_pending;
                 continue;
@@ -155,33 +155,33 @@ UT_FN int lt_query_times(const struct pt_config *cfg, const ptc_item *items, siz
 
 #if LIBIPT_VERSION >= 0x201
 /* The event decoder's event ev: the packet it belongs to, as
-   lt__event_packet, and a tip's and a tnt's (whose bits must be the TNT's
+   libipt_times__event_packet, and a tip's and a tnt's (whose bits must be the TNT's
    count). */
-UT_FN size_t lt__decoded_event_packet(lt_walk *w, const struct pt_event *ev)
+UTIL_FN size_t libipt_times__decoded_event_packet(libipt_times_walk *w, const struct pt_event *ev)
 {
     size_t k;
     switch (ev->type) {
     case ptev_tip:
-        return lt__match_ip(w, lt__next_of(w->items, w->n, &w->tip, PTC_TIP, PTC_TIP), ev->variant.tip.ip,
+        return libipt_times__match_ip(w, libipt_times__next_of(w->items, w->n, &w->tip, PTC_TIP, PTC_TIP), ev->variant.tip.ip,
                             ev->ip_suppressed);
     case ptev_tnt:
-        k = lt__next_of(w->items, w->n, &w->tnt, PTC_TNT8, PTC_TNT64);
+        k = libipt_times__next_of(w->items, w->n, &w->tnt, PTC_TNT8, PTC_TNT64);
         if (k == SIZE_MAX || w->items[k].pkt.u.tnt.count != ev->variant.tnt.size) {
             w->lost = 1;
             w->lost_at = k == SIZE_MAX ? UINT64_MAX : w->items[k].offset;
             return SIZE_MAX;
         }
         return k;
-    default: return lt__event_packet(w, ev);
+    default: return libipt_times__event_packet(w, ev);
     }
 }
 
 /* Runs libipt's event decoder on cfg's buffer from its first PSB, as
-   lt_query_times runs the query decoder: fn for every event that has a
+   libipt_times_query_times runs the query decoder: fn for every event that has a
    time, until its first error, the end, the mapping is lost or
    max_answers events. */
-UT_FN int lt_event_times(const struct pt_config *cfg, const ptc_item *items, size_t n, size_t max_answers,
-                         lt_time_fn fn, void *user, lt_walk *w)
+UTIL_FN int libipt_times_event_times(const struct pt_config *cfg, const ptc_item *items, size_t n, size_t max_answers,
+                         libipt_times_time_fn fn, void *user, libipt_times_walk *w)
 {
     struct pt_event_decoder *d = pt_evt_alloc_decoder(cfg);
     int st;
@@ -196,7 +196,7 @@ UT_FN int lt_event_times(const struct pt_config *cfg, const ptc_item *items, siz
         w->answers++;
         st = pt_evt_next(d, &ev, sizeof ev);
         if (st < 0) break;
-        k = lt__decoded_event_packet(w, &ev);
+        k = libipt_times__decoded_event_packet(w, &ev);
         if (ev.has_tsc && !w->lost) fn(user, k, ev.tsc);
     }
     pt_evt_free_decoder(d);

@@ -22,7 +22,7 @@
                       rest of the stream follows its first bytes
      generate         a fresh valid timed stream: ptcodec's hardware model
                       running the input's bytes as a workload program
-                      (tools/modelprog.h)
+                      (harness/modelprog.h)
      bytes            byte-level mutation (the engine's own, when it gives one)
 
    Deterministic: the same seed and the same input give the same output.
@@ -98,10 +98,10 @@ typedef size_t (*ptm_bytes_fn)(uint8_t *data, size_t size, size_t max_size);
 
 typedef struct ptm_mutator {
     /* settings */
-    unsigned pg_flags;     /* pktgen's PG_* restrictions for new packets (0: any valid packet) */
+    unsigned pktgen_flags;     /* pktgen's PKTGEN_* restrictions for new packets (0: any valid packet) */
     ptm_bytes_fn bytes;    /* NULL: "bytes" flips a bit itself */
     /* state */
-    pg_rng rng;
+    pktgen_rng rng;
     ptm_op last_op;        /* what the last call did */
     uint64_t op_count[PTM_OP_COUNT]; /* how often each operator was applied */
     /* scratch: the input's packets, a program copy */
@@ -111,7 +111,7 @@ typedef struct ptm_mutator {
 } ptm_mutator;
 
 /* The operator's name ("field"); "?" for none. */
-UT_FN const char *ptm_op_name(ptm_op op)
+UTIL_FN const char *ptm_op_name(ptm_op op)
 {
     static const char *const names[PTM_OP_COUNT + 1] = {
 #define PTM__X(e, name, w, whole) name,
@@ -123,7 +123,7 @@ UT_FN const char *ptm_op_name(ptm_op op)
 }
 
 /* Whether op keeps a stream of whole packets whole (PTM_OP_LIST). */
-UT_FN int ptm_op_keeps_packets_whole(ptm_op op)
+UTIL_FN int ptm_op_keeps_packets_whole(ptm_op op)
 {
     static const uint8_t whole[PTM_OP_COUNT] = {
 #define PTM__X(e, name, w, whole) whole,
@@ -140,7 +140,7 @@ enum { PTM_BROKEN, PTM_WHOLE, PTM_WHOLE_TO_BBP };
    (PTM_WHOLE), or every byte up to its first BBP (PTM_WHOLE_TO_BBP: a PEBS
    block gives the bytes after a BBP other meanings, so a BBP put in front
    of valid packets may rightly make them unreadable), or not (PTM_BROKEN). */
-UT_FN int ptm_whole_packets(const uint8_t *buf, size_t len)
+UTIL_FN int ptm_whole_packets(const uint8_t *buf, size_t len)
 {
     size_t off = 0;
     while (off < len) {
@@ -155,13 +155,13 @@ UT_FN int ptm_whole_packets(const uint8_t *buf, size_t len)
 /* Starts the random source again from seed, keeping the settings and the
    counts: for an engine that hands every call a seed of its own
    (libFuzzer). */
-UT_FN void ptm_reseed(ptm_mutator *m, uint64_t seed)
+UTIL_FN void ptm_reseed(ptm_mutator *m, uint64_t seed)
 {
-    m->rng = pg_seed(seed);
+    m->rng = pktgen_seed(seed);
     m->last_op = PTM_OP_COUNT;
 }
 
-UT_FN void ptm_init(ptm_mutator *m, uint64_t seed)
+UTIL_FN void ptm_init(ptm_mutator *m, uint64_t seed)
 {
     memset(m, 0, sizeof *m);
     ptm_reseed(m, seed);
@@ -171,7 +171,7 @@ UT_FN void ptm_init(ptm_mutator *m, uint64_t seed)
 
 /* Splits data into packets (one-byte units where no packet starts), up to
    PTM_MAX_UNITS; returns where the last unit ends. */
-UT_FN size_t ptm__index(ptm_mutator *m, const uint8_t *data, size_t size)
+UTIL_FN size_t ptm__index(ptm_mutator *m, const uint8_t *data, size_t size)
 {
     size_t off = 0;
     ptc_block_ctx ctx = PTC_BLOCK_NONE;
@@ -195,19 +195,19 @@ UT_FN size_t ptm__index(ptm_mutator *m, const uint8_t *data, size_t size)
 }
 
 /* A unit boundary (0 .. end of the indexed units), for insertions. */
-UT_FN size_t ptm__boundary(ptm_mutator *m, size_t indexed_end)
+UTIL_FN size_t ptm__boundary(ptm_mutator *m, size_t indexed_end)
 {
-    size_t i = (size_t)pg_range(&m->rng, 0, m->nunits);
+    size_t i = (size_t)pktgen_range(&m->rng, 0, m->nunits);
     return i < m->nunits ? m->units[i].off : indexed_end;
 }
 
 /* A unit that passes `want` (NULL: any); -1 when none does. Tries a
    random start, then the units after it in turn. */
-UT_FN long ptm__pick_unit(ptm_mutator *m, int (*want)(const ptm_unit *))
+UTIL_FN long ptm__pick_unit(ptm_mutator *m, int (*want)(const ptm_unit *))
 {
     size_t i, start;
     if (!m->nunits) return -1;
-    start = (size_t)pg_range(&m->rng, 0, m->nunits - 1);
+    start = (size_t)pktgen_range(&m->rng, 0, m->nunits - 1);
     for (i = 0; i < m->nunits; i++) {
         size_t k = (start + i) % m->nunits;
         if (!want || want(&m->units[k])) return (long)k;
@@ -215,17 +215,17 @@ UT_FN long ptm__pick_unit(ptm_mutator *m, int (*want)(const ptm_unit *))
     return -1;
 }
 
-UT_FN int ptm__is_packet(const ptm_unit *u) { return u->type != PTC_NONE; }
-UT_FN int ptm__is_ip(const ptm_unit *u) { return ptc_packet_is_ip((ptc_packet_type)u->type); }
-UT_FN int ptm__is_psbend(const ptm_unit *u) { return u->type == PTC_PSBEND; }
-UT_FN int ptm__is_psb(const ptm_unit *u) { return u->type == PTC_PSB; }
-UT_FN int ptm__is_multibyte(const ptm_unit *u) { return u->type != PTC_NONE && u->size > 1; }
+UTIL_FN int ptm__is_packet(const ptm_unit *u) { return u->type != PTC_NONE; }
+UTIL_FN int ptm__is_ip(const ptm_unit *u) { return ptc_packet_is_ip((ptc_packet_type)u->type); }
+UTIL_FN int ptm__is_psbend(const ptm_unit *u) { return u->type == PTC_PSBEND; }
+UTIL_FN int ptm__is_psb(const ptm_unit *u) { return u->type == PTC_PSB; }
+UTIL_FN int ptm__is_multibyte(const ptm_unit *u) { return u->type != PTC_NONE && u->size > 1; }
 
 /* ---- editing the buffer --------------------------------------------------- */
 
 /* data[off, off + old_len) becomes bytes[0, new_len) (bytes may be NULL
    when new_len is 0). 0 when the result would not fit in max_size. */
-UT_FN int ptm__splice_bytes(uint8_t *data, size_t *size, size_t max_size, size_t off, size_t old_len,
+UTIL_FN int ptm__splice_bytes(uint8_t *data, size_t *size, size_t max_size, size_t off, size_t old_len,
                             const uint8_t *bytes, size_t new_len)
 {
     size_t tail = *size - off - old_len;
@@ -239,17 +239,17 @@ UT_FN int ptm__splice_bytes(uint8_t *data, size_t *size, size_t max_size, size_t
 /* A random valid packet of type t (a random type when PTC_NONE), encoded
    into out; returns its size (0 when the encoder refused it). BIPs are
    never chosen: they are packets only inside a block. */
-UT_FN size_t ptm__random_packet(ptm_mutator *m, ptc_packet_type t, uint8_t *out)
+UTIL_FN size_t ptm__random_packet(ptm_mutator *m, ptc_packet_type t, uint8_t *out)
 {
     ptc_packet p;
     size_t w = 0;
     if (t == PTC_NONE) {
-        pg_mix mix;
-        pg_mix_uniform(&mix, m->pg_flags);
+        pktgen_mix mix;
+        pktgen_mix_uniform(&mix, m->pktgen_flags);
         mix.weight[PTC_BIP] = 0;
-        t = pg_pick(&m->rng, &mix, PTC_BLOCK_NONE);
+        t = pktgen_pick(&m->rng, &mix, PTC_BLOCK_NONE);
     }
-    pg_packet(&m->rng, t, PTC_BLOCK_NONE, m->pg_flags, &p);
+    pktgen_packet(&m->rng, t, PTC_BLOCK_NONE, m->pktgen_flags, &p);
     return ptc_encode_packet(&p, out, PTC_MAX_PACKET_SIZE, &w) == PTC_OK ? w : 0;
 }
 
@@ -259,23 +259,23 @@ UT_FN size_t ptm__random_packet(ptm_mutator *m, ptc_packet_type t, uint8_t *out)
    range: a value it refuses is halved until it is accepted (so "all ones"
    becomes the field's largest value). 0 when the packet has no field or
    nothing was accepted. */
-UT_FN int ptm__op_field(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size, size_t k)
+UTIL_FN int ptm__op_field(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size, size_t k)
 {
     const ptm_unit *u = &m->units[k];
     size_t first, nrows, w = 0;
-    const pf_field *f;
+    const ptfields_field *f;
     ptc_packet p, q;
     uint8_t out[PTC_MAX_PACKET_SIZE];
     uint64_t v;
     ptc_block_ctx ctx = u->type == PTC_BIP ? (u->size == 5 ? PTC_BLOCK_4 : PTC_BLOCK_8) : PTC_BLOCK_NONE;
     if (ptc_decode_packet(data + u->off, *size - u->off, ctx, &p) != PTC_OK) return 0;
-    nrows = pf_rows_of(p.type, &first);
+    nrows = ptfields_rows_of(p.type, &first);
     if (!nrows) return 0;
-    f = &pf_fields[first + pg_range(&m->rng, 0, nrows - 1)];
-    v = pg_bits(&m->rng, (unsigned)(8 * f->size)); /* 0, 1, all ones, one less, a power of two, random */
+    f = &ptfields_fields[first + pktgen_range(&m->rng, 0, nrows - 1)];
+    v = pktgen_bits(&m->rng, (unsigned)(8 * f->size)); /* 0, 1, all ones, one less, a power of two, random */
     for (;;) {
         q = p;
-        pf_set(&q, f, v);
+        ptfields_set(&q, f, v);
         if (ptc_encode_packet(&q, out, sizeof out, &w) == PTC_OK) break;
         if (!v) return 0;
         v >>= 1;
@@ -285,7 +285,7 @@ UT_FN int ptm__op_field(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_
 
 /* ---- the operators ------------------------------------------------------ */
 
-UT_FN int ptm__op_ip_compression(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size, size_t k)
+UTIL_FN int ptm__op_ip_compression(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size, size_t k)
 {
     static const uint8_t ipcs[6] = { PTC_IPC_SUPPRESSED, PTC_IPC_UPDATE_16, PTC_IPC_UPDATE_32,
                                      PTC_IPC_SEXT_48, PTC_IPC_UPDATE_48, PTC_IPC_FULL };
@@ -297,7 +297,7 @@ UT_FN int ptm__op_ip_compression(ptm_mutator *m, uint8_t *data, size_t *size, si
     size_t w = 0;
     uint8_t ipc;
     if (ptc_decode_packet(data + u->off, *size - u->off, PTC_BLOCK_NONE, &p) != PTC_OK) return 0;
-    do ipc = ipcs[pg_range(&m->rng, 0, 5)]; while (ipc == p.u.ip.ipc);
+    do ipc = ipcs[pktgen_range(&m->rng, 0, 5)]; while (ipc == p.u.ip.ipc);
     /* the low bits stay: an IP compressed against a last IP it shares them with */
     p.u.ip.payload &= keep[ipc];
     p.u.ip.ipc = ipc;
@@ -306,49 +306,49 @@ UT_FN int ptm__op_ip_compression(ptm_mutator *m, uint8_t *data, size_t *size, si
 }
 
 /* Encodes a packet of type t with fields from pktgen into out + *len. */
-UT_FN void ptm__append(ptm_mutator *m, ptc_packet_type t, uint8_t *out, size_t *len)
+UTIL_FN void ptm__append(ptm_mutator *m, ptc_packet_type t, uint8_t *out, size_t *len)
 {
     *len += ptm__random_packet(m, t, out + *len);
 }
 
 /* A FUP with a full IP (what a PSB+ or an OVF carries: no last IP needed). */
-UT_FN void ptm__append_full_fup(ptm_mutator *m, uint8_t *out, size_t *len)
+UTIL_FN void ptm__append_full_fup(ptm_mutator *m, uint8_t *out, size_t *len)
 {
     ptc_packet fup;
     size_t w = 0;
     memset(&fup, 0, sizeof fup);
     fup.type = PTC_FUP;
     fup.u.ip.ipc = PTC_IPC_FULL;
-    fup.u.ip.payload = pg_next(&m->rng);
+    fup.u.ip.payload = pktgen_next(&m->rng);
     if (ptc_encode_packet(&fup, out + *len, PTC_MAX_PACKET_SIZE, &w) == PTC_OK) *len += w;
 }
 
 /* A whole PSB+: PSB, then (each sometimes left out) TSC, TMA, CBR,
    MODE.Exec, a FUP with the full IP, and PSBEND. At most 48 bytes. */
-UT_FN size_t ptm__psb_plus(ptm_mutator *m, uint8_t *out)
+UTIL_FN size_t ptm__psb_plus(ptm_mutator *m, uint8_t *out)
 {
     size_t len = 0;
     ptm__append(m, PTC_PSB, out, &len);
-    if (pg_range(&m->rng, 0, 3)) {
+    if (pktgen_range(&m->rng, 0, 3)) {
         ptm__append(m, PTC_TSC, out, &len);
-        if (pg_range(&m->rng, 0, 1)) ptm__append(m, PTC_TMA, out, &len);
+        if (pktgen_range(&m->rng, 0, 1)) ptm__append(m, PTC_TMA, out, &len);
     }
     ptm__append(m, PTC_CBR, out, &len);
-    if (pg_range(&m->rng, 0, 3)) ptm__append(m, PTC_MODE_EXEC, out, &len);
-    if (pg_range(&m->rng, 0, 3)) ptm__append_full_fup(m, out, &len);
+    if (pktgen_range(&m->rng, 0, 3)) ptm__append(m, PTC_MODE_EXEC, out, &len);
+    if (pktgen_range(&m->rng, 0, 3)) ptm__append_full_fup(m, out, &len);
     ptm__append(m, PTC_PSBEND, out, &len);
     return len;
 }
 
-UT_FN int ptm__op_psb_break(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size, size_t end)
+UTIL_FN int ptm__op_psb_break(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size, size_t end)
 {
     uint8_t out[PTC_MAX_PACKET_SIZE];
     long k = ptm__pick_unit(m, ptm__is_psbend);
     size_t w;
-    if (k >= 0 && pg_range(&m->rng, 0, 1)) /* the PSB+ never ends */
+    if (k >= 0 && pktgen_range(&m->rng, 0, 1)) /* the PSB+ never ends */
         return ptm__splice_bytes(data, size, max_size, m->units[k].off, m->units[k].size, NULL, 0);
     k = ptm__pick_unit(m, ptm__is_psb);
-    if (k >= 0 && pg_range(&m->rng, 0, 1)) { /* a branch inside PSB+ */
+    if (k >= 0 && pktgen_range(&m->rng, 0, 1)) { /* a branch inside PSB+ */
         w = ptm__random_packet(m, PTC_TNT8, out);
         return w && ptm__splice_bytes(data, size, max_size, m->units[k].off + m->units[k].size, 0, out, w);
     }
@@ -356,12 +356,12 @@ UT_FN int ptm__op_psb_break(ptm_mutator *m, uint8_t *data, size_t *size, size_t 
     return w && ptm__splice_bytes(data, size, max_size, ptm__boundary(m, end), 0, out, w);
 }
 
-UT_FN int ptm__op_ovf(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size, size_t end)
+UTIL_FN int ptm__op_ovf(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size, size_t end)
 {
     uint8_t out[2 * PTC_MAX_PACKET_SIZE];
     size_t len = 0;
     ptm__append(m, PTC_OVF, out, &len);
-    switch (pg_range(&m->rng, 0, 3)) {
+    switch (pktgen_range(&m->rng, 0, 3)) {
     case 0: break;                                       /* alone */
     case 1: ptm__append(m, PTC_TIP_PGE, out, &len); break; /* tracing resumes elsewhere */
     default: ptm__append_full_fup(m, out, &len); break;  /* the FUP where tracing resumes */
@@ -370,7 +370,7 @@ UT_FN int ptm__op_ovf(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_si
 }
 
 /* A PSB of the indexed units, or a random boundary when there is none. */
-UT_FN size_t ptm__psb_or_boundary(ptm_mutator *m, size_t end)
+UTIL_FN size_t ptm__psb_or_boundary(ptm_mutator *m, size_t end)
 {
     long k = ptm__pick_unit(m, ptm__is_psb);
     return k >= 0 ? m->units[k].off : ptm__boundary(m, end);
@@ -378,7 +378,7 @@ UT_FN size_t ptm__psb_or_boundary(ptm_mutator *m, size_t end)
 
 /* out gets a[0, cut in a) then b[cut in b, nb), cut at PSBs where they
    have any; returns the size (at most max_out). */
-UT_FN size_t ptm__splice_streams(ptm_mutator *m, const uint8_t *a, size_t na, const uint8_t *b, size_t nb,
+UTIL_FN size_t ptm__splice_streams(ptm_mutator *m, const uint8_t *a, size_t na, const uint8_t *b, size_t nb,
                                  uint8_t *out, size_t max_out)
 {
     size_t ca, cb, tail;
@@ -392,11 +392,11 @@ UT_FN size_t ptm__splice_streams(ptm_mutator *m, const uint8_t *a, size_t na, co
     return ca + tail;
 }
 
-UT_FN int ptm__op_cut(ptm_mutator *m, uint8_t *data, size_t *size, size_t k)
+UTIL_FN int ptm__op_cut(ptm_mutator *m, uint8_t *data, size_t *size, size_t k)
 {
     const ptm_unit *u = &m->units[k];
-    size_t keep = (size_t)pg_range(&m->rng, 1, u->size - 1u);
-    if (pg_range(&m->rng, 0, 1)) *size = u->off + keep; /* the stream ends inside it */
+    size_t keep = (size_t)pktgen_range(&m->rng, 1, u->size - 1u);
+    if (pktgen_range(&m->rng, 0, 1)) *size = u->off + keep; /* the stream ends inside it */
     else ptm__splice_bytes(data, size, *size, u->off + keep, u->size - keep, NULL, 0);
     return 1;
 }
@@ -404,10 +404,10 @@ UT_FN int ptm__op_cut(ptm_mutator *m, uint8_t *data, size_t *size, size_t k)
 /* "generate": where the model writes. */
 typedef struct ptm__gen_out { uint8_t *out; size_t len, cap; } ptm__gen_out;
 
-UT_FN void ptm__gen_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *truth)
+UTIL_FN void ptm__gen_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *truth)
 {
     ptm__gen_out *g = (ptm__gen_out *)user;
-    UT_UNUSED(truth);
+    UTIL_UNUSED(truth);
     if (len && len <= g->cap - g->len) {
         memcpy(g->out + g->len, bytes, len);
         g->len += len;
@@ -416,12 +416,12 @@ UT_FN void ptm__gen_packet(void *user, const uint8_t *bytes, size_t len, const p
     }
 }
 
-/* pg_range as modelprog.h's draw */
-UT_FN uint32_t ptm__draw(void *rng, uint32_t lo, uint32_t hi) { return (uint32_t)pg_range((pg_rng *)rng, lo, hi); }
+/* pktgen_range as modelprog.h's draw */
+UTIL_FN uint32_t ptm__draw(void *rng, uint32_t lo, uint32_t hi) { return (uint32_t)pktgen_range((pktgen_rng *)rng, lo, hi); }
 
-/* The model with its settings drawn at random (mp_config), playing the first bytes
+/* The model with its settings drawn at random (modelprog_config), playing the first bytes
    of data as its program; its stream replaces data. */
-UT_FN int ptm__op_generate(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size)
+UTIL_FN int ptm__op_generate(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size)
 {
     ptc_model_config cfg;
     ptc_model model;
@@ -430,12 +430,12 @@ UT_FN int ptm__op_generate(ptm_mutator *m, uint8_t *data, size_t *size, size_t m
     size_t n = *size < PTM_PROGRAM_MAX ? *size : PTM_PROGRAM_MAX;
     memcpy(m->program, data, n);
     if (n < 8) /* too short to be a program: a random one */
-        for (n = 0; n < 64; n++) m->program[n] = (uint8_t)pg_next(&m->rng);
-    mp_config(&cfg, ptm__draw, &m->rng);
+        for (n = 0; n < 64; n++) m->program[n] = (uint8_t)pktgen_next(&m->rng);
+    modelprog_config(&cfg, ptm__draw, &m->rng);
     /* (SKD007 cuts a CYC and SKZ84 corrupts a TMA: neither stream would be
        whole packets, which generate promises) */
     cfg.errata &= ~(uint32_t)(PTC_ERRATUM_SKD007 | PTC_ERRATUM_SKZ84);
-    if (m->pg_flags & PG_LIBIPT_205) cfg.trigger_nth = 0; /* (TRIG came with libipt 2.2) */
+    if (m->pktgen_flags & PKTGEN_LIBIPT_205) cfg.trigger_nth = 0; /* (TRIG came with libipt 2.2) */
     g.out = data;
     g.len = 0;
     g.cap = max_size < PTM_GENERATE_MAX ? max_size : PTM_GENERATE_MAX;
@@ -447,24 +447,24 @@ UT_FN int ptm__op_generate(ptm_mutator *m, uint8_t *data, size_t *size, size_t m
         if (ptc_model_init(&model, &cfg, &sink) != PTC_OK) return 0;
     }
     /* (the program is m->program, a copy: the model overwrites data) */
-    if (mp_play(&model, m->program, n, PTM_GENERATE_CYCLES) != PTC_OK) return 0;
+    if (modelprog_play(&model, m->program, n, PTM_GENERATE_CYCLES) != PTC_OK) return 0;
     *size = g.len;
     return 1;
 }
 
-UT_FN int ptm__op_bytes(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size)
+UTIL_FN int ptm__op_bytes(ptm_mutator *m, uint8_t *data, size_t *size, size_t max_size)
 {
     if (m->bytes) {
         *size = m->bytes(data, *size, max_size);
         return 1;
     }
     if (!*size) return 0;
-    pg_flip_bit(&m->rng, data, *size);
+    pktgen_flip_bit(&m->rng, data, *size);
     return 1;
 }
 
 /* Applies operator op; 0 when it does not apply to this input. */
-UT_FN int ptm__apply(ptm_mutator *m, ptm_op op, uint8_t *data, size_t *size, size_t max_size,
+UTIL_FN int ptm__apply(ptm_mutator *m, ptm_op op, uint8_t *data, size_t *size, size_t max_size,
                      const uint8_t *other, size_t other_size, size_t end)
 {
     uint8_t out[64]; /* a PSB+ (48 bytes at most) or one packet */
@@ -518,7 +518,7 @@ UT_FN int ptm__apply(ptm_mutator *m, ptm_op op, uint8_t *data, size_t *size, siz
     }
 }
 
-UT_FN ptm_op ptm__pick_op(ptm_mutator *m)
+UTIL_FN ptm_op ptm__pick_op(ptm_mutator *m)
 {
     static const unsigned weight[PTM_OP_COUNT] = {
 #define PTM__X(e, name, w, whole) w,
@@ -527,7 +527,7 @@ UT_FN ptm_op ptm__pick_op(ptm_mutator *m)
     };
     unsigned total = 0, x, i;
     for (i = 0; i < PTM_OP_COUNT; i++) total += weight[i];
-    x = (unsigned)pg_range(&m->rng, 0, total - 1);
+    x = (unsigned)pktgen_range(&m->rng, 0, total - 1);
     for (i = 0; i < PTM_OP_COUNT; i++) {
         if (x < weight[i]) break;
         x -= weight[i];
@@ -536,7 +536,7 @@ UT_FN ptm_op ptm__pick_op(ptm_mutator *m)
 }
 
 /* What a call did: the one place last_op and op_count are kept. */
-UT_FN void ptm__note_op(ptm_mutator *m, ptm_op op)
+UTIL_FN void ptm__note_op(ptm_mutator *m, ptm_op op)
 {
     m->last_op = op;
     if (op < PTM_OP_COUNT) m->op_count[op]++;
@@ -545,7 +545,7 @@ UT_FN void ptm__note_op(ptm_mutator *m, ptm_op op)
 /* Mutates data[0, size) in place, within max_size bytes; other (may be
    NULL) is a second input for "splice". Returns the new size (at most
    max_size). m->last_op says what was done. */
-UT_FN size_t ptm_mutate(ptm_mutator *m, uint8_t *data, size_t size, size_t max_size,
+UTIL_FN size_t ptm_mutate(ptm_mutator *m, uint8_t *data, size_t size, size_t max_size,
                         const uint8_t *other, size_t other_size)
 {
     int tries;
@@ -566,7 +566,7 @@ UT_FN size_t ptm_mutate(ptm_mutator *m, uint8_t *data, size_t size, size_t max_s
 /* Writes a crossover of a and b into out (at most max_out bytes): a up to
    one of its PSBs, then b from one of its PSBs (a random packet boundary
    where an input has no PSB). Returns its size. */
-UT_FN size_t ptm_crossover(ptm_mutator *m, const uint8_t *a, size_t na, const uint8_t *b, size_t nb,
+UTIL_FN size_t ptm_crossover(ptm_mutator *m, const uint8_t *a, size_t na, const uint8_t *b, size_t nb,
                            uint8_t *out, size_t max_out)
 {
     size_t n = ptm__splice_streams(m, a, na, b, nb, out, max_out);
@@ -587,7 +587,7 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8
 }
 #endif
 
-/* Flags for the packets the hooks make (PG_LIBIPT_205 to keep to what an
+/* Flags for the packets the hooks make (PKTGEN_LIBIPT_205 to keep to what an
    older decoder knows); define before including. */
 #ifndef PTM_HOOK_PG_FLAGS
 #define PTM_HOOK_PG_FLAGS 0
@@ -602,7 +602,7 @@ static ptm_mutator *ptm_hook(unsigned int seed)
     static int ready;
     if (!ready) {
         ptm_init(&ptm_hook_state, seed);
-        ptm_hook_state.pg_flags = PTM_HOOK_PG_FLAGS;
+        ptm_hook_state.pktgen_flags = PTM_HOOK_PG_FLAGS;
         ptm_hook_state.bytes = LLVMFuzzerMutate;
         ready = 1;
     }
@@ -616,7 +616,7 @@ static ptm_mutator *ptm_hook(unsigned int seed)
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
     ptm_mutator *m = ptm_hook(seed);
-    if (pg_next(&m->rng) & 1) {
+    if (pktgen_next(&m->rng) & 1) {
         ptm__note_op(m, PTM_OP_BYTES);
         return LLVMFuzzerMutate(data, size, max_size);
     }

@@ -20,13 +20,13 @@
 #include <string.h>
 
 /* What perf records of how a trace was made, and the decoder needs. */
-typedef struct po_settings {
+typedef struct perforacle_settings {
     uint8_t mtc_freq, nom_freq, cyc_en, cyc_thresh;
     uint32_t cpuid_15_eax, cpuid_15_ebx;
-} po_settings;
+} perforacle_settings;
 
 /* The trace in bytes[0, len) as a one-queue perf.data at path. */
-UT_FN int po_write_perf_data(const char *path, const uint8_t *bytes, size_t len, const po_settings *st,
+UTIL_FN int perforacle_write_perf_data(const char *path, const uint8_t *bytes, size_t len, const perforacle_settings *st,
                              uint64_t start_tsc)
 {
     ptc_perf_pt_info info;
@@ -70,7 +70,7 @@ UT_FN int po_write_perf_data(const char *path, const uint8_t *bytes, size_t len,
 /* perf's time for each of the n packets (items, decoded from bytes) in
    est (UINT64_MAX: perf never reached it). Returns 0 when perf cannot run
    here. */
-UT_FN int po_perf_times(const uint8_t *bytes, size_t len, const po_settings *st, const ptc_item *items, size_t n,
+UTIL_FN int perforacle_perf_times(const uint8_t *bytes, size_t len, const perforacle_settings *st, const ptc_item *items, size_t n,
                         uint64_t *est)
 {
     char dir[] = "/tmp/ptcodec-perf-XXXXXX", cmd[512], path[256];
@@ -85,21 +85,21 @@ UT_FN int po_perf_times(const uint8_t *bytes, size_t len, const po_settings *st,
     for (i = 0; i < n && !start; i++)
         if (items[i].error == PTC_OK && items[i].pkt.type == PTC_TSC) start = items[i].pkt.u.tsc.tsc;
     snprintf(path, sizeof path, "%s/s.data", dir);
-    ok = po_write_perf_data(path, bytes, len, st, start);
+    ok = perforacle_write_perf_data(path, bytes, len, st, start);
     snprintf(cmd, sizeof cmd, "cd %s && perf script -F time --itrace=d -i s.data > /dev/null 2>&1", dir);
     ok = ok && system(cmd) == 0;
     snprintf(path, sizeof path, "%s/intel_pt.log", dir);
-    log = ok ? ut_read_file(path, &loglen) : NULL;
+    log = ok ? util_read_file(path, &loglen) : NULL;
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     (void)system(cmd);
     if (!log) return 0;
     for (line = (const char *)log; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         uint64_t off;
         if (strncmp(line, "Setting timestamp to 0x", 23) == 0 &&
-            ut_parse_u64_n(line + 21, strspn(line + 21, "0123456789abcdefx"), UINT64_MAX, &now)) {
+            util_parse_u64_n(line + 21, strspn(line + 21, "0123456789abcdefx"), UINT64_MAX, &now)) {
             if (last != SIZE_MAX) est[last] = now; /* the packet that set it is at its new time */
         } else if (line[0] == ' ' && line[1] == ' ' && strnlen(line, 12) > 11 && line[10] == ':' && /* not strlen: the log is megabytes */
-                   ut_parse_digits(line + 2, 8, 16, UINT64_MAX, &off)) { /* "  0000002c:  1b   CYC 0x3" */
+                   util_parse_digits(line + 2, 8, 16, UINT64_MAX, &off)) { /* "  0000002c:  1b   CYC 0x3" */
             while (k < n && items[k].offset < off) k++;
             last = k < n && items[k].offset == off ? k : SIZE_MAX;
             if (last != SIZE_MAX) est[k++] = now;

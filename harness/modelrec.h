@@ -4,9 +4,9 @@
    never allocates). With emitted_only set, packets the model generated but
    did not write (suppressed, lost to an overflow) are left out of the
    truth, so t[i] is the i-th item of the stream decoded with the model's
-   errata (mr_decode_flags): a CYC cut by erratum SKD007 and a TMA
+   errata (modelrec_decode_flags): a CYC cut by erratum SKD007 and a TMA
    corrupted by SKZ84 are there, as the cut_cyc and corrupt_tma errors they
-   decode to (mr_item_is). Retirements are kept
+   decode to (modelrec_item_is). Retirements are kept
    in rt (rt[i].index == i), workload events in ev. Running out of memory
    aborts. */
 #ifndef PTCODEC_MODELREC_H
@@ -19,7 +19,7 @@
 
 #include "util.h"
 
-typedef struct mr_trace {
+typedef struct modelrec_trace {
     uint8_t *bytes;
     size_t len, cap;
     ptc_truth *t;
@@ -29,10 +29,10 @@ typedef struct mr_trace {
     ptc_event_truth *ev;
     size_t nev, capev;
     int emitted_only;
-} mr_trace;
+} modelrec_trace;
 
 /* The bytes a packet has in the stream (a corrupt TMA: its own and the bogus one). */
-UT_FN size_t mr_stream_size(const ptc_truth *t)
+UTIL_FN size_t modelrec_stream_size(const ptc_truth *t)
 {
     switch (t->fate) {
     case PTC_FATE_EMITTED: return t->pkt.size;
@@ -45,12 +45,12 @@ UT_FN size_t mr_stream_size(const ptc_truth *t)
 /* Whether a packet reached the stream: whole, or its first byte (a CYC
    cut by erratum SKD007, the model's skd007), or corrupt (a TMA to SKZ84,
    skz84). */
-UT_FN int mr_in_stream(const ptc_truth *t) { return mr_stream_size(t) != 0; }
+UTIL_FN int modelrec_in_stream(const ptc_truth *t) { return modelrec_stream_size(t) != 0; }
 
 /* Whether an item decoded from the model's stream is the packet t records:
    the packet, or for a cut CYC the cut_cyc error, for a corrupt TMA the
    corrupt_tma error, at its offset. */
-UT_FN int mr_item_is(const ptc_truth *t, const ptc_item *it)
+UTIL_FN int modelrec_item_is(const ptc_truth *t, const ptc_item *it)
 {
     if (it->offset != t->offset) return 0;
     if (t->fate == PTC_FATE_CUT) return it->error == PTC_ERR_CUT_CYC;
@@ -60,16 +60,16 @@ UT_FN int mr_item_is(const ptc_truth *t, const ptc_item *it)
 
 /* Whether an item's error is one the model's errata write (SKD007's
    cut CYC, SKZ84's corrupt TMA): the stream decodes, nothing is lost. */
-UT_FN int mr_erratum_error(ptc_status error) { return error == PTC_ERR_CUT_CYC || error == PTC_ERR_CORRUPT_TMA; }
+UTIL_FN int modelrec_erratum_error(ptc_status error) { return error == PTC_ERR_CUT_CYC || error == PTC_ERR_CORRUPT_TMA; }
 
 /* The stream decoder's flags for a model's stream: its errata's. */
-UT_FN unsigned mr_decode_flags(const ptc_model_config *cfg)
+UTIL_FN unsigned modelrec_decode_flags(const ptc_model_config *cfg)
 {
     return ptc_errata_decode_flags(cfg->errata);
 }
 
 /* Appends one item of `size` bytes to a growing array. */
-UT_FN void mr_push(void **arr, size_t *n, size_t *cap, const void *item, size_t size)
+UTIL_FN void modelrec_push(void **arr, size_t *n, size_t *cap, const void *item, size_t size)
 {
     if (*n == *cap) {
         *cap = *cap * 2 + 1024;
@@ -80,10 +80,10 @@ UT_FN void mr_push(void **arr, size_t *n, size_t *cap, const void *item, size_t 
     (*n)++;
 }
 
-UT_FN void mr_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
+UTIL_FN void modelrec_packet(void *user, const uint8_t *bytes, size_t len, const ptc_truth *t)
 {
-    mr_trace *r = (mr_trace *)user;
-    if (r->emitted_only && !mr_in_stream(t)) return;
+    modelrec_trace *r = (modelrec_trace *)user;
+    if (r->emitted_only && !modelrec_in_stream(t)) return;
     if (r->len + len > r->cap) {
         r->cap = (r->len + len) * 2 + 4096;
         r->bytes = (uint8_t *)realloc(r->bytes, r->cap);
@@ -91,31 +91,31 @@ UT_FN void mr_packet(void *user, const uint8_t *bytes, size_t len, const ptc_tru
     }
     memcpy(r->bytes + r->len, bytes, len);
     r->len += len;
-    mr_push((void **)&r->t, &r->nt, &r->capt, t, sizeof *t);
+    modelrec_push((void **)&r->t, &r->nt, &r->capt, t, sizeof *t);
 }
 
-UT_FN void mr_retire(void *user, const ptc_retire_truth *rt)
+UTIL_FN void modelrec_retire(void *user, const ptc_retire_truth *rt)
 {
-    mr_trace *r = (mr_trace *)user;
-    mr_push((void **)&r->rt, &r->nrt, &r->caprt, rt, sizeof *rt);
+    modelrec_trace *r = (modelrec_trace *)user;
+    modelrec_push((void **)&r->rt, &r->nrt, &r->caprt, rt, sizeof *rt);
 }
 
-UT_FN void mr_event(void *user, const ptc_event_truth *ev)
+UTIL_FN void modelrec_event(void *user, const ptc_event_truth *ev)
 {
-    mr_trace *r = (mr_trace *)user;
-    mr_push((void **)&r->ev, &r->nev, &r->capev, ev, sizeof *ev);
+    modelrec_trace *r = (modelrec_trace *)user;
+    modelrec_push((void **)&r->ev, &r->nev, &r->capev, ev, sizeof *ev);
 }
 
 /* An empty recorder and the sink that fills it. */
-UT_FN ptc_model_sink mr_start(mr_trace *r, int emitted_only)
+UTIL_FN ptc_model_sink modelrec_start(modelrec_trace *r, int emitted_only)
 {
     ptc_model_sink s;
     memset(r, 0, sizeof *r);
     r->emitted_only = emitted_only;
     s.user = r;
-    s.packet = mr_packet;
-    s.event = mr_event;
-    s.retire = mr_retire;
+    s.packet = modelrec_packet;
+    s.event = modelrec_event;
+    s.retire = modelrec_retire;
     return s;
 }
 
@@ -124,7 +124,7 @@ UT_FN ptc_model_sink mr_start(mr_trace *r, int emitted_only)
    the model's stream holds such a pair, which a decoder told of the
    erratum misreads, so that the truth cannot be held to its items (the
    stream's offsets are r's: the model started at offset 0). */
-UT_FN int mr_skd007_ambiguous(const ptc_model_config *cfg, const mr_trace *r)
+UTIL_FN int modelrec_skd007_ambiguous(const ptc_model_config *cfg, const modelrec_trace *r)
 {
     size_t i;
     if (!(cfg->errata & PTC_ERRATUM_SKD007)) return 0;
@@ -138,7 +138,7 @@ UT_FN int mr_skd007_ambiguous(const ptc_model_config *cfg, const mr_trace *r)
     return 0;
 }
 
-UT_FN void mr_free(mr_trace *r)
+UTIL_FN void modelrec_free(modelrec_trace *r)
 {
     free(r->bytes);
     free(r->t);

@@ -13,22 +13,22 @@
 
 /* A helper defined in a header: each includer uses only some of them. */
 #if defined(__GNUC__) || defined(__clang__)
-#define UT_FN static __attribute__((unused))
+#define UTIL_FN static __attribute__((unused))
 #else
-#define UT_FN static
+#define UTIL_FN static
 #endif
 
 /* A parameter a callback must take but does not need. */
-#define UT_UNUSED(x) ((void)(x))
+#define UTIL_UNUSED(x) ((void)(x))
 
 /* The program's name in messages ("ptdump"); a tool sets it first thing. */
-static const char *ut_prog = "ptcodec";
+static const char *util_prog = "ptcodec";
 
 /* Reads what is left of f into a new buffer with a NUL after its *len
    bytes, so text can be used as a string. NULL when reading fails or
    memory runs out (errno says which); nothing leaks either way. The
    caller frees the buffer; f stays open. */
-UT_FN unsigned char *ut_read_stream(FILE *f, size_t *len)
+UTIL_FN unsigned char *util_read_stream(FILE *f, size_t *len)
 {
     unsigned char *buf = NULL;
     size_t cap = 0, n = 0;
@@ -63,11 +63,11 @@ UT_FN unsigned char *ut_read_stream(FILE *f, size_t *len)
 /* The next at most cap bytes of f, for a reader that streams its input
    instead of reading it whole: 0 at its end or on an error (ferror(f)
    tells which). */
-UT_FN size_t ut_read_chunk(FILE *f, void *buf, size_t cap) { return fread(buf, 1, cap, f); }
+UTIL_FN size_t util_read_chunk(FILE *f, void *buf, size_t cap) { return fread(buf, 1, cap, f); }
 
 /* The first n bytes of the file at `path` into buf: 1 when it has them
    (never standard input: nothing read from it is lost). */
-UT_FN int ut_read_head(const char *path, void *buf, size_t n)
+UTIL_FN int util_read_head(const char *path, void *buf, size_t n)
 {
     FILE *f = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
     int ok;
@@ -77,15 +77,15 @@ UT_FN int ut_read_head(const char *path, void *buf, size_t n)
     return ok;
 }
 
-/* All of the file at `path` ("-": standard input), as ut_read_stream. */
-UT_FN unsigned char *ut_read_file(const char *path, size_t *len)
+/* All of the file at `path` ("-": standard input), as util_read_stream. */
+UTIL_FN unsigned char *util_read_file(const char *path, size_t *len)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     unsigned char *buf;
     int err;
     *len = 0;
     if (!f) return NULL;
-    buf = ut_read_stream(f, len);
+    buf = util_read_stream(f, len);
     err = errno;
     if (f != stdin) fclose(f);
     errno = err;
@@ -96,7 +96,7 @@ UT_FN unsigned char *ut_read_file(const char *path, size_t *len)
    to max. Returns 1 with *out set, or 0 with *out untouched when there
    are no digits, any other character (a sign, white space, a suffix), or
    a value that overflows or exceeds max. */
-UT_FN int ut_parse_digits(const char *text, size_t n, unsigned base, uint64_t max, uint64_t *out)
+UTIL_FN int util_parse_digits(const char *text, size_t n, unsigned base, uint64_t max, uint64_t *out)
 {
     uint64_t v = 0;
     size_t i;
@@ -117,15 +117,15 @@ UT_FN int ut_parse_digits(const char *text, size_t n, unsigned base, uint64_t ma
 }
 
 /* A number as users write it: decimal, or hex after 0x. */
-UT_FN int ut_parse_u64_n(const char *text, size_t n, uint64_t max, uint64_t *out)
+UTIL_FN int util_parse_u64_n(const char *text, size_t n, uint64_t max, uint64_t *out)
 {
     if (text && n > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
-        return ut_parse_digits(text + 2, n - 2, 16, max, out);
-    return ut_parse_digits(text, n, 10, max, out);
+        return util_parse_digits(text + 2, n - 2, 16, max, out);
+    return util_parse_digits(text, n, 10, max, out);
 }
 
 /* `option` is one of `known`, a NULL-ended list. */
-UT_FN int ut_is_one_of(const char *option, const char *const *known)
+UTIL_FN int util_is_one_of(const char *option, const char *const *known)
 {
     for (; *known; known++)
         if (strcmp(option, *known) == 0) return 1;
@@ -135,19 +135,19 @@ UT_FN int ut_is_one_of(const char *option, const char *const *known)
 /* An option given last with no value: "needs a value" when the tool has
    it (one of `known`), else "unknown option". Returns 2, the exit status
    of bad usage. */
-UT_FN int ut_no_value(const char *option, const char *const *known, const char *usage)
+UTIL_FN int util_no_value(const char *option, const char *const *known, const char *usage)
 {
-    if (ut_is_one_of(option, known)) fprintf(stderr, "%s: %s needs a value\n%s", ut_prog, option, usage);
-    else fprintf(stderr, "%s: unknown option %s\n%s", ut_prog, option, usage);
+    if (util_is_one_of(option, known)) fprintf(stderr, "%s: %s needs a value\n%s", util_prog, option, usage);
+    else fprintf(stderr, "%s: unknown option %s\n%s", util_prog, option, usage);
     return 2;
 }
 
 /* The same for a whole string, saying what is wrong on standard error,
    with the option or key it was given for (`what`). */
-UT_FN int ut_parse_u64(const char *what, const char *text, uint64_t max, uint64_t *out)
+UTIL_FN int util_parse_u64(const char *what, const char *text, uint64_t max, uint64_t *out)
 {
-    if (text && ut_parse_u64_n(text, strlen(text), max, out)) return 1;
-    fprintf(stderr, "%s: %s: '%s' is not a whole number from 0 to %llu\n", ut_prog, what, text ? text : "",
+    if (text && util_parse_u64_n(text, strlen(text), max, out)) return 1;
+    fprintf(stderr, "%s: %s: '%s' is not a whole number from 0 to %llu\n", util_prog, what, text ? text : "",
             (unsigned long long)max);
     return 0;
 }
