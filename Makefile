@@ -416,7 +416,7 @@ bench: deps
 	@$(if $(BENCH22),$(BENCH22) && echo && $(if $(REAL_TRACE),$(BENCH22) --stream $(REAL_TRACE) && echo,true),echo "libipt 2.2: ../shared/reference/libipt-2.2.tar.gz or cmake missing, its rows skipped")
 	@$(BUILD)/bench_model
 	@echo
-	@$(BUILD)/timecmp --real-clocks
+	@$(BUILD)/timecmp --real-clocks --check
 	@$(if $(TIMECMP22),echo && $(TIMECMP22) --encoder-only --whole-only --no-perf,echo "timecmp against libipt 2.2: its tarball or cmake missing, skipped")
 
 # ---- install ----------------------------------------------------------------
