@@ -15,11 +15,19 @@ if [ -f /usr/include/intel-pt.h ] && [ "${SANITIZER:-}" != memory ]; then
 fi
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
+# the implementation compiled once and linked into every target (as make
+# check does: PTCODEC_IMPLEMENTATION_ONCE), but fuzz_checker's, which
+# reads private functions
+impl="$OUT/ptcodec-impl.o"
+# shellcheck disable=SC2086
+$CC $CFLAGS -std=c99 -DPTCODEC_IMPLEMENTATION -x c -c "$root/ptcodec.h" -o "$impl"
 for t in $packet_targets $model_targets; do
   libs=""
   [ "$t" = fuzz_diff_libipt ] && libs="-lipt"
-  # shellcheck disable=SC2086 # CFLAGS and LIB_FUZZING_ENGINE are word lists
-  $CC $CFLAGS -std=c99 -I"$root" "$root/fuzz/$t.c" -o "$OUT/$t" $LIB_FUZZING_ENGINE $libs
+  linked="-DPTCODEC_IMPLEMENTATION_ONCE $impl"
+  [ "$t" = fuzz_checker ] && linked=""
+  # shellcheck disable=SC2086 # CFLAGS, LIB_FUZZING_ENGINE and linked are word lists
+  $CC $CFLAGS -std=c99 -I"$root" "$root/fuzz/$t.c" $linked -o "$OUT/$t" $LIB_FUZZING_ENGINE $libs
   case " $model_targets " in
     *" $t "*) cp "$root/fuzz/modelprog.dict" "$OUT/$t.dict" ;;
     *) own="$root/fuzz/${t#fuzz_}.dict"
@@ -29,3 +37,4 @@ for t in $packet_targets $model_targets; do
   rm -f "$OUT/${t}_seed_corpus.zip"
   (cd "$root/corpus/$t" && zip -q -X "$OUT/${t}_seed_corpus.zip" -- *)
 done
+rm -f "$impl"

@@ -137,8 +137,8 @@ if [ -x "$b/san/bench_decode" ]; then
   run bench_quick_bench_decode bench_quick bench_decode
   run bench_stream bench_stream
 else echo "skip - bench_quick_bench_decode: libipt-dev is not installed" | tee -a "$log"; fi
-# fuzz/build.sh as OSS-Fuzz runs it, with this machine's clang (about two
-# minutes of one core compiling), beside the corpus runs below
+# fuzz/build.sh as OSS-Fuzz runs it, with this machine's clang (about a
+# minute of one core), beside the corpus runs below
 bg_start ossfuzz sh tests/test_ossfuzz.sh "$b/ossfuzz" "$b/fuzz-targets"
 # Every corpus file through its target, engine-free: gcc with ASan+UBSan,
 # and clang with MSan (every target but the libipt differential one).
