@@ -1061,10 +1061,11 @@ typedef struct ptc__ev_anchor {
     uint8_t valid, exact, mtc;
 } ptc__ev_anchor;
 
-/* The events decoder: bytes in (as the stream decoder takes them), events
-   out, each with the interval the anchors around it give (SPEC 3.13). All
-   fields are private; about 33 KiB with the default window. */
-/* All fields are private. The parts of the events decoder's state. */
+/* All fields are private. The parts of the events decoder's state. It
+   shares the clock's CTC base (ptc__clk_ctc), rate (ptc__clk_rate) and
+   next MTC due (ptc__clk_due); its TSC, PSB+ and first-branch parts keep
+   other facts than the clock's (ptc__clk_tsc, _psb, _branch) and stay its
+   own. */
 typedef struct ptc__ev_tsc_state {    /* the last TSC */
     int have, run;                    /* run: what follows now is sent with it (a TMA, a CBR, a PWRX) */
     uint64_t full;                    /* its value, extended to 64 bits */
