@@ -66,12 +66,12 @@ run_test() { # program
 # The second lane: long one-core steps run one after another beside the
 # others (which use one core each); their lines join the tally as they
 # finish and are printed by lane_report. The split keeps the lanes near
-# even (build/check-seconds after a run; the first lane had 1 592 s and
-# this one 511 s before test_clock, test_faults, test_qemu and
-# test_mutator_engines moved here): the time comparisons (about 220 s),
-# the portable 128-bit builds (about 300 s), the clock's and the faults'
-# unit tests (about 190 s), then, with make check, the QEMU programs
-# (about 200 s) and the mutator under both engines (about 90 s).
+# even (build/check-seconds; the clean-clone run of f5c63088 ended the
+# lanes at 764 and 892 s): the time comparisons (about 110 s), the
+# portable 128-bit builds (about 190 s, a quarter of the long grids:
+# TESTLIB_GRID_STRIDE), the clock's and the faults' unit tests (about
+# 225 s), then, with make check, the QEMU programs (about 160 s), the
+# mutator under both engines (about 75 s) and compile_matrix (about 140 s).
 lane_progs=$(grep -E '/timecmp(22)?$|_noi128$|/clang/test_clock$|/clang/test_faults$' "$b/test-programs")
 ( run_scratch=$log.one-lane; for prog in $lane_progs; do run_test "$prog"; done
   if [ -z "${UNIT_ONLY:-}" ]; then
