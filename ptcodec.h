@@ -32,7 +32,7 @@
        public only so that they can live anywhere; use their functions.
      - Sizes on x86-64: ptc_clock about 62 KiB (it holds PTC_CLOCK_WINDOW
        items: keep it off the stack), ptc_events about 33 KiB (likewise,
-       PTC_EVENTS_WINDOW), ptc_model 2.6 KiB, ptc_conform 488 bytes,
+       PTC_EVENTS_WINDOW), ptc_model 2.7 KiB, ptc_conform 552 bytes,
        ptc_decoder 128 bytes.
      - Bad input is never an abort or an assert: every function returns a
        status with a name (ptc_status_name).
@@ -64,8 +64,8 @@
      PTCODEC_NO_PERF         leave out part 6, perf.data, and
                              ptc_conform_config_from_perf
    Which part needs which (what a part may not be left out without):
-     1 packets       nothing            5 model       1, 2, 3 (its clock config)
-     2 MTC policy    1                  6 perf.data   1, 3 (its clock config)
+     1 packets       nothing            5 model       1, 2, 3 (the trace's configuration)
+     2 MTC policy    1                  6 perf.data   1, 3 (the trace's configuration)
      3 clock         1, 2               7 conformance 1, 2, 3; 5 and 6 only
      4 navigation    1, 3                               for *_from_model/_from_perf
    With both left out, gcc -O2 makes 104 KB of code instead of 141 KB.
@@ -82,7 +82,9 @@
      1.12     Batch decoding             ptc_record, ptc_decoder_next_batch()
      1.13     Segments                   ptc_segment_next(), ptc_decoder_init_segment()
      2.       MTC suppression, checker   ptc_mtc_policy, ptc_checker
-     3.       Clock recovery             ptc_clock, ptc_timed_item; 3.12
+     3.       Clock recovery             3.1 the trace's configuration, for
+                                         parts 3-7: ptc_trace_config;
+                                         ptc_clock, ptc_timed_item; 3.12
                                          errata: PTC_ERRATA_LIST; 3.13 the
                                          events decoder: ptc_events
      4.       Snapshot rings, navigation ptc_ring, ptc_ring_reader, ptc_nav
@@ -751,28 +753,97 @@ PTCDEF const char *ptc_erratum_effect(uint32_t erratum);
    the others. */
 PTCDEF unsigned ptc_errata_decode_flags(uint32_t errata);
 
-/* What the clock needs to know about the trace's configuration. */
-typedef struct ptc_clock_config {
-    uint8_t mtc_freq;            /* IA32_RTIT_CTL.MTCFreq */
-    uint32_t cpuid_15_eax;       /* TSC:CTC ratio = ebx / eax (0: no MTC timing) */
-    uint32_t cpuid_15_ebx;
-    uint64_t nom_num, nom_den;   /* TSC ticks per 100 MHz clock (MSR_PLATFORM_INFO
-                                    nom_freq = nom_num / nom_den); 0: unknown */
+/* ---- 3.1 The trace's configuration ----
+   What tracing was set up with, as the parts that read a trace need it:
+   IA32_RTIT_CTL, the IP filter ranges, the CPUID and MSR ratios, the
+   CPU's errata and the MTC policy. One struct for the clock, the events
+   decoder, navigation, the model, perf.data and the checker: each embeds
+   it, so passing it on is an assignment. */
+
+/* IA32_RTIT_CTL's fields, by the SDM's names (SPEC 3.1). */
+typedef struct ptc_rtit_ctl {
+    uint8_t branch_en, tsc_en, mtc_en, cyc_en, pwr_evt_en, ptw_en, fup_on_ptw;
+    uint8_t os, user;            /* trace CPL 0 / CPL > 0 */
+    uint8_t dis_retc;            /* DisRETC: no RET compression */
+    uint8_t mtc_freq;            /* MTCFreq: an MTC when CTC bit mtc_freq toggles */
+    uint8_t cyc_thresh;          /* CycThresh: a CYC after >= 2^(T-1) cycles (0: at every eligible packet) */
+    uint8_t psb_freq;            /* PSBFreq: a PSB+ every 2^(psb_freq+11) bytes */
+} ptc_rtit_ctl;
+
+/* The IP filter ranges: tracing only inside [lo, hi) of one of them;
+   count 0: everywhere. */
+typedef struct ptc_ip_filters {
+    uint8_t count;
+    uint64_t lo[4], hi[4];
+} ptc_ip_filters;
+
+/* The clocks' ratios; a zero says the trace's value is not known. */
+typedef struct ptc_tsc_ratios {
+    uint32_t cpuid_15_eax;       /* TSC ticks per CTC tick = ebx / eax (CPUID leaf 0x15); */
+    uint32_t cpuid_15_ebx;       /*   both or neither */
+    uint64_t nom_num, nom_den;   /* nom: TSC ticks per core cycle at ratio 1, nom_num / nom_den
+                                    (MSR_PLATFORM_INFO[15:8]) */
     uint8_t nom_exact;           /* nom is exact; else the true value is within +-1/2
                                     (the MSR holds it rounded) */
-    uint8_t cyc_bits;            /* cycle counter width: CYC values above are errors */
-    uint8_t cyc_en;              /* written in cycle-accurate mode with cyc_thresh:
-                                    a CYC-eligible packet without a CYC before it
-                                    came less than 2^(cyc_thresh-1) cycles after
-                                    the last CYC (at it, with threshold 0) */
-    uint8_t cyc_thresh;          /* 0..15, or PTC_CYC_THRESH_UNKNOWN: the CYCs
-                                    seen bound it (SPEC 3.5 rule 4) */
-    uint8_t resume_on_ntp;       /* MTCs resume at every non-timing packet (SPEC 2.1):
-                                    lets the clock bound packets after suppressed MTCs */
-    uint8_t have_policy;         /* policy below is the trace's: without it the clock
-                                    assumes only that no 256 MTCs in a row are missing */
+} ptc_tsc_ratios;
+
+/* Which fields of a ptc_trace_config are the trace's (its `known`): one
+   bit per IA32_RTIT_CTL field, then the filters, the MTC policy and the
+   CPU (its errata are all it has). A reader infers what is not known from
+   the stream where it can (SPEC 3.1 says which). */
+enum {
+    PTC_KNOW_BRANCH_EN = 1u << 0, PTC_KNOW_TSC_EN = 1u << 1, PTC_KNOW_MTC_EN = 1u << 2,
+    PTC_KNOW_CYC_EN = 1u << 3, PTC_KNOW_PWR_EVT_EN = 1u << 4, PTC_KNOW_PTW_EN = 1u << 5,
+    PTC_KNOW_FUP_ON_PTW = 1u << 6, PTC_KNOW_OS = 1u << 7, PTC_KNOW_USER = 1u << 8,
+    PTC_KNOW_DIS_RETC = 1u << 9, PTC_KNOW_MTC_FREQ = 1u << 10, PTC_KNOW_CYC_THRESH = 1u << 11,
+    PTC_KNOW_PSB_FREQ = 1u << 12,
+    PTC_KNOW_CTL = (1u << 13) - 1,   /* all of IA32_RTIT_CTL */
+    PTC_KNOW_FILTERS = 1u << 13,
+    PTC_KNOW_POLICY = 1u << 14,      /* policy is the trace's MTC suppression (part 2) */
+    PTC_KNOW_CPU = 1u << 15,         /* errata are all the trace's CPU has */
+    PTC_KNOW_ALL = (1u << 16) - 1
+};
+
+typedef struct ptc_trace_config {
+    uint32_t known;              /* PTC_KNOW_* bits; 0: nothing known */
+    ptc_rtit_ctl ctl;
+    ptc_ip_filters filters;
+    ptc_tsc_ratios ratios;
+    uint8_t cyc_bits;            /* the cycle counter's width, 1..64 (CPU-specific):
+                                    a CYC value above it is an error; 0: 64 */
+    uint32_t errata;             /* PTC_ERRATUM_* bits of the trace's CPU */
     ptc_mtc_policy policy;
-    /* real clocks (SPEC 3.11): how far hardware strays from the SDM's ideal */
+} ptc_trace_config;
+
+/* The plain number fields of ptc_trace_config and their ranges, each
+   once: X(key, field, least, most). The key is the field's name in the
+   model's configuration files (SPEC 5.6). */
+#define PTC_TRACE_CONFIG_FIELDS(X) \
+    X("branch_en", ctl.branch_en, 0, 1) \
+    X("tsc_en", ctl.tsc_en, 0, 1) \
+    X("mtc_en", ctl.mtc_en, 0, 1) \
+    X("cyc_en", ctl.cyc_en, 0, 1) \
+    X("pwr_evt_en", ctl.pwr_evt_en, 0, 1) \
+    X("ptw_en", ctl.ptw_en, 0, 1) \
+    X("fup_on_ptw", ctl.fup_on_ptw, 0, 1) \
+    X("os", ctl.os, 0, 1) \
+    X("user", ctl.user, 0, 1) \
+    X("dis_retc", ctl.dis_retc, 0, 1) \
+    X("mtc_freq", ctl.mtc_freq, 0, 15) \
+    X("cyc_thresh", ctl.cyc_thresh, 0, 15) \
+    X("psb_freq", ctl.psb_freq, 0, 15) \
+    X("cpuid_0x15_eax", ratios.cpuid_15_eax, 0, 0xFFFFFFFFu) \
+    X("cpuid_0x15_ebx", ratios.cpuid_15_ebx, 0, 0xFFFFFFFFu) \
+    X("cyc_bits", cyc_bits, 0, 64)
+
+/* NULL when every field is in range and the fields agree (SPEC 3.1), else
+   the key of the first that is not ("filter", "nom_den", "errata", ...):
+   every part that takes a trace configuration checks it here. */
+PTCDEF const char *ptc_trace_config_error(const ptc_trace_config *t);
+
+/* How far real hardware strays from the SDM's idealized clocks (SPEC
+   3.11): what the clock allows for. */
+typedef struct ptc_clock_real {
     uint8_t mtc_jitter;          /* an MTC goes out up to this many core cycles after
                                     its edge (the edge crosses clock domains) */
     uint8_t psb_early_tsc;       /* a PSB+'s TSC and TMA were sampled somewhere
@@ -780,25 +851,35 @@ typedef struct ptc_clock_config {
                                     ahead of them in the PSB+ */
     uint8_t mtc_lost;            /* up to this many MTCs in a row may be missing that
                                     the policy would emit (errata such as SKL168) */
+    uint8_t hidden_stops;        /* the core clock may stop with nothing in the trace to
+                                    show it (a C-state without PWRE): an MTC later than
+                                    the policy allows is such a stop, not a conflict */
     uint32_t rate_ppm;           /* the core clock runs up to this many parts per
                                     million off its average rate against the ART
                                     (spread-spectrum clocking): what the trace
                                     shows of nom is widened by it */
-    uint32_t errata;             /* PTC_ERRATUM_* bits of the trace's CPU (0: none) */
-    uint8_t hidden_stops;        /* the core clock may stop with nothing in the trace to
-                                    show it (a C-state without PWRE): an MTC later than
-                                    the policy allows is such a stop, not a conflict */
+} ptc_clock_real;
+
+/* What the clock needs to know: the trace's configuration, of which it
+   reads the MTC frequency, the ratios, the CYC mode (cyc_en and
+   cyc_thresh; not known: what the CYCs show), the counter width, the
+   errata and the policy (not known: only that no 256 MTCs in a row are
+   missing); and its own settings. */
+typedef struct ptc_clock_config {
+    ptc_trace_config trace;
+    uint8_t resume_on_ntp;       /* MTCs resume at every non-timing packet (SPEC 2.1):
+                                    lets the clock bound packets after suppressed MTCs */
+    ptc_clock_real real;
 } ptc_clock_config;
 
-/* Defaults: as hardware writes its traces - every MTC emitted
-   (have_policy on, suppression off), within the tolerances below (MTCs up
+/* Defaults: as hardware writes its traces - every MTC emitted (the
+   policy known, suppression off), within the tolerances below (MTCs up
    to PTC_CLOCK_HW_MTC_JITTER cycles after their edges, ...), CYCs (if the
-   trace has them) with an unknown threshold - with nothing else
-   known: set mtc_freq, the CPUID ratio and nom from the trace's
+   trace has them) with an unknown threshold - with nothing else known
+   but mtc_freq 0: set mtc_freq, the CPUID ratio and nom from the trace's
    configuration. A trace written with MTC suppression needs its policy, or
-   have_policy 0. */
+   PTC_KNOW_POLICY cleared. */
 #define PTC_CLOCK_HW_MTC_JITTER 4
-#define PTC_CYC_THRESH_UNKNOWN 0xFF
 #define PTC_CLOCK_HW_RATE_PPM 5000
 #define PTC_CLOCK_HW_MTC_LOST 1
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg);
@@ -1223,8 +1304,8 @@ typedef struct ptc_nav {
     size_t capacity, count;
     size_t pending;           /* entries from here on wait for a cycle upper bound */
     uint64_t retirements;     /* retirements so far */
-    uint8_t cyc_en, cyc_thresh, cyc_bits;
-    uint32_t errata;          /* the clock's: PTC_ERRATUM_SKL168, a CYC before a PSB may be missing */
+    ptc_trace_config trace;   /* the clock's, as it reads the CYC mode: the CYCs, and
+                                 SKL168's (a CYC before a PSB may be missing) */
     int finished, started;
     int cycles_broken;        /* cycles may have passed uncounted: no upper bounds since */
     int last_was_cyc, last_cyc_wrap, in_psb, after_ovf;
@@ -1323,32 +1404,22 @@ PTCDEF ptc_nav_window ptc_nav_window_for_find(const ptc_nav *nav, ptc_nav_basis 
 #define PTC_MODEL_RATE_PPM_MAX 100000
 
 typedef struct ptc_model_config {
-    /* clocks (SPEC 5.1): ART (= CTC) runs at art_hz; TSC = K + ART * ebx / eax;
-       the core runs at core_ratio * 100 MHz */
+    /* what tracing was set up with (IA32_RTIT_CTL, the IP filters, the
+       CPUID ratio, the errata imitated below, the MTC policy): all of it
+       is what the model does, so `known` is not read, and nom is not
+       given - the clocks below make it (ptc_clock_config_from_model) */
+    ptc_trace_config trace;
+    /* clocks (SPEC 5.1): ART (= CTC) runs at art_hz; TSC = K + ART * ebx / eax
+       (trace.ratios' CPUID leaf 0x15); the core runs at core_ratio * 100 MHz */
     uint32_t art_hz;              /* crystal clock, <= 100 MHz */
-    uint32_t cpuid_15_eax;        /* TSC:ART ratio denominator */
-    uint32_t cpuid_15_ebx;        /* TSC:ART ratio numerator (ebx/eax <= 510) */
     uint8_t core_ratio;           /* initial core:bus ratio (CBR), >= 1 */
     uint64_t tsc_offset;          /* K */
     uint64_t art_start;           /* ART (CTC) value at time 0 */
-    /* IA32_RTIT_CTL */
-    uint8_t branch_en, tsc_en, mtc_en, cyc_en, pwr_evt_en, ptw_en, fup_on_ptw;
-    uint8_t os, user;             /* trace CPL 0 / CPL > 0 */
-    uint8_t mtc_freq;             /* MTC when CTC bit mtc_freq toggles (0..15) */
-    uint8_t cyc_thresh;           /* 0: CYC before every eligible packet; T: after >= 2^(T-1) cycles */
-    uint8_t psb_freq;             /* PSB+ every 2^(psb_freq+11) bytes (0..15) */
-    uint8_t dis_retc;             /* DisRETC: no RET compression (every RET a TIP) */
-    /* implementation choices the SDM leaves open */
-    uint8_t cyc_bits;             /* width of the wrapping cycle counter (2..32) */
-    uint8_t long_tnt;             /* collect up to 47 branches into TNT-64s */
-    /* IP filtering: tracing only inside [lo, hi) of one of the ranges; none = everywhere */
-    uint8_t nfilters;
-    uint64_t filter_lo[4], filter_hi[4];
+    uint8_t long_tnt;             /* collect up to 47 branches into TNT-64s (the SDM leaves it open) */
     /* the internal packet buffer: fifo_bytes, drained at drain_bytes per
        drain_cycles core cycles; overflowing it loses packets and ends in an
        OVF. fifo_bytes = 0: it never overflows */
     uint32_t fifo_bytes, drain_bytes, drain_cycles;
-    ptc_mtc_policy policy;
     /* a trigger (seed 001, SPEC 5.7): at the trigger_nth-th (>= 1)
        occurrence - an event at trigger_ip retiring, or with trigger_counter
        k, an overflow of event counter k-1 - TRIG with TRBV bit 0, and a FUP
@@ -1381,8 +1452,9 @@ typedef struct ptc_model_config {
        short of the MTC's), as on Skylake; 0: a PSB+ is one instant, as the
        SDM's clocks (SPEC 5.1) */
     uint8_t psb_early_tsc;
-    /* the errata the model imitates, PTC_ERRATUM_* bits as the clock and
-       the checker take them (SPEC 3.12; others are refused: PTC_MODEL_ERRATA):
+    /* the errata the model imitates are trace.errata, PTC_ERRATUM_* bits as
+       the clock and the checker take them (SPEC 3.12; others are refused:
+       PTC_MODEL_ERRATA):
        SKL168: a PSB drops the CYC that would go out right before it, with
          the cycles it counted, with chance 1/2 from the jitter generator (a
          CYC dropped is in the truth as dropped; the next CYC counts from
@@ -1396,40 +1468,25 @@ typedef struct ptc_model_config {
          have been; its bytes decode with PTC_DECODE_SKZ84). The model's
          guests all use TSC offsetting, but their TSC packets keep the
          host's TSC. */
-    uint32_t errata;
     /* step one cycle at a time instead of jumping from event to event (the
        reference the fast path is tested against; same output, slower) */
     uint8_t reference_stepping;
 } ptc_model_config;
 
-/* The plain number fields of ptc_model_config, each once: X(key, field,
-   least, most, default). The key is the field's name in configuration
-   files (SPEC 5.6); ptc_model_config_default sets the defaults,
-   ptc_model_init refuses a value outside [least, most] with the key as
-   its error field, and the tools read and write the files by it. The
-   filters, the policy and what ties fields together are checked apart. */
+/* The plain number fields of ptc_model_config outside its trace, each
+   once: X(key, field, least, most, default). The key is the field's name
+   in configuration files (SPEC 5.6); ptc_model_config_default sets the
+   defaults, ptc_model_init refuses a value outside [least, most] with the
+   key as its error field, and the tools read and write the files by it
+   and by PTC_TRACE_CONFIG_FIELDS. What the model needs of its trace
+   beyond those ranges, the filters, the policy and what ties fields
+   together are checked apart. */
 #define PTC_MODEL_CONFIG_FIELDS(X) \
     X("art_hz", art_hz, 1, 100000000u, 24000000u) \
-    X("cpuid_0x15_eax", cpuid_15_eax, 1, 0xFFFFFFFFu, 2) \
-    X("cpuid_0x15_ebx", cpuid_15_ebx, 1, 0xFFFFFFFFu, 200) \
     X("core_ratio", core_ratio, 1, 255, 30) \
     X("tsc_offset", tsc_offset, 0, UINT64_MAX, 0x1000000u) \
     X("art_start", art_start, 0, UINT64_MAX, 0) \
-    X("branch_en", branch_en, 0, 1, 1) \
-    X("tsc_en", tsc_en, 0, 1, 1) \
-    X("mtc_en", mtc_en, 0, 1, 1) \
-    X("cyc_en", cyc_en, 0, 1, 0) \
-    X("pwr_evt_en", pwr_evt_en, 0, 1, 0) \
-    X("ptw_en", ptw_en, 0, 1, 0) \
-    X("fup_on_ptw", fup_on_ptw, 0, 1, 0) \
-    X("os", os, 0, 1, 0) \
-    X("user", user, 0, 1, 1) \
-    X("mtc_freq", mtc_freq, 0, 15, 3) \
-    X("cyc_thresh", cyc_thresh, 0, 15, 0) \
-    X("psb_freq", psb_freq, 0, 15, 0) \
-    X("cyc_bits", cyc_bits, 2, 32, 12) \
     X("long_tnt", long_tnt, 0, 1, 0) \
-    X("dis_retc", dis_retc, 0, 1, 0) \
     X("fifo_bytes", fifo_bytes, 0, 0xFFFFFFFFu, 0) \
     X("drain_bytes", drain_bytes, 0, 0xFFFFFFFFu, 1) \
     X("drain_cycles", drain_cycles, 0, 0xFFFFFFFFu, 1) \
@@ -1446,7 +1503,14 @@ typedef struct ptc_model_config {
     X("trace_stop", trace_stop, 0, 1, 0) \
     X("stop_delay", stop_delay, 0, UINT64_MAX, 0)
 
-/* The errata the model imitates (ptc_model_config.errata): X(key, bit);
+/* The model's defaults for its trace, X(field, value); the other fields
+   are 0. */
+#define PTC_MODEL_TRACE_DEFAULTS(X) \
+    X(known, PTC_KNOW_ALL) X(ratios.cpuid_15_eax, 2) X(ratios.cpuid_15_ebx, 200) \
+    X(ctl.branch_en, 1) X(ctl.tsc_en, 1) X(ctl.mtc_en, 1) X(ctl.user, 1) X(ctl.mtc_freq, 3) \
+    X(cyc_bits, 12) X(policy.min_burst, 2)
+
+/* The errata the model imitates (ptc_model_config.trace.errata): X(key, bit);
    a configuration file gives each as its key, 0 or 1 (SPEC 5.6). */
 #define PTC_MODEL_ERRATA(X) \
     X("skl168", PTC_ERRATUM_SKL168) \
@@ -1930,8 +1994,13 @@ PTCDEF ptc_status ptc_perf_open(ptc_perf_reader *rd, const uint8_t *buf, size_t 
 PTCDEF ptc_status ptc_perf_next(ptc_perf_reader *rd, ptc_perf_record *rec);
 /* The Intel PT event's attribute (type = the AUXTRACE_INFO's pmu_type), or NULL. */
 PTCDEF const ptc_perf_attr *ptc_perf_pt_attr(const ptc_perf_reader *rd);
-/* Everything the clock needs from what the reader has seen (SPEC 6.2):
-   PTC_ERR_NOT_FOUND before an Intel PT AUXTRACE_INFO. */
+/* What the reader has seen of the trace's configuration (SPEC 6.2):
+   IA32_RTIT_CTL from the Intel PT attribute's config (all but OS and
+   User), the ratios from the AUXTRACE_INFO, the errata of the CPUID
+   feature; PTC_ERR_NOT_FOUND before an Intel PT AUXTRACE_INFO. */
+PTCDEF ptc_status ptc_perf_trace_config(const ptc_perf_reader *rd, ptc_trace_config *trace);
+/* The clock's hardware defaults (SPEC 3.1) with that trace configuration
+   and the no-suppression policy hardware has. */
 PTCDEF ptc_status ptc_clock_config_from_perf(ptc_clock_config *cfg, const ptc_perf_reader *rd);
 /* A TSC value in perf's nanoseconds (perf_event_mmap_page's conversion). */
 PTCDEF uint64_t ptc_perf_tsc_to_ns(const ptc_perf_pt_info *info, uint64_t tsc);
@@ -2128,34 +2197,22 @@ typedef struct ptc_finding {
     uint32_t erratum;
 } ptc_finding;
 
-/* What the checker knows of the trace's configuration. Each enable is
-   PTC_CONF_UNKNOWN (0: the checker infers what the stream shows),
-   PTC_CONF_OFF or PTC_CONF_ON; a zeroed struct knows nothing. */
-enum { PTC_CONF_UNKNOWN = 0, PTC_CONF_OFF = 1, PTC_CONF_ON = 2 };
+/* What the checker knows of the trace: its configuration, of which a
+   zeroed struct knows nothing (SPEC 7.1), and how far its clocks stray
+   from the SDM's (the time rules allow for it). */
 typedef struct ptc_conform_config {
-    uint8_t tsc_en, mtc_en, cyc_en, pwr_evt_en, ptw_en;
-    uint8_t have_psb_freq;   /* psb_freq is IA32_RTIT_CTL.PSBFreq */
-    uint8_t psb_freq;
-    uint8_t have_policy;     /* policy is the trace's MTC suppression (part 2) */
-    ptc_mtc_policy policy;
-    uint8_t cpu_known;       /* errata are all the trace's CPU has: a finding an
-                                erratum would explain is then a violation if the
-                                CPU lacks it; unknown CPU: suspicious */
-    uint32_t errata;         /* PTC_ERRATUM_* bits of the trace's CPU */
-    uint8_t have_clock;      /* clock is the trace's: the time rules (SPEC 7.3.5) hold
-                                the TSCs, TMAs, MTCs, CYCs and CBRs to each other. Of it
-                                they read mtc_freq, cpuid_15_eax/ebx (both nonzero for
-                                the TSC and TMA rules) and nom_num/nom_den, nom_exact
-                                and rate_ppm (nom_num nonzero for the CYC rule) */
-    ptc_clock_config clock;
+    ptc_trace_config trace;
+    ptc_clock_real real;
 } ptc_conform_config;
 
-/* Everything the model's configuration says (every enable known). */
+/* Everything the model's configuration says: the clock's configuration's
+   (ptc_clock_config_from_model) trace and real clocks. */
 #ifndef PTCODEC_NO_MODEL
 PTCDEF void ptc_conform_config_from_model(ptc_conform_config *cfg, const ptc_model_config *model);
 #endif
-/* What a perf.data records (attr.config's enables and PSB period, the
-   CPU's errata); PTC_ERR_NOT_FOUND before an Intel PT AUXTRACE_INFO. */
+/* What a perf.data records: the clock's configuration's
+   (ptc_clock_config_from_perf) trace and real clocks; PTC_ERR_NOT_FOUND
+   before an Intel PT AUXTRACE_INFO. */
 #ifndef PTCODEC_NO_PERF
 PTCDEF ptc_status ptc_conform_config_from_perf(ptc_conform_config *cfg, const ptc_perf_reader *rd);
 #endif
@@ -2206,10 +2263,10 @@ typedef struct ptc__conf_time {
 } ptc__conf_time;
 
 /* All fields are private; the struct is public so it can live anywhere
-   (488 bytes on x86-64; no allocation). */
+   (552 bytes on x86-64; no allocation). */
 typedef struct ptc_conform {
     ptc_conform_config cfg;
-    ptc_checker policy;        /* part 2's checker, with cfg.have_policy */
+    ptc_checker policy;        /* part 2's checker, when its rules run (SPEC 7.1) */
     uint8_t synced;            /* a PSB since the start or the last decode error */
     uint8_t saw_tsc, saw_mtc;  /* what the stream showed of the enables */
     /* PSB+ */
@@ -2221,11 +2278,11 @@ typedef struct ptc_conform {
     uint8_t have_prev_psb;
     uint64_t prev_psb_off;
     /* packet generation */
-    uint8_t pkt_en;            /* PTC_CONF_UNKNOWN, _OFF or _ON */
+    uint8_t pkt_en;            /* PTC__CONF_UNKNOWN, _OFF or _ON */
     uint8_t en_by_psb;         /* pkt_en is ON only because a PSB+ held a FUP (BDM70) */
     uint8_t stopped;           /* TraceStop, tracing not enabled again yet */
     uint8_t mode_since_psb;    /* a MODE.Exec since the last PSB (a TIP.PGE wants one) */
-    uint8_t sleeping;          /* PTC_CONF_UNKNOWN, _OFF (PWRX seen), _ON (PWRE seen) */
+    uint8_t sleeping;          /* PTC__CONF_UNKNOWN, _OFF (PWRX seen), _ON (PWRE seen) */
     uint8_t awake;             /* in C0: a PWRX, or code traced, since the last PWRE
                                   (a PWRE then leaves C0 and owes an EXSTOP) */
     /* followers owed (SPEC 7.3.3): bit k of pending set while kind k is
@@ -2240,11 +2297,11 @@ typedef struct ptc_conform {
     uint64_t last_tsc;
     uint64_t cut_cyc_end;      /* SKD007: where the OVF after a cut CYC is (0: none) */
     uint8_t ovf_after_cut;     /* the owed OVF follower is that OVF's */
-    ptc__conf_time time;       /* with cfg.have_clock */
+    ptc__conf_time time;       /* with the time rules on (MTCFreq known) */
     uint64_t fast;             /* bit per packet type that can break nothing now */
 } ptc_conform;
 
-PTCDEF void ptc_conform_init(ptc_conform *c, const ptc_conform_config *cfg);
+PTCDEF ptc_status ptc_conform_init(ptc_conform *c, const ptc_conform_config *cfg);
 /* Feeds the next item of the stream decoder (packets and errors, in
    order). Writes the rules this item shows broken to out (at most
    PTC_CONFORM_MAX_FINDINGS) and returns how many. A decode error, and an
@@ -4002,32 +4059,56 @@ PTCDEF const char *ptc_erratum_effect(uint32_t erratum)
     }
 }
 
+/* (a function, so that no comparison is always true for a field's type) */
+static int ptc__trace_in_range(uint64_t v, uint64_t least, uint64_t most) { return v >= least && v <= most; }
+
+PTCDEF const char *ptc_trace_config_error(const ptc_trace_config *t)
+{
+    unsigned i;
+    if (!t) return "trace";
+#define PTC__X(key, field, least, most) if (!ptc__trace_in_range(t->field, least, most)) return key;
+    PTC_TRACE_CONFIG_FIELDS(PTC__X)
+#undef PTC__X
+    if ((t->ratios.cpuid_15_eax == 0) != (t->ratios.cpuid_15_ebx == 0)) return "cpuid_0x15_eax";
+    if (t->ratios.nom_num && !t->ratios.nom_den) return "nom_den";
+    if (t->filters.count > 4) return "filter";
+    for (i = 0; i < t->filters.count; i++)
+        if (t->filters.lo[i] >= t->filters.hi[i]) return "filter";
+    if (t->errata & ~(uint32_t)PTC_ERRATA_ALL_) return "errata";
+    if (t->known & ~(uint32_t)PTC_KNOW_ALL) return "known";
+    return NULL;
+}
+
+/* The CYC mode as the clock, the events decoder and navigation read it, in
+   their private copy of the configuration: an unknown CycEn is on (what the
+   CYCs in the trace show), an unknown CycThresh is PTC__CYC_THRESH_UNKNOWN
+   (the CYCs seen bound it, SPEC 3.5 rule 4), and width 0 is 64. */
+#define PTC__CYC_THRESH_UNKNOWN 0xFF
+static void ptc__trace_cyc_view(ptc_trace_config *t)
+{
+    if (!(t->known & PTC_KNOW_CYC_EN)) t->ctl.cyc_en = 1;
+    if (!(t->known & PTC_KNOW_CYC_THRESH)) t->ctl.cyc_thresh = PTC__CYC_THRESH_UNKNOWN;
+    if (!t->cyc_bits) t->cyc_bits = 64;
+}
+
 PTCDEF void ptc_clock_config_default(ptc_clock_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->cyc_bits = 32;
-    cfg->cyc_en = 1; /* harmless without CYCs, and what CYCs in the trace show */
-    cfg->cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
+    cfg->trace.known = PTC_KNOW_MTC_FREQ | PTC_KNOW_POLICY; /* policy all zero: no suppression */
+    cfg->trace.cyc_bits = 32;
     cfg->resume_on_ntp = 1;
-    cfg->have_policy = 1; /* policy all zero: no suppression */
-    cfg->mtc_jitter = PTC_CLOCK_HW_MTC_JITTER;
-    cfg->psb_early_tsc = 1;
-    cfg->rate_ppm = PTC_CLOCK_HW_RATE_PPM;
-    cfg->mtc_lost = PTC_CLOCK_HW_MTC_LOST;
-    cfg->hidden_stops = 1;
+    cfg->real.mtc_jitter = PTC_CLOCK_HW_MTC_JITTER;
+    cfg->real.psb_early_tsc = 1;
+    cfg->real.rate_ppm = PTC_CLOCK_HW_RATE_PPM;
+    cfg->real.mtc_lost = PTC_CLOCK_HW_MTC_LOST;
+    cfg->real.hidden_stops = 1;
 }
 
 PTCDEF void ptc_clock_config_sdm(ptc_clock_config *cfg)
 {
     ptc_clock_config_default(cfg);
-    cfg->mtc_jitter = 0;
-    cfg->psb_early_tsc = 0;
-    cfg->rate_ppm = 0;
-    cfg->mtc_lost = 0;
-    cfg->hidden_stops = 0;
+    memset(&cfg->real, 0, sizeof cfg->real);
 }
-
-
 
 /* The rate's wobble (rate_ppm) around nom, the average: x scaled by
    (10^6 -+ rate_ppm) / 10^6 (a stretch at the wobble's extreme, from one
@@ -4099,36 +4180,37 @@ static void ptc__clk_rate_set(ptc__clk_rate *r)
 /* A configuration the clock can work with (SPEC 3.1). */
 static int ptc__clk_config_ok(const ptc_clock_config *cfg)
 {
-    return cfg->mtc_freq <= 15 && (cfg->cpuid_15_eax == 0) == (cfg->cpuid_15_ebx == 0) && (!cfg->nom_num || cfg->nom_den) &&
-           cfg->cyc_bits != 0 && cfg->rate_ppm < 1000000 && !(cfg->errata & ~(uint32_t)PTC_ERRATA_ALL_) &&
-           (cfg->cyc_thresh <= 15 || cfg->cyc_thresh == PTC_CYC_THRESH_UNKNOWN);
+    return !ptc_trace_config_error(&cfg->trace) && cfg->real.rate_ppm < 1000000;
 }
 
-/* cfg with its nom in lowest terms (its products must fit) and SKL168's
-   lost MTC counted; 0 when an inexact nom is too large to double. */
+/* cfg as the clock reads it: the CYC mode's view (ptc__trace_cyc_view),
+   nom in lowest terms (its products must fit) and SKL168's lost MTC
+   counted; 0 when an inexact nom is too large to double. */
 static int ptc__clk_config_reduce(ptc_clock_config *c)
 {
-    if ((c->errata & PTC_ERRATUM_SKL168) && !c->mtc_lost) c->mtc_lost = 1;
-    if (c->nom_num) {
-        uint64_t g = ptc__math_gcd(c->nom_num, c->nom_den);
-        c->nom_num /= g;
-        c->nom_den /= g;
+    ptc_tsc_ratios *r = &c->trace.ratios;
+    ptc__trace_cyc_view(&c->trace);
+    if ((c->trace.errata & PTC_ERRATUM_SKL168) && !c->real.mtc_lost) c->real.mtc_lost = 1;
+    if (r->nom_num) {
+        uint64_t g = ptc__math_gcd(r->nom_num, r->nom_den);
+        r->nom_num /= g;
+        r->nom_den /= g;
     }
-    return !c->nom_num || c->nom_exact || (c->nom_num <= UINT64_MAX / 4 && c->nom_den <= UINT64_MAX / 4);
+    return !r->nom_num || r->nom_exact || (r->nom_num <= UINT64_MAX / 4 && r->nom_den <= UINT64_MAX / 4);
 }
 
 /* Half an MTC period in TSC ticks, rounded up; 0 without MTC timing. */
 static uint64_t ptc__clk_half_period(const ptc_clock_config *cfg)
 {
-    if (!cfg->cpuid_15_eax) return 0;
-    return (((uint64_t)cfg->cpuid_15_ebx << cfg->mtc_freq) + 2 * (uint64_t)cfg->cpuid_15_eax - 1) /
-           (2 * (uint64_t)cfg->cpuid_15_eax);
+    if (!cfg->trace.ratios.cpuid_15_eax) return 0;
+    return (((uint64_t)cfg->trace.ratios.cpuid_15_ebx << cfg->trace.ctl.mtc_freq) + 2 * (uint64_t)cfg->trace.ratios.cpuid_15_eax - 1) /
+           (2 * (uint64_t)cfg->trace.ratios.cpuid_15_eax);
 }
 
 /* The next MTC due, before the first packet. */
 static void ptc__clk_due_init(ptc__clk_due *due, const ptc_clock_config *cfg)
 {
-    ptc_checker_init(&due->chk, &cfg->policy);
+    ptc_checker_init(&due->chk, &cfg->trace.policy);
     due->half_period = ptc__clk_half_period(cfg);
 }
 
@@ -4136,23 +4218,23 @@ static void ptc__clk_due_init(ptc__clk_due *due, const ptc_clock_config *cfg)
 static void ptc__clk_rate_init(ptc__clk_rate *r, const ptc_clock_config *cfg)
 {
     memset(r, 0, sizeof *r);
-    r->rate_ppm = cfg->rate_ppm;
-    r->ebx = cfg->cpuid_15_ebx;
-    r->mtc_jitter = cfg->mtc_jitter;
-    ptc__math_divider_init(&r->art_div, cfg->cpuid_15_eax ? cfg->cpuid_15_eax : 1);
+    r->rate_ppm = cfg->real.rate_ppm;
+    r->ebx = cfg->trace.ratios.cpuid_15_ebx;
+    r->mtc_jitter = cfg->real.mtc_jitter;
+    ptc__math_divider_init(&r->art_div, cfg->trace.ratios.cpuid_15_eax ? cfg->trace.ratios.cpuid_15_eax : 1);
     ptc__math_divider_init(&r->ppm_div, 1000000);
-    if (!cfg->nom_num) { /* only what the 8-bit MSR field allows: 0 < nom < 255.5 */
+    if (!cfg->trace.ratios.nom_num) { /* only what the 8-bit MSR field allows: 0 < nom < 255.5 */
         r->nom_lo_n = 0;
         r->nom_lo_d = 1;
         r->nom_hi_n = 511;
         r->nom_hi_d = 2;
-    } else if (cfg->nom_exact) { /* (the average rate: ptc__clk_wobble bounds the rest) */
-        r->nom_lo_n = r->nom_hi_n = cfg->nom_num;
-        r->nom_lo_d = r->nom_hi_d = cfg->nom_den;
+    } else if (cfg->trace.ratios.nom_exact) { /* (the average rate: ptc__clk_wobble bounds the rest) */
+        r->nom_lo_n = r->nom_hi_n = cfg->trace.ratios.nom_num;
+        r->nom_lo_d = r->nom_hi_d = cfg->trace.ratios.nom_den;
     } else { /* the MSR holds it rounded: nom -+ 1/2 */
-        r->nom_lo_n = 2 * cfg->nom_num > cfg->nom_den ? 2 * cfg->nom_num - cfg->nom_den : 0;
-        r->nom_hi_n = 2 * cfg->nom_num + cfg->nom_den;
-        r->nom_lo_d = r->nom_hi_d = 2 * cfg->nom_den;
+        r->nom_lo_n = 2 * cfg->trace.ratios.nom_num > cfg->trace.ratios.nom_den ? 2 * cfg->trace.ratios.nom_num - cfg->trace.ratios.nom_den : 0;
+        r->nom_hi_n = 2 * cfg->trace.ratios.nom_num + cfg->trace.ratios.nom_den;
+        r->nom_lo_d = r->nom_hi_d = 2 * cfg->trace.ratios.nom_den;
     }
     ptc__clk_rate_set(r);
 }
@@ -4225,11 +4307,11 @@ static ptc__clk_entry *ptc__clk_at(ptc_clock *c, size_t i) { return &c->win.ring
    use it then, SPEC 3.7), and the rate's own divisors. */
 static void ptc__clk_rate_changed(ptc_clock *c)
 {
-    c->slope.nom_cfg_inside = c->cfg.nom_num && c->cfg.nom_den <= UINT64_MAX / 256 &&
-                        !ptc__math_frac_less(c->cfg.nom_num, c->cfg.nom_den, c->rate.nom_lo_n, c->rate.nom_lo_d) &&
-                        !ptc__math_frac_less(c->rate.nom_hi_n, c->rate.nom_hi_d, c->cfg.nom_num, c->cfg.nom_den);
+    c->slope.nom_cfg_inside = c->cfg.trace.ratios.nom_num && c->cfg.trace.ratios.nom_den <= UINT64_MAX / 256 &&
+                        !ptc__math_frac_less(c->cfg.trace.ratios.nom_num, c->cfg.trace.ratios.nom_den, c->rate.nom_lo_n, c->rate.nom_lo_d) &&
+                        !ptc__math_frac_less(c->rate.nom_hi_n, c->rate.nom_hi_d, c->cfg.trace.ratios.nom_num, c->cfg.trace.ratios.nom_den);
     ptc__clk_rate_set(&c->rate);
-    if (c->slope.nom_cfg_inside && c->rate.cbr) ptc__math_divider_init(&c->slope.guess_div, c->cfg.nom_den * c->rate.cbr);
+    if (c->slope.nom_cfg_inside && c->rate.cbr) ptc__math_divider_init(&c->slope.guess_div, c->cfg.trace.ratios.nom_den * c->rate.cbr);
 }
 
 PTCDEF ptc_status ptc_clock_init(ptc_clock *c, const ptc_clock_config *cfg)
@@ -4263,8 +4345,8 @@ static void ptc__clk_break(ptc_clock *c)
    UINT64_MAX before one was seen. */
 static uint64_t ptc__clk_thresh_window(const ptc_clock *c)
 {
-    if (c->cfg.cyc_thresh == PTC_CYC_THRESH_UNKNOWN) return c->at.cyc_min_eligible;
-    return c->cfg.cyc_thresh ? UINT64_C(1) << (c->cfg.cyc_thresh - 1) : 1;
+    if (c->cfg.trace.ctl.cyc_thresh == PTC__CYC_THRESH_UNKNOWN) return c->at.cyc_min_eligible;
+    return c->cfg.trace.ctl.cyc_thresh ? UINT64_C(1) << (c->cfg.trace.ctl.cyc_thresh - 1) : 1;
 }
 
 /* Bounds on entry e from the cycle counts: anchors a (before it) and b
@@ -4362,13 +4444,13 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
        periods (as libipt and perf do); else at the configured nom while
        what the trace shows allows it (the MSR's rounded value is what perf
        assumes), else the middle of the range */
-    if (c->cfg.rate_ppm && b && b->mtc && b->epoch == e->epoch && b->pos_lo == b->pos_hi && b->pos_lo > at &&
+    if (c->cfg.real.rate_ppm && b && b->mtc && b->epoch == e->epoch && b->pos_lo == b->pos_hi && b->pos_lo > at &&
         b->hi != UINT64_MAX && c->rate.cbr == cbr) {
         uint64_t q, r, b_mid = b->lo + (b->hi - b->lo) / 2; /* n * (b_mid - point) / (cycles to b) */
         if (b_mid > a->point && ptc__math_mad_div(n, b_mid - a->point, 0, 0, b->pos_lo - from, &q, &r))
             return ptc__math_sat_add(a->point, q);
     }
-    if (c->cfg.rate_ppm && c->slope.cycles && c->slope.ref.valid && c->slope.ref.epoch == e->epoch && c->slope.ref_cbr == cbr) {
+    if (c->cfg.real.rate_ppm && c->slope.cycles && c->slope.ref.valid && c->slope.ref.epoch == e->epoch && c->slope.ref_cbr == cbr) {
         uint64_t q, r; /* n * ticks / cycles */
         if (ptc__math_mad_div(n, c->slope.ticks, 0, 0, c->slope.cycles, &q, &r)) return ptc__math_sat_add(a->point, q);
     }
@@ -4376,12 +4458,12 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
         /* n * nom / cbr past the reference's exact point, rounded down as
            the truth (a TSC) is; what is left over is the point's fraction
            (none with a wobbling clock: its points are not that exact) */
-        uint64_t d = c->cfg.nom_den * cbr, q, r, hi, x, carried = c->cfg.rate_ppm ? 0 : ptc__clk_frac_in(&a->point_frac, d);
-        ptc__math_mul_wide(n, c->cfg.nom_num, &hi, &x);
+        uint64_t d = c->cfg.trace.ratios.nom_den * cbr, q, r, hi, x, carried = c->cfg.real.rate_ppm ? 0 : ptc__clk_frac_in(&a->point_frac, d);
+        ptc__math_mul_wide(n, c->cfg.trace.ratios.nom_num, &hi, &x);
         if (!hi && x + carried >= x && cbr == c->rate.cbr) {
             q = ptc__math_divide(&c->slope.guess_div, x + carried);
             r = x + carried - q * d;
-        } else if (!ptc__math_mad_div(n, c->cfg.nom_num, carried, 0, d, &q, &r)) {
+        } else if (!ptc__math_mad_div(n, c->cfg.trace.ratios.nom_num, carried, 0, d, &q, &r)) {
             q = 0;
         }
         if (q) {
@@ -4403,7 +4485,7 @@ static uint64_t ptc__clk_cycle_guess(const ptc_clock *c, const ptc__clk_entry *e
 static int ptc__clk_cyc_is_wrap(const ptc_clock *c, uint64_t cycles)
 {
     int all_ones = (cycles & (cycles + 1)) == 0;
-    return all_ones && (cycles >= 4095 || (c->cfg.cyc_bits < 64 && cycles == (UINT64_C(1) << c->cfg.cyc_bits) - 1));
+    return all_ones && (cycles >= 4095 || (c->cfg.trace.cyc_bits < 64 && cycles == (UINT64_C(1) << c->cfg.trace.cyc_bits) - 1));
 }
 
 /* Backwards over the entries not yet final: upper bounds (each entry's
@@ -4421,7 +4503,7 @@ static void ptc__clk_bound_backwards(ptc_clock *c, size_t upto, const ptc__clk_a
                the trace does not show it, or the policy the clock was given
                is not the trace's; the trace alone bounds it */
             e->hi_by_mtc = UINT64_MAX;
-            if (!c->cfg.hidden_stops) e->flags |= PTC__CLK_CONFLICT;
+            if (!c->cfg.real.hidden_stops) e->flags |= PTC__CLK_CONFLICT;
         }
         if (e->hi_by_mtc < hi) hi = e->hi_by_mtc;
         if (i + 1 < upto && ptc__clk_at(c, i + 1)->hi < hi) hi = ptc__clk_at(c, i + 1)->hi;
@@ -4466,7 +4548,7 @@ static uint64_t ptc__clk_guess(const ptc_clock *c, const ptc__clk_entry *e, cons
         (mid = ptc__clk_cycle_guess(c, e, NULL, frac)) != 0) /* the cycles say where in its lag it went out */
         return ptc__clk_at_least(mid, e->lo, frac);
     if (e->flags & PTC__CLK_MTC)
-        return ptc__math_sat_add(e->lo, ptc__clk_cyc_ticks(&c->rate, c->cfg.mtc_jitter / 2, (uint8_t)(e->flags >> 16), 0));
+        return ptc__math_sat_add(e->lo, ptc__clk_cyc_ticks(&c->rate, c->cfg.real.mtc_jitter / 2, (uint8_t)(e->flags >> 16), 0));
     if (e->flags & (PTC__CLK_SAMPLED | PTC__CLK_AT_TSC)) /* its value (sampled early: the guess that
                                                              holds up later points least) */
         return e->lo;
@@ -4499,7 +4581,7 @@ static int ptc__clk_tnts_go_whole(const ptc_clock *c)
    threshold unknown: a small one). */
 static uint64_t ptc__clk_whole_tnt_point(const ptc_clock *c, const ptc__clk_entry *e)
 {
-    uint64_t w = c->cfg.cyc_thresh != PTC_CYC_THRESH_UNKNOWN ? ptc__clk_thresh_window(c) : 1;
+    uint64_t w = c->cfg.trace.ctl.cyc_thresh != PTC__CYC_THRESH_UNKNOWN ? ptc__clk_thresh_window(c) : 1;
     if (!c->branch.last_final) return 0;
     return ptc__math_sat_add(c->branch.last_final, ptc__clk_cyc_ticks(&c->rate, w / 2, (uint8_t)(e->flags >> 16), 0));
 }
@@ -4516,7 +4598,7 @@ static uint64_t ptc__clk_point(const ptc_clock *c, const ptc__clk_entry *e, cons
     /* Told nothing of a policy, the clock keeps its intervals open to
        256 missing MTCs; but while the trace shows no MTC missing, the
        guess is that the next one came on time. */
-    if (!c->cfg.have_policy && !c->due.seen_gap && c->cfg.cpuid_15_eax && mid - e->lo > c->due.half_period)
+    if (!(c->cfg.trace.known & PTC_KNOW_POLICY) && !c->due.seen_gap && c->cfg.trace.ratios.cpuid_15_eax && mid - e->lo > c->due.half_period)
         mid = e->lo + c->due.half_period;
     /* A TNT whose first branch had no CYC right before it: at the first
        lone CYC since the non-timing packet before it (its own CYC,
@@ -4539,7 +4621,7 @@ static uint64_t ptc__clk_point(const ptc_clock *c, const ptc__clk_entry *e, cons
     if ((e->flags & PTC__CLK_NEAR) && mid > e->lo) {
         /* (an unknown threshold: a small one, as those in use are - the
            CYCs' bound on it says little, an MTC's CYC carries its period) */
-        uint64_t w = c->cfg.cyc_thresh != PTC_CYC_THRESH_UNKNOWN ? ptc__clk_thresh_window(c) : 2;
+        uint64_t w = c->cfg.trace.ctl.cyc_thresh != PTC__CYC_THRESH_UNKNOWN ? ptc__clk_thresh_window(c) : 2;
         uint64_t d = ptc__clk_cyc_ticks(&c->rate, w / 2, (uint8_t)(e->flags >> 16), 0);
         if (mid - e->lo > d) mid = e->lo + d;
     }
@@ -4627,7 +4709,7 @@ static void ptc__clk_finalize(ptc_clock *c, size_t upto, const ptc__clk_anchor *
         ptc__clk_entry *e = ptc__clk_at(c, i);
         int first_branch = (e->flags & PTC__CLK_FIRST_BRANCH) != 0;
         ptc__clk_frac frac;
-        int branch_cyc = first_branch && c->cfg.cyc_en && (c->branch.lone || c->branch.last_final);
+        int branch_cyc = first_branch && c->cfg.trace.ctl.cyc_en && (c->branch.lone || c->branch.last_final);
         uint64_t mid, after = first_branch ? c->given.ntp_lo : c->given.out_lo, floor = c->given.out_point;
         /* a first branch the CYCs place may go back to the non-timing
            packet's point; one they do not, only to the last lower bound
@@ -4686,7 +4768,7 @@ static uint64_t ptc__clk_ticks_cycles(const ptc__clk_rate *r, uint64_t ticks, ui
 static void ptc__clk_note_rate_anchor(ptc_clock *c, const ptc__clk_entry *e)
 {
     size_t newest = c->slope.seen_n % PTC__CLK_RATE_ANCHORS, back;
-    if (!c->cfg.rate_ppm || (c->slope.seen_n && c->slope.seen_pos[(c->slope.seen_n - 1) % PTC__CLK_RATE_ANCHORS] >= e->pos_lo)) return;
+    if (!c->cfg.real.rate_ppm || (c->slope.seen_n && c->slope.seen_pos[(c->slope.seen_n - 1) % PTC__CLK_RATE_ANCHORS] >= e->pos_lo)) return;
     c->slope.seen_pos[newest] = e->pos_lo;
     c->slope.seen_mid[newest] = e->lo + (e->hi - e->lo) / 2;
     c->slope.seen_n++;
@@ -4726,7 +4808,7 @@ static void ptc__clk_calibrate(ptc_clock *c, const ptc__clk_entry *e)
     if (e->hi - a->lo > (UINT64_C(1) << 48)) return; /* keeps the fractions' products in range */
     lo = e->lo > a->hi ? (e->lo - a->hi) * cbr : 0;
     hi = (e->hi - a->lo) * cbr;
-    if (c->cfg.rate_ppm) {
+    if (c->cfg.real.rate_ppm) {
         /* the rate between them is an average of a wobbling one, within
            rate_ppm of nom: nom is within [lo / (1 + ppm), hi / (1 - ppm)] */
         lo = ptc__clk_unwobble(&c->rate, lo, 0);
@@ -4871,7 +4953,7 @@ static void ptc__clk_tsc_in_psb(ptc_clock *c, ptc__clk_entry *e, size_t cyc_befo
         ptc__clk_position_by_time(c, e);
     }
     c->psb.point = 0;
-    for (i = c->psb.at - 1; i < c->win.count && !c->cfg.psb_early_tsc; i++) {
+    for (i = c->psb.at - 1; i < c->win.count && !c->cfg.real.psb_early_tsc; i++) {
         ptc__clk_entry *o = ptc__clk_at(c, i);
         if ((o->flags & PTC__CLK_PSB) && o->lo < e->lo) o->lo = e->lo;
     }
@@ -4911,19 +4993,19 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     c->tsc.have = 1;
     e->lo = full;
     e->hi = full + 1;
-    if (c->psb.at && c->cfg.psb_early_tsc) {
+    if (c->psb.at && c->cfg.real.psb_early_tsc) {
         /* sampled inside the PSB+: the packet went out at most the
            cycles the PSB+'s CYCs counted later (its first CYC counts
            from before the PSB, so this is an upper bound) */
         uint64_t cycles = c->psb.cycles;
         /* (and the counter's count at the PSB, below the threshold; an
            unknown one no CYC has bounded yet is taken as small) */
-        if (!s->cyc_before && c->cfg.cyc_en && ptc__clk_thresh_window(c) != UINT64_MAX)
+        if (!s->cyc_before && c->cfg.trace.ctl.cyc_en && ptc__clk_thresh_window(c) != UINT64_MAX)
             cycles += ptc__clk_thresh_window(c) - 1;
         e->hi = ptc__math_sat_add(e->hi, ptc__clk_cyc_ticks(&c->rate, cycles, c->rate.cbr, 1));
         e->flags |= PTC__CLK_SAMPLED;
     }
-    if (c->psb.at && c->cfg.psb_early_tsc && c->psb.mtc && c->cfg.cpuid_15_eax) {
+    if (c->psb.at && c->cfg.real.psb_early_tsc && c->psb.mtc && c->cfg.trace.ratios.cpuid_15_eax) {
         /* an MTC ahead of it in the PSB+, whose edge may be after the
            sample (the TMA's CTC one short of the MTC's): the packet went out
            within an ART tick and the MTC's lag of its value, whether or not
@@ -4932,7 +5014,7 @@ static void ptc__clk_on_tsc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
         if (by > e->hi) e->hi = by;
         e->flags |= PTC__CLK_SAMPLED;
     }
-    if (c->cfg.psb_early_tsc && c->anchors.last.valid && c->anchors.last.mtc && c->anchors.last.lo > full) {
+    if (c->cfg.real.psb_early_tsc && c->anchors.last.valid && c->anchors.last.mtc && c->anchors.last.lo > full) {
         /* sampled before the edge of an MTC that went out ahead of it (a
            PSB+'s or a wake's, on Skylake): the packet is after that MTC's */
         uint64_t after_mtc = ptc__math_sat_add(c->anchors.last.hi, c->rate.mtc_lag);
@@ -4960,11 +5042,11 @@ static void ptc__clk_on_tma(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
 {
     const ptc_packet *p = &e->it.pkt;
     int corrupt = e->it.error == PTC_ERR_CORRUPT_TMA;
-    if (!c->tsc.run || !c->cfg.cpuid_15_eax || (!corrupt && p->u.tma.fc > c->tsc.full)) return;
+    if (!c->tsc.run || !c->cfg.trace.ratios.cpuid_15_eax || (!corrupt && p->u.tma.fc > c->tsc.full)) return;
     e->lo = c->tsc.full; /* sent with the TSC */
     e->hi = c->tsc.hi;
     s->same_instant = 1;
-    if (corrupt || (c->cfg.errata & PTC_ERRATUM_SKZ84)) return;
+    if (corrupt || (c->cfg.trace.errata & PTC_ERRATUM_SKZ84)) return;
     ptc__clk_ctc_tma(&c->ctc, c->tsc.full, p->u.tma.ctc, p->u.tma.fc);
     c->due.hi_known = 0; /* until the CBR or an MTC */
     e->flags |= PTC__CLK_ANCHOR;
@@ -4976,9 +5058,9 @@ static void ptc__clk_on_tma(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
    the first one a resume rule lets through; plus those hardware may lose. */
 static uint64_t ptc__clk_periods_to_emitted(const ptc_clock_config *cfg, const ptc_checker *chk, uint8_t p)
 {
-    const ptc_mtc_policy *pol = &cfg->policy;
+    const ptc_mtc_policy *pol = &cfg->trace.policy;
     uint64_t periods = 256; /* no 256 MTCs in a row go missing (SDM, SPEC 2.1) */
-    if (!cfg->have_policy) return periods;
+    if (!(cfg->trace.known & PTC_KNOW_POLICY)) return periods;
     if (!pol->threshold || chk->run < chk->need) periods = 1;
     else {
         if (pol->resume_after && (uint64_t)pol->resume_after + 1 < periods) periods = pol->resume_after + 1u;
@@ -4988,7 +5070,7 @@ static uint64_t ptc__clk_periods_to_emitted(const ptc_clock_config *cfg, const p
             if (d < periods) periods = d;
         }
     }
-    periods += cfg->mtc_lost;
+    periods += cfg->real.mtc_lost;
     return periods > 256 ? 256 : periods;
 }
 
@@ -5000,15 +5082,15 @@ static uint64_t ptc__clk_periods_to_emitted(const ptc_clock_config *cfg, const p
    ask this. */
 static int ptc__clk_mtc_gap(const ptc_clock_config *cfg, const ptc__clk_ctc *ctc, uint64_t step)
 {
-    uint64_t lost = (uint64_t)(1 + cfg->mtc_lost) << cfg->mtc_freq;
-    return step > lost && ctc->art_rel >= lost && !cfg->hidden_stops;
+    uint64_t lost = (uint64_t)(1 + cfg->real.mtc_lost) << cfg->trace.ctl.mtc_freq;
+    return step > lost && ctc->art_rel >= lost && !cfg->real.hidden_stops;
 }
 
 static void ptc__clk_on_mtc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
 {
-    unsigned n = c->cfg.mtc_freq;
+    unsigned n = c->cfg.trace.ctl.mtc_freq;
     uint8_t p = e->it.pkt.u.mtc.ctc;
-    uint64_t step, lost = (uint64_t)(1 + c->cfg.mtc_lost) << n;
+    uint64_t step, lost = (uint64_t)(1 + c->cfg.real.mtc_lost) << n;
     int stopped = c->due.stop_since_mtc;
     if (c->psb.at) c->psb.mtc = 1;
     if (!ptc__clk_ctc_mtc(&c->ctc, n, p, &step)) return;
@@ -5030,12 +5112,12 @@ static void ptc__clk_on_mtc(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
     }
     /* an MTC that ends a PSB+'s instant - unless the PSB+'s TSC may have
        been sampled before this edge */
-    if (!c->cfg.psb_early_tsc) c->psb.at = 0;
+    if (!c->cfg.real.psb_early_tsc) c->psb.at = 0;
 }
 
 static void ptc__clk_on_cyc(ptc_clock *c, ptc__clk_entry *e)
 {
-    if (c->cfg.cyc_bits < 64 && e->it.pkt.u.cyc.cycles >> c->cfg.cyc_bits)
+    if (c->cfg.trace.cyc_bits < 64 && e->it.pkt.u.cyc.cycles >> c->cfg.trace.cyc_bits)
         ptc__clk_break(c); /* more than the counter holds: not a count we can use */
     else
         c->at.cyc_pending = c->win.count + 1; /* counted when the next packet shows what it is */
@@ -5116,9 +5198,9 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
            TMA's is emitted, and whatever comes before the next clock stop
            comes before it (or the one after, when an MTC inside a PSB+
            whose TSC was sampled before it is already out) */
-        uint64_t n = c->cfg.mtc_freq, first = (UINT64_C(1) << n) - (c->ctc.base_low & ((UINT64_C(1) << n) - 1));
-        if (c->cfg.psb_early_tsc && c->psb.mtc) first += UINT64_C(1) << n;
-        first += (uint64_t)c->cfg.mtc_lost << n;
+        uint64_t n = c->cfg.trace.ctl.mtc_freq, first = (UINT64_C(1) << n) - (c->ctc.base_low & ((UINT64_C(1) << n) - 1));
+        if (c->cfg.real.psb_early_tsc && c->psb.mtc) first += UINT64_C(1) << n;
+        first += (uint64_t)c->cfg.real.mtc_lost << n;
         c->due.hi = ptc__math_sat_add(ptc__clk_edge(&c->rate, &c->ctc, first, 1), c->rate.mtc_lag);
         c->due.hi_known = 1;
         c->due.stop_since_mtc = 0;
@@ -5128,7 +5210,7 @@ static void ptc__clk_on_cbr(ptc_clock *c, ptc__clk_entry *e, ptc__clk_step *s)
 static void ptc__clk_on_psb(ptc_clock *c)
 {
     /* (with SKL168 the CYC before it may be lost, and its cycles with it) */
-    if (c->cfg.errata & PTC_ERRATUM_SKL168) ptc__clk_break(c);
+    if (c->cfg.trace.errata & PTC_ERRATUM_SKL168) ptc__clk_break(c);
     c->psb.at = c->win.count + 1;
     c->psb.point = 0;
     c->psb.cycles = 0;
@@ -5168,7 +5250,7 @@ static void ptc__clk_position_after_carry(ptc_clock *c, ptc__clk_entry *e, int t
     /* (a TNT's first branch may lie before that CYC) */
     if (!ref || ref->pos_lo != 0 || ref->pos_hi != 0 || (e->flags & PTC__CLK_FIRST_BRANCH)) return;
     e->pos_lo = 0;
-    if (c->cfg.cyc_en && timed_by_cyc && w != UINT64_MAX) e->pos_hi = w - 1;
+    if (c->cfg.trace.ctl.cyc_en && timed_by_cyc && w != UINT64_MAX) e->pos_hi = w - 1;
     e->flags |= PTC__CLK_UNPINNED;
 }
 
@@ -5188,7 +5270,7 @@ static void ptc__clk_position(ptc_clock *c, ptc__clk_entry *e, const ptc__clk_st
         e->flags |= c->fup.flags;
         return;
     }
-    if (c->cfg.cyc_en && !c->at.active && ptc_packet_is_cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF && !c->at.cyc_pending &&
+    if (c->cfg.trace.ctl.cyc_en && !c->at.active && ptc_packet_is_cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF && !c->at.cyc_pending &&
         !c->at.cyc_just_before)
         e->flags |= PTC__CLK_NEAR;
     if (s->same_instant && c->tsc.sampled) e->flags |= PTC__CLK_SAMPLED; /* guessed as the TSC is */
@@ -5208,12 +5290,12 @@ static void ptc__clk_position(ptc_clock *c, ptc__clk_entry *e, const ptc__clk_st
     if (c->at.cyc_just_before && timed_by_cyc) {
         e->pos_hi = c->at.pos;
         e->flags |= PTC__CLK_EXACT;
-    } else if (c->cfg.cyc_en && timed_by_cyc && !c->psb.at && t != PTC_OVF) {
+    } else if (c->cfg.trace.ctl.cyc_en && timed_by_cyc && !c->psb.at && t != PTC_OVF) {
         if (ptc__clk_thresh_window(c) != UINT64_MAX) e->pos_hi = c->at.pos + ptc__clk_thresh_window(c) - 1;
         /* the threshold unknown: the window the CYCs bound it to is loose
            (an MTC's CYC carries its whole period); the points take it
            small, as those in use are (and as the NEAR guess does) */
-        if (c->cfg.cyc_thresh == PTC_CYC_THRESH_UNKNOWN) e->flags |= PTC__CLK_AT_START;
+        if (c->cfg.trace.ctl.cyc_thresh == PTC__CYC_THRESH_UNKNOWN) e->flags |= PTC__CLK_AT_START;
     }
 }
 
@@ -5408,7 +5490,7 @@ static void ptc__ev_settle(ptc_events *ev)
     a->lo = ptc__clk_edge(&ev->rate, &ev->ctc, ev->ctc.art_rel, 0);
     a->hi = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, ev->ctc.art_rel, 1), ev->rate.mtc_lag);
     /* its edge plus half its jitter (SPEC 3.7 rule 1) */
-    a->point = ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(&ev->rate, ev->cfg.mtc_jitter, ev->rate.cbr, 1) / 2);
+    a->point = ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(&ev->rate, ev->cfg.real.mtc_jitter, ev->rate.cbr, 1) / 2);
     if (a->lo > ev->now.lo) ev->now.lo = a->lo;
     ptc__ev_note_ref(ev);
     ev->now.pos = PTC__EV_NOPOS; /* the cycles count from this anchor now */
@@ -5460,7 +5542,7 @@ static void ptc__ev_new_ref(ptc_events *ev, int exact)
 static PTC__INLINE void ptc__ev_note_cyc(ptc_events *ev, uint64_t cycles)
 {
     int wrap = (cycles & (cycles + 1)) == 0 &&
-               (cycles >= 4095 || (ev->cfg.cyc_bits < 64 && cycles == (UINT64_C(1) << ev->cfg.cyc_bits) - 1));
+               (cycles >= 4095 || (ev->cfg.trace.cyc_bits < 64 && cycles == (UINT64_C(1) << ev->cfg.trace.cyc_bits) - 1));
     if (ev->cyc_just_before && ev->branch.cand != PTC__EV_NOPOS && ev->branch.lone == PTC__EV_NOPOS) {
         ev->branch.lone = ev->branch.cand;
         ev->branch.seen_lone = 1;
@@ -5485,13 +5567,13 @@ static uint64_t ptc__ev_first_branch_pos(ptc_events *ev)
         b->unplaced++;
         return ev->pos;
     }
-    return ev->cfg.cyc_thresh >= 2 && ev->cfg.cyc_thresh <= 15 ? ev->pos + (UINT64_C(1) << (ev->cfg.cyc_thresh - 2)) : ev->pos;
+    return ev->cfg.trace.ctl.cyc_thresh >= 2 && ev->cfg.trace.ctl.cyc_thresh <= 15 ? ev->pos + (UINT64_C(1) << (ev->cfg.trace.ctl.cyc_thresh - 2)) : ev->pos;
 }
 
 static PTC__INLINE void ptc__ev_cyc(ptc_events *ev, uint64_t cycles)
 {
     size_t i;
-    if (ev->cfg.cyc_bits < 64 && cycles >> ev->cfg.cyc_bits) { /* more than the counter holds */
+    if (ev->cfg.trace.cyc_bits < 64 && cycles >> ev->cfg.trace.cyc_bits) { /* more than the counter holds */
         ptc__ev_break(ev);
         ev->cyc_just_before = 0;
         return;
@@ -5517,15 +5599,15 @@ static PTC__INLINE void ptc__ev_mtc(ptc_events *ev, uint8_t payload)
     uint64_t step;
     int exact = ev->cyc_just_before;
     ev->cyc_just_before = 0;
-    if (ev->psb.in && !ev->cfg.psb_early_tsc) ev->psb.after_tsc = 0; /* the PSB+'s instant is over */
-    if (ev->cfg.policy.threshold) { /* (the run matters only when the policy suppresses) */
+    if (ev->psb.in && !ev->cfg.real.psb_early_tsc) ev->psb.after_tsc = 0; /* the PSB+'s instant is over */
+    if (ev->cfg.trace.policy.threshold) { /* (the run matters only when the policy suppresses) */
         ptc_packet mtc;
         memset(&mtc, 0, sizeof mtc);
         mtc.type = PTC_MTC;
         mtc.u.mtc.ctc = payload;
         (void)ptc_checker_packet(&ev->due.chk, &mtc);
     }
-    if (!ptc__clk_ctc_mtc(&ev->ctc, ev->cfg.mtc_freq, payload, &step)) return;
+    if (!ptc__clk_ctc_mtc(&ev->ctc, ev->cfg.trace.ctl.mtc_freq, payload, &step)) return;
     /* MTCs went missing with no stop between: suppressed (SPEC 3.7) */
     if (ptc__clk_mtc_gap(&ev->cfg, &ev->ctc, step) && !ev->due.stop_since_mtc) ev->due.seen_gap = 1;
     ev->due.stop_since_mtc = 0;
@@ -5563,9 +5645,9 @@ static void ptc__ev_psb_instant(ptc_events *ev, uint64_t full)
    the sample (SPEC 3.11). */
 static void ptc__ev_tsc_bounds(ptc_events *ev, uint64_t full, int mtc_ahead, uint64_t mtc_hi)
 {
-    int sampled_early = ev->psb.in && ev->cfg.psb_early_tsc;
+    int sampled_early = ev->psb.in && ev->cfg.real.psb_early_tsc;
     uint64_t by = full + 1;
-    if (ev->cfg.psb_early_tsc && mtc_ahead) by = ptc__math_sat_add(mtc_hi, ev->rate.mtc_lag);
+    if (ev->cfg.real.psb_early_tsc && mtc_ahead) by = ptc__math_sat_add(mtc_hi, ev->rate.mtc_lag);
     ev->ref.hi = by;
     ptc__ev_bound_waiting(ev, sampled_early && ev->psb.first ? ev->psb.first - 1 : ev->count, 0);
     /* sampled before it went out: its packet's time is not bounded above
@@ -5599,13 +5681,13 @@ static void ptc__ev_tsc(ptc_events *ev, uint64_t v)
     if (full > ev->now.lo) ev->now.lo = full;
     ptc__ev_tsc_bounds(ev, full, mtc_ahead, mtc_hi);
     ev->psb.tsc = ev->psb.in;
-    if (ev->psb.in && !ev->cfg.psb_early_tsc) ptc__ev_psb_instant(ev, full);
+    if (ev->psb.in && !ev->cfg.real.psb_early_tsc) ptc__ev_psb_instant(ev, full);
 }
 
 static void ptc__ev_tma(ptc_events *ev, const ptc_packet *p)
 {
     ev->cyc_just_before = 0;
-    if (!ev->tsc.run || !ev->cfg.cpuid_15_eax || p->u.tma.fc > ev->tsc.full || (ev->cfg.errata & PTC_ERRATUM_SKZ84)) return;
+    if (!ev->tsc.run || !ev->cfg.trace.ratios.cpuid_15_eax || p->u.tma.fc > ev->tsc.full || (ev->cfg.trace.errata & PTC_ERRATUM_SKZ84)) return;
     ptc__clk_ctc_tma(&ev->ctc, ev->tsc.full, p->u.tma.ctc, p->u.tma.fc);
 }
 
@@ -5620,11 +5702,11 @@ static void ptc__ev_cbr(ptc_events *ev, uint8_t ratio, int with_tsc)
     /* without a TSC, the points count cycles across it (as the full clock
        does, ptc__clk_carry_points): from where the last CYC was */
     uint64_t carried = with_tsc ? 0 : ptc__ev_guess(ev, ev->pos);
-    if (!with_tsc && !carried && ev->tsc.have && ev->cfg.cyc_en) carried = ev->now.lo; /* (no cycles since the anchor) */
+    if (!with_tsc && !carried && ev->tsc.have && ev->cfg.trace.ctl.cyc_en) carried = ev->now.lo; /* (no cycles since the anchor) */
     ev->rate.cbr = ratio;
     ptc__clk_rate_set(&ev->rate);
-    if (ev->cfg.nom_num && ratio && ev->cfg.nom_den <= UINT64_MAX / 256)
-        ptc__math_divider_init(&ev->guess_div, ev->cfg.nom_den * ratio);
+    if (ev->cfg.trace.ratios.nom_num && ratio && ev->cfg.trace.ratios.nom_den <= UINT64_MAX / 256)
+        ptc__math_divider_init(&ev->guess_div, ev->cfg.trace.ratios.nom_den * ratio);
     ptc__ev_break(ev);
     if (carried) {
         ptc__ev_anchor *g = &ev->guess_ref;
@@ -5644,9 +5726,9 @@ static void ptc__ev_cbr(ptc_events *ev, uint8_t ratio, int with_tsc)
     ev->now.pos = PTC__EV_NOPOS;
     ptc__ev_note_ref(ev);
     if (ev->ctc.valid) {
-        uint64_t n = ev->cfg.mtc_freq, first = (UINT64_C(1) << n) - (ev->ctc.base_low & ((UINT64_C(1) << n) - 1));
-        if (ev->cfg.psb_early_tsc && ev->psb.in) first += UINT64_C(1) << n; /* an MTC of the PSB+ may be out */
-        first += (uint64_t)ev->cfg.mtc_lost << n;
+        uint64_t n = ev->cfg.trace.ctl.mtc_freq, first = (UINT64_C(1) << n) - (ev->ctc.base_low & ((UINT64_C(1) << n) - 1));
+        if (ev->cfg.real.psb_early_tsc && ev->psb.in) first += UINT64_C(1) << n; /* an MTC of the PSB+ may be out */
+        first += (uint64_t)ev->cfg.real.mtc_lost << n;
         ev->due.hi = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, first, 1), ev->rate.mtc_lag);
         ev->due.hi_known = 1;
         ev->due.stop_since_mtc = 0;
@@ -5667,7 +5749,7 @@ static void ptc__ev_after_event(ptc_events *ev, const ptc_item *it)
         ev->stops++;
         if (t == PTC_NONE || t == PTC_OVF) ev->due.stop_since_mtc = 1; /* packets lost */
     }
-    if (t != PTC_NONE && ev->cfg.policy.threshold) (void)ptc_checker_packet(&ev->due.chk, &it->pkt);
+    if (t != PTC_NONE && ev->cfg.trace.policy.threshold) (void)ptc_checker_packet(&ev->due.chk, &it->pkt);
     if (t == PTC_NONE || t == PTC_OVF) { /* packets lost: the base and the counts with them */
         ev->ctc.valid = 0;
         ptc__ev_break(ev);
@@ -5675,7 +5757,7 @@ static void ptc__ev_after_event(ptc_events *ev, const ptc_item *it)
     } else if (t == PTC_CBR) {
         ptc__ev_cbr(ev, it->pkt.u.cbr.ratio, tsc_run);
     } else if (t == PTC_PSB) {
-        if (ev->cfg.errata & PTC_ERRATUM_SKL168) { /* the CYC before it may be lost with its cycles */
+        if (ev->cfg.trace.errata & PTC_ERRATUM_SKL168) { /* the CYC before it may be lost with its cycles */
             ptc__ev_break(ev);
             ev->stop_since_ref = 1;
         }
@@ -5695,7 +5777,7 @@ static uint64_t ptc__ev_cap(ptc_events *ev)
     if (!ev->ctc.valid || ev->due.stop_since_mtc) return UINT64_MAX;
     if (!ev->due.hi_known) {
         if (!ev->ctc.have_mtc) return UINT64_MAX;
-        art = ev->ctc.art_rel + (ptc__clk_periods_to_emitted(&ev->cfg, &ev->due.chk, ev->ctc.last_payload) << ev->cfg.mtc_freq);
+        art = ev->ctc.art_rel + (ptc__clk_periods_to_emitted(&ev->cfg, &ev->due.chk, ev->ctc.last_payload) << ev->cfg.trace.ctl.mtc_freq);
         ev->due.hi = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, art, 1), ev->rate.mtc_lag);
         ev->due.hi_known = 1;
     }
@@ -5719,7 +5801,7 @@ static uint64_t ptc__ev_hi_from_ref(const ptc_events *ev, uint64_t pos)
    2, as those in use are small), as SPEC 3.7's last guess. */
 static uint64_t ptc__ev_near_guess(const ptc_events *ev, uint64_t lo)
 {
-    unsigned th = ev->cfg.cyc_thresh <= 15 ? ev->cfg.cyc_thresh : 2;
+    unsigned th = ev->cfg.trace.ctl.cyc_thresh <= 15 ? ev->cfg.trace.ctl.cyc_thresh : 2;
     if (!lo) return 0;
     return th < 2 ? lo : ptc__math_sat_add(lo, ptc__clk_cyc_ticks(&ev->rate, UINT64_C(1) << (th - 2), ev->rate.cbr, 0));
 }
@@ -5732,14 +5814,14 @@ static uint64_t ptc__ev_guess(const ptc_events *ev, uint64_t pos)
     /* (an anchor before the epoch's first CYC counts from the counter's
        reset, position 0, SPEC 3.7 rule 3; with no cycles since it they
        say nothing) */
-    if (!a->valid || a->epoch != ev->epoch || !(a->exact || a->pos_lo == 0) || !ev->cfg.nom_num ||
-        !ev->rate.cbr || ev->cfg.nom_den > UINT64_MAX / 256 || (pos <= a->pos_lo && !a->exact))
+    if (!a->valid || a->epoch != ev->epoch || !(a->exact || a->pos_lo == 0) || !ev->cfg.trace.ratios.nom_num ||
+        !ev->rate.cbr || ev->cfg.trace.ratios.nom_den > UINT64_MAX / 256 || (pos <= a->pos_lo && !a->exact))
         return 0;
     if (pos < a->pos_lo) { /* a TNT's first branch, before the anchor */
-        uint64_t back = ptc__math_muldiv_by(&ev->guess_div, a->pos_lo - pos, ev->cfg.nom_num, 1);
+        uint64_t back = ptc__math_muldiv_by(&ev->guess_div, a->pos_lo - pos, ev->cfg.trace.ratios.nom_num, 1);
         return a->point > back ? a->point - back : 0;
     }
-    return ptc__math_sat_add(a->point, ptc__math_muldiv_by(&ev->guess_div, pos - a->pos_lo, ev->cfg.nom_num, 0));
+    return ptc__math_sat_add(a->point, ptc__math_muldiv_by(&ev->guess_div, pos - a->pos_lo, ev->cfg.trace.ratios.nom_num, 0));
 }
 
 /* The events that change the clock's state (ptc__ev_after_event) or take
@@ -5770,19 +5852,19 @@ static void ptc__ev_by_cycles(ptc_events *ev, ptc__ev_entry *e, ptc_packet_type 
     int timed_by_cyc = t != PTC_NONE && t != PTC_OVF && (ptc_packet_is_cyc_eligible(t) || ptc_packet_is_tnt(t));
     /* with no CYC right before it, the threshold bounds how far past the
        last CYC position it is (SPEC 3.5 rule 4) */
-    uint64_t window = timed_by_cyc && !exact && ev->cfg.cyc_en && ev->cfg.cyc_thresh <= 15
-                          ? (ev->cfg.cyc_thresh ? (UINT64_C(1) << (ev->cfg.cyc_thresh - 1)) - 1 : 0)
+    uint64_t window = timed_by_cyc && !exact && ev->cfg.trace.ctl.cyc_en && ev->cfg.trace.ctl.cyc_thresh <= 15
+                          ? (ev->cfg.trace.ctl.cyc_thresh ? (UINT64_C(1) << (ev->cfg.trace.ctl.cyc_thresh - 1)) - 1 : 0)
                           : PTC__EV_NOPOS;
     e->pos_hi = exact ? ev->pos : window != PTC__EV_NOPOS ? ev->pos + window : PTC__EV_NOPOS;
     e->hi = e->pos_hi != PTC__EV_NOPOS ? ptc__ev_hi_from_ref(ev, e->pos_hi) : UINT64_MAX;
     /* a TNT's first branch came after the last event: with CYCs since,
        most likely at one of them */
     e->guess = ptc__ev_guess(ev, ptc_packet_is_tnt(t) && !exact ? ptc__ev_first_branch_pos(ev) : ev->pos);
-    if (!e->guess && timed_by_cyc && ev->cfg.cyc_en && ev->ref.valid && ev->ref.epoch == ev->epoch &&
+    if (!e->guess && timed_by_cyc && ev->cfg.trace.ctl.cyc_en && ev->ref.valid && ev->ref.epoch == ev->epoch &&
         ev->pos == ev->ref.pos_lo)
         e->guess = ptc__ev_near_guess(ev, e->lo); /* no CYC since the anchor: most likely right after it */
     if (ev->psb.tsc && !e->guess) e->guess = ev->tsc.full; /* a PSB+ is one instant, its TSC's (SPEC 3.6) */
-    if (t == PTC_CBR && !ev->tsc.run && !e->guess && ev->cfg.cyc_en)
+    if (t == PTC_CBR && !ev->tsc.run && !e->guess && ev->cfg.trace.ctl.cyc_en)
         e->guess = e->lo; /* most likely sent with what came before (SPEC 3.7, PTC__CLK_AT_START) */
     ev->branch.first = ev->branch.lone = ev->branch.cand = PTC__EV_NOPOS;
 }
@@ -5843,7 +5925,7 @@ static PTC__INLINE void ptc__ev_event(ptc_events *ev, const ptc_item *it)
     if (ptc__ev_at_tsc(ev, e, t) && ev->ready == ev->count - 1) ev->ready = ev->count;
     if (t != PTC_NONE) ev->now.ntp_lo = ev->now.lo;
     ev->cyc_just_before = 0;
-    if (((PTC__EV_SPECIAL >> t) & 1) || ev->tsc.run || ev->cfg.policy.threshold) ptc__ev_after_event(ev, it);
+    if (((PTC__EV_SPECIAL >> t) & 1) || ev->tsc.run || ev->cfg.trace.policy.threshold) ptc__ev_after_event(ev, it);
 }
 
 /* Everything the decoder reports goes through here but the PADs, MTCs
@@ -5966,7 +6048,7 @@ static void ptc__ev_pop(ptc_events *ev, ptc_timed_item *out)
     point = e->guess ? e->guess : e->hi == UINT64_MAX ? lo : lo + (hi - lo) / 2;
     /* with no policy known and no MTC missing so far, the next MTC
        probably came on time: at most half a period past the lower bound */
-    if (!e->guess && !ev->cfg.have_policy && !ev->due.seen_gap && ev->due.half_period && point - lo > ev->due.half_period)
+    if (!e->guess && !(ev->cfg.trace.known & PTC_KNOW_POLICY) && !ev->due.seen_gap && ev->due.half_period && point - lo > ev->due.half_period)
         point = lo + ev->due.half_period;
     if (!e->guess && point < e->floor) point = e->floor;
     if (point < lo) point = lo;
@@ -6113,15 +6195,12 @@ PTCDEF void ptc_ring_reader_lost(const ptc_ring_reader *rd, uint64_t *overwritte
 PTCDEF ptc_status ptc_nav_init(ptc_nav *nav, const ptc_clock_config *cfg, ptc_nav_entry *storage, size_t capacity)
 {
     if (!nav || !cfg || (!storage && capacity)) return PTC_ERR_BAD_ARGUMENT;
-    if (cfg->cyc_bits < 1 || cfg->cyc_bits > 64 || (cfg->cyc_thresh > 15 && cfg->cyc_thresh != PTC_CYC_THRESH_UNKNOWN))
-        return PTC_ERR_BAD_CONFIG;
+    if (ptc_trace_config_error(&cfg->trace)) return PTC_ERR_BAD_CONFIG;
     memset(nav, 0, sizeof *nav);
     nav->entries = storage;
     nav->capacity = capacity;
-    nav->cyc_en = cfg->cyc_en;
-    nav->cyc_thresh = cfg->cyc_thresh;
-    nav->cyc_bits = cfg->cyc_bits;
-    nav->errata = cfg->errata;
+    nav->trace = cfg->trace;
+    ptc__trace_cyc_view(&nav->trace);
     return PTC_OK;
 }
 
@@ -6157,7 +6236,7 @@ static unsigned ptc__nav_carried(const ptc_nav *nav, const ptc_item *it)
    once the next packet shows that no OVF follows (SPEC 4.2). */
 static void ptc__nav_on_cyc(ptc_nav *nav, const ptc_packet *p)
 {
-    if (nav->cyc_bits < 64 && p->u.cyc.cycles >> nav->cyc_bits) {
+    if (nav->trace.cyc_bits < 64 && p->u.cyc.cycles >> nav->trace.cyc_bits) {
         nav->cycles_broken = 1; /* not from the configured counter (SPEC 3.5 rule 7) */
     } else {
         nav->cycles += p->u.cyc.cycles;
@@ -6166,7 +6245,7 @@ static void ptc__nav_on_cyc(ptc_nav *nav, const ptc_packet *p)
     }
     nav->last_was_cyc = 1;
     nav->after_ovf = 0;
-    nav->last_cyc_wrap = nav->cyc_bits < 64 && p->u.cyc.cycles == (UINT64_C(1) << nav->cyc_bits) - 1;
+    nav->last_cyc_wrap = nav->trace.cyc_bits < 64 && p->u.cyc.cycles == (UINT64_C(1) << nav->trace.cyc_bits) - 1;
 }
 
 /* The entry of a packet that carries `carried` retirements, with what its
@@ -6207,8 +6286,8 @@ static void ptc__nav_record(ptc_nav *nav, const ptc_item *it, unsigned carried, 
 static void ptc__nav_on_eligible(ptc_nav *nav, const ptc_packet *p)
 {
     uint64_t slack;
-    if (nav->cyc_thresh == PTC_CYC_THRESH_UNKNOWN && !nav->last_was_cyc) return; /* no bound without the threshold */
-    slack = nav->last_was_cyc || !nav->cyc_thresh ? 0 : (UINT64_C(1) << (nav->cyc_thresh - 1)) - 1;
+    if (nav->trace.ctl.cyc_thresh == PTC__CYC_THRESH_UNKNOWN && !nav->last_was_cyc) return; /* no bound without the threshold */
+    slack = nav->last_was_cyc || !nav->trace.ctl.cyc_thresh ? 0 : (UINT64_C(1) << (nav->trace.ctl.cyc_thresh - 1)) - 1;
     ptc__nav_bound(nav, nav->cycles + slack);
     /* a PTW or EXSTOP with its IP bit set: the FUP right after it is at
        its time */
@@ -6266,7 +6345,7 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
        it carries the count wrapped during the overflow (SPEC 5.2) */
     if (nav->cyc_bound_pending && type != PTC_OVF) ptc__nav_bound(nav, nav->cyc_bound);
     nav->cyc_bound_pending = 0;
-    if (type == PTC_PSB && (nav->errata & PTC_ERRATUM_SKL168) && nav->started) {
+    if (type == PTC_PSB && (nav->trace.errata & PTC_ERRATUM_SKL168) && nav->started) {
         /* (SKL168) the CYC before this PSB, and the cycles it counted, may
            be missing: the next CYC's sum bounds nothing before it, and
            sums from here on may be short */
@@ -6290,7 +6369,7 @@ PTCDEF ptc_status ptc_nav_add(ptc_nav *nav, const ptc_timed_item *t)
     if (carried) ptc__nav_record(nav, it, carried, tsc_lo, tsc_hi);
     if (type == PTC_FUP && nav->fup_bound_valid) ptc__nav_bound(nav, nav->fup_bound);
     nav->fup_bound_valid = 0;
-    if (nav->cyc_en && !nav->cycles_broken && ptc_packet_is_cyc_eligible(type) && type != PTC_OVF)
+    if (nav->trace.ctl.cyc_en && !nav->cycles_broken && ptc_packet_is_cyc_eligible(type) && type != PTC_OVF)
         ptc__nav_on_eligible(nav, &it->pkt);
     nav->last_was_cyc = 0;
     ptc__nav_track(nav, type, carried);
@@ -6328,7 +6407,7 @@ PTCDEF ptc_status ptc_nav_build_ring(ptc_nav *nav, ptc_clock *clk, const uint8_t
     ptc_timed_item t;
     ptc_status st;
     if (!nav || !clk) return PTC_ERR_BAD_ARGUMENT;
-    st = ptc_ring_reader_init_flags(&rd, buf, cap, written, ptc_errata_decode_flags(clk->cfg.errata));
+    st = ptc_ring_reader_init_flags(&rd, buf, cap, written, ptc_errata_decode_flags(clk->cfg.trace.errata));
     while (st == PTC_OK && ptc_ring_reader_next(&rd, &it) == PTC_OK) {
         st = ptc_clock_push(clk, &it);
         while (st == PTC_OK && ptc_clock_pop(clk, &t) == PTC_OK) st = ptc_nav_add(nav, &t);
@@ -6543,11 +6622,10 @@ PTCDEF void ptc_model_config_default(ptc_model_config *c)
 #define PTC__X(key, field, least, most, dflt) c->field = dflt;
     PTC_MODEL_CONFIG_FIELDS(PTC__X)
 #undef PTC__X
-    c->policy.min_burst = 2;
+#define PTC__X(field, value) c->trace.field = value;
+    PTC_MODEL_TRACE_DEFAULTS(PTC__X)
+#undef PTC__X
 }
-
-/* (a function, so that no comparison is always true for a field's type) */
-static int ptc__mdl_in_range(uint64_t v, uint64_t least, uint64_t most) { return v >= least && v <= most; }
 
 PTCDEF const char *ptc_model_error_field(const ptc_model *m) { return m->error_field ? m->error_field : ""; }
 
@@ -6592,7 +6670,7 @@ static uint64_t ptc__mdl_phase_den(const ptc_model *m, uint64_t den, uint8_t rat
     /* (a wobbling rate needs finer steps: 2^20 more, about a ppm) */
     uint64_t unit = (uint64_t)ratio * m->clk.bclk_den << (m->cfg.rate_ppm ? 20 : 0), g = ptc__math_gcd(den, unit), q, r;
     if (!ptc__math_mad_div(den / g, unit, 0, 0, 1, &q, &r)) return 0;
-    if (q >= (UINT64_C(1) << 63) / m->cfg.cpuid_15_eax) return 0;
+    if (q >= (UINT64_C(1) << 63) / m->cfg.trace.ratios.cpuid_15_eax) return 0;
     return q;
 }
 
@@ -6610,41 +6688,51 @@ static int ptc__mdl_set_phase_den(ptc_model *m, uint8_t ratio)
     return 1;
 }
 
+/* What the model needs of its trace beyond the ranges every part checks
+   (ptc_trace_config_error): the key of the first field it cannot run
+   with, or NULL. */
+static const char *ptc__mdl_trace_error(const ptc_trace_config *t)
+{
+    const ptc_tsc_ratios *r = &t->ratios;
+    const char *e = ptc_trace_config_error(t);
+#define PTC__MDL_ERRATUM_BIT(key, bit) | (bit)
+    if (e) return e;
+    if (!r->cpuid_15_eax) return "cpuid_0x15_eax";
+    if (r->cpuid_15_ebx / r->cpuid_15_eax > 510 || (r->cpuid_15_ebx / r->cpuid_15_eax == 510 && r->cpuid_15_ebx % r->cpuid_15_eax))
+        return "cpuid_0x15_ebx";
+    if (r->nom_num || r->nom_den || r->nom_exact) return "nom"; /* the clocks make it */
+    if (t->cyc_bits < 2 || t->cyc_bits > 32) return "cyc_bits";
+    if (t->errata & ~(uint32_t)(0 PTC_MODEL_ERRATA(PTC__MDL_ERRATUM_BIT))) return "errata";
+#undef PTC__MDL_ERRATUM_BIT
+    if (t->policy.threshold && t->policy.min_burst < 2) return "policy.min_burst";
+    /* a bound on every gap, so the 8-bit payload can always count it */
+    if (t->policy.threshold && !t->policy.resume_after && !t->policy.resume_on_value) return "policy.resume";
+    return NULL;
+}
+
 PTCDEF ptc_status ptc_model_init(ptc_model *m, const ptc_model_config *cfg, const ptc_model_sink *sink)
 {
-    const ptc_mtc_policy *pol;
     uint64_t g;
-    unsigned i;
 #define PTC__MDL_REQUIRE(cond, field) do { if (!(cond)) { m->error_field = field; return PTC_ERR_BAD_CONFIG; } } while (0)
     if (!m || !cfg) return PTC_ERR_BAD_ARGUMENT;
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
     if (sink) m->sink = *sink;
-    pol = &cfg->policy;
-#define PTC__MDL_ERRATUM_BIT(key, bit) | (bit)
-#define PTC__X(key, field, least, most, dflt) PTC__MDL_REQUIRE(ptc__mdl_in_range(cfg->field, least, most), key);
+    m->error_field = ptc__mdl_trace_error(&cfg->trace);
+    if (m->error_field) return PTC_ERR_BAD_CONFIG;
+#define PTC__X(key, field, least, most, dflt) PTC__MDL_REQUIRE(ptc__trace_in_range(cfg->field, least, most), key);
     PTC_MODEL_CONFIG_FIELDS(PTC__X)
 #undef PTC__X
-    PTC__MDL_REQUIRE(!(cfg->errata & ~(uint32_t)(0 PTC_MODEL_ERRATA(PTC__MDL_ERRATUM_BIT))), "errata");
     /* what ties fields together */
-    PTC__MDL_REQUIRE(cfg->cpuid_15_ebx / cfg->cpuid_15_eax <= 510 &&
-                 (cfg->cpuid_15_ebx / cfg->cpuid_15_eax < 510 || cfg->cpuid_15_ebx % cfg->cpuid_15_eax == 0),
-                 "cpuid_0x15_ebx");
-    PTC__MDL_REQUIRE(cfg->nfilters <= 4, "nfilters");
-    for (i = 0; i < cfg->nfilters; i++) PTC__MDL_REQUIRE(cfg->filter_lo[i] < cfg->filter_hi[i], "filter");
     PTC__MDL_REQUIRE(!cfg->fifo_bytes || (cfg->fifo_bytes >= 128 && cfg->drain_bytes >= 1 && cfg->drain_cycles >= 1 &&
                                       cfg->fifo_bytes <= 0xFFFFFFFFu / cfg->drain_cycles),
                  "fifo_bytes");
-    PTC__MDL_REQUIRE(!pol->threshold || pol->min_burst >= 2, "policy.min_burst");
-    /* a bound on every gap, so the 8-bit payload can always count it */
-    PTC__MDL_REQUIRE(!pol->threshold || pol->resume_after || pol->resume_on_value, "policy.resume");
     m->clk.wobble_left = PTC__MDL_WOBBLE_STEP_CYCLES;
     g = ptc__math_gcd(cfg->art_hz, 100000000u);
     m->clk.art_per_cycle_num = cfg->art_hz / g;
     m->clk.bclk_den = 100000000u / g;
     PTC__MDL_REQUIRE(ptc__mdl_set_phase_den(m, cfg->core_ratio), "core_ratio");
 #undef PTC__MDL_REQUIRE
-#undef PTC__MDL_ERRATUM_BIT
     m->clk.art = cfg->art_start;
     m->core.cpl = 3;
     m->core.csl = 1;
@@ -6659,7 +6747,7 @@ PTCDEF ptc_exact_tsc ptc_model_now(const ptc_model *m)
        art*ebx = q1*eax + r1; num*ebx = q2*den + r2;
        TSC = K + q1 + (r1 + q2 + r2/den) / eax */
     ptc_exact_tsc t;
-    uint64_t eax = m->cfg.cpuid_15_eax, ebx = m->cfg.cpuid_15_ebx, q1, r1, q2, r2, q3, r3;
+    uint64_t eax = m->cfg.trace.ratios.cpuid_15_eax, ebx = m->cfg.trace.ratios.cpuid_15_ebx, q1, r1, q2, r2, q3, r3;
     (void)ptc__math_mad_div(m->clk.art, ebx, 0, 0, eax, &q1, &r1);
     (void)ptc__math_mad_div(m->clk.art_num, ebx, 0, 0, m->clk.art_den, &q2, &r2);
     q3 = (r1 + q2) / eax;
@@ -6674,7 +6762,7 @@ PTCDEF ptc_exact_tsc ptc_model_now(const ptc_model *m)
    now minus the TSC at the edge, both floored (SPEC 5.1). */
 static uint16_t ptc__mdl_fast_counter(const ptc_model *m)
 {
-    uint64_t eax = m->cfg.cpuid_15_eax, ebx = m->cfg.cpuid_15_ebx, q1, r1, q2, r2;
+    uint64_t eax = m->cfg.trace.ratios.cpuid_15_eax, ebx = m->cfg.trace.ratios.cpuid_15_ebx, q1, r1, q2, r2;
     (void)ptc__math_mad_div(m->clk.art, ebx, 0, 0, eax, &q1, &r1);
     (void)ptc__math_mad_div(m->clk.art_num, ebx, 0, 0, m->clk.art_den, &q2, &r2);
     return (uint16_t)((r1 + q2) / eax);
@@ -6683,8 +6771,8 @@ static uint16_t ptc__mdl_fast_counter(const ptc_model *m)
 PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t *den)
 {
     /* tsc_hz / (ratio * 1e8) = art_hz * ebx / (eax * ratio * 1e8) */
-    uint64_t n = m->clk.art_per_cycle_num * m->cfg.cpuid_15_ebx;
-    uint64_t d = m->clk.bclk_den * m->cfg.cpuid_15_eax * m->clk.ratio, g = ptc__math_gcd(n, d);
+    uint64_t n = m->clk.art_per_cycle_num * m->cfg.trace.ratios.cpuid_15_ebx;
+    uint64_t d = m->clk.bclk_den * m->cfg.trace.ratios.cpuid_15_eax * m->clk.ratio, g = ptc__math_gcd(n, d);
     *num = n / g;
     *den = d / g;
 }
@@ -6694,21 +6782,21 @@ PTCDEF void ptc_model_tsc_per_cycle(const ptc_model *m, uint64_t *num, uint64_t 
 static int ptc__mdl_context_en(const ptc_model *m)
 {
     if (m->vmx.non_root && !m->vmx.guest_traced) return 0;
-    return m->core.cpl == 0 ? m->cfg.os : m->cfg.user;
+    return m->core.cpl == 0 ? m->cfg.trace.ctl.os : m->cfg.trace.ctl.user;
 }
 
 static int ptc__mdl_filter_en(const ptc_model *m, uint64_t ip)
 {
     unsigned i;
-    if (!m->cfg.nfilters) return 1;
-    for (i = 0; i < m->cfg.nfilters; i++)
-        if (ip >= m->cfg.filter_lo[i] && ip < m->cfg.filter_hi[i]) return 1;
+    if (!m->cfg.trace.filters.count) return 1;
+    for (i = 0; i < m->cfg.trace.filters.count; i++)
+        if (ip >= m->cfg.trace.filters.lo[i] && ip < m->cfg.trace.filters.hi[i]) return 1;
     return 0;
 }
 
 static int ptc__mdl_packet_en(const ptc_model *m, uint64_t ip)
 {
-    return m->core.enabled && m->cfg.branch_en && ptc__mdl_context_en(m) && ptc__mdl_filter_en(m, ip);
+    return m->core.enabled && m->cfg.trace.ctl.branch_en && ptc__mdl_context_en(m) && ptc__mdl_filter_en(m, ip);
 }
 
 /* -- output -- */
@@ -6762,14 +6850,14 @@ static void ptc__mdl_report_retirements(ptc_model *m, const ptc_packet *p)
 
 static uint64_t ptc__mdl_random(ptc_model *m);
 
-/* Erratum SKZ84 (PTC_ERRATUM_SKZ84 in cfg.errata): whether the TMA whose bytes are in b (7 of
+/* Erratum SKZ84 (PTC_ERRATUM_SKZ84 in cfg.trace.errata): whether the TMA whose bytes are in b (7 of
    them) goes out corrupt, and if so corrupts them and adds the bogus byte.
    Its reserved byte is set, so that a decoder can see it; the bogus
    byte is never a PSB pattern byte, so that no PSB can start inside. */
 static int ptc__mdl_skz84_corrupt_tma(ptc_model *m, uint8_t *b)
 {
     uint64_t r;
-    if (!(m->cfg.errata & PTC_ERRATUM_SKZ84) || !m->vmx.non_root || ptc__mdl_random(m) % 2) return 0;
+    if (!(m->cfg.trace.errata & PTC_ERRATUM_SKZ84) || !m->vmx.non_root || ptc__mdl_random(m) % 2) return 0;
     r = ptc__mdl_random(m);
     b[2] = (uint8_t)r;         /* CTC */
     b[3] = (uint8_t)(r >> 8);
@@ -6821,7 +6909,7 @@ static int ptc__mdl_output(ptc_model *m, ptc_packet *p)
         m->psb.bytes = 0;
         m->psb.pending = 0;
     }
-    if (m->psb.bytes >= (UINT64_C(2048) << m->cfg.psb_freq)) m->psb.pending = 1;
+    if (m->psb.bytes >= (UINT64_C(2048) << m->cfg.trace.ctl.psb_freq)) m->psb.pending = 1;
     return 1;
 }
 
@@ -6831,8 +6919,8 @@ static int ptc__mdl_output(ptc_model *m, ptc_packet *p)
 static void ptc__mdl_cyc(ptc_model *m, int force)
 {
     ptc_packet p;
-    uint64_t thresh = m->cfg.cyc_thresh ? UINT64_C(1) << (m->cfg.cyc_thresh - 1) : 0;
-    if (!m->cfg.cyc_en || !m->core.enabled || m->out.overflow || m->cyc.count == 0) return;
+    uint64_t thresh = m->cfg.trace.ctl.cyc_thresh ? UINT64_C(1) << (m->cfg.trace.ctl.cyc_thresh - 1) : 0;
+    if (!m->cfg.trace.ctl.cyc_en || !m->core.enabled || m->out.overflow || m->cyc.count == 0) return;
     if (!force && m->cyc.count < thresh) return;
     memset(&p, 0, sizeof p);
     p.type = PTC_CYC;
@@ -6865,7 +6953,7 @@ static int ptc__mdl_emit(ptc_model *m, ptc_packet *p)
         if (m->tnt.count && p->type != PTC_TNT8 && p->type != PTC_TNT64) ptc__mdl_flush_tnt(m);
         m->mtc.suppressing = 0;
         m->mtc.run = 0;
-        m->mtc.need = m->cfg.policy.threshold;
+        m->mtc.need = m->cfg.trace.policy.threshold;
     }
     /* An eligible packet right after a CYC is at that CYC's time (SDM); if
        cycles have passed since (the CYC timed a TNT's first branch, or the
@@ -6955,7 +7043,7 @@ static void ptc__mdl_mode_tsx(ptc_model *m, int abort)
 static void ptc__mdl_pip(ptc_model *m)
 {
     ptc_packet p = ptc__mdl_blank(PTC_PIP);
-    if (!m->cfg.os) return;
+    if (!m->cfg.trace.ctl.os) return;
     p.u.pip.cr3 = m->core.cr3;
     p.u.pip.nr = m->vmx.non_root;
     (void)ptc__mdl_emit(m, &p);
@@ -6975,12 +7063,12 @@ static void ptc__mdl_tsc_tma(ptc_model *m)
 {
     ptc_packet p;
     m->sample.have = 0;
-    if (!m->cfg.tsc_en) return;
+    if (!m->cfg.trace.ctl.tsc_en) return;
     memset(&p, 0, sizeof p);
     p.type = PTC_TSC;
     p.u.tsc.tsc = (m->sample.out ? m->sample.time : ptc_model_now(m)).tsc & ((UINT64_C(1) << 56) - 1);
     (void)ptc__mdl_emit(m, &p);
-    if (!m->cfg.mtc_en) return;
+    if (!m->cfg.trace.ctl.mtc_en) return;
     memset(&p, 0, sizeof p);
     p.type = PTC_TMA;
     p.u.tma.ctc = (uint16_t)(m->sample.out ? m->sample.art : m->clk.art);
@@ -7008,15 +7096,15 @@ static uint64_t ptc__mdl_random(ptc_model *m)
     return x;
 }
 
-/* Erratum SKL168 (PTC_ERRATUM_SKL168 in cfg.errata): the CYC that would go out right before a
+/* Erratum SKL168 (PTC_ERRATUM_SKL168 in cfg.trace.errata): the CYC that would go out right before a
    PSB, with the cycles counted since the last one, may be lost. */
 static void ptc__mdl_skl168_drop_cyc(ptc_model *m)
 {
     ptc_packet p;
     uint8_t bytes[PTC_MAX_PACKET_SIZE];
-    if (!(m->cfg.errata & PTC_ERRATUM_SKL168)) return;
+    if (!(m->cfg.trace.errata & PTC_ERRATUM_SKL168)) return;
     ptc__mdl_flush_tnt(m); /* (the PSB would send it first, with its CYC) */
-    if (!m->cfg.cyc_en || !m->core.enabled || m->out.overflow || !m->cyc.count || ptc__mdl_random(m) % 2) return;
+    if (!m->cfg.trace.ctl.cyc_en || !m->core.enabled || m->out.overflow || !m->cyc.count || ptc__mdl_random(m) % 2) return;
     p = ptc__mdl_blank(PTC_CYC);
     p.u.cyc.cycles = m->cyc.count;
     p.size = (uint8_t)ptc__enc_packet(&p, bytes);
@@ -7043,7 +7131,7 @@ static void ptc__mdl_psb_plus(ptc_model *m, int at_edge)
     }
     if (ptc__mdl_context_en(m)) {
         ptc__mdl_pip(m);
-        if (m->vmx.vmcs && m->cfg.os) ptc__mdl_vmcs(m);
+        if (m->vmx.vmcs && m->cfg.trace.ctl.os) ptc__mdl_vmcs(m);
     }
     if (at_edge) ptc__mdl_mtc_flush(m);
     m->sample.out = at_edge;
@@ -7079,7 +7167,7 @@ static uint64_t ptc__mdl_cycles_to_mtc_within(const ptc_model *m, uint64_t limit
    (so that ptc_model_psb_gap_max still holds). */
 static void ptc__mdl_settle(ptc_model *m)
 {
-    uint64_t wait_bytes = (UINT64_C(2048) << m->cfg.psb_freq) + PTC_MODEL_STEP_BYTES / 2;
+    uint64_t wait_bytes = (UINT64_C(2048) << m->cfg.trace.ctl.psb_freq) + PTC_MODEL_STEP_BYTES / 2;
     if (!ptc__mdl_psb_due(m)) return;
     if (ptc__mdl_psb_at_edge(m)) {
         ptc__mdl_psb_plus(m, 1);
@@ -7099,9 +7187,9 @@ static void ptc__mdl_settle(ptc_model *m)
 
 /* -- time passing -- */
 
-static int ptc__mdl_cyc_counting(const ptc_model *m) { return m->core.enabled && m->cfg.cyc_en; }
+static int ptc__mdl_cyc_counting(const ptc_model *m) { return m->core.enabled && m->cfg.trace.ctl.cyc_en; }
 
-static uint64_t ptc__mdl_cyc_max(const ptc_model *m) { return (UINT64_C(1) << m->cfg.cyc_bits) - 1; }
+static uint64_t ptc__mdl_cyc_max(const ptc_model *m) { return (UINT64_C(1) << m->cfg.trace.cyc_bits) - 1; }
 
 /* The cycles to the next MTC edge, or UINT64_MAX when it is more than
    `limit` cycles away (or never comes). With a wobbling rate the walk goes
@@ -7115,8 +7203,8 @@ static uint64_t ptc__mdl_cycles_to_mtc_within(const ptc_model *m, uint64_t limit
        num + j*inc >= k*den - at each rate the wobble steps through */
     uint64_t k, j, r, num = m->clk.art_num, inc = m->clk.art_inc, left = m->clk.wobble_left, done = 0;
     uint32_t step = m->clk.wobble_step;
-    if (!m->core.enabled || !m->cfg.mtc_en) return UINT64_MAX;
-    k = ((((m->clk.art >> m->cfg.mtc_freq) + 1) << m->cfg.mtc_freq)) - m->clk.art;
+    if (!m->core.enabled || !m->cfg.trace.ctl.mtc_en) return UINT64_MAX;
+    k = ((((m->clk.art >> m->cfg.trace.ctl.mtc_freq) + 1) << m->cfg.trace.ctl.mtc_freq)) - m->clk.art;
     for (;;) {
         uint64_t ticks;
         if (!ptc__math_mad_div(k, m->clk.art_den, inc - 1, num, inc, &j, &r)) return UINT64_MAX;
@@ -7183,7 +7271,7 @@ static int ptc__mdl_step_one(ptc_model *m)
     if (m->clk.art_num >= m->clk.art_den) {
         m->clk.art_num -= m->clk.art_den;
         m->clk.art++;
-        return m->core.enabled && m->cfg.mtc_en && (m->clk.art & ((UINT64_C(1) << m->cfg.mtc_freq) - 1)) == 0;
+        return m->core.enabled && m->cfg.trace.ctl.mtc_en && (m->clk.art & ((UINT64_C(1) << m->cfg.trace.ctl.mtc_freq) - 1)) == 0;
     }
     return 0;
 }
@@ -7212,7 +7300,7 @@ static int ptc__mdl_mtc_lost(ptc_model *m, const ptc_packet *p)
 /* The MTC of an edge, through the suppression policy (SPEC 2.1). */
 static void ptc__mdl_mtc_packet(ptc_model *m, uint8_t payload)
 {
-    const ptc_mtc_policy *pol = &m->cfg.policy;
+    const ptc_mtc_policy *pol = &m->cfg.trace.policy;
     ptc_packet p;
     int resumed = 0;
     memset(&p, 0, sizeof p);
@@ -7269,7 +7357,7 @@ static void ptc__mdl_mtc_flush(ptc_model *m)
    earlier edge still waiting goes out first. */
 static void ptc__mdl_mtc_edge(ptc_model *m)
 {
-    uint8_t payload = (uint8_t)(m->clk.art >> m->cfg.mtc_freq);
+    uint8_t payload = (uint8_t)(m->clk.art >> m->cfg.trace.ctl.mtc_freq);
     ptc__mdl_mtc_flush(m);
     m->sample.edge_cycle = m->cycle;
     m->mtc.pending = 1;
@@ -7278,16 +7366,16 @@ static void ptc__mdl_mtc_edge(ptc_model *m)
     if (m->cfg.mtc_jitter) m->mtc.due += ptc__mdl_random(m) % ((uint64_t)m->cfg.mtc_jitter + 1);
 }
 
-/* Erratum SKD007 (PTC_ERRATUM_SKD007 in cfg.errata): the CYC that goes out with the OVF, when
+/* Erratum SKD007 (PTC_ERRATUM_SKD007 in cfg.trace.errata): the CYC that goes out with the OVF, when
    it has more than one byte, may keep only its first; the OVF's bytes
    take the place of the rest. */
 static void ptc__mdl_skd007_cut_cyc(ptc_model *m)
 {
     ptc_packet p;
     uint8_t bytes[PTC_MAX_PACKET_SIZE];
-    uint64_t thresh = m->cfg.cyc_thresh ? UINT64_C(1) << (m->cfg.cyc_thresh - 1) : 0;
+    uint64_t thresh = m->cfg.trace.ctl.cyc_thresh ? UINT64_C(1) << (m->cfg.trace.ctl.cyc_thresh - 1) : 0;
     /* (a count of 32 or more does not fit the first byte's five bits) */
-    if (!(m->cfg.errata & PTC_ERRATUM_SKD007) || !m->cfg.cyc_en || !m->core.enabled || m->cyc.count < 32) return;
+    if (!(m->cfg.trace.errata & PTC_ERRATUM_SKD007) || !m->cfg.trace.ctl.cyc_en || !m->core.enabled || m->cyc.count < 32) return;
     if (m->cyc.count < thresh && !m->cyc.last_was_cyc) return; /* no CYC goes out with this OVF */
     if (ptc__mdl_random(m) % 2) return;
     p = ptc__mdl_blank(PTC_CYC);
@@ -7515,7 +7603,7 @@ PTCDEF ptc_status ptc_model_start(ptc_model *m, uint64_t ip)
     m->core.packet_en = 0;
     m->mtc.suppressing = 0;
     m->mtc.run = 0;
-    m->mtc.need = m->cfg.policy.threshold;
+    m->mtc.need = m->cfg.trace.policy.threshold;
     ptc__mdl_psb_plus(m, 0);
     m->core.packet_en = ptc__mdl_packet_en(m, ip);
     if (m->core.packet_en) {
@@ -7642,7 +7730,7 @@ PTCDEF ptc_status ptc_model_ret(ptc_model *m, uint64_t ip, uint64_t target)
         /* every RET a decoder sees takes the newest CALL off the stack,
            compressed or not: "matching stack depth" (SDM 36.2.1.2, and the
            decoder's stack of 36.4.2.2, as Linux perf keeps it) */
-        int compressed = !m->cfg.dis_retc && m->retc.next_ip[m->retc.top] == target && ptc__mdl_packet_en(m, target);
+        int compressed = !m->cfg.trace.ctl.dis_retc && m->retc.next_ip[m->retc.top] == target && ptc__mdl_packet_en(m, target);
         m->retc.top = (uint8_t)((m->retc.top + PTC_MODEL_RETC_DEPTH - 1) % PTC_MODEL_RETC_DEPTH);
         m->retc.depth--;
         if (compressed) {
@@ -7707,15 +7795,15 @@ PTCDEF ptc_status ptc_model_ptwrite(ptc_model *m, uint64_t ip, uint64_t value, i
     if (!m) return PTC_ERR_BAD_ARGUMENT;
     if (bytes != 4 && bytes != 8) return PTC_ERR_RANGE;
     before = ptc__mdl_mark_now(m);
-    if (m->core.enabled && m->cfg.ptw_en && ptc__mdl_context_en(m) && ptc__mdl_filter_en(m, ip)) {
+    if (m->core.enabled && m->cfg.trace.ctl.ptw_en && ptc__mdl_context_en(m) && ptc__mdl_filter_en(m, ip)) {
         ptc_packet p;
         memset(&p, 0, sizeof p);
         p.type = PTC_PTW;
         p.u.ptw.bytes = (uint8_t)bytes;
-        p.u.ptw.ip = m->cfg.fup_on_ptw;
+        p.u.ptw.ip = m->cfg.trace.ctl.fup_on_ptw;
         p.u.ptw.payload = bytes == 4 ? value & 0xFFFFFFFFu : value;
         (void)ptc__mdl_emit(m, &p);
-        if (m->cfg.fup_on_ptw) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
+        if (m->cfg.trace.ctl.fup_on_ptw) ptc__mdl_retiring_ip_packet(m, PTC_FUP, ip);
     }
     ptc__mdl_event(m, PTC_EV_PTWRITE, ip, value, 0, before, 0);
     return PTC_OK;
@@ -7764,7 +7852,7 @@ PTCDEF ptc_status ptc_model_vmptrld(ptc_model *m, uint64_t ip, uint64_t vmcs)
     if (m->vmx.non_root) return PTC_ERR_BAD_STATE;
     before = ptc__mdl_mark_now(m);
     m->vmx.vmcs = vmcs;
-    if (m->core.enabled && m->cfg.os && ptc__mdl_context_en(m)) ptc__mdl_vmcs(m);
+    if (m->core.enabled && m->cfg.trace.ctl.os && ptc__mdl_context_en(m)) ptc__mdl_vmcs(m);
     ptc__mdl_event(m, PTC_EV_VMX, ip, vmcs, 0, before, 0);
     return PTC_OK;
 }
@@ -7856,7 +7944,7 @@ PTCDEF ptc_status ptc_model_set_ratio(ptc_model *m, uint64_t ip, uint8_t ratio)
     if (m->core.enabled) {
         /* EIST in C0 stops the clocks briefly: EXSTOP and FUP with power
            events, then the cycle count so far, TSC, TMA and the new CBR */
-        if (m->cfg.pwr_evt_en) {
+        if (m->cfg.trace.ctl.pwr_evt_en) {
             ptc_packet p;
             memset(&p, 0, sizeof p);
             p.type = PTC_EXSTOP;
@@ -7884,7 +7972,7 @@ PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t
     if (cstate < 1 || cstate > 15) return PTC_ERR_RANGE;
     before = ptc__mdl_mark_now(m);
     ptc__mdl_mtc_flush(m); /* the clocks stop: an edge already seen goes out first */
-    if (m->core.enabled && m->cfg.pwr_evt_en) {
+    if (m->core.enabled && m->cfg.trace.ctl.pwr_evt_en) {
         int ce = ptc__mdl_context_en(m);
         if (mwait && ce) {
             memset(&p, 0, sizeof p);
@@ -7913,7 +8001,7 @@ PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t
         ptc__mdl_cyc(m, 1);
         ptc__mdl_tsc_tma(m);
         ptc__mdl_cbr(m);
-        if (m->cfg.pwr_evt_en) {
+        if (m->cfg.trace.ctl.pwr_evt_en) {
             memset(&p, 0, sizeof p);
             p.type = PTC_PWRX;
             p.u.pwrx.last = (uint8_t)((cstate - 1) & 15);
@@ -7930,34 +8018,29 @@ PTCDEF ptc_status ptc_model_sleep(ptc_model *m, uint64_t ip, int mwait, uint32_t
 
 PTCDEF void ptc_clock_config_from_model(ptc_clock_config *cfg, const ptc_model_config *m)
 {
+    ptc_tsc_ratios *r = &cfg->trace.ratios;
     ptc_clock_config_sdm(cfg);
-    cfg->mtc_freq = m->mtc_freq;
-    cfg->cpuid_15_eax = m->cpuid_15_eax;
-    cfg->cpuid_15_ebx = m->cpuid_15_ebx;
-    cfg->nom_num = (uint64_t)m->art_hz * m->cpuid_15_ebx;
-    cfg->nom_den = (uint64_t)m->cpuid_15_eax * 100000000u;
-    cfg->nom_exact = 1;
-    cfg->cyc_bits = m->cyc_bits;
-    cfg->cyc_en = m->cyc_en;
-    cfg->cyc_thresh = m->cyc_thresh;
-    cfg->policy = m->policy;
-    cfg->mtc_jitter = m->mtc_jitter;
-    cfg->mtc_lost = m->mtc_lost;
-    cfg->rate_ppm = m->rate_ppm;
-    cfg->psb_early_tsc = m->psb_early_tsc != 0;
-    cfg->errata |= m->errata;
+    cfg->trace = m->trace;
+    cfg->trace.known = PTC_KNOW_ALL; /* the model does what its configuration says */
+    r->nom_num = (uint64_t)m->art_hz * r->cpuid_15_ebx;
+    r->nom_den = (uint64_t)r->cpuid_15_eax * 100000000u;
+    r->nom_exact = 1;
+    cfg->real.mtc_jitter = m->mtc_jitter;
+    cfg->real.mtc_lost = m->mtc_lost;
+    cfg->real.rate_ppm = m->rate_ppm;
+    cfg->real.psb_early_tsc = m->psb_early_tsc != 0;
 }
 
 PTCDEF unsigned ptc_model_nom_freq(const ptc_model_config *m)
 {
-    uint64_t tsc_hz = (uint64_t)m->art_hz * m->cpuid_15_ebx / m->cpuid_15_eax;
+    uint64_t tsc_hz = (uint64_t)m->art_hz * m->trace.ratios.cpuid_15_ebx / m->trace.ratios.cpuid_15_eax;
     unsigned nom = (unsigned)((tsc_hz + 50000000u) / 100000000u);
     return nom ? nom : 1;
 }
 
 PTCDEF uint64_t ptc_model_psb_gap_max(const ptc_model_config *cfg)
 {
-    return 16 + (UINT64_C(2048) << (cfg->psb_freq & 15)) - 1 + PTC_MODEL_STEP_BYTES;
+    return 16 + (UINT64_C(2048) << (cfg->trace.ctl.psb_freq & 15)) - 1 + PTC_MODEL_STEP_BYTES;
 }
 
 PTCDEF uint64_t ptc_snapshot_size(const ptc_model_config *cfg, uint64_t history, uint64_t after)
@@ -8471,39 +8554,83 @@ PTCDEF const ptc_perf_attr *ptc_perf_pt_attr(const ptc_perf_reader *rd)
     return NULL;
 }
 
-PTCDEF ptc_status ptc_clock_config_from_perf(ptc_clock_config *cfg, const ptc_perf_reader *rd)
+/* IA32_RTIT_CTL from Intel PT's attr.config, whose bits are its layout
+   (the MTC frequency and CYC bits as the AUXTRACE_INFO names them). */
+static void ptc__perf_ctl_from_config(ptc_rtit_ctl *ctl, uint64_t config, const ptc_perf_pt_info *in)
+{
+    memset(ctl, 0, sizeof *ctl);
+    ctl->branch_en = (config & PTC_PERF_PT_BRANCH) != 0;
+    ctl->tsc_en = (config & PTC_PERF_PT_TSC) != 0;
+    ctl->mtc_en = (config & PTC_PERF_PT_MTC) != 0;
+    ctl->cyc_en = in->cyc_bit && (config & in->cyc_bit) != 0;
+    ctl->pwr_evt_en = (config & PTC_PERF_PT_PWR_EVT) != 0;
+    ctl->ptw_en = (config & PTC_PERF_PT_PTW) != 0;
+    ctl->fup_on_ptw = (config & PTC_PERF_PT_FUP_ON_PTW) != 0;
+    ctl->dis_retc = (config & PTC_PERF_PT_NORETCOMP) != 0;
+    if (in->mtc_freq_bits) {
+        uint64_t bits = in->mtc_freq_bits, v = config & bits;
+        while (!(bits & 1)) { bits >>= 1; v >>= 1; }
+        ctl->mtc_freq = (uint8_t)(v > 15 ? 15 : v);
+    }
+    ctl->cyc_thresh = (uint8_t)PTC_PERF_PT_CONFIG_CYC_THRESH(config);
+    ctl->psb_freq = (uint8_t)PTC_PERF_PT_CONFIG_PSB_PERIOD(config);
+}
+
+PTCDEF ptc_status ptc_perf_trace_config(const ptc_perf_reader *rd, ptc_trace_config *t)
 {
     const ptc_perf_pt_info *in;
     const ptc_perf_attr *a;
-    if (!cfg || !rd) return PTC_ERR_BAD_ARGUMENT;
+    if (!t || !rd) return PTC_ERR_BAD_ARGUMENT;
+    memset(t, 0, sizeof *t);
     if (!rd->have_info) return PTC_ERR_NOT_FOUND;
     in = &rd->info;
-    a = ptc_perf_pt_attr(rd);
-    ptc_clock_config_default(cfg);
     if (in->tsc_ctc_n && in->tsc_ctc_d && in->tsc_ctc_n <= 0xFFFFFFFFu && in->tsc_ctc_d <= 0xFFFFFFFFu) {
-        cfg->cpuid_15_eax = (uint32_t)in->tsc_ctc_d;
-        cfg->cpuid_15_ebx = (uint32_t)in->tsc_ctc_n;
+        t->ratios.cpuid_15_eax = (uint32_t)in->tsc_ctc_d;
+        t->ratios.cpuid_15_ebx = (uint32_t)in->tsc_ctc_n;
     }
     if (in->max_nonturbo_ratio && in->max_nonturbo_ratio <= 255) { /* MSR_PLATFORM_INFO's, rounded */
-        cfg->nom_num = in->max_nonturbo_ratio;
-        cfg->nom_den = 1;
+        t->ratios.nom_num = in->max_nonturbo_ratio;
+        t->ratios.nom_den = 1;
     }
-    if (a) {
-        if (in->mtc_freq_bits) {
-            uint64_t bits = in->mtc_freq_bits, v = a->config & bits;
-            while (!(bits & 1)) { bits >>= 1; v >>= 1; }
-            cfg->mtc_freq = (uint8_t)(v > 15 ? 15 : v);
-        }
-        cfg->cyc_en = (uint8_t)((a->config & in->cyc_bit) != 0 && in->cyc_bit);
-        cfg->cyc_thresh = (uint8_t)PTC_PERF_PT_CONFIG_CYC_THRESH(a->config);
+    a = ptc_perf_pt_attr(rd);
+    if (a) { /* (the privilege levels are exclude_kernel and exclude_user, not read) */
+        ptc__perf_ctl_from_config(&t->ctl, a->config, in);
+        t->known |= PTC_KNOW_CTL & ~(uint32_t)(PTC_KNOW_OS | PTC_KNOW_USER);
     }
-    if (rd->have_cpuid) cfg->errata = ptc_errata_for_cpu(rd->family, rd->model, rd->stepping);
+    if (rd->have_cpuid) {
+        t->errata = ptc_errata_for_cpu(rd->family, rd->model, rd->stepping);
+        t->known |= PTC_KNOW_CPU;
+    }
     return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_clock_config_from_perf(ptc_clock_config *cfg, const ptc_perf_reader *rd)
+{
+    ptc_status st;
+    if (!cfg || !rd) return PTC_ERR_BAD_ARGUMENT;
+    ptc_clock_config_default(cfg);
+    st = ptc_perf_trace_config(rd, &cfg->trace);
+    cfg->trace.known |= PTC_KNOW_MTC_FREQ | PTC_KNOW_POLICY; /* hardware does not suppress MTCs */
+    cfg->trace.cyc_bits = 32;
+    return st;
 }
 
 /* ---- 6.5 writing ---- */
 
 #ifndef PTCODEC_NO_MODEL
+/* Intel PT's attr.config for IA32_RTIT_CTL (ptc__perf_ctl_from_config's
+   inverse, with the standard field positions). */
+static uint64_t ptc__perf_config_from_ctl(const ptc_rtit_ctl *c)
+{
+    return (c->branch_en ? PTC_PERF_PT_BRANCH : 0) | (c->tsc_en ? PTC_PERF_PT_TSC : 0) |
+           (c->mtc_en ? PTC_PERF_PT_MTC : 0) | (c->cyc_en ? PTC_PERF_PT_CYC : 0) |
+           (c->pwr_evt_en ? PTC_PERF_PT_PWR_EVT : 0) | (c->ptw_en ? PTC_PERF_PT_PTW : 0) |
+           (c->fup_on_ptw ? PTC_PERF_PT_FUP_ON_PTW : 0) | (c->dis_retc ? PTC_PERF_PT_NORETCOMP : 0) |
+           ((uint64_t)(c->mtc_freq & 15) << PTC_PERF_PT_MTC_SHIFT) |
+           ((uint64_t)(c->cyc_thresh & 15) << PTC_PERF_PT_CYC_THRESH_SHIFT) |
+           ((uint64_t)(c->psb_freq & 15) << PTC_PERF_PT_PSB_PERIOD_SHIFT);
+}
+
 PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config, const ptc_model_config *m)
 {
     memset(info, 0, sizeof *info);
@@ -8515,17 +8642,11 @@ PTCDEF void ptc_perf_info_from_model(ptc_perf_pt_info *info, uint64_t *pt_config
     info->per_cpu_mmaps = 1;
     info->mtc_bit = PTC_PERF_PT_MTC;
     info->mtc_freq_bits = UINT64_C(15) << PTC_PERF_PT_MTC_SHIFT;
-    info->tsc_ctc_n = m->cpuid_15_ebx;
-    info->tsc_ctc_d = m->cpuid_15_eax;
+    info->tsc_ctc_n = m->trace.ratios.cpuid_15_ebx;
+    info->tsc_ctc_d = m->trace.ratios.cpuid_15_eax;
     info->cyc_bit = PTC_PERF_PT_CYC;
     info->max_nonturbo_ratio = ptc_model_nom_freq(m);
-    *pt_config = (m->branch_en ? PTC_PERF_PT_BRANCH : 0) | (m->tsc_en ? PTC_PERF_PT_TSC : 0) |
-                 (m->mtc_en ? PTC_PERF_PT_MTC : 0) | (m->cyc_en ? PTC_PERF_PT_CYC : 0) |
-                 (m->pwr_evt_en ? PTC_PERF_PT_PWR_EVT : 0) | (m->ptw_en ? PTC_PERF_PT_PTW : 0) |
-                 (m->fup_on_ptw ? PTC_PERF_PT_FUP_ON_PTW : 0) | (m->dis_retc ? PTC_PERF_PT_NORETCOMP : 0) |
-                 ((uint64_t)(m->mtc_freq & 15) << PTC_PERF_PT_MTC_SHIFT) |
-                 ((uint64_t)(m->cyc_thresh & 15) << PTC_PERF_PT_CYC_THRESH_SHIFT) |
-                 ((uint64_t)(m->psb_freq & 15) << PTC_PERF_PT_PSB_PERIOD_SHIFT);
+    *pt_config = ptc__perf_config_from_ctl(&m->trace.ctl);
 }
 #endif
 
@@ -8805,58 +8926,58 @@ PTCDEF ptc_rule ptc_rule_from_name(const char *name)
     return PTC_RULE_NONE;
 }
 
-#if !defined(PTCODEC_NO_MODEL) || !defined(PTCODEC_NO_PERF)
-static uint8_t ptc__conf_known(int on) { return on ? PTC_CONF_ON : PTC_CONF_OFF; }
-#endif
-
 #ifndef PTCODEC_NO_MODEL
 PTCDEF void ptc_conform_config_from_model(ptc_conform_config *cfg, const ptc_model_config *m)
 {
-    ptc_clock_config cc; /* the errata the model imitates, as the clock is told of them */
+    ptc_clock_config cc;
     memset(cfg, 0, sizeof *cfg);
     if (!m) return;
     ptc_clock_config_from_model(&cc, m);
-    cfg->tsc_en = ptc__conf_known(m->tsc_en);
-    cfg->mtc_en = ptc__conf_known(m->mtc_en);
-    cfg->cyc_en = ptc__conf_known(m->cyc_en);
-    cfg->pwr_evt_en = ptc__conf_known(m->pwr_evt_en);
-    cfg->ptw_en = ptc__conf_known(m->ptw_en);
-    cfg->have_psb_freq = 1;
-    cfg->psb_freq = m->psb_freq;
-    /* lost MTCs (mtc_lost) break the policy on purpose, anywhere in the
-       stream: the policy is then no rule (SPEC 7.3.6) */
-    cfg->have_policy = m->mtc_lost == 0;
-    cfg->policy = m->policy;
-    cfg->cpu_known = 1;
-    cfg->errata = cc.errata;
-    cfg->have_clock = 1;
-    cfg->clock = cc;
+    cfg->trace = cc.trace;
+    cfg->real = cc.real;
 }
 #endif
 
 #ifndef PTCODEC_NO_PERF
 PTCDEF ptc_status ptc_conform_config_from_perf(ptc_conform_config *cfg, const ptc_perf_reader *rd)
 {
-    const ptc_perf_attr *a;
+    ptc_clock_config cc;
+    ptc_status st;
     if (!cfg || !rd) return PTC_ERR_BAD_ARGUMENT;
     memset(cfg, 0, sizeof *cfg);
-    if (!rd->have_info) return PTC_ERR_NOT_FOUND;
-    a = ptc_perf_pt_attr(rd);
-    if (a) { /* attr.config is IA32_RTIT_CTL's layout (SPEC 6.1) */
-        cfg->tsc_en = ptc__conf_known((a->config & PTC_PERF_PT_TSC) != 0);
-        cfg->mtc_en = ptc__conf_known((a->config & PTC_PERF_PT_MTC) != 0);
-        cfg->cyc_en = ptc__conf_known((a->config & PTC_PERF_PT_CYC) != 0);
-        cfg->pwr_evt_en = ptc__conf_known((a->config & PTC_PERF_PT_PWR_EVT) != 0);
-        cfg->ptw_en = ptc__conf_known((a->config & PTC_PERF_PT_PTW) != 0);
-        cfg->have_psb_freq = 1;
-        cfg->psb_freq = (uint8_t)PTC_PERF_PT_CONFIG_PSB_PERIOD(a->config);
-    }
-    cfg->cpu_known = (uint8_t)(rd->have_cpuid != 0);
-    if (rd->have_cpuid) cfg->errata = ptc_errata_for_cpu(rd->family, rd->model, rd->stepping);
-    cfg->have_clock = ptc_clock_config_from_perf(&cfg->clock, rd) == PTC_OK;
+    st = ptc_clock_config_from_perf(&cc, rd);
+    if (st != PTC_OK) return st;
+    cfg->trace = cc.trace;
+    cfg->real = cc.real;
     return PTC_OK;
 }
 #endif
+
+/* An enable that is on: known so, or (not known) shown by the stream. */
+static int ptc__conf_on(const ptc_conform *c, uint32_t know, uint8_t value, int shown)
+{
+    return (c->cfg.trace.known & know) ? value != 0 : shown;
+}
+
+/* An enable known to be off. */
+static int ptc__conf_off(const ptc_conform *c, uint32_t know, uint8_t value)
+{
+    return (c->cfg.trace.known & know) && !value;
+}
+
+/* The MTC policy's rules (SPEC 7.3.6): with the trace's policy known and
+   no MTC lost on purpose (the real clocks' mtc_lost breaks it anywhere). */
+static int ptc__conf_policy_rules(const ptc_conform *c)
+{
+    return (c->cfg.trace.known & PTC_KNOW_POLICY) && !c->cfg.real.mtc_lost;
+}
+
+/* The time rules (SPEC 7.3.5): with MTCFreq known; each reads what else
+   it needs (the ratios) and is off without it. */
+static int ptc__conf_time_rules_on(const ptc_conform *c) { return (c->cfg.trace.known & PTC_KNOW_MTC_FREQ) != 0; }
+
+/* The checker's own states of an enable the stream shows. */
+enum { PTC__CONF_UNKNOWN = 0, PTC__CONF_OFF = 1, PTC__CONF_ON = 2 };
 
 /* Sets of packet types, a bit each. */
 #define PTC__CONF_T(t) ((uint64_t)1 << (t))
@@ -8934,8 +9055,8 @@ static void ptc__conf_report(ptc_conform *c, ptc__conf_out *o, ptc_rule rule, ui
 {
     ptc_finding *f;
     ptc_severity sev = ptc__conf_rules[rule].severity;
-    if (erratum & c->cfg.errata) sev = PTC_SEV_ERRATUM;
-    else if (erratum && !c->cfg.cpu_known && sev == PTC_SEV_VIOLATION) sev = PTC_SEV_SUSPICIOUS;
+    if (erratum & c->cfg.trace.errata) sev = PTC_SEV_ERRATUM;
+    else if (erratum && !(c->cfg.trace.known & PTC_KNOW_CPU) && sev == PTC_SEV_VIOLATION) sev = PTC_SEV_SUSPICIOUS;
     else erratum = 0;
     if (o->n >= PTC_CONFORM_MAX_FINDINGS) return;
     f = &o->f[o->n++];
@@ -8957,10 +9078,10 @@ static uint64_t ptc__conf_fast_types(const ptc_conform *c)
     uint64_t m = PTC__CONF_T(PTC_PAD);
     if (c->stopped) return m;
     /* (the time rules read every MTC and CYC) */
-    if (!c->cfg.have_policy && !c->cfg.have_clock && c->cfg.mtc_en != PTC_CONF_OFF && c->saw_mtc) m |= PTC__CONF_T(PTC_MTC);
-    if (c->cfg.cyc_en != PTC_CONF_OFF && !c->cfg.have_clock) m |= PTC__CONF_T(PTC_CYC);
-    if (c->synced && !c->in_psb && !c->pending && c->pkt_en == PTC_CONF_ON && !c->en_by_psb && !c->tma_may_follow &&
-        !c->cfg.have_policy && c->awake && !c->time.last_cyc.pending)
+    if (!ptc__conf_policy_rules(c) && !ptc__conf_time_rules_on(c) && !ptc__conf_off(c, PTC_KNOW_MTC_EN, c->cfg.trace.ctl.mtc_en) && c->saw_mtc) m |= PTC__CONF_T(PTC_MTC);
+    if (!ptc__conf_off(c, PTC_KNOW_CYC_EN, c->cfg.trace.ctl.cyc_en) && !ptc__conf_time_rules_on(c)) m |= PTC__CONF_T(PTC_CYC);
+    if (c->synced && !c->in_psb && !c->pending && c->pkt_en == PTC__CONF_ON && !c->en_by_psb && !c->tma_may_follow &&
+        !ptc__conf_policy_rules(c) && c->awake && !c->time.last_cyc.pending)
         m |= PTC__CONF_T(PTC_TNT8) | PTC__CONF_T(PTC_TNT64) | PTC__CONF_T(PTC_TIP);
     return m;
 }
@@ -8973,27 +9094,28 @@ static void ptc__conf_lose_sync(ptc_conform *c)
     c->in_psb = 0;
     c->psb_cut = 0;
     c->pending = 0;
-    c->pkt_en = PTC_CONF_UNKNOWN;
+    c->pkt_en = PTC__CONF_UNKNOWN;
     c->en_by_psb = 0;
     c->stopped = 0;
-    c->sleeping = PTC_CONF_UNKNOWN;
+    c->sleeping = PTC__CONF_UNKNOWN;
     c->awake = 0;
     c->tma_may_follow = 0;
     c->have_prev_psb = 0;
     memset(&c->time, 0, sizeof c->time);
-    ptc_checker_init(&c->policy, &c->cfg.policy);
+    ptc_checker_init(&c->policy, &c->cfg.trace.policy);
 }
 
-PTCDEF void ptc_conform_init(ptc_conform *c, const ptc_conform_config *cfg)
+PTCDEF ptc_status ptc_conform_init(ptc_conform *c, const ptc_conform_config *cfg)
 {
+    int bad = cfg && (ptc_trace_config_error(&cfg->trace) || cfg->real.rate_ppm >= 1000000);
+    if (!c) return PTC_ERR_BAD_ARGUMENT;
     memset(c, 0, sizeof *c);
-    if (cfg) c->cfg = *cfg;
+    if (cfg && !bad) c->cfg = *cfg; /* (a bad one: set up knowing nothing) */
     ptc__conf_lose_sync(c);
     c->fast = ptc__conf_fast_types(c);
+    return bad ? PTC_ERR_BAD_CONFIG : PTC_OK;
 }
 
-/* An enable that is on: known so, or (unknown) shown by the stream. */
-static int ptc__conf_on(uint8_t known, int shown) { return known == PTC_CONF_ON || (known == PTC_CONF_UNKNOWN && shown); }
 
 /* ---- 7.3.4 values and 7.3.5 what the configuration turns off: each
    packet on its own, synced or not ---- */
@@ -9024,15 +9146,17 @@ static int ptc__conf_type_undefined(const ptc_packet *p)
     return 0;
 }
 
-static int ptc__conf_disabled(const ptc_conform_config *k, ptc_packet_type t)
+/* An enable of t known to be off. */
+static int ptc__conf_disabled(const ptc_conform *c, ptc_packet_type t)
 {
+    const ptc_rtit_ctl *ctl = &c->cfg.trace.ctl;
     switch (t) {
-    case PTC_TSC: return k->tsc_en == PTC_CONF_OFF;
-    case PTC_TMA: return k->tsc_en == PTC_CONF_OFF || k->mtc_en == PTC_CONF_OFF;
-    case PTC_MTC: return k->mtc_en == PTC_CONF_OFF;
-    case PTC_CYC: return k->cyc_en == PTC_CONF_OFF;
-    case PTC_PTW: return k->ptw_en == PTC_CONF_OFF;
-    case PTC_EXSTOP: case PTC_MWAIT: case PTC_PWRE: case PTC_PWRX: return k->pwr_evt_en == PTC_CONF_OFF;
+    case PTC_TSC: return ptc__conf_off(c, PTC_KNOW_TSC_EN, ctl->tsc_en);
+    case PTC_TMA: return ptc__conf_off(c, PTC_KNOW_TSC_EN, ctl->tsc_en) || ptc__conf_off(c, PTC_KNOW_MTC_EN, ctl->mtc_en);
+    case PTC_MTC: return ptc__conf_off(c, PTC_KNOW_MTC_EN, ctl->mtc_en);
+    case PTC_CYC: return ptc__conf_off(c, PTC_KNOW_CYC_EN, ctl->cyc_en);
+    case PTC_PTW: return ptc__conf_off(c, PTC_KNOW_PTW_EN, ctl->ptw_en);
+    case PTC_EXSTOP: case PTC_MWAIT: case PTC_PWRE: case PTC_PWRX: return ptc__conf_off(c, PTC_KNOW_PWR_EVT_EN, ctl->pwr_evt_en);
     default: return 0;
     }
 }
@@ -9079,7 +9203,7 @@ static void ptc__conf_check_values(ptc_conform *c, ptc__conf_out *o, const ptc_i
         ptc__conf_report(c, o, PTC_RULE_CYC_NOT_SHORTEST, it->offset, 0);
     if (p->type == PTC_TIP_PGE && p->u.ip.ipc == PTC_IPC_SUPPRESSED)
         ptc__conf_report(c, o, PTC_RULE_PGE_NO_IP, it->offset, 0);
-    if (ptc__conf_disabled(&c->cfg, p->type)) ptc__conf_report(c, o, PTC_RULE_DISABLED_PACKET, it->offset, 0);
+    if (ptc__conf_disabled(c, p->type)) ptc__conf_report(c, o, PTC_RULE_DISABLED_PACKET, it->offset, 0);
     if (p->type == PTC_TSC) {
         /* 56 bits that wrap: back means less by under half the range */
         uint64_t back = (c->last_tsc - p->u.tsc.tsc) & ((UINT64_C(1) << 56) - 1);
@@ -9098,12 +9222,12 @@ static void ptc__conf_psb_end(ptc_conform *c, ptc__conf_out *o)
     uint64_t m = c->psb_members;
     int fup = (m & PTC__CONF_T(PTC_FUP)) != 0, mode = (m & PTC__CONF_T(PTC_MODE_EXEC)) != 0;
     if (!(m & PTC__CONF_T(PTC_CBR))) ptc__conf_report(c, o, PTC_RULE_PSB_NO_CBR, c->psb_off, 0);
-    if (!(m & PTC__CONF_T(PTC_TSC)) && ptc__conf_on(c->cfg.tsc_en, c->saw_tsc))
+    if (!(m & PTC__CONF_T(PTC_TSC)) && ptc__conf_on(c, PTC_KNOW_TSC_EN, c->cfg.trace.ctl.tsc_en, c->saw_tsc))
         ptc__conf_report(c, o, PTC_RULE_PSB_NO_TSC, c->psb_off, 0);
     if (fup != mode) ptc__conf_report(c, o, PTC_RULE_PSB_FUP_MODE, c->psb_off, 0);
     /* FUP and MODE.Exec are there exactly when PacketEn is 1 (BDM70: or
        wrongly, before a TIP.PGE) */
-    c->pkt_en = fup ? PTC_CONF_ON : PTC_CONF_OFF;
+    c->pkt_en = fup ? PTC__CONF_ON : PTC__CONF_OFF;
     c->en_by_psb = (uint8_t)fup;
     c->in_psb = 0;
 }
@@ -9112,9 +9236,9 @@ static void ptc__conf_psb(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
 {
     ptc_packet_type t = it->pkt.type;
     if (t == PTC_PSB) {
-        uint64_t period = UINT64_C(1) << ((c->cfg.psb_freq & 15) + 11);
+        uint64_t period = UINT64_C(1) << (c->cfg.trace.ctl.psb_freq + 11);
         if (c->in_psb) ptc__conf_report(c, o, PTC_RULE_PSB_NESTED, it->offset, 0);
-        if (c->cfg.have_psb_freq && c->have_prev_psb && it->offset - c->prev_psb_off > 2 * period)
+        if ((c->cfg.trace.known & PTC_KNOW_PSB_FREQ) && c->have_prev_psb && it->offset - c->prev_psb_off > 2 * period)
             ptc__conf_report(c, o, PTC_RULE_PSB_PERIOD, it->offset, 0);
         c->have_prev_psb = 1;
         c->prev_psb_off = it->offset;
@@ -9122,7 +9246,7 @@ static void ptc__conf_psb(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
         c->psb_seq++;
         c->psb_off = it->offset;
         c->psb_members = 0;
-        c->pkt_en = PTC_CONF_UNKNOWN; /* until the PSB+ says */
+        c->pkt_en = PTC__CONF_UNKNOWN; /* until the PSB+ says */
         c->en_by_psb = 0;
         c->psb_cut = 0;
         return;
@@ -9204,7 +9328,7 @@ static void ptc__conf_open(ptc_conform *c, const ptc_item *it, int bound)
     int ip_bit = 0;
     switch (p->type) {
     case PTC_TSC:
-        if (ptc__conf_on(c->cfg.mtc_en, c->saw_mtc)) ptc__conf_owe(c, PTC__CONF_F_TMA, it->offset);
+        if (ptc__conf_on(c, PTC_KNOW_MTC_EN, c->cfg.trace.ctl.mtc_en, c->saw_mtc)) ptc__conf_owe(c, PTC__CONF_F_TMA, it->offset);
         return;
     case PTC_FUP:
         if (!c->in_psb && !bound) ptc__conf_owe(c, PTC__CONF_F_TIP, it->offset);
@@ -9215,7 +9339,7 @@ static void ptc__conf_open(ptc_conform *c, const ptc_item *it, int bound)
     case PTC_MODE_TSX:
         /* its FUP needs PacketEn, MODE.TSX only ContextEn: it owes the FUP
            with packets on; otherwise a FUP right after it is still its own */
-        if (!c->in_psb) ptc__conf_await(c, PTC__CONF_F_TSX_FUP, it->offset, c->pkt_en == PTC_CONF_ON);
+        if (!c->in_psb) ptc__conf_await(c, PTC__CONF_F_TSX_FUP, it->offset, c->pkt_en == PTC__CONF_ON);
         return;
     case PTC_OVF:
         ptc__conf_owe(c, PTC__CONF_F_OVF, it->offset);
@@ -9244,29 +9368,29 @@ static void ptc__conf_enable(ptc_conform *c, ptc__conf_out *o, const ptc_item *i
     ptc_packet_type t = it->pkt.type;
     switch (t) {
     case PTC_TIP_PGE:
-        if (c->pkt_en == PTC_CONF_ON)
+        if (c->pkt_en == PTC__CONF_ON)
             ptc__conf_report(c, o, PTC_RULE_PGE_WHILE_ON, it->offset, c->en_by_psb ? PTC_ERRATUM_BDM70 : 0);
         if (!c->mode_since_psb) ptc__conf_report(c, o, PTC_RULE_PGE_NO_MODE, it->offset, 0);
-        c->pkt_en = PTC_CONF_ON;
+        c->pkt_en = PTC__CONF_ON;
         break;
     case PTC_TIP_PGD:
-        if (c->pkt_en == PTC_CONF_OFF) ptc__conf_report(c, o, PTC_RULE_PGD_WHILE_OFF, it->offset, 0);
-        c->pkt_en = PTC_CONF_OFF;
+        if (c->pkt_en == PTC__CONF_OFF) ptc__conf_report(c, o, PTC_RULE_PGD_WHILE_OFF, it->offset, 0);
+        c->pkt_en = PTC__CONF_OFF;
         break;
     case PTC_TNT8: case PTC_TNT64: case PTC_TIP:
-        if (c->pkt_en == PTC_CONF_OFF) ptc__conf_report(c, o, PTC_RULE_FLOW_WHILE_OFF, it->offset, 0);
-        c->pkt_en = PTC_CONF_ON;
+        if (c->pkt_en == PTC__CONF_OFF) ptc__conf_report(c, o, PTC_RULE_FLOW_WHILE_OFF, it->offset, 0);
+        c->pkt_en = PTC__CONF_ON;
         break;
     case PTC_FUP:
         /* a FUP bound to another packet may come with FilterEn 0 (EXSTOP),
            and one after an OVF without PacketEn (APL12): neither says it is on */
         if (bound) return;
-        if (c->pkt_en == PTC_CONF_OFF) ptc__conf_report(c, o, PTC_RULE_FLOW_WHILE_OFF, it->offset, 0);
+        if (c->pkt_en == PTC__CONF_OFF) ptc__conf_report(c, o, PTC_RULE_FLOW_WHILE_OFF, it->offset, 0);
         break;
     case PTC_STOP: /* (the table's rows that stop tracing: "TIP.PGD(...), TraceStop") */
-        if (c->pkt_en == PTC_CONF_ON) ptc__conf_report(c, o, PTC_RULE_STOP_WHILE_ON, it->offset, 0);
+        if (c->pkt_en == PTC__CONF_ON) ptc__conf_report(c, o, PTC_RULE_STOP_WHILE_ON, it->offset, 0);
         c->stopped = 1;
-        c->pkt_en = PTC_CONF_OFF;
+        c->pkt_en = PTC__CONF_OFF;
         break;
     default:
         return;
@@ -9295,7 +9419,7 @@ static void ptc__conf_timing(ptc_conform *c, ptc__conf_out *o, const ptc_item *i
     else if (!(ptc__conf_followers[PTC__CONF_F_TMA].may_precede & PTC__CONF_T(t))) c->tma_may_follow = 0;
     c->saw_tsc |= t == PTC_TSC;
     c->saw_mtc |= t == PTC_MTC || t == PTC_TMA;
-    if (c->cfg.have_policy) {
+    if (ptc__conf_policy_rules(c)) {
         /* part 2's checker gives the rule itself (an MTC that SKL168 drops
            is next to a PSB, an NTP: no gap is counted across it) */
         int broken = ptc_checker_packet(&c->policy, &it->pkt);
@@ -9321,21 +9445,21 @@ static void ptc__conf_timing(ptc_conform *c, ptc__conf_out *o, const ptc_item *i
    nom (ptc__conf_cycles_in). */
 static int ptc__conf_ctc_known(const ptc_conform_config *k)
 {
-    return k->have_clock && k->clock.cpuid_15_eax && k->clock.cpuid_15_ebx && k->clock.mtc_freq <= 15;
+    return (k->trace.known & PTC_KNOW_MTC_FREQ) && k->trace.ratios.cpuid_15_eax && k->trace.ratios.cpuid_15_ebx;
 }
 
 /* TSC ticks in n CTC ticks (floor or ceil, saturating). */
-static uint64_t ptc__conf_ctc_ticks(const ptc_clock_config *k, uint64_t n, int ceil)
+static uint64_t ptc__conf_ctc_ticks(const ptc_conform_config *k, uint64_t n, int ceil)
 {
-    return ptc__math_muldiv(n, k->cpuid_15_ebx, k->cpuid_15_eax, ceil);
+    return ptc__math_muldiv(n, k->trace.ratios.cpuid_15_ebx, k->trace.ratios.cpuid_15_eax, ceil);
 }
 
 /* The most core cycles n TSC ticks can hold at ratio cbr, with nom's
    rounding and the clock's spread; UINT64_MAX when nom is not known. */
-static uint64_t ptc__conf_cycles_in(const ptc_clock_config *k, uint64_t ticks, uint8_t cbr)
+static uint64_t ptc__conf_cycles_in(const ptc_conform_config *k, uint64_t ticks, uint8_t cbr)
 {
-    uint64_t num = k->nom_num, den = k->nom_den, x;
-    if (!k->nom_exact) { /* nom - 1/2: the fewest TSC ticks a 100 MHz tick can be */
+    uint64_t num = k->trace.ratios.nom_num, den = k->trace.ratios.nom_den, x;
+    if (!k->trace.ratios.nom_exact) { /* nom - 1/2: the fewest TSC ticks a 100 MHz tick can be */
         if (num > UINT64_MAX / 2 || den > UINT64_MAX / 2 || 2 * num <= den) return UINT64_MAX;
         num = 2 * num - den;
         den *= 2;
@@ -9343,8 +9467,8 @@ static uint64_t ptc__conf_cycles_in(const ptc_clock_config *k, uint64_t ticks, u
     if (!num || !den) return UINT64_MAX;
     x = ptc__math_muldiv(ticks, den, num, 1);
     x = x > UINT64_MAX / cbr ? UINT64_MAX : x * cbr;
-    x = ptc__math_muldiv(x, 1000000u + (uint64_t)k->rate_ppm, 1000000u, 1);
-    return ptc__math_sat_add(x, PTC_CLOCK_HW_MTC_JITTER + (uint64_t)k->mtc_jitter);
+    x = ptc__math_muldiv(x, 1000000u + (uint64_t)k->real.rate_ppm, 1000000u, 1);
+    return ptc__math_sat_add(x, PTC_CLOCK_HW_MTC_JITTER + (uint64_t)k->real.mtc_jitter);
 }
 
 /* A TSC: no earlier than the edge of the last MTC since the epoch's TMA,
@@ -9354,9 +9478,9 @@ static void ptc__conf_time_tsc(ptc_conform *c, ptc__conf_out *o, const ptc_item 
 {
     ptc__conf_epoch *ep = &c->time.epoch;
     ptc__conf_cyc_count *w = &c->time.window;
-    const ptc_clock_config *k = &c->cfg.clock;
+    const ptc_conform_config *k = &c->cfg;
     uint64_t tsc = it->pkt.u.tsc.tsc, periods = c->in_psb ? ep->periods_at_psb : ep->periods;
-    unsigned f = k->mtc_freq;
+    unsigned f = k->trace.ctl.mtc_freq;
     uint64_t into = ep->ctc & ((1u << f) - 1u); /* the epoch's CTC past its period's edge */
     if (ep->valid && !c->time.guest && tsc >= ep->tsc && periods && periods <= (UINT64_MAX >> 16) &&
         (periods << f) > into + 2 && ptc__conf_ctc_known(&c->cfg)) {
@@ -9384,7 +9508,7 @@ static void ptc__conf_time_tma(ptc_conform *c, ptc__conf_out *o, const ptc_item 
     if (!ep->tsc_pending || !ptc__conf_ctc_known(&c->cfg)) return;
     if (ep->seen && !c->time.guest && ep->pending_tsc >= ep->tsc) {
         uint64_t q, r;
-        if (ptc__math_mad_div(ep->pending_tsc - ep->tsc, c->cfg.clock.cpuid_15_eax, 0, 0, c->cfg.clock.cpuid_15_ebx, &q, &r)) {
+        if (ptc__math_mad_div(ep->pending_tsc - ep->tsc, c->cfg.trace.ratios.cpuid_15_eax, 0, 0, c->cfg.trace.ratios.cpuid_15_ebx, &q, &r)) {
             uint16_t off = (uint16_t)(ctc - (uint16_t)(ep->ctc + q));
             if (off > 2 && off < 0xFFFEu) ptc__conf_report(c, o, PTC_RULE_TMA_CTC_MISMATCH, it->offset, 0);
         }
@@ -9403,7 +9527,7 @@ static void ptc__conf_time_tma(ptc_conform *c, ptc__conf_out *o, const ptc_item 
 static void ptc__conf_epoch_mtc(ptc_conform *c, uint8_t p)
 {
     ptc__conf_epoch *ep = &c->time.epoch;
-    unsigned f = c->cfg.clock.mtc_freq;
+    unsigned f = c->cfg.trace.ctl.mtc_freq;
     if (!ep->valid) return;
     /* the first MTC: against the CTC bits the TMA holds, [15:f] */
     if (ep->have_mtc) ep->periods += (uint8_t)(p - ep->mtc);
@@ -9418,14 +9542,14 @@ static void ptc__conf_epoch_mtc(ptc_conform *c, uint8_t p)
 static void ptc__conf_chain_mtc(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
 {
     ptc__conf_cyc_count *ch = &c->time.chain;
-    const ptc_clock_config *k = &c->cfg.clock;
+    const ptc_conform_config *k = &c->cfg;
     uint8_t p = it->pkt.u.mtc.ctc;
     if (ch->state == 2) {
         unsigned gap = (uint8_t)(p - ch->mtc);
         ch->periods += gap ? gap : 256u; /* (equal payloads: a whole wrap) */
         ch->mtc = p;
-        if (ch->cbr && k->have_policy && k->policy.threshold == 0 && ch->periods < (UINT64_C(1) << 40) &&
-            ch->cycles > ptc__conf_cycles_in(k, ptc__conf_ctc_ticks(k, (ch->periods + 1) << k->mtc_freq, 1), ch->cbr)) {
+        if (ch->cbr && (k->trace.known & PTC_KNOW_POLICY) && k->trace.policy.threshold == 0 && ch->periods < (UINT64_C(1) << 40) &&
+            ch->cycles > ptc__conf_cycles_in(k, ptc__conf_ctc_ticks(k, (ch->periods + 1) << k->trace.ctl.mtc_freq, 1), ch->cbr)) {
             ptc__conf_report(c, o, PTC_RULE_CYC_OVER_MTCS, it->offset, 0);
             ch->state = 3;
         }
@@ -9488,12 +9612,12 @@ static void ptc__conf_time_rules(ptc_conform *c, ptc__conf_out *o, const ptc_ite
 static void ptc__conf_cyc_placement(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
 {
     ptc__conf_last_cyc *lc = &c->time.last_cyc;
-    const ptc_clock_config *k = &c->cfg.clock;
+    const ptc_conform_config *k = &c->cfg;
     ptc_packet_type t = it->pkt.type;
     uint64_t v = lc->value;
     if (t == PTC_PAD) return;
-    if (lc->pending && !lc->after_cyc && !lc->in_psb && !c->in_psb && (v & (v + 1)) != 0 && k->cyc_en &&
-        k->cyc_thresh >= 1 && k->cyc_thresh <= 15 && v < (UINT64_C(1) << (k->cyc_thresh - 1)) &&
+    if (lc->pending && !lc->after_cyc && !lc->in_psb && !c->in_psb && (v & (v + 1)) != 0 && ptc__conf_on(c, PTC_KNOW_CYC_EN, k->trace.ctl.cyc_en, 0) &&
+        (k->trace.known & PTC_KNOW_CYC_THRESH) && k->trace.ctl.cyc_thresh >= 1 && v < (UINT64_C(1) << (k->trace.ctl.cyc_thresh - 1)) &&
         (ptc_packet_is_tnt(t) || (ptc_packet_is_cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF)))
         ptc__conf_report(c, o, PTC_RULE_CYC_UNDER_THRESHOLD, lc->offset, 0);
     lc->after_cyc = t == PTC_CYC && lc->pending;
@@ -9516,12 +9640,12 @@ static void ptc__conf_power(ptc_conform *c, ptc__conf_out *o, const ptc_item *it
     ptc_packet_type t = it->pkt.type;
     if (PTC__CONF_CODE_RAN & PTC__CONF_T(t)) c->awake = 1;
     if (t == PTC_PWRE) {
-        c->sleeping = PTC_CONF_ON;
+        c->sleeping = PTC__CONF_ON;
         c->awake = 0;
     }
     if (t != PTC_PWRX) return;
-    if (c->sleeping == PTC_CONF_OFF) ptc__conf_report(c, o, PTC_RULE_PWRX_ALONE, it->offset, 0);
-    c->sleeping = PTC_CONF_OFF;
+    if (c->sleeping == PTC__CONF_OFF) ptc__conf_report(c, o, PTC_RULE_PWRX_ALONE, it->offset, 0);
+    c->sleeping = PTC__CONF_OFF;
     c->awake = 1;
 }
 
@@ -9556,9 +9680,9 @@ static size_t ptc__conf_item(ptc_conform *c, const ptc_item *it, ptc_finding *ou
            is unknown until its FUP or TIP.PGE */
         c->pending = 0;
         c->in_psb = 0;
-        c->pkt_en = PTC_CONF_UNKNOWN;
+        c->pkt_en = PTC__CONF_UNKNOWN;
         c->en_by_psb = 0;
-        c->sleeping = PTC_CONF_UNKNOWN;
+        c->sleeping = PTC__CONF_UNKNOWN;
         c->awake = 0;
         c->stopped = 0;
     }
@@ -9570,7 +9694,7 @@ static size_t ptc__conf_item(ptc_conform *c, const ptc_item *it, ptc_finding *ou
     if (!c->in_psb) ptc__conf_enable(c, &o, it, bound);
     ptc__conf_open(c, it, bound);
     ptc__conf_timing(c, &o, it);
-    if (c->cfg.have_clock) {
+    if (ptc__conf_time_rules_on(c)) {
         ptc__conf_time_rules(c, &o, it);
         ptc__conf_cyc_placement(c, &o, it);
     }

@@ -510,10 +510,10 @@ static int stream_table(const char *path, const clock_options *opt)
     }
     ptc_clock_config_default(&timed_cc);
     clockopt_apply(&timed_cc, opt);
-    timed_ipt.mtc_freq = (uint8_t)timed_cc.mtc_freq;
-    timed_ipt.nom_freq = (uint8_t)(timed_cc.nom_den == 1 ? timed_cc.nom_num : 0);
-    timed_ipt.eax = timed_cc.cpuid_15_eax;
-    timed_ipt.ebx = timed_cc.cpuid_15_ebx;
+    timed_ipt.mtc_freq = (uint8_t)timed_cc.trace.ctl.mtc_freq;
+    timed_ipt.nom_freq = (uint8_t)(timed_cc.trace.ratios.nom_den == 1 ? timed_cc.trace.ratios.nom_num : 0);
+    timed_ipt.eax = timed_cc.trace.ratios.cpuid_15_eax;
+    timed_ipt.ebx = timed_cc.trace.ratios.cpuid_15_ebx;
     {
         static ptc_clock probe; /* the settings, before anything is timed */
         if (ptc_clock_init(&probe, &timed_cc) != PTC_OK) {

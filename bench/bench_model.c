@@ -49,7 +49,7 @@ int main(int argc, char **argv)
             char err[64];
             ptc_model_config_default(&cfg);
             workload_configure(wi, &cfg);
-            modelcfg_policy(&cfg.policy, "seed", err, sizeof err);
+            modelcfg_policy(&cfg.trace.policy, "seed", err, sizeof err);
             memset(&sink, 0, sizeof sink); /* no user, no event or retire callback */
             sink.packet = count;
             bytes_out = 0;

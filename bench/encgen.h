@@ -321,13 +321,14 @@ static void encgen_free(encgen_trace *t)
 UTIL_FN void encgen_clock_config(const encgen_config *cfg, ptc_clock_config *cc)
 {
     ptc_clock_config_sdm(cc);
-    cc->mtc_freq = cfg->mtc_freq;
-    cc->cpuid_15_eax = cfg->eax;
-    cc->cpuid_15_ebx = cfg->ebx;
-    cc->nom_num = cfg->nom;
-    cc->nom_den = 1;
-    cc->cyc_en = (uint8_t)cfg->cyc;
-    cc->cyc_thresh = cfg->cyc_thresh;
+    cc->trace.ctl.mtc_freq = cfg->mtc_freq;
+    cc->trace.ratios.cpuid_15_eax = cfg->eax;
+    cc->trace.ratios.cpuid_15_ebx = cfg->ebx;
+    cc->trace.ratios.nom_num = cfg->nom;
+    cc->trace.ratios.nom_den = 1;
+    cc->trace.ctl.cyc_en = (uint8_t)cfg->cyc;
+    cc->trace.ctl.cyc_thresh = cfg->cyc_thresh;
+    cc->trace.known |= PTC_KNOW_CYC_EN | PTC_KNOW_CYC_THRESH;
 }
 
 #endif

@@ -252,8 +252,8 @@ static size_t first_finding(const ptc_item *items, size_t n, const ptc_clock_con
     ptc_conform_config clock_known;
     size_t k, nf;
     memset(&clock_known, 0, sizeof clock_known);
-    clock_known.have_clock = 1;
-    clock_known.clock = *clock;
+    clock_known.trace = clock->trace;
+    clock_known.real = clock->real;
     ptc_conform_init(&chk, &clock_known);
     for (k = 0; k < n; k++)
         if ((nf = ptc_conform_item(&chk, &items[k], f)) != 0) return nf;
@@ -417,8 +417,8 @@ static int model_row(int wi, const char *policy, int cyc, int real, uint64_t cyc
     int r;
     ptc_model_config_default(&mc);
     workload_configure(wi, &mc);
-    modelcfg_policy(&mc.policy, policy, err, sizeof err);
-    if (cyc) { mc.cyc_en = 1; mc.cyc_thresh = 2; }
+    modelcfg_policy(&mc.trace.policy, policy, err, sizeof err);
+    if (cyc) { mc.trace.ctl.cyc_en = 1; mc.trace.ctl.cyc_thresh = 2; }
     if (real && !modelcfg_set_list(&mc, "mtc_jitter=4,jitter_seed=5,mtc_lost=1,rate_ppm=5000,psb_early_tsc=200", err, sizeof err)) {
         fprintf(stderr, "timecmp: %s\n", err);
         exit(2);
@@ -438,26 +438,27 @@ static int model_row(int wi, const char *policy, int cyc, int real, uint64_t cyc
     sm.truth = truth;
     sm.offset = offset;
     sm.n = tr.nt;
-    sm.rec.mtc_freq = mc.mtc_freq;
+    sm.rec.mtc_freq = mc.trace.ctl.mtc_freq;
     sm.rec.nom_freq = (uint8_t)ptc_model_nom_freq(&mc);
-    sm.rec.cpuid_15_eax = mc.cpuid_15_eax;
-    sm.rec.cpuid_15_ebx = mc.cpuid_15_ebx;
-    sm.rec.cyc_en = mc.cyc_en;
-    sm.rec.cyc_thresh = mc.cyc_thresh;
+    sm.rec.cpuid_15_eax = mc.trace.ratios.cpuid_15_eax;
+    sm.rec.cpuid_15_ebx = mc.trace.ratios.cpuid_15_ebx;
+    sm.rec.cyc_en = mc.trace.ctl.cyc_en;
+    sm.rec.cyc_thresh = mc.trace.ctl.cyc_thresh;
     ptc_clock_config_from_model(&cc_full, &mc);
     if (real) ptc_clock_config_default(&cc_lib);
     else ptc_clock_config_sdm(&cc_lib); /* the model's clocks are the SDM's */
-    cc_lib.mtc_freq = mc.mtc_freq;
-    cc_lib.cpuid_15_eax = mc.cpuid_15_eax;
-    cc_lib.cpuid_15_ebx = mc.cpuid_15_ebx;
-    cc_lib.nom_num = ptc_model_nom_freq(&mc);
-    cc_lib.nom_den = 1;
-    cc_lib.cyc_en = mc.cyc_en; /* perf records these two with the trace */
-    cc_lib.cyc_thresh = mc.cyc_thresh;
-    cc_lib.have_policy = 0;
+    cc_lib.trace.ctl.mtc_freq = mc.trace.ctl.mtc_freq;
+    cc_lib.trace.ratios.cpuid_15_eax = mc.trace.ratios.cpuid_15_eax;
+    cc_lib.trace.ratios.cpuid_15_ebx = mc.trace.ratios.cpuid_15_ebx;
+    cc_lib.trace.ratios.nom_num = ptc_model_nom_freq(&mc);
+    cc_lib.trace.ratios.nom_den = 1;
+    cc_lib.trace.ctl.cyc_en = mc.trace.ctl.cyc_en; /* perf records these two with the trace */
+    cc_lib.trace.ctl.cyc_thresh = mc.trace.ctl.cyc_thresh;
+    cc_lib.trace.known |= PTC_KNOW_CYC_EN | PTC_KNOW_CYC_THRESH;
+    cc_lib.trace.known &= ~(uint32_t)PTC_KNOW_POLICY;
     /* a raw trace whose CYC threshold nobody wrote down (SPEC 3.5 rule 4) */
     cc_raw = cc_lib;
-    cc_raw.cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
+    cc_raw.trace.known &= ~(uint32_t)PTC_KNOW_CYC_THRESH;
     cfgs[0] = &cc_lib;
     cfgs[1] = &cc_full;
     cfgs[2] = cyc ? &cc_raw : NULL;
@@ -500,15 +501,16 @@ static int compare_encoded(const char *label, stream *sm)
     ptc_clock_config cc, cc_raw;
     const ptc_clock_config *cfgs[3];
     ptc_clock_config_sdm(&cc);
-    cc.mtc_freq = sm->rec.mtc_freq;
-    cc.cpuid_15_eax = sm->rec.cpuid_15_eax;
-    cc.cpuid_15_ebx = sm->rec.cpuid_15_ebx;
-    cc.nom_num = sm->rec.nom_freq;
-    cc.nom_den = 1;
-    cc.cyc_en = sm->rec.cyc_en;
-    cc.cyc_thresh = sm->rec.cyc_thresh;
+    cc.trace.ctl.mtc_freq = sm->rec.mtc_freq;
+    cc.trace.ratios.cpuid_15_eax = sm->rec.cpuid_15_eax;
+    cc.trace.ratios.cpuid_15_ebx = sm->rec.cpuid_15_ebx;
+    cc.trace.ratios.nom_num = sm->rec.nom_freq;
+    cc.trace.ratios.nom_den = 1;
+    cc.trace.ctl.cyc_en = sm->rec.cyc_en;
+    cc.trace.ctl.cyc_thresh = sm->rec.cyc_thresh;
+    cc.trace.known |= PTC_KNOW_CYC_EN | PTC_KNOW_CYC_THRESH;
     cc_raw = cc;
-    cc_raw.cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
+    cc_raw.trace.known &= ~(uint32_t)PTC_KNOW_CYC_THRESH;
     cfgs[0] = &cc;
     cfgs[1] = sm->rec.cyc_en ? &cc_raw : NULL;
     cfgs[2] = NULL;

@@ -441,17 +441,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in.size = size;
     fuzz_model_config(&in, &cfg);
     cfg.mtc_lost = 0; /* lost MTCs (an erratum) break the policy on purpose: not here */
-    cfg.errata &= ~(uint32_t)PTC_ERRATUM_SKD007; /* and a cut CYC reads as an OVF that two whole CYCs write too (SPEC 7.5) */
+    cfg.trace.errata &= ~(uint32_t)PTC_ERRATUM_SKD007; /* and a cut CYC reads as an OVF that two whole CYCs write too (SPEC 7.5) */
     what = fuzz_take(&in, 0, MUT_COUNT - 1);
     pick = fuzz_take(&in, 0, 0xFFFF);
     fuzz_model_run(&cfg, in.data, in.size, &rec);
     ptc_conform_config_from_model(&cc, &cfg);
     flags = modelrec_decode_flags(&cfg);
-    cyc_threshold = cc.clock.cyc_en && cc.clock.cyc_thresh <= 15 ? cc.clock.cyc_thresh : 0;
-    no_suppression = cc.clock.have_policy && cc.clock.policy.threshold == 0;
-    mtc_freq = cc.clock.mtc_freq;
-    crystal_eax = cc.clock.cpuid_15_eax;
-    crystal_ebx = cc.clock.cpuid_15_ebx;
+    cyc_threshold = cc.trace.ctl.cyc_en ? cc.trace.ctl.cyc_thresh : 0; /* (the model's: all known) */
+    no_suppression = cc.trace.policy.threshold == 0;
+    mtc_freq = cc.trace.ctl.mtc_freq;
+    crystal_eax = cc.trace.ratios.cpuid_15_eax;
+    crystal_ebx = cc.trace.ratios.cpuid_15_ebx;
 
     nf = first_findings(&cc, flags, rec.bytes, rec.len, f);
     FUZZ_ASSERT(nf == 0, "the model's own stream breaks %s at %llu (%s)", ptc_rule_name(f[0].rule),

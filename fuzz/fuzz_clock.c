@@ -8,7 +8,7 @@
    the input: exact nom or nom rounded as the MSR holds it, the policy or
    no policy at all, the model's errata (SPEC 3.12) or more, the tolerances of
    real hardware (SPEC 3.11) or the SDM's clocks, and with CYC the threshold
-   or none (PTC_CYC_THRESH_UNKNOWN); and its window is drained now and then
+   or none (PTC_KNOW_CYC_THRESH cleared); and its window is drained now and then
    or only when full. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"

@@ -18,14 +18,14 @@
 static void same_config(const ptc_model_config *a, const ptc_model_config *b)
 {
     unsigned i;
-#define MODELCFG_X(k, fld, least, most, dflt) FUZZ_ASSERT(a->fld == b->fld, "%s changed on the way back", k);
-    PTC_MODEL_CONFIG_FIELDS(MODELCFG_X)
-#undef MODELCFG_X
-    FUZZ_ASSERT(a->errata == b->errata, "the errata changed on the way back");
-    FUZZ_ASSERT(a->nfilters == b->nfilters, "the filter count changed");
-    for (i = 0; i < a->nfilters; i++)
-        FUZZ_ASSERT(a->filter_lo[i] == b->filter_lo[i] && a->filter_hi[i] == b->filter_hi[i], "filter %u changed", i);
-    FUZZ_ASSERT(memcmp(&a->policy, &b->policy, sizeof a->policy) == 0, "the policy changed");
+#define MODELCFG_FIELD(k, fld, least, most) FUZZ_ASSERT(a->fld == b->fld, "%s changed on the way back", k);
+    MODELCFG_FIELDS
+#undef MODELCFG_FIELD
+    FUZZ_ASSERT(a->trace.errata == b->trace.errata, "the errata changed on the way back");
+    FUZZ_ASSERT(a->trace.filters.count == b->trace.filters.count, "the filter count changed");
+    for (i = 0; i < a->trace.filters.count; i++)
+        FUZZ_ASSERT(a->trace.filters.lo[i] == b->trace.filters.lo[i] && a->trace.filters.hi[i] == b->trace.filters.hi[i], "filter %u changed", i);
+    FUZZ_ASSERT(memcmp(&a->trace.policy, &b->trace.policy, sizeof a->trace.policy) == 0, "the policy changed");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

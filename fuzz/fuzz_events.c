@@ -136,26 +136,30 @@ static void fuzz_bytes_mode(fuzz_input *in, size_t chunk)
     ptc_clock_config cc;
     unsigned flags;
     ptc_clock_config_default(&cc);
-    cc.mtc_freq = (uint8_t)fuzz_take(in, 0, 15);
+    cc.trace.ctl.mtc_freq = (uint8_t)fuzz_take(in, 0, 15);
     if (fuzz_take(in, 0, 1)) {
-        cc.cpuid_15_eax = fuzz_take(in, 1, 4);
-        cc.cpuid_15_ebx = fuzz_take(in, 1, 600);
+        cc.trace.ratios.cpuid_15_eax = fuzz_take(in, 1, 4);
+        cc.trace.ratios.cpuid_15_ebx = fuzz_take(in, 1, 600);
     }
-    cc.nom_num = fuzz_take(in, 0, 60);
-    cc.nom_den = 1;
-    cc.nom_exact = (uint8_t)fuzz_take(in, 0, 1);
-    cc.cyc_bits = (uint8_t)fuzz_take(in, 1, 64);
-    cc.cyc_thresh = fuzz_take(in, 0, 1) ? PTC_CYC_THRESH_UNKNOWN : (uint8_t)fuzz_take(in, 0, 15);
-    cc.psb_early_tsc = (uint8_t)fuzz_take(in, 0, 1);
-    cc.hidden_stops = (uint8_t)fuzz_take(in, 0, 1);
-    cc.mtc_jitter = (uint8_t)fuzz_take(in, 0, 8);
-    cc.mtc_lost = (uint8_t)fuzz_take(in, 0, 2);
-    cc.rate_ppm = fuzz_take(in, 0, 1) ? fuzz_take(in, 0, 100000) : 0;
-    cc.errata = fuzz_take(in, 0, PTC_ERRATA_ALL_);
+    cc.trace.ratios.nom_num = fuzz_take(in, 0, 60);
+    cc.trace.ratios.nom_den = 1;
+    cc.trace.ratios.nom_exact = (uint8_t)fuzz_take(in, 0, 1);
+    cc.trace.cyc_bits = (uint8_t)fuzz_take(in, 1, 64);
+    if (fuzz_take(in, 0, 1)) cc.trace.known &= ~(uint32_t)PTC_KNOW_CYC_THRESH;
+    else {
+        cc.trace.ctl.cyc_thresh = (uint8_t)fuzz_take(in, 0, 15);
+        cc.trace.known |= PTC_KNOW_CYC_THRESH;
+    }
+    cc.real.psb_early_tsc = (uint8_t)fuzz_take(in, 0, 1);
+    cc.real.hidden_stops = (uint8_t)fuzz_take(in, 0, 1);
+    cc.real.mtc_jitter = (uint8_t)fuzz_take(in, 0, 8);
+    cc.real.mtc_lost = (uint8_t)fuzz_take(in, 0, 2);
+    cc.real.rate_ppm = fuzz_take(in, 0, 1) ? fuzz_take(in, 0, 100000) : 0;
+    cc.trace.errata = fuzz_take(in, 0, PTC_ERRATA_ALL_);
     if (fuzz_take(in, 0, 1)) {
-        cc.policy.threshold = (uint8_t)fuzz_take(in, 1, 4);
-        cc.policy.resume_after = (uint8_t)fuzz_take(in, 0, 20);
-        cc.policy.min_burst = (uint8_t)fuzz_take(in, 1, 4);
+        cc.trace.policy.threshold = (uint8_t)fuzz_take(in, 1, 4);
+        cc.trace.policy.resume_after = (uint8_t)fuzz_take(in, 0, 20);
+        cc.trace.policy.min_burst = (uint8_t)fuzz_take(in, 1, 4);
     }
     flags = fuzz_take(in, 0, 7);
     fuzz_compare(in->data, in->size, flags, &cc, chunk, NULL);

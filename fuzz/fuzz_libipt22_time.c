@@ -56,10 +56,10 @@ static void lx22_time(void *user, size_t k, uint64_t tsc)
 /* What perf records of the clocks, and hands libipt. */
 static void lx22_clocks(struct pt_config *cfg, const ptc_clock_config *cc)
 {
-    cfg->mtc_freq = cc->mtc_freq;
-    cfg->nom_freq = (uint8_t)(cc->nom_den ? (cc->nom_num + cc->nom_den / 2) / cc->nom_den : 0);
-    cfg->cpuid_0x15_eax = cc->cpuid_15_eax;
-    cfg->cpuid_0x15_ebx = cc->cpuid_15_ebx;
+    cfg->mtc_freq = cc->trace.ctl.mtc_freq;
+    cfg->nom_freq = (uint8_t)(cc->trace.ratios.nom_den ? (cc->trace.ratios.nom_num + cc->trace.ratios.nom_den / 2) / cc->trace.ratios.nom_den : 0);
+    cfg->cpuid_0x15_eax = cc->trace.ratios.cpuid_15_eax;
+    cfg->cpuid_0x15_ebx = cc->trace.ratios.cpuid_15_ebx;
 }
 
 typedef int (*lx22_walker)(const struct pt_config *, const ptc_item *, size_t, size_t, libipt_times_time_fn, void *, libipt_times_walk *);
@@ -130,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char why[400];
     if (size > 4096) return 0;
     fuzz_model_config(&in, &cfg);
-    cfg.errata &= ~(uint32_t)(PTC_ERRATUM_SKD007 | PTC_ERRATUM_SKZ84); /* (libipt would have to be told) */
+    cfg.trace.errata &= ~(uint32_t)(PTC_ERRATUM_SKD007 | PTC_ERRATUM_SKZ84); /* (libipt would have to be told) */
     st = ptdiff_model_run(&cfg, in.data, in.size, 300000, &s);
     FUZZ_ASSERT(st == PTC_OK, "the model refused its configuration: %s", ptc_status_name(st));
     FUZZ_ASSERT(!s.cut, "the stream outgrew %zu bytes or %zu packets", s.cap, s.truth_cap);

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* A stream whose whole CYC pair reads like one cut by SKD007 does not say which it is; such
        streams are only held to the fast-forward check above. */
     readable = !modelrec_skd007_ambiguous(&cfg, &a);
-    ptc_checker_init(&chk, &cfg.policy);
+    ptc_checker_init(&chk, &cfg.trace.policy);
     ptc_decoder_init_buffer(&dec, modelrec_decode_flags(&cfg), a.bytes, a.len);
     while (readable && ptc_decoder_next(&dec, &it) == PTC_OK) {
         int v;

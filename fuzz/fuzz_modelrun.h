@@ -38,27 +38,27 @@ UTIL_FN void fuzz_model_config(fuzz_input *in, ptc_model_config *cfg) { modelpro
    carries), bit 1 no policy at all, bits 2..5 more errata than the model's
    (each only loosens what the clock assumes), bit 4 also the tolerances of
    real hardware (SPEC 3.11) or the SDM's clocks, bit 5 with CYC an unknown
-   threshold (PTC_CYC_THRESH_UNKNOWN, as a raw trace's). */
+   threshold (PTC_KNOW_CYC_THRESH cleared, as a raw trace's). */
 UTIL_FN void fuzz_clock_config(const ptc_model_config *cfg, unsigned how, ptc_clock_config *cc)
 {
     ptc_clock_config_from_model(cc, cfg);
     if (how & 1) {
-        cc->nom_num = ptc_model_nom_freq(cfg);
-        cc->nom_den = 1;
-        cc->nom_exact = 0;
+        cc->trace.ratios.nom_num = ptc_model_nom_freq(cfg);
+        cc->trace.ratios.nom_den = 1;
+        cc->trace.ratios.nom_exact = 0;
     }
-    if (how & 2) cc->have_policy = 0;
-    cc->errata |= (how >> 2) & PTC_ERRATA_ALL_;
+    if (how & 2) cc->trace.known &= ~(uint32_t)PTC_KNOW_POLICY;
+    cc->trace.errata |= (how >> 2) & PTC_ERRATA_ALL_;
     if (how & 16) {
         ptc_clock_config hw;
         ptc_clock_config_default(&hw);
-        if (cc->mtc_jitter < hw.mtc_jitter) cc->mtc_jitter = hw.mtc_jitter;
-        if (cc->mtc_lost < hw.mtc_lost) cc->mtc_lost = hw.mtc_lost;
-        cc->psb_early_tsc = hw.psb_early_tsc;
-        if (cc->rate_ppm < hw.rate_ppm) cc->rate_ppm = hw.rate_ppm;
-        cc->hidden_stops = hw.hidden_stops;
+        if (cc->real.mtc_jitter < hw.real.mtc_jitter) cc->real.mtc_jitter = hw.real.mtc_jitter;
+        if (cc->real.mtc_lost < hw.real.mtc_lost) cc->real.mtc_lost = hw.real.mtc_lost;
+        cc->real.psb_early_tsc = hw.real.psb_early_tsc;
+        if (cc->real.rate_ppm < hw.real.rate_ppm) cc->real.rate_ppm = hw.real.rate_ppm;
+        cc->real.hidden_stops = hw.real.hidden_stops;
     }
-    if ((how & 32) && cc->cyc_en) cc->cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
+    if ((how & 32) && cc->trace.ctl.cyc_en) cc->trace.known &= ~(uint32_t)PTC_KNOW_CYC_THRESH;
 }
 
 #endif

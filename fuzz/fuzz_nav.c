@@ -164,7 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         same_answers(&nav, &x, ptc_nav_find(&nav, f.basis, f.value, 0, &w), &w,
                      ptc_nav_find(&x.nav, f.basis, f.value, 0, &h), &h, f.back, "by tsc");
         navwin_free(&x);
-        if (cfg.cyc_en) {
+        if (cfg.trace.ctl.cyc_en) {
             f.basis = PTC_NAV_CYCLE;
             f.value = psb == 0 ? t->cycle : t->cycle / 2;
             windowed(&cc, ringbuf, cap, written, navwin_needed_by_find, &f, &x);

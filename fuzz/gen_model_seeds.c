@@ -79,8 +79,8 @@ int main(int argc, char **argv)
                 in.data = buf;
                 in.size = sizeof buf;
                 fuzz_model_config(&in, &cfg);
-                if (policy_is((int)k, &cfg.policy) && (cfg.nfilters != 0) == workloads[w].filter &&
-                    cfg.ptw_en >= workloads[w].ptw && cfg.pwr_evt_en >= workloads[w].pwr &&
+                if (policy_is((int)k, &cfg.trace.policy) && (cfg.trace.filters.count != 0) == workloads[w].filter &&
+                    cfg.trace.ctl.ptw_en >= workloads[w].ptw && cfg.trace.ctl.pwr_evt_en >= workloads[w].pwr &&
                     (cfg.fifo_bytes != 0) == workloads[w].fifo)
                     break;
             }

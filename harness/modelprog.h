@@ -39,36 +39,36 @@ UTIL_FN void modelprog_config(ptc_model_config *cfg, modelprog_draw draw, void *
     ptc_model_config_default(cfg);
     c = draw(src, 0, 3);
     cfg->art_hz = modelprog_clocks[c].art;
-    cfg->cpuid_15_eax = modelprog_clocks[c].eax;
-    cfg->cpuid_15_ebx = modelprog_clocks[c].ebx;
+    cfg->trace.ratios.cpuid_15_eax = modelprog_clocks[c].eax;
+    cfg->trace.ratios.cpuid_15_ebx = modelprog_clocks[c].ebx;
     cfg->core_ratio = modelprog_ratios[draw(src, 0, sizeof modelprog_ratios - 1)];
-    cfg->mtc_freq = (uint8_t)draw(src, 0, 10);
-    cfg->cyc_en = (uint8_t)draw(src, 0, 1);
-    cfg->cyc_thresh = (uint8_t)draw(src, 0, 12);
-    cfg->cyc_bits = (uint8_t)draw(src, 4, 16);
-    cfg->psb_freq = (uint8_t)draw(src, 0, 2);
+    cfg->trace.ctl.mtc_freq = (uint8_t)draw(src, 0, 10);
+    cfg->trace.ctl.cyc_en = (uint8_t)draw(src, 0, 1);
+    cfg->trace.ctl.cyc_thresh = (uint8_t)draw(src, 0, 12);
+    cfg->trace.cyc_bits = (uint8_t)draw(src, 4, 16);
+    cfg->trace.ctl.psb_freq = (uint8_t)draw(src, 0, 2);
     cfg->long_tnt = (uint8_t)draw(src, 0, 1);
-    cfg->pwr_evt_en = (uint8_t)draw(src, 0, 1);
-    cfg->ptw_en = (uint8_t)draw(src, 0, 1);
-    cfg->fup_on_ptw = (uint8_t)draw(src, 0, 1);
-    cfg->os = (uint8_t)draw(src, 0, 1);
+    cfg->trace.ctl.pwr_evt_en = (uint8_t)draw(src, 0, 1);
+    cfg->trace.ctl.ptw_en = (uint8_t)draw(src, 0, 1);
+    cfg->trace.ctl.fup_on_ptw = (uint8_t)draw(src, 0, 1);
+    cfg->trace.ctl.os = (uint8_t)draw(src, 0, 1);
     cfg->art_start = draw(src, 0, 0xFFFFF);
     if (draw(src, 0, 1)) {
-        cfg->nfilters = 1;
-        cfg->filter_lo[0] = 0x401000;
-        cfg->filter_hi[0] = 0x402000;
+        cfg->trace.filters.count = 1;
+        cfg->trace.filters.lo[0] = 0x401000;
+        cfg->trace.filters.hi[0] = 0x402000;
     }
     if (draw(src, 0, 1)) {
         cfg->fifo_bytes = draw(src, 128, 4096);
         cfg->drain_bytes = draw(src, 1, 4);
         cfg->drain_cycles = draw(src, 1, 16);
     }
-    cfg->policy.threshold = (uint8_t)draw(src, 0, 5);
-    cfg->policy.resume_on_value = (uint8_t)draw(src, 0, 1);
-    cfg->policy.resume_value = (uint8_t)draw(src, 0, 255);
-    cfg->policy.resume_after = (uint8_t)draw(src, 0, 255);
-    cfg->policy.min_burst = (uint8_t)draw(src, 2, 6);
-    if (cfg->policy.threshold && !cfg->policy.resume_after && !cfg->policy.resume_on_value) cfg->policy.resume_after = 255;
+    cfg->trace.policy.threshold = (uint8_t)draw(src, 0, 5);
+    cfg->trace.policy.resume_on_value = (uint8_t)draw(src, 0, 1);
+    cfg->trace.policy.resume_value = (uint8_t)draw(src, 0, 255);
+    cfg->trace.policy.resume_after = (uint8_t)draw(src, 0, 255);
+    cfg->trace.policy.min_burst = (uint8_t)draw(src, 2, 6);
+    if (cfg->trace.policy.threshold && !cfg->trace.policy.resume_after && !cfg->trace.policy.resume_on_value) cfg->trace.policy.resume_after = 255;
     /* a trigger on an IP the program visits (the start, or a branch target),
        or on a counter overflow */
     c = draw(src, 0, 3);
@@ -87,17 +87,17 @@ UTIL_FN void modelprog_config(ptc_model_config *cfg, modelprog_draw draw, void *
     }
     /* and MTCs lost (erratum SKL168), up to 3 in a row */
     if (draw(src, 0, 3) == 3) cfg->mtc_lost = (uint8_t)draw(src, 1, 3);
-    cfg->dis_retc = (uint8_t)draw(src, 0, 1);
+    cfg->trace.ctl.dis_retc = (uint8_t)draw(src, 0, 1);
     /* and a core clock that wobbles against the ART */
     if (draw(src, 0, 3) == 3) cfg->rate_ppm = (uint32_t)draw(src, 1, PTC_MODEL_RATE_PPM_MAX);
     /* and PSB+s that wait for an MTC edge and carry its MTC ahead of their TSC */
     if (draw(src, 0, 3) == 3) cfg->psb_early_tsc = (uint8_t)draw(src, 1, 255);
     /* and erratum SKL168's CYC dropped before a PSB */
-    if (draw(src, 0, 3) == 3) cfg->errata |= PTC_ERRATUM_SKL168;
+    if (draw(src, 0, 3) == 3) cfg->trace.errata |= PTC_ERRATUM_SKL168;
     /* and erratum SKD007's CYC cut by the OVF after an overflow */
-    if (draw(src, 0, 3) == 3) cfg->errata |= PTC_ERRATUM_SKD007;
+    if (draw(src, 0, 3) == 3) cfg->trace.errata |= PTC_ERRATUM_SKD007;
     /* and erratum SKZ84's corrupt TMAs in VMX guests */
-    if (draw(src, 0, 3) == 3) cfg->errata |= PTC_ERRATUM_SKZ84;
+    if (draw(src, 0, 3) == 3) cfg->trace.errata |= PTC_ERRATUM_SKZ84;
 }
 
 /* Plays the event program prog[0, n) on *m, a model ptc_model_init

@@ -65,7 +65,7 @@ UTIL_FN int modelrec_erratum_error(ptc_status error) { return error == PTC_ERR_C
 /* The stream decoder's flags for a model's stream: its errata's. */
 UTIL_FN unsigned modelrec_decode_flags(const ptc_model_config *cfg)
 {
-    return ptc_errata_decode_flags(cfg->errata);
+    return ptc_errata_decode_flags(cfg->trace.errata);
 }
 
 /* Appends one item of `size` bytes to a growing array. */
@@ -127,7 +127,7 @@ UTIL_FN ptc_model_sink modelrec_start(modelrec_trace *r, int emitted_only)
 UTIL_FN int modelrec_skd007_ambiguous(const ptc_model_config *cfg, const modelrec_trace *r)
 {
     size_t i;
-    if (!(cfg->errata & PTC_ERRATUM_SKD007)) return 0;
+    if (!(cfg->trace.errata & PTC_ERRATUM_SKD007)) return 0;
     for (i = 0; i < r->nt; i++) {
         const ptc_truth *t = &r->t[i];
         uint64_t o = t->offset;

@@ -434,7 +434,7 @@ UTIL_FN int ptm__op_generate(ptm_mutator *m, uint8_t *data, size_t *size, size_t
     modelprog_config(&cfg, ptm__draw, &m->rng);
     /* (SKD007 cuts a CYC and SKZ84 corrupts a TMA: neither stream would be
        whole packets, which generate promises) */
-    cfg.errata &= ~(uint32_t)(PTC_ERRATUM_SKD007 | PTC_ERRATUM_SKZ84);
+    cfg.trace.errata &= ~(uint32_t)(PTC_ERRATUM_SKD007 | PTC_ERRATUM_SKZ84);
     if (m->pktgen_flags & PKTGEN_LIBIPT_205) cfg.trigger_nth = 0; /* (TRIG came with libipt 2.2) */
     g.out = data;
     g.len = 0;

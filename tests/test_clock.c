@@ -26,11 +26,11 @@ static void clock_config_for(const ptc_model_config *m, int exact_nom, int with_
 {
     ptc_clock_config_from_model(cc, m);
     if (!exact_nom) { /* what libipt's --nom-freq gives: the rounded MSR value */
-        cc->nom_num = ptc_model_nom_freq(m);
-        cc->nom_den = 1;
-        cc->nom_exact = 0;
+        cc->trace.ratios.nom_num = ptc_model_nom_freq(m);
+        cc->trace.ratios.nom_den = 1;
+        cc->trace.ratios.nom_exact = 0;
     }
-    cc->have_policy = (uint8_t)with_policy;
+    if (!with_policy) cc->trace.known &= ~(uint32_t)PTC_KNOW_POLICY;
 }
 
 /* The model's run of workload wi under policy and settings. */
@@ -90,12 +90,12 @@ static int inside(const ptc_truth *t, const ptc_timed_item *ti)
 /* MTC period and cycle length in ticks (rounded up), as SPEC 3.5 uses them. */
 static uint64_t period_ticks(const ptc_model_config *m)
 {
-    return (((uint64_t)m->cpuid_15_ebx << m->mtc_freq) + m->cpuid_15_eax - 1) / m->cpuid_15_eax;
+    return (((uint64_t)m->trace.ratios.cpuid_15_ebx << m->trace.ctl.mtc_freq) + m->trace.ratios.cpuid_15_eax - 1) / m->trace.ratios.cpuid_15_eax;
 }
 
 static uint64_t cycle_ticks(const ptc_model_config *m, unsigned ratio)
 {
-    uint64_t n = (uint64_t)m->art_hz * m->cpuid_15_ebx, d = (uint64_t)m->cpuid_15_eax * 100000000u * ratio;
+    uint64_t n = (uint64_t)m->art_hz * m->trace.ratios.cpuid_15_ebx, d = (uint64_t)m->trace.ratios.cpuid_15_eax * 100000000u * ratio;
     return (n + d - 1) / d;
 }
 
@@ -336,7 +336,7 @@ static void skz84_corrupt_tmas_are_timed_with_their_tsc(void)
             CHECK(ptc_model_init(&m, &r.cfg, &sink) == PTC_OK);
             workload_run_in_guest(&m, 4000000, s + 3);
             clock_config_for(&r.cfg, 1, 1, &cc);
-            if (!told) cc.errata &= ~(uint32_t)PTC_ERRATUM_SKZ84;
+            if (!told) cc.trace.errata &= ~(uint32_t)PTC_ERRATUM_SKZ84;
             if (time_run(&r, &cc)) {
                 check_validity(&r, &st, what);
                 for (i = 1; i < r.tr.nt; i++) {
@@ -389,8 +389,8 @@ static void skl168_drops_the_cyc_before_a_psb(void)
         modelrec_free(&all);
         if (!record_run(wi, "off", settings, 1500000, 4, &r)) { run_free(&r); continue; }
         clock_config_for(&r.cfg, 1, 1, &cc);
-        CHECK(cc.errata & PTC_ERRATUM_SKL168, "ptc_clock_config_from_model passes skl168 on");
-        cc.errata = 0;
+        CHECK(cc.trace.errata & PTC_ERRATUM_SKL168, "ptc_clock_config_from_model passes skl168 on");
+        cc.trace.errata = 0;
         snprintf(what, sizeof what, "%s, skl168 in the model, not in the clock", workload_names[wi]);
         memset(&st, 0, sizeof st);
         if (time_run(&r, &cc)) check_validity(&r, &st, what);
@@ -432,7 +432,7 @@ static void errata_keep_the_truth_inside(void)
         check_validity(&plain, &sp, what);
         if (record_run(wi, "seed", "cyc_en=1,cyc_thresh=2,mtc_lost=1", 1500000, 3, &with)) {
             clock_config_for(&with.cfg, 1, 1, &cc);
-            cc.errata = PTC_ERRATA_ALL_;
+            cc.trace.errata = PTC_ERRATA_ALL_;
             if (time_run(&with, &cc)) {
                 /* (item by item they can differ either way: an upper
                    bound is raised to the point before it, and the points
@@ -471,7 +471,7 @@ static void wrong_policy_is_reported(void)
     ptc_clock_config cc;
     if (!record_run(1, "seed", "", 4000000, 4, &r)) return; /* sparse: long suppressed stretches */
     clock_config_for(&r.cfg, 1, 1, &cc);
-    cc.policy.threshold = 0; /* what the clock is told: every MTC is emitted */
+    cc.trace.policy.threshold = 0; /* what the clock is told: every MTC is emitted */
     time_run(&r, &cc);
     for (i = 0; i < r.nti; i++) conflicts += r.ti[i].conflict;
     CHECK(conflicts > 0, "no conflict reported");
@@ -661,12 +661,12 @@ static void golden_vector_times(const void *arg)
 
     /* libipt's flags, as ptdump --time takes them */
     ptc_clock_config_sdm(&cc); /* libipt's vectors follow the SDM's ideal clocks */
-    cc.mtc_freq = (uint8_t)opt_number(opts, "--mtc-freq ", 15, cc.mtc_freq);
-    cc.cpuid_15_eax = (uint32_t)opt_number(opts, "--cpuid-0x15.eax ", 0xFFFFFFFFu, cc.cpuid_15_eax);
-    cc.cpuid_15_ebx = (uint32_t)opt_number(opts, "--cpuid-0x15.ebx ", 0xFFFFFFFFu, cc.cpuid_15_ebx);
+    cc.trace.ctl.mtc_freq = (uint8_t)opt_number(opts, "--mtc-freq ", 15, cc.trace.ctl.mtc_freq);
+    cc.trace.ratios.cpuid_15_eax = (uint32_t)opt_number(opts, "--cpuid-0x15.eax ", 0xFFFFFFFFu, cc.trace.ratios.cpuid_15_eax);
+    cc.trace.ratios.cpuid_15_ebx = (uint32_t)opt_number(opts, "--cpuid-0x15.ebx ", 0xFFFFFFFFu, cc.trace.ratios.cpuid_15_ebx);
     if (opt_after(opts, "--nom-freq ")) {
-        cc.nom_num = opt_number(opts, "--nom-freq ", 255, 0);
-        cc.nom_den = 1;
+        cc.trace.ratios.nom_num = opt_number(opts, "--nom-freq ", 255, 0);
+        cc.trace.ratios.nom_den = 1;
     }
     CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
     ptc_decoder_init_buffer(&d, 0, pt, pt_len);
@@ -792,18 +792,18 @@ static void api_contract(void)
     size_t i, popped = 0;
     memset(&it, 0, sizeof it);
     ptc_clock_config_default(&cc);
-    cc.cpuid_15_eax = 1;
+    cc.trace.ratios.cpuid_15_eax = 1;
     CHECK(ptc_clock_init(&c, &cc) == PTC_ERR_BAD_CONFIG, "eax without ebx");
-    cc.cpuid_15_ebx = 1;
-    cc.mtc_freq = 16;
+    cc.trace.ratios.cpuid_15_ebx = 1;
+    cc.trace.ctl.mtc_freq = 16;
     CHECK(ptc_clock_init(&c, &cc) == PTC_ERR_BAD_CONFIG, "mtc_freq 16");
-    cc.mtc_freq = 3;
-    cc.rate_ppm = 1000000;
+    cc.trace.ctl.mtc_freq = 3;
+    cc.real.rate_ppm = 1000000;
     CHECK(ptc_clock_init(&c, &cc) == PTC_ERR_BAD_CONFIG, "rate_ppm of 100%%");
-    cc.rate_ppm = PTC_CLOCK_HW_RATE_PPM;
-    cc.errata = 0x80;
+    cc.real.rate_ppm = PTC_CLOCK_HW_RATE_PPM;
+    cc.trace.errata = 0x80;
     CHECK(ptc_clock_init(&c, &cc) == PTC_ERR_BAD_CONFIG, "an erratum the clock does not know");
-    cc.errata = 0;
+    cc.trace.errata = 0;
     CHECK(ptc_clock_init(&c, &cc) == PTC_OK);
     CHECK(ptc_clock_push(NULL, &it) == PTC_ERR_BAD_ARGUMENT && ptc_clock_pop(&c, NULL) == PTC_ERR_BAD_ARGUMENT);
     CHECK(ptc_clock_pop(&c, &out) == PTC_NEED_INPUT);
@@ -867,8 +867,8 @@ static void cyc_wider_than_the_counter_is_not_counted(void)
     ptc_timed_item out[3];
     size_t i, n = 0;
     ptc_clock_config_default(&cc);
-    cc.cyc_en = 1;
-    cc.cyc_bits = 8;
+    cc.trace.ctl.cyc_en = 1;
+    cc.trace.cyc_bits = 8;
     CHECK(ptc_clock_init(&c, &cc) == PTC_OK);
     memset(&it, 0, sizeof it);
     it.pkt.type = PTC_CYC;
@@ -904,7 +904,7 @@ static void tnt_first_branch_is_not_at_a_counter_wrap(void)
         int wrap_since_ntp = 0;
         if (!record_run(workload_find("sparse"), "seed", "cyc_en=1,cyc_thresh=2", 20000000, 1, &r)) return;
         clock_config_for(&r.cfg, exact, exact, &cc);
-        if (!exact) cc.cyc_bits = 32; /* perf records no counter width */
+        if (!exact) cc.trace.cyc_bits = 32; /* perf records no counter width */
         if (time_run(&r, &cc))
             for (i = 0; i < r.tr.nt; i++) {
                 const ptc_truth *t = &r.tr.t[i];
@@ -1051,9 +1051,9 @@ static void unknown_threshold_is_bounded_by_the_cycs(void)
     ptc_clock_config cc;
     static ptc_clock clk;
     ptc_clock_config_default(&cc);
-    CHECK(cc.cyc_en && cc.cyc_thresh == PTC_CYC_THRESH_UNKNOWN, "the default knows nothing of the threshold");
+    CHECK(!(cc.trace.known & (PTC_KNOW_CYC_EN | PTC_KNOW_CYC_THRESH)), "the default knows nothing of the CYC mode");
     CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
-    cc.cyc_thresh = 16;
+    cc.trace.ctl.cyc_thresh = 16;
     CHECK(ptc_clock_init(&clk, &cc) == PTC_ERR_BAD_CONFIG, "a threshold above 15");
     for (w = 0; w < sizeof workloads / sizeof workloads[0]; w++)
         for (k = 0; k < sizeof settings_of / sizeof settings_of[0]; k++) {
@@ -1068,9 +1068,9 @@ static void unknown_threshold_is_bounded_by_the_cycs(void)
                 !record_run(workload_find(workloads[w]), "off", settings, 2000000, 9, &off))
                 return;
             clock_config_for(&r.cfg, 0, 0, &cc);
-            cc.cyc_thresh = PTC_CYC_THRESH_UNKNOWN;
+            cc.trace.known &= ~(uint32_t)PTC_KNOW_CYC_THRESH;
             if (!time_run(&r, &cc)) return;
-            cc.cyc_en = 0;
+            cc.trace.ctl.cyc_en = 0;
             if (!time_run(&off, &cc)) return;
             memset(&s, 0, sizeof s);
             check_validity(&r, &s, what);
@@ -1107,13 +1107,14 @@ static int time_hand_stream(const hand_packet *stream, size_t n, uint8_t cyc_thr
     ptc_clock_config cc;
     size_t i, k = 0;
     ptc_clock_config_sdm(&cc);
-    cc.cyc_en = 1;
-    cc.cyc_thresh = cyc_thresh;
-    cc.mtc_freq = 3;
-    cc.cpuid_15_eax = 2;
-    cc.cpuid_15_ebx = 308;
-    cc.nom_num = 37;
-    cc.nom_den = 1;
+    cc.trace.ctl.cyc_en = 1;
+    cc.trace.ctl.cyc_thresh = cyc_thresh;
+    cc.trace.known |= PTC_KNOW_CYC_EN | PTC_KNOW_CYC_THRESH;
+    cc.trace.ctl.mtc_freq = 3;
+    cc.trace.ratios.cpuid_15_eax = 2;
+    cc.trace.ratios.cpuid_15_ebx = 308;
+    cc.trace.ratios.nom_num = 37;
+    cc.trace.ratios.nom_den = 1;
     if (ptc_clock_init(&c, &cc) != PTC_OK) return 0;
     for (i = 0; i < n; i++) {
         ptc_item it;

@@ -28,6 +28,20 @@ typedef struct sb {
     ptc_conform_config cfg;  /* the checker's settings for this stream */
 } sb;
 
+/* The time rules on (SPEC 7.3.5), as for a trace from hardware: MTCFreq
+   and the TSC:CTC ratio known, no suppression, the tolerances of real
+   clocks (which may lose an MTC: the policy's rules stay off). */
+static void with_hw_clock(ptc_conform_config *cfg, uint8_t mtc_freq, uint32_t eax, uint32_t ebx)
+{
+    ptc_clock_config hw;
+    ptc_clock_config_default(&hw);
+    cfg->trace.known |= hw.trace.known;
+    cfg->trace.ctl.mtc_freq = mtc_freq;
+    cfg->trace.ratios.cpuid_15_eax = eax;
+    cfg->trace.ratios.cpuid_15_ebx = ebx;
+    cfg->real = hw.real;
+}
+
 static void sb_init(sb *s)
 {
     memset(s, 0, sizeof *s);
@@ -174,7 +188,8 @@ static void b_psb_no_cbr(sb *s, int bad)
 }
 static void b_psb_no_tsc(sb *s, int bad)
 {
-    s->cfg.tsc_en = PTC_CONF_ON;
+    s->cfg.trace.ctl.tsc_en = 1;
+    s->cfg.trace.known |= PTC_KNOW_TSC_EN;
     mark(s);
     put(s, pk(PTC_PSB));
     if (!bad) put(s, pk_tsc(5));
@@ -193,7 +208,7 @@ static void b_psb_fup_mode(sb *s, int bad)
 static void b_psb_period(sb *s, int bad)
 {
     size_t i;
-    s->cfg.have_psb_freq = 1; /* 2 KiB */
+    s->cfg.trace.known |= PTC_KNOW_PSB_FREQ; /* psb_freq 0: 2 KiB */
     psb_plus(s, 0);
     for (i = 0; i < (bad ? 4200u : 3000u); i++) put(s, pk(PTC_PAD));
     mark(s);
@@ -389,7 +404,8 @@ static void b_tma_alone(sb *s, int bad)
 static void b_tsc_no_tma(sb *s, int bad)
 {
     ptc_packet tma = pk(PTC_TMA);
-    s->cfg.mtc_en = PTC_CONF_ON;
+    s->cfg.trace.ctl.mtc_en = 1;
+    s->cfg.trace.known |= PTC_KNOW_MTC_EN;
     psb_plus(s, 1);
     put(s, pk_tnt());
     mark(s);
@@ -410,7 +426,8 @@ static void b_disabled_packet(sb *s, int bad)
 {
     ptc_packet c = pk(PTC_CYC);
     c.u.cyc.cycles = 3;
-    s->cfg.cyc_en = bad ? PTC_CONF_OFF : PTC_CONF_ON;
+    s->cfg.trace.ctl.cyc_en = !bad;
+    s->cfg.trace.known |= PTC_KNOW_CYC_EN;
     psb_plus(s, 1);
     mark(s);
     put(s, c);
@@ -442,14 +459,10 @@ static void b_cbr_zero(sb *s, int bad)
 static void timed_start(sb *s)
 {
     ptc_packet tma = pk(PTC_TMA);
-    s->cfg.have_clock = 1;
-    ptc_clock_config_default(&s->cfg.clock);
-    s->cfg.clock.mtc_freq = 3;
-    s->cfg.clock.cpuid_15_eax = 1;
-    s->cfg.clock.cpuid_15_ebx = 100;
-    s->cfg.clock.nom_num = 24;
-    s->cfg.clock.nom_den = 1;
-    s->cfg.clock.nom_exact = 1;
+    with_hw_clock(&s->cfg, 3, 1, 100);
+    s->cfg.trace.ratios.nom_num = 24;
+    s->cfg.trace.ratios.nom_den = 1;
+    s->cfg.trace.ratios.nom_exact = 1;
     put(s, pk(PTC_PSB));
     put(s, pk_exec(1, 0));
     put(s, pk_fup());
@@ -530,8 +543,9 @@ static void b_cyc_under_threshold(sb *s, int bad)
 {
     ptc_packet c = pk(PTC_CYC);
     timed_start(s);
-    s->cfg.clock.cyc_en = 1;
-    s->cfg.clock.cyc_thresh = 3; /* a CYC with an eligible packet once 4 cycles have passed */
+    s->cfg.trace.ctl.cyc_en = 1;
+    s->cfg.trace.ctl.cyc_thresh = 3; /* a CYC with an eligible packet once 4 cycles have passed */
+    s->cfg.trace.known |= PTC_KNOW_CYC_EN | PTC_KNOW_CYC_THRESH;
     c.u.cyc.cycles = 9;
     put(s, c);
     put(s, pk(PTC_CYC)); /* (0 cycles: right after another CYC, which may force it out) */
@@ -560,12 +574,12 @@ static const struct mtc_case {
 static void b_mtcs(sb *s, int bad, const struct mtc_case *m)
 {
     size_t i;
-    ptc_mtc_policy_default(&s->cfg.policy);
-    s->cfg.policy.threshold = m->threshold;
-    s->cfg.policy.resume_after = m->resume_after;
-    s->cfg.policy.resume_on_value = m->resume_on_value;
-    s->cfg.policy.resume_value = m->resume_value;
-    s->cfg.have_policy = 1;
+    ptc_mtc_policy_default(&s->cfg.trace.policy);
+    s->cfg.trace.policy.threshold = m->threshold;
+    s->cfg.trace.policy.resume_after = m->resume_after;
+    s->cfg.trace.policy.resume_on_value = m->resume_on_value;
+    s->cfg.trace.policy.resume_value = m->resume_value;
+    s->cfg.trace.known |= PTC_KNOW_POLICY;
     psb_plus(s, 1);
     put(s, pk_tnt());
     for (i = 0; i < m->n; i++) {
@@ -622,7 +636,7 @@ static void every_rule_breaks_once_at_its_offset(void)
         const char *name = ptc_rule_name(cases[k].rule);
         covered[cases[k].rule]++;
         sb_init(&s);
-        s.cfg.cpu_known = 1; /* with no errata: no finding is an erratum's */
+        s.cfg.trace.known |= PTC_KNOW_CPU; /* with no errata: no finding is an erratum's */
         build_case(&cases[k], &s, 1);
         CHECK(s.mark != UINT64_MAX, "%s: the breaking stream marks no offset", name);
         check_bytes(&s.cfg, s.b, s.len, 0, &fd);
@@ -631,7 +645,7 @@ static void every_rule_breaks_once_at_its_offset(void)
                   fd.f[0].severity == ptc_rule_severity(cases[k].rule) && fd.f[0].erratum == 0,
               "%s at %llu: found%s", name, (unsigned long long)s.mark, shown);
         sb_init(&s);
-        s.cfg.cpu_known = 1;
+        s.cfg.trace.known |= PTC_KNOW_CPU;
         build_case(&cases[k], &s, 0);
         check_bytes(&s.cfg, s.b, s.len, 0, &fd);
         show(&fd, shown, sizeof shown);
@@ -695,24 +709,24 @@ static void errata_explain_what_they_say(void)
     mark(&s);
     put(&s, pk_ip(PTC_TIP_PGE, PTC_IPC_FULL, 0x401000));
     one_finding(&s, PTC_RULE_PGE_WHILE_ON, PTC_SEV_SUSPICIOUS, PTC_ERRATUM_BDM70, "bdm70, CPU unknown");
-    s.cfg.cpu_known = 1;
-    s.cfg.errata = ptc_errata_for_cpu(6, 0x4e, 3);
+    s.cfg.trace.known |= PTC_KNOW_CPU;
+    s.cfg.trace.errata = ptc_errata_for_cpu(6, 0x4e, 3);
     one_finding(&s, PTC_RULE_PGE_WHILE_ON, PTC_SEV_ERRATUM, PTC_ERRATUM_BDM70, "bdm70, a Skylake");
-    s.cfg.errata = ptc_errata_for_cpu(6, 0x5c, 9);
+    s.cfg.trace.errata = ptc_errata_for_cpu(6, 0x5c, 9);
     one_finding(&s, PTC_RULE_PGE_WHILE_ON, PTC_SEV_VIOLATION, 0, "bdm70, a CPU without it");
     /* SKD010: no FUP after an OVF; APL11: a TIP.PGD there */
     sb_init(&s);
     b_ovf_follower(&s, 1);
-    s.cfg.cpu_known = 1;
-    s.cfg.errata = PTC_ERRATUM_SKD010;
+    s.cfg.trace.known |= PTC_KNOW_CPU;
+    s.cfg.trace.errata = PTC_ERRATUM_SKD010;
     one_finding(&s, PTC_RULE_OVF_FOLLOWER, PTC_SEV_ERRATUM, PTC_ERRATUM_SKD010, "skd010");
     sb_init(&s);
     psb_plus(&s, 1);
     mark(&s);
     put(&s, pk(PTC_OVF));
     put(&s, pk_ip(PTC_TIP_PGD, PTC_IPC_SUPPRESSED, 0));
-    s.cfg.cpu_known = 1;
-    s.cfg.errata = ptc_errata_for_cpu(6, 0x7a, 1);
+    s.cfg.trace.known |= PTC_KNOW_CPU;
+    s.cfg.trace.errata = ptc_errata_for_cpu(6, 0x7a, 1);
     one_finding(&s, PTC_RULE_OVF_FOLLOWER, PTC_SEV_ERRATUM, PTC_ERRATUM_APL11, "apl11");
     CHECK(ptc_errata_for_cpu(6, 78, 3) & PTC_ERRATUM_BDM70 && !(ptc_errata_for_cpu(6, 0x5c, 0) & PTC_ERRATUM_BDM70),
           "errata by CPU");
@@ -851,7 +865,7 @@ static void model_streams_give_no_finding(void)
                 if (fd.n) {
                     size_t i, errata = 0;
                     for (i = 0; i < fd.n; i++) errata += fd.f[i].severity == PTC_SEV_ERRATUM && fd.f[i].erratum == PTC_ERRATUM_SKD007;
-                    CHECK(errata == fd.n && (mc.errata & PTC_ERRATUM_SKD007), "%s/%s [%s]: found%s", workload_names[wi], policies[p], settings[s], shown);
+                    CHECK(errata == fd.n && (mc.trace.errata & PTC_ERRATUM_SKD007), "%s/%s [%s]: found%s", workload_names[wi], policies[p], settings[s], shown);
                 }
                 runs++;
                 packets += fd.packets;
@@ -954,10 +968,10 @@ static void model_runs_row(const sdm_row *r)
     char got[400];
     int i;
     ptc_model_config_default(&cfg);
-    cfg.os = r->model == SDM_MODEL_CR3;
-    cfg.nfilters = 1;
-    cfg.filter_lo[0] = TBL_LO;
-    cfg.filter_hi[0] = TBL_HI;
+    cfg.trace.ctl.os = r->model == SDM_MODEL_CR3;
+    cfg.trace.filters.count = 1;
+    cfg.trace.filters.lo[0] = TBL_LO;
+    cfg.trace.filters.hi[0] = TBL_HI;
     CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
     ptc_model_start(&m, ip);
     ptc_model_idle(&m, 5000);
@@ -1096,7 +1110,7 @@ static void the_checker_takes_every_row(void)
             char shown[600];
             int on = r->before, stopped = 0;
             sb_init(&s);
-            s.cfg.cpu_known = 1;
+            s.cfg.trace.known |= PTC_KNOW_CPU;
             psb_plus(&s, r->before);
             if (r->before) put(&s, pk_tnt());
             else {
@@ -1153,14 +1167,9 @@ static void timed_clock(const char *path, ptc_conform_config *cfg)
     size_t k;
     for (k = 0; k < sizeof timed_traces / sizeof timed_traces[0]; k++) {
         if (!strstr(path, timed_traces[k].name)) continue;
-        cfg->have_clock = 1;
-        ptc_clock_config_default(&cfg->clock);
-        cfg->clock.mtc_freq = 3;
-        cfg->clock.cpuid_15_eax = 2;
-        cfg->clock.cpuid_15_ebx = timed_traces[k].ebx;
-        cfg->clock.nom_num = timed_traces[k].nom;
-        cfg->clock.nom_den = 1;
-        cfg->clock.nom_exact = 0;
+        with_hw_clock(cfg, 3, 2, timed_traces[k].ebx);
+        cfg->trace.ratios.nom_num = timed_traces[k].nom;
+        cfg->trace.ratios.nom_den = 1;
     }
 }
 
@@ -1431,10 +1440,76 @@ static void libipt_synthetic_vector_lacks_cbr(void)
     free(buf);
 }
 
+/* The trace's configuration (SPEC 3.1) is checked in one function, which
+   names the field; the clock, the events decoder, navigation, the model
+   and the checker all refuse what it refuses, and a zeroed one is valid. */
+static void trace_config_is_checked_once_for_every_part(void)
+{
+    static const struct { const char *field; } cases[] = { { "mtc_freq" }, { "cyc_thresh" }, { "cpuid_0x15_eax" },
+                                                           { "nom_den" }, { "filter" }, { "errata" }, { "known" },
+                                                           { "cyc_bits" } };
+    static ptc_clock clk;
+    static ptc_events ev;
+    ptc_trace_config zero;
+    size_t k;
+    memset(&zero, 0, sizeof zero);
+    CHECK(ptc_trace_config_error(&zero) == NULL, "a zeroed configuration is refused: %s", ptc_trace_config_error(&zero));
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        ptc_clock_config cc;
+        ptc_conform_config conf;
+        ptc_model_config mc;
+        ptc_conform chk;
+        ptc_nav nav;
+        ptc_model m;
+        ptc_trace_config *t = &cc.trace;
+        const char *f = cases[k].field, *said;
+        ptc_clock_config_default(&cc);
+        if (!strcmp(f, "mtc_freq")) t->ctl.mtc_freq = 16;
+        else if (!strcmp(f, "cyc_thresh")) t->ctl.cyc_thresh = 16;
+        else if (!strcmp(f, "cpuid_0x15_eax")) t->ratios.cpuid_15_ebx = 7; /* without eax */
+        else if (!strcmp(f, "nom_den")) t->ratios.nom_num = 24;
+        else if (!strcmp(f, "filter")) { t->filters.count = 1; t->filters.lo[0] = t->filters.hi[0] = 0x1000; }
+        else if (!strcmp(f, "errata")) t->errata = 0x80000000u;
+        else if (!strcmp(f, "known")) t->known = 0x80000000u;
+        else t->cyc_bits = 65;
+        said = ptc_trace_config_error(t);
+        CHECK(said && !strcmp(said, f), "%s: named %s", f, said ? said : "nothing");
+        CHECK(ptc_clock_init(&clk, &cc) == PTC_ERR_BAD_CONFIG, "%s: the clock took it", f);
+        CHECK(ptc_events_init(&ev, &cc, 0, 0) == PTC_ERR_BAD_CONFIG, "%s: the events decoder took it", f);
+        CHECK(ptc_nav_init(&nav, &cc, NULL, 0) == PTC_ERR_BAD_CONFIG, "%s: navigation took it", f);
+        memset(&conf, 0, sizeof conf);
+        conf.trace = *t;
+        CHECK(ptc_conform_init(&chk, &conf) == PTC_ERR_BAD_CONFIG, "%s: the checker took it", f);
+        ptc_model_config_default(&mc);
+        mc.trace = *t;
+        mc.trace.ratios.cpuid_15_eax = mc.trace.ratios.cpuid_15_eax ? mc.trace.ratios.cpuid_15_eax : 2;
+        if (strcmp(f, "cpuid_0x15_eax") && !mc.trace.ratios.cpuid_15_ebx) mc.trace.ratios.cpuid_15_ebx = 200;
+        if (!strcmp(f, "cpuid_0x15_eax")) mc.trace.ratios.cpuid_15_eax = 0;
+        if (strcmp(f, "cyc_bits")) mc.trace.cyc_bits = 12;
+        CHECK(ptc_model_init(&m, &mc, NULL) == PTC_ERR_BAD_CONFIG && !strcmp(ptc_model_error_field(&m), f),
+              "%s: the model said %s", f, ptc_model_error_field(&m));
+    }
+    {   /* a value whose known bit is clear is not read: TSC off but not known */
+        ptc_conform_config conf;
+        ptc_conform chk;
+        ptc_item it;
+        ptc_finding f[PTC_CONFORM_MAX_FINDINGS];
+        memset(&conf, 0, sizeof conf);
+        memset(&it, 0, sizeof it);
+        it.pkt.type = PTC_TSC;
+        CHECK(ptc_conform_init(&chk, &conf) == PTC_OK);
+        CHECK(ptc_conform_item(&chk, &it, f) == 0, "a TSC with TSCEn not known");
+        conf.trace.known = PTC_KNOW_TSC_EN;
+        CHECK(ptc_conform_init(&chk, &conf) == PTC_OK);
+        CHECK(ptc_conform_item(&chk, &it, f) == 1 && f[0].rule == PTC_RULE_DISABLED_PACKET, "a TSC with TSCEn known off");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) spec_path = argv[1];
     RUN(catalogue_matches_spec);
+    RUN(trace_config_is_checked_once_for_every_part);
     RUN(every_rule_breaks_once_at_its_offset);
     RUN(cyc_length_matches_the_encoder);
     RUN(errata_explain_what_they_say);

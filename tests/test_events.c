@@ -165,9 +165,9 @@ static void model_run(int wi, const char *policy, const char *settings, uint64_t
     }
     ptc_clock_config_from_model(&cc, &m);
     if (!exact) {
-        cc.nom_num = ptc_model_nom_freq(&m);
-        cc.nom_den = 1;
-        cc.nom_exact = 0;
+        cc.trace.ratios.nom_num = ptc_model_nom_freq(&m);
+        cc.trace.ratios.nom_den = 1;
+        cc.trace.ratios.nom_exact = 0;
     }
     truth = (ptc_exact_tsc *)malloc((tr.nt + 1) * sizeof *truth);
     for (i = 0; i < tr.nt; i++) {
@@ -263,11 +263,11 @@ static void real_traces(void)
         if (!pt) continue;
         read++;
         ptc_clock_config_default(&cc);
-        cc.mtc_freq = 3;
-        cc.nom_num = traces[i].nom;
-        cc.nom_den = 1;
-        cc.cpuid_15_eax = traces[i].eax;
-        cc.cpuid_15_ebx = traces[i].ebx;
+        cc.trace.ctl.mtc_freq = 3;
+        cc.trace.ratios.nom_num = traces[i].nom;
+        cc.trace.ratios.nom_den = 1;
+        cc.trace.ratios.cpuid_15_eax = traces[i].eax;
+        cc.trace.ratios.cpuid_15_ebx = traces[i].ebx;
         compare(pt, len, 0, &cc, NULL, traces[i].file, &s);
         free(pt);
     }
@@ -289,13 +289,13 @@ static void api_contract(void)
     ptc_clock_config_default(&cc);
     CHECK(ptc_events_init(NULL, &cc, 0, 0) == PTC_ERR_BAD_ARGUMENT);
     CHECK(ptc_events_init(&ev, NULL, 0, 0) == PTC_ERR_BAD_ARGUMENT);
-    cc.mtc_freq = 16;
+    cc.trace.ctl.mtc_freq = 16;
     CHECK(ptc_events_init(&ev, &cc, 0, 0) == PTC_ERR_BAD_CONFIG, "mtc_freq 16 taken");
     ptc_clock_config_default(&cc);
-    cc.cyc_thresh = 16;
+    cc.trace.ctl.cyc_thresh = 16;
     CHECK(ptc_events_init(&ev, &cc, 0, 0) == PTC_ERR_BAD_CONFIG, "threshold 16 taken");
     ptc_clock_config_default(&cc);
-    cc.cpuid_15_eax = 2; /* without ebx */
+    cc.trace.ratios.cpuid_15_eax = 2; /* without ebx */
     CHECK(ptc_events_init(&ev, &cc, 0, 0) == PTC_ERR_BAD_CONFIG, "eax without ebx taken");
     ptc_clock_config_default(&cc);
     CHECK(ptc_events_init(&ev, &cc, 0, 0) == PTC_OK);

@@ -65,7 +65,7 @@ static void check_tsc(const ptc_model *m, const ref_clock *r, uint64_t art0, con
 {
     /* TSC = K + (art0 + num/den) * ebx / eax */
     ptc_exact_tsc t = ptc_model_now(m);
-    u128 eax = m->cfg.cpuid_15_eax, ebx = m->cfg.cpuid_15_ebx;
+    u128 eax = m->cfg.trace.ratios.cpuid_15_eax, ebx = m->cfg.trace.ratios.cpuid_15_ebx;
     u128 tn = ((u128)art0 * r->den + r->num) * ebx, td = r->den * eax;
     u128 want_int = m->cfg.tsc_offset + tn / td, want_frac_num = tn % td;
     CHECK(t.tsc == (uint64_t)want_int, "%s: tsc %llu, want %llu", what, (unsigned long long)t.tsc,
@@ -90,8 +90,8 @@ static void clocks_are_exact(void)
         char what[64];
         ptc_model_config_default(&cfg);
         cfg.art_hz = clocks[c].art;
-        cfg.cpuid_15_eax = clocks[c].eax;
-        cfg.cpuid_15_ebx = clocks[c].ebx;
+        cfg.trace.ratios.cpuid_15_eax = clocks[c].eax;
+        cfg.trace.ratios.cpuid_15_ebx = clocks[c].ebx;
         cfg.art_start = 12345;
         CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_OK, "clock %zu: %s", c, ptc_model_error_field(&m));
         r.num = 0;
@@ -119,8 +119,8 @@ static void no_drift_over_long_runs(void)
     ref_clock r;
     int i;
     ptc_model_config_default(&cfg);
-    cfg.cpuid_15_eax = 3;
-    cfg.cpuid_15_ebx = 250; /* a TSC:ART ratio that does not divide evenly */
+    cfg.trace.ratios.cpuid_15_eax = 3;
+    cfg.trace.ratios.cpuid_15_ebx = 250; /* a TSC:ART ratio that does not divide evenly */
     cfg.core_ratio = 37;
     CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_OK);
     r.num = 0;
@@ -140,17 +140,17 @@ static void fast_counter_and_mtc_payloads_match_the_clock(void)
     cap c;
     size_t i, n_tma = 0, n_mtc = 0;
     ptc_model_config_default(&cfg);
-    cfg.cpuid_15_eax = 3;
-    cfg.cpuid_15_ebx = 301;
-    cfg.mtc_freq = 0;
-    cfg.psb_freq = 0;
+    cfg.trace.ratios.cpuid_15_eax = 3;
+    cfg.trace.ratios.cpuid_15_ebx = 301;
+    cfg.trace.ctl.mtc_freq = 0;
+    cfg.trace.ctl.psb_freq = 0;
     CHECK(run_workload(&cfg, 5 /* dvfs: TSC+TMA at every ratio change */, 4000000, 3, &c, &m));
     for (i = 0; i < c.nt; i++) {
         const ptc_truth *t = &c.t[i];
         if (t->fate != PTC_FATE_EMITTED) continue;
         if (t->pkt.type == PTC_MTC) {
             n_mtc++;
-            CHECK(t->pkt.u.mtc.ctc == (uint8_t)(t->art >> cfg.mtc_freq) && (t->art & ((1u << cfg.mtc_freq) - 1)) == 0,
+            CHECK(t->pkt.u.mtc.ctc == (uint8_t)(t->art >> cfg.trace.ctl.mtc_freq) && (t->art & ((1u << cfg.trace.ctl.mtc_freq) - 1)) == 0,
                   "MTC %u at ART %llu", t->pkt.u.mtc.ctc, (unsigned long long)t->art);
         }
         if (t->pkt.type == PTC_TSC) {
@@ -158,7 +158,7 @@ static void fast_counter_and_mtc_payloads_match_the_clock(void)
         }
         if (t->pkt.type == PTC_TMA) {
             /* TSC - FC is the TSC at the last ART edge: K + floor(ART * ebx / eax) */
-            u128 edge = cfg.tsc_offset + (u128)t->art * cfg.cpuid_15_ebx / cfg.cpuid_15_eax;
+            u128 edge = cfg.tsc_offset + (u128)t->art * cfg.trace.ratios.cpuid_15_ebx / cfg.trace.ratios.cpuid_15_eax;
             n_tma++;
             CHECK(t->pkt.u.tma.ctc == (uint16_t)t->art, "TMA CTC");
             CHECK(t->time.tsc - t->pkt.u.tma.fc == (uint64_t)edge, "TSC - FC = %llu, edge %llu",
@@ -219,7 +219,7 @@ static void mtc_lost_drops_at_most_n_in_a_row(void)
     int have_edge = 0;
     ptc_model_config_default(&cfg);
     CHECK(modelcfg_set_list(&cfg, "mtc_freq=0,mtc_lost=2,jitter_seed=9", err, sizeof err), "%s", err);
-    memset(&cfg.policy, 0, sizeof cfg.policy); /* every MTC due: each one may be lost */
+    memset(&cfg.trace.policy, 0, sizeof cfg.trace.policy); /* every MTC due: each one may be lost */
     CHECK(run_workload(&cfg, 0, 400000, 5, &c, &m));
     for (i = 0; i < c.nt; i++) {
         const ptc_truth *t = &c.t[i];
@@ -343,7 +343,7 @@ static void fast_forward_equals_single_step(void)
                 if ((wi + s + p / 2) % TESTLIB_GRID_STRIDE) continue;
                 ptc_model_config_default(&cfg);
                 workload_configure(wi, &cfg);
-                CHECK(modelcfg_policy(&cfg.policy, policies[p], err, sizeof err));
+                CHECK(modelcfg_policy(&cfg.trace.policy, policies[p], err, sizeof err));
                 if (*settings[s]) CHECK(modelcfg_set_list(&cfg, settings[s], err, sizeof err), "%s", err);
                 CHECK(run_workload(&cfg, wi, 400000, s + 10 * p, &c1, &m1));
                 cfg.reference_stepping = 1;
@@ -520,13 +520,13 @@ static void cyc_values_sum_to_true_cycles(void)
                           (unsigned long long)t->offset);
                 }
                 if (overflowed)
-                    CHECK(t->pkt.u.cyc.cycles == ((t->cycle - last) & ((UINT64_C(1) << cfg.cyc_bits) - 1)),
+                    CHECK(t->pkt.u.cyc.cycles == ((t->cycle - last) & ((UINT64_C(1) << cfg.trace.cyc_bits) - 1)),
                           "%s [%s]: CYC after overflow at %llu", workload_names[wi], settings[s], (unsigned long long)t->offset);
                 else
                     CHECK(t->pkt.u.cyc.cycles == t->cycle - last, "%s [%s]: CYC %llu at cycle %llu, last at %llu",
                           workload_names[wi], settings[s], (unsigned long long)t->pkt.u.cyc.cycles,
                           (unsigned long long)t->cycle, (unsigned long long)last);
-                CHECK(t->pkt.u.cyc.cycles >= 1 && t->pkt.u.cyc.cycles < (UINT64_C(1) << cfg.cyc_bits), "CYC range");
+                CHECK(t->pkt.u.cyc.cycles >= 1 && t->pkt.u.cyc.cycles < (UINT64_C(1) << cfg.trace.cyc_bits), "CYC range");
                 last = t->cycle;
                 overflowed = 0;
             }
@@ -547,8 +547,8 @@ static void cyc_precedes_eligible_packets(void)
     size_t i, checked = 0;
     uint64_t last_cyc_cycle = UINT64_MAX;
     ptc_model_config_default(&cfg);
-    cfg.cyc_en = 1;
-    cfg.cyc_thresh = 0;
+    cfg.trace.ctl.cyc_en = 1;
+    cfg.trace.ctl.cyc_thresh = 0;
     CHECK(run_workload(&cfg, 0, 300000, 1, &c, &m));
     for (i = 0; i < c.nt; i++) {
         const ptc_truth *t = &c.t[i];
@@ -574,9 +574,9 @@ static void psb_every_period(void)
     size_t i, npsb = 0;
     uint64_t last = 0, period;
     ptc_model_config_default(&cfg);
-    cfg.psb_freq = 1;
-    cfg.cyc_en = 1;
-    period = UINT64_C(2048) << cfg.psb_freq;
+    cfg.trace.ctl.psb_freq = 1;
+    cfg.trace.ctl.cyc_en = 1;
+    period = UINT64_C(2048) << cfg.trace.ctl.psb_freq;
     CHECK(run_workload(&cfg, 0, 2000000, 2, &c, &m));
     for (i = 0; i < c.nt; i++) {
         const ptc_truth *t = &c.t[i];
@@ -771,11 +771,11 @@ static void every_workload_and_policy(void)
             char err[200];
             ptc_model_config_default(&cfg);
             workload_configure(wi, &cfg);
-            cfg.cyc_en = (uint8_t)(p & 1);
-            CHECK(modelcfg_policy(&cfg.policy, policies[p], err, sizeof err), "%s", err);
+            cfg.trace.ctl.cyc_en = (uint8_t)(p & 1);
+            CHECK(modelcfg_policy(&cfg.trace.policy, policies[p], err, sizeof err), "%s", err);
             CHECK(run_workload(&cfg, wi, 3000000, p + 1, &c, &m), "%s: %s", workload_names[wi], ptc_model_error_field(&m));
             decode_all(&c, &items, &n);
-            ptc_checker_init(&chk, &cfg.policy);
+            ptc_checker_init(&chk, &cfg.trace.policy);
             for (i = 0; i < n; i++) {
                 int v;
                 if (items[i].error != PTC_OK) { errors++; continue; }
@@ -811,7 +811,7 @@ static void decoded_ips_are_the_workload_targets(void)
     ptc_item *items;
     size_t n, i, k = 0, compared = 0;
     ptc_model_config_default(&cfg);
-    cfg.psb_freq = 0;
+    cfg.trace.ctl.psb_freq = 0;
     CHECK(run_workload(&cfg, 0, 2000000, 5, &c, &m));
     decode_all(&c, &items, &n);
     for (i = 0; i < c.nev; i++) {
@@ -883,8 +883,8 @@ static void tsc_per_cycle_is_exact(void)
     uint64_t num, den;
     ptc_model_config_default(&cfg);
     cfg.art_hz = 25000000;
-    cfg.cpuid_15_eax = 3;
-    cfg.cpuid_15_ebx = 250;
+    cfg.trace.ratios.cpuid_15_eax = 3;
+    cfg.trace.ratios.cpuid_15_ebx = 250;
     cfg.core_ratio = 36;
     CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
     ptc_model_start(&m, 0x401000);
@@ -914,7 +914,7 @@ static void suppressed_runs_are_recoverable(void)
         unsigned run = 0, longest = 0;
         ptc_model_config_default(&cfg);
         workload_configure(2, &cfg);
-        CHECK(modelcfg_policy(&cfg.policy, policies[p], err, sizeof err));
+        CHECK(modelcfg_policy(&cfg.trace.policy, policies[p], err, sizeof err));
         CHECK(run_workload(&cfg, 2, 20000000, 9, &c, &m));
         for (i = 0; i < c.nt; i++) {
             if (c.t[i].pkt.type != PTC_MTC) continue;
@@ -1007,7 +1007,7 @@ static void checker_catches_mutated_model_streams(void)
     char err[100];
     ptc_model_config_default(&cfg);
     workload_configure(2, &cfg);
-    CHECK(modelcfg_policy(&cfg.policy, "seed", err, sizeof err));
+    CHECK(modelcfg_policy(&cfg.trace.policy, "seed", err, sizeof err));
     CHECK(run_workload(&cfg, 2, 40000000, 4, &c, &m));
     decode_all(&c, &items, &n);
     for (i = 0; i + 1 < n && mutations < 400; i++) {
@@ -1027,7 +1027,7 @@ static void checker_catches_mutated_model_streams(void)
            (SPEC 2.2), so it is not a mutation the checker must catch. */
         if (drop && items[i].pkt.u.mtc.ctc == items[i + 1].pkt.u.mtc.ctc) continue;
         mutations++;
-        ptc_checker_init(&chk, &cfg.policy);
+        ptc_checker_init(&chk, &cfg.trace.policy);
         for (j = 0; j < n; j++) {
             if (j == i && drop) continue;
             if (ptc_checker_packet(&chk, &items[j].pkt) != PTC_RULE_NONE) found = 1;
@@ -1042,24 +1042,26 @@ static void checker_catches_mutated_model_streams(void)
 
 /* ---- 5.1 configuration checks ------------------------------------------------- */
 
-/* Sets the field a key of PTC_MODEL_CONFIG_FIELDS names to v, unchecked
+/* Sets the field a key of MODELCFG_FIELDS names to v, unchecked
    (truncated to the field's type); 0 for no such key. */
 static int set_unchecked(ptc_model_config *cfg, const char *key, uint64_t v)
 {
-#define X(k, field, least, most, dflt) \
+#define MODELCFG_FIELD(k, field, least, most) \
     if (strcmp(key, k) == 0) { cfg->field = v; return 1; }
-    PTC_MODEL_CONFIG_FIELDS(X)
-#undef X
+    MODELCFG_FIELDS
+#undef MODELCFG_FIELD
     return 0;
 }
 
 /* Every field's range: the value past each end refused by the model with
    the field's key, and by the configuration text with its range; the ends
-   themselves accepted by the text. */
+   themselves accepted by the text. The trace's fields have the ranges
+   every part takes (PTC_TRACE_CONFIG_FIELDS): the model's narrower ones
+   are bad_configurations_are_named's. */
 static void every_field_range_is_held(void)
 {
     size_t fields = 0;
-#define X(k, field, least, most, dflt)                                                                      \
+#define MODELCFG_FIELD(k, field, least, most)                                                                \
     {                                                                                                        \
         ptc_model_config cfg;                                                                                \
         ptc_model m;                                                                                         \
@@ -1075,20 +1077,37 @@ static void every_field_range_is_held(void)
         }                                                                                                    \
         ptc_model_config_default(&cfg);                                                                      \
         snprintf(set, sizeof set, "%s=%llu", k, (unsigned long long)(most));                                 \
-        CHECK(modelcfg_set_list(&cfg, set, err, sizeof err), "%s: %s", set, err);                                  \
+        CHECK(modelcfg_set_list(&cfg, set, err, sizeof err), "%s: %s", set, err);                            \
         if ((uint64_t)(most) < UINT64_MAX) {                                                                 \
             snprintf(set, sizeof set, "%s=%llu", k, (unsigned long long)(most) + 1);                         \
-            CHECK(!modelcfg_set_list(&cfg, set, err, sizeof err) && strstr(err, k), "%s accepted", set);           \
+            CHECK(!modelcfg_set_list(&cfg, set, err, sizeof err) && strstr(err, k), "%s accepted", set);     \
+            CHECK(set_unchecked(&cfg, k, (uint64_t)(most) + 1));                                             \
+            CHECK((uint64_t)(most) + 1 != (uint64_t)(cfg.field) ||                                           \
+                      (ptc_model_init(&m, &cfg, NULL) == PTC_ERR_BAD_CONFIG &&                               \
+                       strcmp(ptc_model_error_field(&m), k) == 0),                                           \
+                  "%s above %llu", k, (unsigned long long)(most));                                           \
         }                                                                                                    \
-        ptc_model_config_default(&cfg);                                                                      \
-        CHECK(cfg.field == (dflt), "%s's default", k);                                                       \
     }
-    PTC_MODEL_CONFIG_FIELDS(X)
-#undef X
+    MODELCFG_FIELDS
+#undef MODELCFG_FIELD
     CHECK(fields >= 36, "%zu fields", fields);
 }
 
-/* The errata the model imitates are bits of cfg.errata, given by name in
+/* The defaults ptc_model_config_default sets are the tables'. */
+static void defaults_are_the_tables(void)
+{
+    ptc_model_config cfg;
+    ptc_model_config_default(&cfg);
+#define X(k, field, least, most, dflt) CHECK(cfg.field == (dflt), "%s's default", k);
+    PTC_MODEL_CONFIG_FIELDS(X)
+#undef X
+#define X(field, value) CHECK(cfg.trace.field == (value), "trace.%s's default", #field);
+    PTC_MODEL_TRACE_DEFAULTS(X)
+#undef X
+    CHECK(cfg.trace.ctl.cyc_en == 0 && cfg.trace.filters.count == 0 && cfg.trace.errata == 0, "the rest is 0");
+}
+
+/* The errata the model imitates are bits of cfg.trace.errata, given by name in
    the configuration text; any other erratum is refused by the model. */
 static void errata_are_bits(void)
 {
@@ -1099,10 +1118,10 @@ static void errata_are_bits(void)
 #define E(k, bit)                                                                                         \
     ptc_model_config_default(&cfg);                                                                      \
     snprintf(set, sizeof set, "%s=1", k);                                                                \
-    CHECK(modelcfg_set_list(&cfg, set, err, sizeof err) && cfg.errata == (uint32_t)(bit), "%s: %s", set, err); \
+    CHECK(modelcfg_set_list(&cfg, set, err, sizeof err) && cfg.trace.errata == (uint32_t)(bit), "%s: %s", set, err); \
     CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_OK, "%s refused", set);                                  \
     snprintf(set, sizeof set, "%s=0", k);                                                                \
-    CHECK(modelcfg_set_list(&cfg, set, err, sizeof err) && cfg.errata == 0, "%s", set);                        \
+    CHECK(modelcfg_set_list(&cfg, set, err, sizeof err) && cfg.trace.errata == 0, "%s", set);                        \
     snprintf(set, sizeof set, "%s=2", k);                                                                \
     CHECK(!modelcfg_set_list(&cfg, set, err, sizeof err), "%s accepted", set);                                 \
     CHECK(strcmp(ptc_erratum_name((uint32_t)(bit)), k) == 0, "%s is the erratum's name", k);             \
@@ -1111,7 +1130,7 @@ static void errata_are_bits(void)
 #undef E
     CHECK(n == 3);
     ptc_model_config_default(&cfg);
-    cfg.errata = PTC_ERRATUM_BDM70; /* one the model does not imitate */
+    cfg.trace.errata = PTC_ERRATUM_BDM70; /* one the model does not imitate */
     CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_ERR_BAD_CONFIG && strcmp(ptc_model_error_field(&m), "errata") == 0);
 }
 
@@ -1119,7 +1138,9 @@ static void bad_configurations_are_named(void)
 {
     static const struct { const char *set, *field; } bad[] = {
         { "cpuid_0x15_eax=1,cpuid_0x15_ebx=600", "cpuid_0x15_ebx" }, { "fifo_bytes=64", "fifo_bytes" },
-        { "filter=10-5", "filter" }
+        { "filter=10-5", "filter" },
+        /* what the model narrows of the trace's ranges */
+        { "cpuid_0x15_eax=0,cpuid_0x15_ebx=0", "cpuid_0x15_eax" }, { "cyc_bits=1", "cyc_bits" }, { "cyc_bits=33", "cyc_bits" }
     };
     size_t i;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -1136,10 +1157,10 @@ static void bad_configurations_are_named(void)
         ptc_model_config cfg;
         ptc_model m;
         ptc_model_config_default(&cfg);
-        cfg.policy.threshold = 2; /* suppression without any resume bound */
+        cfg.trace.policy.threshold = 2; /* suppression without any resume bound */
         CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_ERR_BAD_CONFIG && strcmp(ptc_model_error_field(&m), "policy.resume") == 0);
-        cfg.policy.resume_after = 5;
-        cfg.policy.min_burst = 1;
+        cfg.trace.policy.resume_after = 5;
+        cfg.trace.policy.min_burst = 1;
         CHECK(ptc_model_init(&m, &cfg, NULL) == PTC_ERR_BAD_CONFIG && strcmp(ptc_model_error_field(&m), "policy.min_burst") == 0);
     }
     {
@@ -1208,6 +1229,7 @@ int main(void)
     RUN(policy_rules_are_catalogue_rows);
     RUN(checker_catches_mutated_model_streams);
     RUN(every_field_range_is_held);
+    RUN(defaults_are_the_tables);
     RUN(errata_are_bits);
     RUN(bad_configurations_are_named);
     RUN(sleep_stops_the_core_clock);

@@ -342,7 +342,7 @@ static void model_run_into_the_callers_storage(void)
     size_t i, n;
     for (i = 0; i < sizeof prog; i++) prog[i] = (uint8_t)(i * 37u + (i >> 3));
     ptc_model_config_default(&cfg);
-    cfg.cyc_en = 1;
+    cfg.trace.ctl.cyc_en = 1;
     sink = modelrec_start(&tr, 0);
     CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK && modelprog_play(&m, prog, sizeof prog, 300000) == PTC_OK);
     n = ptdiff_truth_of_model(tr.t, tr.nt, ref);
@@ -354,7 +354,7 @@ static void model_run_into_the_callers_storage(void)
     CHECK(cut.len > 0 && memcmp(cut.bytes, tr.bytes, cut.len) == 0 && cut.ntruth < n);
     for (i = 0; i < cut.ntruth; i++) CHECK(cut.truth[i].offset < cut.len);
     CHECK(cut.ntruth < n && ref[cut.ntruth].offset >= cut.len, "the truth runs past the stream's end");
-    cfg.mtc_freq = 16; /* refused: the model's error comes back */
+    cfg.trace.ctl.mtc_freq = 16; /* refused: the model's error comes back */
     CHECK(ptdiff_model_run(&cfg, prog, sizeof prog, 300000, &s) == PTC_ERR_BAD_CONFIG);
     modelrec_free(&tr);
 }

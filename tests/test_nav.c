@@ -35,7 +35,7 @@ static int nav_run_make(nav_run *r, int wi, const char *policy, const char *sett
     if (wi == NAV_GUEST) {
         ptc_model m;
         ptc_model_config_default(&r->cfg);
-        CHECK(modelcfg_policy(&r->cfg.policy, policy, err, sizeof err) && modelcfg_set_list(&r->cfg, settings, err, sizeof err), "%s",
+        CHECK(modelcfg_policy(&r->cfg.trace.policy, policy, err, sizeof err) && modelcfg_set_list(&r->cfg, settings, err, sizeof err), "%s",
               err);
         CHECK(ptc_model_init(&m, &r->cfg, &sink) == PTC_OK);
         workload_run_in_guest(&m, cycles, seed);
@@ -176,7 +176,7 @@ static void every_retirement_is_found_where_it_retired(void)
         check_entries(&r);
         {
             nav_stats one = { 0, 0, 0, 0 };
-            if (r.cfg.cyc_en) check_find(&r, PTC_NAV_CYCLE, &one);
+            if (r.cfg.trace.ctl.cyc_en) check_find(&r, PTC_NAV_CYCLE, &one);
             printf("  case %zu: %zu retirements; by cycle: mean width %.2f, %.1f%% exact\n", c, r.tr.nrt,
                    one.queries ? (double)one.width / (double)one.queries : 0.0,
                    one.queries ? 100.0 * (double)one.exact / (double)one.queries : 0.0);
@@ -241,7 +241,7 @@ static void a_window_answers_as_the_whole_index(void)
             ptc_nav_hit want, got;
             ptc_status sw, sg;
             uint64_t retire = r.tr.nrt * (2 * i + 1) / 16 + (i == 7) * r.tr.nrt; /* the last: past the end */
-            f.basis = (i & 1) && r.cfg.cyc_en ? PTC_NAV_CYCLE : PTC_NAV_TSC;
+            f.basis = (i & 1) && r.cfg.trace.ctl.cyc_en ? PTC_NAV_CYCLE : PTC_NAV_TSC;
             f.value = f.basis == PTC_NAV_CYCLE ? t->cycle : t->time.tsc + i;
             f.back = i * 7;
             sw = ptc_nav_find(&r.nav, f.basis, f.value, 0, &want);
@@ -453,7 +453,7 @@ static void psb_gap_is_bounded(void)
             size_t i, last = 0;
             uint64_t period;
             CHECK(workload_run_configured(wi, "seed", settings[k], 2000000, 9, &sink, &cfg, err, sizeof err), "%s", err);
-            period = UINT64_C(2048) << cfg.psb_freq;
+            period = UINT64_C(2048) << cfg.trace.ctl.psb_freq;
             for (i = 0; i < tr.nt; i++) {
                 if (tr.t[i].pkt.type != PTC_PSB) continue;
                 CHECK(tr.t[i].offset - last <= ptc_model_psb_gap_max(&cfg), "workload %d: PSBs %llu bytes apart", wi,
@@ -607,7 +607,7 @@ typedef struct trig_run {
 static void trig_config(ptc_model_config *cfg, uint32_t nth, int fup, int stop, uint64_t delay)
 {
     ptc_model_config_default(cfg);
-    cfg->cyc_en = 1;
+    cfg->trace.ctl.cyc_en = 1;
     cfg->trigger_ip = 0x401000;
     cfg->trigger_nth = nth;
     cfg->trigger_fup = (uint8_t)fup;
@@ -737,8 +737,8 @@ static void counter_thread(ptc_counters *c, uint8_t t, int trace_os, modelrec_tr
     unsigned i;
     uint64_t ip = K_USER;
     ptc_model_config_default(&cfg);
-    cfg.cyc_en = 1;
-    cfg.os = (uint8_t)trace_os;
+    cfg.trace.ctl.cyc_en = 1;
+    cfg.trace.ctl.os = (uint8_t)trace_os;
     CHECK(ptc_model_init(&m, &cfg, &sink) == PTC_OK);
     CHECK(ptc_model_attach_counters(&m, c, t) == PTC_OK);
     CHECK(ptc_model_start(&m, ip) == PTC_OK);
@@ -845,7 +845,7 @@ static void pebs_record_leads_to_its_instruction(void)
     CHECK(fifth != NULL);
     if (!fifth) return;
     ptc_model_config_default(&cfg);
-    cfg.cyc_en = 1;
+    cfg.trace.ctl.cyc_en = 1;
     ptc_clock_config_from_model(&cc, &cfg);
     CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
     ptc_decoder_init_buffer(&d, 0, tr->bytes, tr->len);

@@ -34,7 +34,7 @@ static int write_model_trace(int wi, const char *settings, written *w)
     }
     memset(t, 0, sizeof t);
     ptc_perf_info_from_model(&in, &config, &w->cfg);
-    CHECK(in.max_nonturbo_ratio == ptc_model_nom_freq(&w->cfg) && ((config >> 14) & 15) == w->cfg.mtc_freq);
+    CHECK(in.max_nonturbo_ratio == ptc_model_nom_freq(&w->cfg) && ((config >> 14) & 15) == w->cfg.trace.ctl.mtc_freq);
     t[0].bytes = w->tr.bytes;
     t[0].len = w->tr.len;
     t[0].pid = t[0].tid = 4242;
@@ -101,15 +101,25 @@ static void round_trip(const void *arg)
         }
     }
     CHECK(st == PTC_END && queues == 2 && comms == 1 && mmaps == 2, "%zu queues, %zu COMM, %zu MMAP", queues, comms, mmaps);
-    CHECK(rd.have_info && rd.info.nfields == PTC_PERF_PT_INFO_FIELDS && rd.info.tsc_ctc_n == w.cfg.cpuid_15_ebx && ptc_perf_pt_attr(&rd) != NULL);
+    CHECK(rd.have_info && rd.info.nfields == PTC_PERF_PT_INFO_FIELDS && rd.info.tsc_ctc_n == w.cfg.trace.ratios.cpuid_15_ebx && ptc_perf_pt_attr(&rd) != NULL);
     CHECK(ptc_clock_config_from_perf(&cc, &rd) == PTC_OK);
-    CHECK(cc.mtc_freq == w.cfg.mtc_freq && cc.cpuid_15_eax == w.cfg.cpuid_15_eax && cc.cpuid_15_ebx == w.cfg.cpuid_15_ebx &&
-          cc.nom_num == ptc_model_nom_freq(&w.cfg) && !cc.nom_exact && cc.cyc_en == w.cfg.cyc_en &&
-          cc.cyc_thresh == w.cfg.cyc_thresh && cc.errata == (PTC_ERRATUM_SKZ84 | PTC_ERRATUM_BDM70),
+    CHECK(cc.trace.ctl.mtc_freq == w.cfg.trace.ctl.mtc_freq && cc.trace.ratios.cpuid_15_eax == w.cfg.trace.ratios.cpuid_15_eax && cc.trace.ratios.cpuid_15_ebx == w.cfg.trace.ratios.cpuid_15_ebx &&
+          cc.trace.ratios.nom_num == ptc_model_nom_freq(&w.cfg) && !cc.trace.ratios.nom_exact && cc.trace.ctl.cyc_en == w.cfg.trace.ctl.cyc_en &&
+          cc.trace.ctl.cyc_thresh == w.cfg.trace.ctl.cyc_thresh && cc.trace.errata == (PTC_ERRATUM_SKZ84 | PTC_ERRATUM_BDM70),
           "clock settings from the file");
+    {   /* the whole IA32_RTIT_CTL but the privilege levels goes out and back */
+        ptc_trace_config t;
+        ptc_rtit_ctl want = w.cfg.trace.ctl;
+        CHECK(ptc_perf_trace_config(&rd, &t) == PTC_OK);
+        want.os = want.user = 0;
+        CHECK(memcmp(&t.ctl, &want, sizeof want) == 0 &&
+                  t.known == (PTC_KNOW_CTL & ~(uint32_t)(PTC_KNOW_OS | PTC_KNOW_USER) | PTC_KNOW_CPU) &&
+                  t.errata == cc.trace.errata,
+              "IA32_RTIT_CTL from the file: known %#x", (unsigned)t.known);
+    }
     /* the model's own jitter and the hardware's tolerances: the file's
        settings must hold the truth */
-    if (cc.mtc_jitter < w.cfg.mtc_jitter) cc.mtc_jitter = w.cfg.mtc_jitter;
+    if (cc.real.mtc_jitter < w.cfg.mtc_jitter) cc.real.mtc_jitter = w.cfg.mtc_jitter;
     CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
     ptc_decoder_init_buffer(&dec, 0, q0, (size_t)q0_len);
     for (;;) {
@@ -369,9 +379,9 @@ static void recording_reads_and_times(const void *arg)
     /* the settings come with the first records: a first pass finds them */
     while ((st = ptc_perf_next(&rd, &r)) == PTC_OK && !rd.have_info) {}
     CHECK(ptc_clock_config_from_perf(&cc, &rd) == PTC_OK);
-    CHECK(cc.cpuid_15_eax == rc->eax && cc.cpuid_15_ebx == rc->ebx && cc.nom_num == rc->nom && cc.mtc_freq == 3,
-          "%s: eax %u ebx %u nom %llu mtc_freq %u", rc->file, cc.cpuid_15_eax, cc.cpuid_15_ebx,
-          (unsigned long long)cc.nom_num, cc.mtc_freq);
+    CHECK(cc.trace.ratios.cpuid_15_eax == rc->eax && cc.trace.ratios.cpuid_15_ebx == rc->ebx && cc.trace.ratios.nom_num == rc->nom && cc.trace.ctl.mtc_freq == 3,
+          "%s: eax %u ebx %u nom %llu mtc_freq %u", rc->file, cc.trace.ratios.cpuid_15_eax, cc.trace.ratios.cpuid_15_ebx,
+          (unsigned long long)cc.trace.ratios.nom_num, cc.trace.ctl.mtc_freq);
     CHECK(ptc_perf_open(&rd, buf, len) == PTC_OK);
     while ((st = ptc_perf_next(&rd, &r)) == PTC_OK) {
         const uint8_t *data = NULL;
@@ -493,7 +503,8 @@ static void writer_takes_snapshots(void)
 
 int main(void)
 {
-    static const char *settings[] = { "mtc_freq=3", "cyc_en=1,cyc_thresh=2,mtc_freq=1", "mtc_jitter=4,jitter_seed=3,mtc_lost=1" };
+    static const char *settings[] = { "mtc_freq=3", "cyc_en=1,cyc_thresh=2,mtc_freq=1", "mtc_jitter=4,jitter_seed=3,mtc_lost=1",
+                                      "pwr_evt_en=1,ptw_en=1,fup_on_ptw=1,dis_retc=1,psb_freq=5" };
     size_t i;
     for (i = 0; i < sizeof settings / sizeof settings[0]; i++) {
         char label[96];

@@ -178,25 +178,25 @@ static void timed_trace_has_no_conflict(const void *arg)
     pt = util_read_file(path, &len);
     if (!pt) SKIP("%s is not there", path);
     ptc_clock_config_default(&cc);
-    cc.mtc_freq = 3;
-    cc.nom_num = tt->nom;
-    cc.nom_den = 1;
-    cc.cpuid_15_eax = tt->eax;
-    cc.cpuid_15_ebx = tt->ebx;
+    cc.trace.ctl.mtc_freq = 3;
+    cc.trace.ratios.nom_num = tt->nom;
+    cc.trace.ratios.nom_den = 1;
+    cc.trace.ratios.cpuid_15_eax = tt->eax;
+    cc.trace.ratios.cpuid_15_ebx = tt->ebx;
     time_buffer(pt, len, &cc, &hw);
     CHECK(hw.timed > 1000 && hw.conflicts == 0 && hw.back == 0, "%s: %zu of %zu timed items in conflict, %zu steps back",
           tt->file, hw.conflicts, hw.timed, hw.back);
     /* with the errata of the recording CPU (6/85, README there: SKZ84) */
-    cc.errata = ptc_errata_for_cpu(6, 85, 4);
-    CHECK(cc.errata != 0);
+    cc.trace.errata = ptc_errata_for_cpu(6, 85, 4);
+    CHECK(cc.trace.errata != 0);
     time_buffer(pt, len, &cc, &errata);
     CHECK(errata.timed > 1000 && errata.conflicts == 0 && errata.back == 0, "%s with errata %x: %zu conflicts", tt->file,
-          cc.errata, errata.conflicts);
-    cc.errata = 0;
-    cc.mtc_jitter = 0;
-    cc.psb_early_tsc = 0;
-    cc.rate_ppm = 0;
-    cc.mtc_lost = 0;
+          cc.trace.errata, errata.conflicts);
+    cc.trace.errata = 0;
+    cc.real.mtc_jitter = 0;
+    cc.real.psb_early_tsc = 0;
+    cc.real.rate_ppm = 0;
+    cc.real.mtc_lost = 0;
     time_buffer(pt, len, &cc, &sdm);
     printf("  %-78s %6zu items, %zu conflicts, mean width %.1f ticks (with the SDM's ideal clocks: %zu conflicts)\n",
            tt->file, hw.items, hw.conflicts, hw.bounded ? (double)hw.width / (double)hw.bounded : 0.0, sdm.conflicts);
@@ -243,11 +243,11 @@ static void perf_times_not_past_intervals(const void *arg)
         SKIP("perf (Debian's linux-perf) cannot run here");
     }
     ptc_clock_config_default(&cc);
-    cc.mtc_freq = st.mtc_freq;
-    cc.nom_num = tt->nom;
-    cc.nom_den = 1;
-    cc.cpuid_15_eax = tt->eax;
-    cc.cpuid_15_ebx = tt->ebx;
+    cc.trace.ctl.mtc_freq = st.mtc_freq;
+    cc.trace.ratios.nom_num = tt->nom;
+    cc.trace.ratios.nom_den = 1;
+    cc.trace.ratios.cpuid_15_eax = tt->eax;
+    cc.trace.ratios.cpuid_15_ebx = tt->ebx;
     CHECK(ptc_clock_init(&clk, &cc) == PTC_OK);
     for (i = 0; i <= n; i++) {
         if (i < n) CHECK(ptc_clock_push(&clk, &items[i]) == PTC_OK);

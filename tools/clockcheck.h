@@ -150,7 +150,7 @@ UTIL_FN int clockcheck__ratio_span(const clockcheck_witness *w, const ptc_clock_
     if ((kept ? w->kept_pairs : w->pairs) < 2 || last <= first) return 0;
     *ticks = last - first;
     d16 = (uint16_t)(last_ctc - first_ctc);
-    expect = cc->cpuid_15_ebx ? *ticks / cc->cpuid_15_ebx * cc->cpuid_15_eax : 0;
+    expect = cc->trace.ratios.cpuid_15_ebx ? *ticks / cc->trace.ratios.cpuid_15_ebx * cc->trace.ratios.cpuid_15_eax : 0;
     *ctc = d16;
     while (*ctc + 32768 < expect) *ctc += 65536;
     return *ctc >= 100;
@@ -162,26 +162,26 @@ UTIL_FN int clockcheck_suspect(const clockcheck_witness *w, const ptc_clock_conf
 {
     uint64_t ctc, ticks;
     unsigned f, best = 0;
-    if (cc->cpuid_15_eax && clockcheck__ratio_span(w, cc, &ctc, &ticks)) {
+    if (cc->trace.ratios.cpuid_15_eax && clockcheck__ratio_span(w, cc, &ctc, &ticks)) {
         /* 1% apart: |ticks * eax - ctc * ebx| > ctc * ebx / 100 */
-        double measured = (double)ticks / (double)ctc, given = (double)cc->cpuid_15_ebx / (double)cc->cpuid_15_eax;
+        double measured = (double)ticks / (double)ctc, given = (double)cc->trace.ratios.cpuid_15_ebx / (double)cc->trace.ratios.cpuid_15_eax;
         if (measured > given * 1.01 || measured < given * 0.99) {
             snprintf(out, size, "--cpuid-0x15.eax/.ebx %u/%u (%.2f TSC ticks a crystal tick; the TSCs and TMAs measure %.2f)",
-                     (unsigned)cc->cpuid_15_eax, (unsigned)cc->cpuid_15_ebx, given, measured);
+                     (unsigned)cc->trace.ratios.cpuid_15_eax, (unsigned)cc->trace.ratios.cpuid_15_ebx, given, measured);
             return 1;
         }
     }
     for (f = 1; f <= 8; f++) if (w->votes[f] > w->votes[best]) best = f;
-    if (w->tmas >= 2 && cc->mtc_freq <= 8 && w->votes[cc->mtc_freq] * 2 < w->tmas && w->votes[best] * 2 >= w->tmas) {
-        snprintf(out, size, "--mtc-freq %u (the first MTC after each TMA fits %u in %u of %u)", (unsigned)cc->mtc_freq, best,
+    if (w->tmas >= 2 && cc->trace.ctl.mtc_freq <= 8 && w->votes[cc->trace.ctl.mtc_freq] * 2 < w->tmas && w->votes[best] * 2 >= w->tmas) {
+        snprintf(out, size, "--mtc-freq %u (the first MTC after each TMA fits %u in %u of %u)", (unsigned)cc->trace.ctl.mtc_freq, best,
                  w->votes[best], w->tmas);
         return 1;
     }
-    if (cc->nom_num && cc->nom_den && cc->cpuid_15_eax && w->span_cycles >= 1000 && w->span_cbr) {
+    if (cc->trace.ratios.nom_num && cc->trace.ratios.nom_den && cc->trace.ratios.cpuid_15_eax && w->span_cycles >= 1000 && w->span_cbr) {
         /* nom = ticks * CBR / cycles, the ticks those periods span */
-        double ticks_span = (double)w->span_periods * (double)(1u << cc->mtc_freq) * cc->cpuid_15_ebx / cc->cpuid_15_eax;
+        double ticks_span = (double)w->span_periods * (double)(1u << cc->trace.ctl.mtc_freq) * cc->trace.ratios.cpuid_15_ebx / cc->trace.ratios.cpuid_15_eax;
         double measured = ticks_span * w->span_cbr / (double)w->span_cycles;
-        double given = (double)cc->nom_num / (double)cc->nom_den;
+        double given = (double)cc->trace.ratios.nom_num / (double)cc->trace.ratios.nom_den;
         if (measured > given * 1.02 + 0.5 || measured < given * 0.98 - 0.5) {
             snprintf(out, size, "--nom-freq %.1f (the cycles between MTCs measure %.2f)", given, measured);
             return 1;
@@ -198,7 +198,7 @@ UTIL_FN int clockcheck_report_line(const clockcheck_witness *w, const ptc_clock_
     int n;
     if (!w->conflicts || !size) return 0;
     if (!clockcheck_suspect(w, cc, why, sizeof why)) {
-        if (cc->have_policy && cc->policy.threshold)
+        if ((cc->trace.known & PTC_KNOW_POLICY) && cc->trace.policy.threshold)
             snprintf(why, sizeof why, "--policy (MTCs came later than the policy allows)");
         else
             snprintf(why, sizeof why, "the tolerances (--mtc-jitter, --rate-ppm, --mtc-lost) or the CPU's errata "
@@ -214,7 +214,7 @@ UTIL_FN int clockcheck_report_line(const clockcheck_witness *w, const ptc_clock_
    with what that costs on this trace, into out; 0 when none does. */
 UTIL_FN int clockcheck_errata_line(const clockcheck_witness *w, const ptc_clock_config *cc, char *out, size_t size)
 {
-    if (!(cc->errata & PTC_ERRATUM_SKZ84) || !cc->cpuid_15_eax || !w->mtcs || !size) return 0;
+    if (!(cc->trace.errata & PTC_ERRATUM_SKZ84) || !cc->trace.ratios.cpuid_15_eax || !w->mtcs || !size) return 0;
     return snprintf(out, size, "%s: --time: erratum skz84 (from --cpu or --errata): the clock uses no TMA, so the %llu "
                                "MTCs of this trace time nothing but what a TSC starts; the intervals average %.1f TSC ticks",
                     util_prog, (unsigned long long)w->mtcs,

@@ -110,17 +110,28 @@ UTIL_FN int clockopt_has_clock(const clock_options *o)
 
 UTIL_FN void clockopt_apply(ptc_clock_config *cc, const clock_options *o)
 {
-    if (o->numset[CLOCKOPT_MTC_FREQ]) cc->mtc_freq = (uint8_t)o->numv[CLOCKOPT_MTC_FREQ];
-    if (o->numset[CLOCKOPT_NOM_FREQ]) { cc->nom_num = o->numv[CLOCKOPT_NOM_FREQ]; cc->nom_den = 1; cc->nom_exact = 0; }
-    if (o->numset[CLOCKOPT_EAX]) cc->cpuid_15_eax = (uint32_t)o->numv[CLOCKOPT_EAX];
-    if (o->numset[CLOCKOPT_EBX]) cc->cpuid_15_ebx = (uint32_t)o->numv[CLOCKOPT_EBX];
-    if (o->numset[CLOCKOPT_CYC_THRESH]) { cc->cyc_en = 1; cc->cyc_thresh = (uint8_t)o->numv[CLOCKOPT_CYC_THRESH]; }
-    if (o->numset[CLOCKOPT_CYC_BITS]) cc->cyc_bits = (uint8_t)o->numv[CLOCKOPT_CYC_BITS];
-    if (o->numset[CLOCKOPT_MTC_JITTER]) cc->mtc_jitter = (uint8_t)o->numv[CLOCKOPT_MTC_JITTER];
-    if (o->numset[CLOCKOPT_RATE_PPM]) cc->rate_ppm = (uint32_t)o->numv[CLOCKOPT_RATE_PPM];
-    if (o->numset[CLOCKOPT_MTC_LOST]) cc->mtc_lost = (uint8_t)o->numv[CLOCKOPT_MTC_LOST];
-    if (o->policy_unknown) cc->have_policy = 0;
-    cc->errata |= o->errata;
+    if (o->numset[CLOCKOPT_MTC_FREQ]) {
+        cc->trace.ctl.mtc_freq = (uint8_t)o->numv[CLOCKOPT_MTC_FREQ];
+        cc->trace.known |= PTC_KNOW_MTC_FREQ;
+    }
+    if (o->numset[CLOCKOPT_NOM_FREQ]) {
+        cc->trace.ratios.nom_num = o->numv[CLOCKOPT_NOM_FREQ];
+        cc->trace.ratios.nom_den = 1;
+        cc->trace.ratios.nom_exact = 0;
+    }
+    if (o->numset[CLOCKOPT_EAX]) cc->trace.ratios.cpuid_15_eax = (uint32_t)o->numv[CLOCKOPT_EAX];
+    if (o->numset[CLOCKOPT_EBX]) cc->trace.ratios.cpuid_15_ebx = (uint32_t)o->numv[CLOCKOPT_EBX];
+    if (o->numset[CLOCKOPT_CYC_THRESH]) {
+        cc->trace.ctl.cyc_en = 1;
+        cc->trace.ctl.cyc_thresh = (uint8_t)o->numv[CLOCKOPT_CYC_THRESH];
+        cc->trace.known |= PTC_KNOW_CYC_EN | PTC_KNOW_CYC_THRESH;
+    }
+    if (o->numset[CLOCKOPT_CYC_BITS]) cc->trace.cyc_bits = (uint8_t)o->numv[CLOCKOPT_CYC_BITS];
+    if (o->numset[CLOCKOPT_MTC_JITTER]) cc->real.mtc_jitter = (uint8_t)o->numv[CLOCKOPT_MTC_JITTER];
+    if (o->numset[CLOCKOPT_RATE_PPM]) cc->real.rate_ppm = (uint32_t)o->numv[CLOCKOPT_RATE_PPM];
+    if (o->numset[CLOCKOPT_MTC_LOST]) cc->real.mtc_lost = (uint8_t)o->numv[CLOCKOPT_MTC_LOST];
+    if (o->policy_unknown) cc->trace.known &= ~(uint32_t)PTC_KNOW_POLICY;
+    cc->trace.errata |= o->errata;
 }
 
 #endif

@@ -203,8 +203,14 @@ UTIL_FN int json_finish(json_reader *r)
 
 /* ---- the configuration ------------------------------------------------- */
 
-/* The plain number fields, their keys and ranges: ptcodec.h's
-   PTC_MODEL_CONFIG_FIELDS(X(key, field, least, most, default)). */
+/* Every plain number field of a model's configuration, its key and its
+   range, as MODELCFG_FIELDS expands MODELCFG_FIELD(key, field, least,
+   most): its trace's (ptcodec.h's PTC_TRACE_CONFIG_FIELDS; ptc_model_init
+   narrows a few), then its own (PTC_MODEL_CONFIG_FIELDS). A user defines
+   MODELCFG_FIELD, expands MODELCFG_FIELDS and undefines it again. */
+#define MODELCFG_TRACE_FIELD(k, fld, least, most) MODELCFG_FIELD(k, trace.fld, least, most)
+#define MODELCFG_MODEL_FIELD(k, fld, least, most, dflt) MODELCFG_FIELD(k, fld, least, most)
+#define MODELCFG_FIELDS PTC_TRACE_CONFIG_FIELDS(MODELCFG_TRACE_FIELD) PTC_MODEL_CONFIG_FIELDS(MODELCFG_MODEL_FIELD)
 
 /* The next token of *cursor up to one of delims (plain C99: no strtok_r). */
 UTIL_FN char *modelcfg_token(char **cursor, const char *delims)
@@ -232,7 +238,7 @@ UTIL_FN int modelcfg_in_range(uint64_t v, uint64_t least, uint64_t most) { retur
    its range, or -1 with err when no field has that name. */
 UTIL_FN int modelcfg_set_number(ptc_model_config *c, const char *key, uint64_t v, char *err, size_t errlen)
 {
-#define MODELCFG_X(k, fld, least, most, dflt) \
+#define MODELCFG_FIELD(k, fld, least, most) \
     if (strcmp(key, k) == 0) { \
         if (!modelcfg_in_range(v, least, most)) { \
             snprintf(err, errlen, "%s must be a whole number from %llu to %llu", k, (unsigned long long)(least), \
@@ -242,12 +248,12 @@ UTIL_FN int modelcfg_set_number(ptc_model_config *c, const char *key, uint64_t v
         c->fld = v; \
         return 1; \
     }
-    PTC_MODEL_CONFIG_FIELDS(MODELCFG_X)
-#undef MODELCFG_X
+    MODELCFG_FIELDS
+#undef MODELCFG_FIELD
 #define MODELCFG_E(k, bit) \
     if (strcmp(key, k) == 0) { \
         if (v > 1) { snprintf(err, errlen, "%s must be a whole number from 0 to 1", k); return 0; } \
-        c->errata = v ? c->errata | (uint32_t)(bit) : c->errata & ~(uint32_t)(bit); \
+        c->trace.errata = v ? c->trace.errata | (uint32_t)(bit) : c->trace.errata & ~(uint32_t)(bit); \
         return 1; \
     }
     PTC_MODEL_ERRATA(MODELCFG_E)
@@ -262,10 +268,10 @@ UTIL_FN int modelcfg_set_number(ptc_model_config *c, const char *key, uint64_t v
 /* The largest value of the plain integer field named key. */
 UTIL_FN uint64_t modelcfg_field_max(const char *key)
 {
-#define MODELCFG_X(k, fld, least, most, dflt) \
+#define MODELCFG_FIELD(k, fld, least, most) \
     if (strcmp(key, k) == 0) return (uint64_t)(most);
-    PTC_MODEL_CONFIG_FIELDS(MODELCFG_X)
-#undef MODELCFG_X
+    MODELCFG_FIELDS
+#undef MODELCFG_FIELD
 #define MODELCFG_E(k, bit) \
     if (strcmp(key, k) == 0) return 1;
     PTC_MODEL_ERRATA(MODELCFG_E)
@@ -282,16 +288,16 @@ UTIL_FN int modelcfg_set(ptc_model_config *c, const char *key, const char *val, 
         const char *dash = strchr(val, '-');
         uint64_t lo = 0, hi = 0;
         if (!dash || !util_parse_u64_n(val, (size_t)(dash - val), UINT64_MAX, &lo) || !modelcfg_number(dash + 1, &hi) ||
-            c->nfilters >= 4) {
+            c->trace.filters.count >= 4) {
             snprintf(err, errlen, "filter wants LO-HI (at most 4 ranges), got '%s'", val);
             return 0;
         }
-        c->filter_lo[c->nfilters] = lo;
-        c->filter_hi[c->nfilters] = hi;
-        c->nfilters++;
+        c->trace.filters.lo[c->trace.filters.count] = lo;
+        c->trace.filters.hi[c->trace.filters.count] = hi;
+        c->trace.filters.count++;
         return 1;
     }
-    if (strcmp(key, "nofilter") == 0) { c->nfilters = 0; return 1; }
+    if (strcmp(key, "nofilter") == 0) { c->trace.filters.count = 0; return 1; }
     if (!modelcfg_number(val, &v)) {
         snprintf(err, errlen, "%s wants a number, got '%s'", key, val);
         return 0;
@@ -431,31 +437,31 @@ UTIL_FN void modelcfg_write_json(FILE *f, const ptc_model_config *c, const uint6
 {
     unsigned i;
     fprintf(f, "{\"mtc_freq\":%u,\"cpuid_0x15_eax\":%u,\"cpuid_0x15_ebx\":%u,\"nom_freq\":%u,",
-            c->mtc_freq, c->cpuid_15_eax, c->cpuid_15_ebx, ptc_model_nom_freq(c));
-#define MODELCFG_X(k, fld, least, most, dflt) \
+            c->trace.ctl.mtc_freq, c->trace.ratios.cpuid_15_eax, c->trace.ratios.cpuid_15_ebx, ptc_model_nom_freq(c));
+#define MODELCFG_FIELD(k, fld, least, most) \
     if (strcmp(k, "mtc_freq") && strcmp(k, "cpuid_0x15_eax") && strcmp(k, "cpuid_0x15_ebx")) \
         fprintf(f, "\"%s\":%llu,", k, (unsigned long long)c->fld);
-    PTC_MODEL_CONFIG_FIELDS(MODELCFG_X)
-#undef MODELCFG_X
-#define MODELCFG_E(k, bit) fprintf(f, "\"%s\":%u,", k, (c->errata & (bit)) ? 1u : 0u);
+    MODELCFG_FIELDS
+#undef MODELCFG_FIELD
+#define MODELCFG_E(k, bit) fprintf(f, "\"%s\":%u,", k, (c->trace.errata & (bit)) ? 1u : 0u);
     PTC_MODEL_ERRATA(MODELCFG_E)
 #undef MODELCFG_E
     if (ring_written) fprintf(f, "\"ring_written\":%llu,", (unsigned long long)*ring_written);
     fprintf(f, "\"filters\":[");
-    for (i = 0; i < c->nfilters; i++)
-        fprintf(f, "%s[%llu,%llu]", i ? "," : "", (unsigned long long)c->filter_lo[i], (unsigned long long)c->filter_hi[i]);
+    for (i = 0; i < c->trace.filters.count; i++)
+        fprintf(f, "%s[%llu,%llu]", i ? "," : "", (unsigned long long)c->trace.filters.lo[i], (unsigned long long)c->trace.filters.hi[i]);
     fprintf(f, "],\"policy\":{\"threshold\":%u,\"resume_on_value\":%u,\"resume_value\":%u,\"resume_after\":%u,"
                "\"min_burst\":%u}}\n",
-            c->policy.threshold, c->policy.resume_on_value, c->policy.resume_value, c->policy.resume_after,
-            c->policy.min_burst);
+            c->trace.policy.threshold, c->trace.policy.resume_on_value, c->trace.policy.resume_value, c->trace.policy.resume_after,
+            c->trace.policy.min_burst);
 }
 
 /* The keys a configuration file may have (SPEC 5.6): the plain fields,
    then those read otherwise; and the keys of its "policy" object. */
 static const char *const modelcfg_json_keys[] = {
-#define MODELCFG_X(k, fld, least, most, dflt) k,
-    PTC_MODEL_CONFIG_FIELDS(MODELCFG_X)
-#undef MODELCFG_X
+#define MODELCFG_FIELD(k, fld, least, most) k,
+    MODELCFG_FIELDS
+#undef MODELCFG_FIELD
 #define MODELCFG_E(k, bit) k,
     PTC_MODEL_ERRATA(MODELCFG_E)
 #undef MODELCFG_E
@@ -501,15 +507,15 @@ UTIL_FN int modelcfg_json_filters(json_reader *r, ptc_model_config *c)
         int inner = 1;
         uint64_t range[2];
         unsigned k;
-        if (c->nfilters == 4) return json_fail(r, "filters has at most 4 ranges");
+        if (c->trace.filters.count == 4) return json_fail(r, "filters has at most 4 ranges");
         if (!json_open(r, '[', "a filter")) return 0;
         for (k = 0; k < 2; k++)
             if (!json_next(r, ']', &inner) || !json_u64(r, "a filter's bound", UINT64_MAX, &range[k]))
                 return json_fail(r, "a filter is [lo, hi]");
         if (json_next(r, ']', &inner)) return json_fail(r, "a filter is [lo, hi]");
-        c->filter_lo[c->nfilters] = range[0];
-        c->filter_hi[c->nfilters] = range[1];
-        c->nfilters++;
+        c->trace.filters.lo[c->trace.filters.count] = range[0];
+        c->trace.filters.hi[c->trace.filters.count] = range[1];
+        c->trace.filters.count++;
     }
     return !json_failed(r);
 }
@@ -536,7 +542,7 @@ UTIL_FN void modelcfg_json_value(json_reader *r, const char *key, ptc_model_conf
     char why[128];
     uint64_t v;
     if (strcmp(key, "filters") == 0) modelcfg_json_filters(r, c);
-    else if (strcmp(key, "policy") == 0) modelcfg_json_policy(r, &c->policy);
+    else if (strcmp(key, "policy") == 0) modelcfg_json_policy(r, &c->trace.policy);
     else if (strcmp(key, "nom_freq") == 0) json_u64(r, key, 255, nom_freq);
     else if (strcmp(key, "ring_written") == 0) json_u64(r, key, UINT64_MAX, ring_written);
     else if (json_u64(r, key, modelcfg_field_max(key), &v) && modelcfg_set_number(c, key, v, why, sizeof why) <= 0) {

@@ -73,7 +73,7 @@ UTIL_FN ptc_status navwin_build_ring(navwin_index *x, const ptc_clock_config *cc
     ptc_timed_item t;
     ptc_status st = navwin_init(x, cc, 1);
     if (st == PTC_OK) st = ptc_clock_init(&clk, cc);
-    if (st == PTC_OK) st = ptc_ring_reader_init_flags(&rd, buf, cap, written, ptc_errata_decode_flags(cc->errata));
+    if (st == PTC_OK) st = ptc_ring_reader_init_flags(&rd, buf, cap, written, ptc_errata_decode_flags(cc->trace.errata));
     while (st == PTC_OK && ptc_ring_reader_next(&rd, &it) == PTC_OK) {
         st = ptc_clock_push(&clk, &it);
         while (st == PTC_OK && ptc_clock_pop(&clk, &t) == PTC_OK) {

@@ -39,6 +39,7 @@ typedef struct perfaux_file {
     perfaux_side *side;         /* COMM, MMAP, ITRACE_START, SWITCH records, by time; free() it */
     size_t nside;
     ptc_perf_pt_info info; /* the AUXTRACE_INFO (perf time from TSC), when there is one */
+    int have_info;         /* the file has Intel PT's AUXTRACE_INFO: cc and conf are what it records */
     ptc_clock_config cc;   /* what the file says (ptc_clock_config_from_perf), else the defaults */
     ptc_conform_config conf; /* what the conformance checker can know from it (nothing, without AUXTRACE_INFO) */
     int snapshot;          /* snapshot mode: a queue's chunks may overlap */
@@ -193,7 +194,8 @@ UTIL_FN int perfaux_collect(const uint8_t *buf, size_t len, perfaux_file *f, per
     }
     f->end = st;
     f->end_offset = rd.error_offset;
-    if (ptc_clock_config_from_perf(&f->cc, &rd) != PTC_OK) ptc_clock_config_default(&f->cc);
+    f->have_info = ptc_clock_config_from_perf(&f->cc, &rd) == PTC_OK;
+    if (!f->have_info) ptc_clock_config_default(&f->cc);
     (void)ptc_conform_config_from_perf(&f->conf, &rd); /* (zeroed: nothing known, when it fails) */
     f->snapshot = rd.have_info && rd.info.snapshot_mode;
     if (rd.have_info) f->info = rd.info;

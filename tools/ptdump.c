@@ -300,6 +300,28 @@ static void finding_json(dumpfmt_buf *b, const ptc_finding *f)
    its settings, or --cyc-thresh alone for where CYCs go. */
 static int check_has_clock(const clock_options *o) { return clockopt_has_clock(o) || o->numset[CLOCKOPT_CYC_THRESH]; }
 
+/* --check's configuration (SPEC 7.4): what the base (the perf.data's or
+   --config's) says, then the options. With clock settings (given, or the
+   base's), the clock's trace and tolerances turn the time rules on; a
+   policy --policy gives is held whether MTCs may be lost or not; --cpu and
+   --errata name the CPU. */
+static void check_config(ptc_conform_config *conf, const ptc_clock_config *cc, int with_clock, int policy_given,
+                         const clock_options *o)
+{
+    if (with_clock) {
+        conf->trace = cc->trace;
+        conf->real = cc->real;
+    }
+    if (policy_given) {
+        conf->trace.known |= PTC_KNOW_POLICY;
+        conf->trace.policy = cc->trace.policy;
+        conf->real.mtc_lost = 0;
+    }
+    if (o->policy_unknown) conf->trace.known &= ~(uint32_t)PTC_KNOW_POLICY;
+    conf->trace.errata |= o->errata;
+    if (o->cpu_known) conf->trace.known |= PTC_KNOW_CPU;
+}
+
 /* --check: the rules an item breaks, a line each (SPEC 7.4). A decode
    error is printed as without --check. */
 static void check_item(printer *pr, const ptc_item *it)
@@ -565,7 +587,7 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
             out_printf(pr, pr->jsonl ? "{%s,\"snapshot_at\":%llu}\n" : "%s[snapshot at AUX offset %llx]\n", pr->jsonl ? pr->tag : "",
                    (unsigned long long)c[i].offset);
         if (!open) {
-            ptc_decoder_init(&dec, flags | ptc_errata_decode_flags(cc->errata), c[i].offset);
+            ptc_decoder_init(&dec, flags | ptc_errata_decode_flags(cc->trace.errata), c[i].offset);
             ptc_conform_init(&pr->conform, &pr->conf);
             if (timed) (void)ptc_clock_init(&clk, cc);
             open = 1;
@@ -600,7 +622,7 @@ static uint8_t *read_rest_of_stdin(const uint8_t *head, size_t head_n, size_t *l
 /* A perf.data: every queue (or the one --cpu N selects), each decoded and
    timed on its own with the settings the file records. head: the bytes
    already read from standard input (path "-"), else NULL. */
-static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *policy, int timed, unsigned flags,
+static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *policy, int policy_given, int timed, unsigned flags,
                      long only_queue, const char *path, const uint8_t *head, size_t head_n)
 {
     size_t len = 0, i, from, shown;
@@ -638,20 +660,10 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
                          : "[perf.data: the file ends inside its feature sections (%llu bytes): the CPU it names may be lost]\n",
                (unsigned long long)len);
     }
-    pf.cc.policy = *policy;
+    pf.cc.trace.policy = *policy;
     clockopt_apply(&pf.cc, o);
-    /* --check: what the file records, and what the options add */
-    pf.conf.errata |= o->errata;
-    pf.conf.cpu_known |= o->cpu_known;
-    if (pr->conf.have_policy) {
-        pf.conf.have_policy = 1;
-        pf.conf.policy = *policy;
-    }
     pr->conf = pf.conf;
-    if (pf.conf.have_clock || check_has_clock(o)) { /* the options over what the file records */
-        pr->conf.have_clock = 1;
-        pr->conf.clock = pf.cc;
-    }
+    check_config(&pr->conf, &pf.cc, pf.have_info || check_has_clock(o), policy_given, o);
     if (timed) {
         static ptc_clock probe;
         if (ptc_clock_init(&probe, &pf.cc) != PTC_OK) {
@@ -1341,7 +1353,7 @@ int main(int argc, char **argv)
     }
     opt.policy_unknown = policy && strcmp(policy, "unknown") == 0;
     ptc_model_config_default(&cfg);
-    memset(&cfg.policy, 0, sizeof cfg.policy); /* without --config: no suppression */
+    memset(&cfg.trace.policy, 0, sizeof cfg.trace.policy); /* without --config: no suppression */
     if (config) {
         char err[200];
         if (!modelcfg_read_json_file(config, &cfg, &ring_written, err, sizeof err)) {
@@ -1352,17 +1364,12 @@ int main(int argc, char **argv)
     }
     if (policy && !opt.policy_unknown) {
         char err[200];
-        if (!modelcfg_policy(&cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptdump: --policy: %s\n", err); return 2; }
-        pr.conf.have_policy = 1;
-        pr.conf.policy = cfg.policy;
+        if (!modelcfg_policy(&cfg.trace.policy, policy, err, sizeof err)) { fprintf(stderr, "ptdump: --policy: %s\n", err); return 2; }
     }
-    if (opt.policy_unknown) pr.conf.have_policy = 0;
-    pr.conf.errata |= opt.errata;
-    pr.conf.cpu_known |= (uint8_t)opt.cpu_known;
 
     /* the clock: the trace's configuration from --config, then libipt's flags */
     if (config) ptc_clock_config_from_model(&cc, &cfg);
-    else { ptc_clock_config_default(&cc); cc.policy = cfg.policy; }
+    else { ptc_clock_config_default(&cc); cc.trace.policy = cfg.trace.policy; }
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     /* standard input is a perf.data when its first bytes say so; a raw
        trace's are decoded first, before the rest */
@@ -1370,7 +1377,7 @@ int main(int argc, char **argv)
     if (!config && from_stdin) head_n = util_read_chunk(stdin, head, sizeof head);
     if (!config && (from_stdin ? head_n == sizeof head && perfaux_is_perf_magic(head) : perfaux_is_perf_data(path)))
     {
-        st = dump_perf(&pr, &opt, &cfg.policy, timed, flags, only_queue, path, from_stdin ? head : NULL, head_n);
+        st = dump_perf(&pr, &opt, &cfg.trace.policy, policy && !opt.policy_unknown, timed, flags, only_queue, path, from_stdin ? head : NULL, head_n);
         out_flush(&pr);
         return st;
     }
@@ -1379,11 +1386,7 @@ int main(int argc, char **argv)
         return 2;
     }
     clockopt_apply(&cc, &opt);
-    /* --check: the time rules (SPEC 7.3.5) with the clock the options or --config give */
-    if (config || check_has_clock(&opt)) {
-        pr.conf.have_clock = 1;
-        pr.conf.clock = cc;
-    }
+    check_config(&pr.conf, &cc, config || check_has_clock(&opt), policy && !opt.policy_unknown, &opt);
     if (timed && !config && !clockopt_has_clock(&opt))
         fprintf(stderr, "ptdump: --time: no clock settings given, so only TSCs time the packets (MTCs and CYCs need "
                         "them) and intervals are wide; give --config OUT.pt.json, or --mtc-freq, --nom-freq, "
@@ -1400,7 +1403,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (ring_written != UINT64_MAX) {
-        int ok = dump_ring(&pr, &clk, timed, ptc_errata_decode_flags(cc.errata), in, ring_written);
+        int ok = dump_ring(&pr, &clk, timed, ptc_errata_decode_flags(cc.trace.errata), in, ring_written);
         if (in != stdin) fclose(in);
         if (!ok) {
             out_flush(&pr);
@@ -1413,15 +1416,15 @@ int main(int argc, char **argv)
         return st;
     }
     reader_start(&rd, in, path);
-    st = timed || pr.check || from_stdin ? -1 : dump_parallel(&pr, flags | ptc_errata_decode_flags(cc.errata), in, &rd, jobs);
+    st = timed || pr.check || from_stdin ? -1 : dump_parallel(&pr, flags | ptc_errata_decode_flags(cc.trace.errata), in, &rd, jobs);
     if (st != -1) {
         /* done, on -j threads */
     } else if (timed && pr.events) {
-        st = dump_events(&pr, &cc, flags | ptc_errata_decode_flags(cc.errata), &rd, head, head_n);
+        st = dump_events(&pr, &cc, flags | ptc_errata_decode_flags(cc.trace.errata), &rd, head, head_n);
     } else if (pr.stats && !timed && !pr.events) {
-        st = stats_raw(&pr, flags | ptc_errata_decode_flags(cc.errata), &rd, head, head_n);
+        st = stats_raw(&pr, flags | ptc_errata_decode_flags(cc.trace.errata), &rd, head, head_n);
     } else {
-        st = dump_raw(&pr, &clk, timed, flags | ptc_errata_decode_flags(cc.errata), &rd, head, head_n, jobs);
+        st = dump_raw(&pr, &clk, timed, flags | ptc_errata_decode_flags(cc.trace.errata), &rd, head, head_n, jobs);
     }
     if (!st) st = reader_end(&rd, &pr, head_n);
     if (in != stdin) fclose(in);

@@ -327,15 +327,15 @@ int main(int argc, char **argv)
     }
     if (perf) {
         if (!(buf = perf_queue(path, want_queue, &cc, &len))) return 2;
-        cfg.cyc_en = cc.cyc_en;
+        cfg.trace.ctl.cyc_en = cc.trace.ctl.cyc_en;
         ring_written = len;
     } else {
         if (want_queue >= 0) { fprintf(stderr, "ptnav: --cpu N picks a queue of a perf.data (the CPU's model is F/M)\n"); return 2; }
         if (!config) { /* a raw trace: the clock options say what is known */
             ptc_model_config_default(&cfg);
             /* not known to have CYCs unless --cyc-thresh says it was recorded with them */
-            cfg.cyc_en = (uint8_t)opt.numset[CLOCKOPT_CYC_THRESH];
-            if (cfg.cyc_en) cfg.cyc_thresh = (uint8_t)opt.numv[CLOCKOPT_CYC_THRESH];
+            cfg.trace.ctl.cyc_en = (uint8_t)opt.numset[CLOCKOPT_CYC_THRESH];
+            if (cfg.trace.ctl.cyc_en) cfg.trace.ctl.cyc_thresh = (uint8_t)opt.numv[CLOCKOPT_CYC_THRESH];
             ring_written = UINT64_MAX;
             if (!clockopt_has_clock(&opt))
                 fprintf(stderr, "ptnav: no clock settings given, so only TSCs time the trace and intervals are wide; "
@@ -358,7 +358,7 @@ int main(int argc, char **argv)
         free(buf);
         return 2;
     }
-    if (strcmp(query, "--cycle") == 0 && !cfg.cyc_en) {
+    if (strcmp(query, "--cycle") == 0 && !cfg.trace.ctl.cyc_en) {
         fprintf(stderr, "ptnav: --cycle needs a trace with CYC packets (cyc_en), as its --config or perf.data says, or "
                         "--cyc-thresh N for a raw trace recorded with them; use --tsc\n");
         free(buf);
@@ -375,7 +375,7 @@ int main(int argc, char **argv)
     q.value = value;
     q.skid = skid;
     q.back = back;
-    q.cyc_en = cfg.cyc_en;
+    q.cyc_en = cfg.trace.ctl.cyc_en;
     status = answer(path, &cc, buf, len, ring_written, &q);
     free(buf);
     return status;

@@ -183,7 +183,7 @@ static void print_summary(FILE *f, const sim_out *o, const ptc_model *m, const p
 {
     char p1[96], p2[96];
     int t;
-    policy_text(&cfg->policy, p1, sizeof p1);
+    policy_text(&cfg->trace.policy, p1, sizeof p1);
     fprintf(f, "cycles simulated: %llu in %.2f s (%.0f M cycles/s)\n", (unsigned long long)m->cycle, secs,
            secs > 0 ? (double)m->cycle / secs / 1e6 : 0.0);
     fprintf(f, "workload events: %llu, of which %llu made trace; %llu retirements in the stream\n",
@@ -200,7 +200,7 @@ static void print_summary(FILE *f, const sim_out *o, const ptc_model *m, const p
                        (unsigned long long)o->st.count[t], (unsigned long long)o->st.bytes[t]);
         return;
     }
-    policy_text(&cfg2->policy, p2, sizeof p2);
+    policy_text(&cfg2->trace.policy, p2, sizeof p2);
     fprintf(f, "%-18s %28s %28s\n", "", p1, p2);
     fprintf(f, "%-18s %28llu %28llu\n", "bytes", (unsigned long long)o->st.total, (unsigned long long)o2->st.total);
     fprintf(f, "%-18s %28llu %28llu\n", "MTCs emitted", (unsigned long long)o->st.count[PTC_MTC],
@@ -317,7 +317,7 @@ static int write_perf_data(const char *path, const char *out, unsigned threads, 
         tr[t].tid = 1000 + t;
         tr[t].comm = "ptsim";
         /* perf's time is the TSC (ptc_perf_info_from_model): the TSC at the start */
-        tr[t].start_time = cfg->tsc_offset + cfg->art_start * cfg->cpuid_15_ebx / cfg->cpuid_15_eax;
+        tr[t].start_time = cfg->tsc_offset + cfg->art_start * cfg->trace.ratios.cpuid_15_ebx / cfg->trace.ratios.cpuid_15_eax;
         if (!tr[t].bytes) { fprintf(stderr, "ptsim: cannot read back %s\n", name); goto done; }
         if (ring) {
             tr[t].ring = ring;
@@ -438,7 +438,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
     }
     ptc_model_config_default(&a.cfg);
     workload_configure(a.workload, &a.cfg);
-    if (!modelcfg_policy(&a.cfg.policy, policy, err, sizeof err)) { fprintf(stderr, "ptsim: --policy: %s\n", err); return 2; }
+    if (!modelcfg_policy(&a.cfg.trace.policy, policy, err, sizeof err)) { fprintf(stderr, "ptsim: --policy: %s\n", err); return 2; }
     if (setlist && !modelcfg_set_list(&a.cfg, setlist, err, sizeof err)) { fprintf(stderr, "ptsim: --set: %s\n", err); return 2; }
     if (scenario) {
         size_t scenario_len;
@@ -518,7 +518,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         b = a;
         if (a.ncounters) (void)ptc_counters_init(&counters2, a.counter, a.ncounters);
         b.counters = &counters2;
-        if (!modelcfg_policy(&b.cfg.policy, compare, err, sizeof err)) { fprintf(stderr, "ptsim: --compare-policy: %s\n", err); return 2; }
+        if (!modelcfg_policy(&b.cfg.trace.policy, compare, err, sizeof err)) { fprintf(stderr, "ptsim: --compare-policy: %s\n", err); return 2; }
         memset(&o2, 0, sizeof o2);
         rc = simulate(&b, &o2, &m2, &secs2);
         if (rc) return rc;
@@ -532,7 +532,7 @@ static int run_main(int argc, char **argv, char **scenario_text, ptc_truth **kee
         else
             fprintf(info, "wrote %s (%llu bytes) and %s\n", out, (unsigned long long)o.st.total, jsonpath);
         fprintf(info, "decode with: ptdump --config %s %s\n  (libipt ptdump: --mtc-freq %u --cpuid-0x15.eax %u --cpuid-0x15.ebx %u --nom-freq %u)\n",
-                jsonpath, out, m.cfg.mtc_freq, m.cfg.cpuid_15_eax, m.cfg.cpuid_15_ebx, ptc_model_nom_freq(&m.cfg));
+                jsonpath, out, m.cfg.trace.ctl.mtc_freq, m.cfg.trace.ratios.cpuid_15_eax, m.cfg.trace.ratios.cpuid_15_ebx, ptc_model_nom_freq(&m.cfg));
         print_summary(info, &o, &m, &m.cfg, secs, compare ? &o2 : NULL, compare ? &m2.cfg : NULL);
         for (t = 0; t < counters.n; t++)
             fprintf(info, "counter %llu (%s): %llu, %llu overflows\n", (unsigned long long)t,

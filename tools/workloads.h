@@ -40,14 +40,14 @@ UTIL_FN void workload_configure(int w, ptc_model_config *c)
 {
     switch (w) {
     case 2: /* filtered: trace only the rarely called function */
-        c->nfilters = 1;
-        c->filter_lo[0] = WORKLOAD_FUNC;
-        c->filter_hi[0] = WORKLOAD_FUNC + 0x1000;
+        c->trace.filters.count = 1;
+        c->trace.filters.lo[0] = WORKLOAD_FUNC;
+        c->trace.filters.hi[0] = WORKLOAD_FUNC + 0x1000;
         break;
-    case 3: c->branch_en = 0; c->ptw_en = 1; c->fup_on_ptw = 1; break; /* ptwrite */
-    case 4: c->pwr_evt_en = 1; break;                                   /* idle */
+    case 3: c->trace.ctl.branch_en = 0; c->trace.ctl.ptw_en = 1; c->trace.ctl.fup_on_ptw = 1; break; /* ptwrite */
+    case 4: c->trace.ctl.pwr_evt_en = 1; break;                                   /* idle */
     case 6: /* mixed: everything, and a small buffer that overflows now and then */
-        c->pwr_evt_en = 1; c->ptw_en = 1; c->os = 1;
+        c->trace.ctl.pwr_evt_en = 1; c->trace.ctl.ptw_en = 1; c->trace.ctl.os = 1;
         c->fifo_bytes = 2048; c->drain_bytes = 1; c->drain_cycles = 3;
         break;
     default: break;
@@ -235,7 +235,7 @@ UTIL_FN int workload_run_configured(int wi, const char *policy, const char *sett
     ptc_model m;
     ptc_model_config_default(cfg);
     workload_configure(wi, cfg);
-    if (!modelcfg_policy(&cfg->policy, policy, err, errlen) || (*settings && !modelcfg_set_list(cfg, settings, err, errlen)))
+    if (!modelcfg_policy(&cfg->trace.policy, policy, err, errlen) || (*settings && !modelcfg_set_list(cfg, settings, err, errlen)))
         return 0;
     if (ptc_model_init(&m, cfg, sink) != PTC_OK) {
         snprintf(err, errlen, "model: %s", ptc_model_error_field(&m));
@@ -328,7 +328,7 @@ UTIL_FN int workload_run_scenario(const char *text, const ptc_model_config *base
             {
                 char why[160];
                 if (strcmp(cmd, "set") == 0 ? !modelcfg_set_list(&s->cfg, q, why, sizeof why)
-                                            : !modelcfg_policy(&s->cfg.policy, q, why, sizeof why)) {
+                                            : !modelcfg_policy(&s->cfg.trace.policy, q, why, sizeof why)) {
                     snprintf(s->error, sizeof s->error, "line %d: %s", s->line, why);
                     return 0;
                 }

@@ -567,7 +567,7 @@ static int pq_write_perf(void)
         tr[k].bytes = util_read_file(path, &tr[k].len);
         tr[k].pid = pq_ended_threads[k].pid;
         tr[k].tid = pq_ended_threads[k].tid;
-        tr[k].start_time = pq_set.cfg.tsc_offset + pq_set.cfg.art_start * pq_set.cfg.cpuid_15_ebx / pq_set.cfg.cpuid_15_eax;
+        tr[k].start_time = pq_set.cfg.tsc_offset + pq_set.cfg.art_start * pq_set.cfg.trace.ratios.cpuid_15_ebx / pq_set.cfg.trace.ratios.cpuid_15_eax;
         tr[k].comm = comm;
         tr[k].mmaps = maps;
         tr[k].nmmaps = nmaps;
@@ -651,13 +651,13 @@ static int pq_setting(pq_settings *s, const char *key, const char *val, char *er
         memcpy(dst, val, strlen(val) + 1);
         return 1;
     }
-    if (strcmp(key, "retc") == 0 && num && v <= 1) { s->cfg.dis_retc = (uint8_t)!v; return 1; }
+    if (strcmp(key, "retc") == 0 && num && v <= 1) { s->cfg.trace.ctl.dis_retc = (uint8_t)!v; return 1; }
     if (strcmp(key, "cyc") == 0) return modelcfg_set(&s->cfg, "cyc_en", val, err, errlen);
     if (strcmp(key, "cpi") == 0 && num && v >= 1 && v <= 1000) { s->cpi = v; return 1; }
     if (strcmp(key, "kernel_cycles") == 0 && num && v <= 100000000) { s->kernel_cycles = v; return 1; }
     if (strcmp(key, "quiet") == 0 && num && v <= 1) { s->quiet = (int)v; return 1; }
-    if (strcmp(key, "policy") == 0) return modelcfg_policy(&s->cfg.policy, val, err, errlen);
-    if (strncmp(key, "policy.", 7) == 0 && (pol = modelcfg_policy_field(&s->cfg.policy, key + 7)) != NULL && num && v <= 255) {
+    if (strcmp(key, "policy") == 0) return modelcfg_policy(&s->cfg.trace.policy, val, err, errlen);
+    if (strncmp(key, "policy.", 7) == 0 && (pol = modelcfg_policy_field(&s->cfg.trace.policy, key + 7)) != NULL && num && v <= 255) {
         *pol = (uint8_t)v;
         return 1;
     }
@@ -676,8 +676,8 @@ static int pq_settings_parse(pq_settings *s, int argc, char **argv, char *err, s
     s->cpi = 1;
     s->kernel_cycles = 2000;
     ptc_model_config_default(&s->cfg);
-    s->cfg.os = 0;
-    s->cfg.user = 1;
+    s->cfg.trace.ctl.os = 0;
+    s->cfg.trace.ctl.user = 1;
     for (i = 0; i < argc; i++) {
         char key[64];
         const char *eq = strchr(argv[i], '=');
@@ -691,7 +691,7 @@ static int pq_settings_parse(pq_settings *s, int argc, char **argv, char *err, s
         if (!pq_setting(s, key, eq + 1, err, errlen)) return 0;
     }
     if (!*s->out) { snprintf(err, errlen, "out=FILE is required"); return 0; }
-    if (s->cfg.os || !s->cfg.user) {
+    if (s->cfg.trace.ctl.os || !s->cfg.trace.ctl.user) {
         snprintf(err, errlen, "only user-mode tracing (os=0, user=1): QEMU runs no kernel code to trace");
         return 0;
     }
