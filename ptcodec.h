@@ -32,7 +32,7 @@
        public only so that they can live anywhere; use their functions.
      - Sizes on x86-64: ptc_clock about 62 KiB (it holds PTC_CLOCK_WINDOW
        items: keep it off the stack), ptc_events about 33 KiB (likewise,
-       PTC_EVENTS_WINDOW), ptc_model 2.7 KiB, ptc_conform 552 bytes,
+       PTC_EVENTS_WINDOW), ptc_model 2.7 KiB, ptc_conform 560 bytes,
        ptc_decoder 128 bytes.
      - Bad input is never an abort or an assert: every function returns a
        status with a name (ptc_status_name).
@@ -1180,6 +1180,29 @@ typedef struct ptc__ev_branch {       /* the CYCs since the last event that may 
 /* The events decoder: bytes in (as the stream decoder takes them), events
    out, each with the interval the anchors around it give (SPEC 3.13). All
    fields are private; about 33 KiB with the default window. */
+typedef struct ptc__ev_cycles {       /* the CYCs */
+    uint32_t epoch;
+    uint64_t pos;                     /* CYC sum in the epoch */
+    int just_before;                  /* the last item but PADs was a CYC */
+    uint64_t last;                    /* that CYC's count */
+} ptc__ev_cycles;
+
+typedef struct ptc__ev_anchors {
+    ptc__ev_anchor ref;               /* the last anchor: lower bounds count from it */
+    ptc__ev_anchor guess_ref;         /* the last at an exact cycle position: points count from it */
+    int ref_waits_cyc;                /* its pos_hi waits for the next CYC */
+    int ref_stale;                    /* ref is an MTC whose interval is not computed yet */
+    int stop_since_ref;               /* a possible clock stop since it */
+    uint32_t stops;                   /* possible clock stops so far (SPEC 3.5 rule 5) */
+} ptc__ev_anchors;
+
+typedef struct ptc__ev_window {       /* the first `ready` events have their final interval */
+    ptc__ev_entry ring[PTC_EVENTS_WINDOW];
+    size_t head, count, ready, open_from; /* events from open_from on wait for the next CYC */
+    uint64_t out_point;               /* the point of the last event handed out, */
+    uint64_t last_lo, last_hi;        /*   and its interval */
+} ptc__ev_window;
+
 typedef struct ptc_events {
     ptc_decoder dec;
     ptc_clock_config cfg;
@@ -1188,27 +1211,13 @@ typedef struct ptc_events {
     ptc__clk_ctc ctc;
     ptc__ev_tsc_state tsc;
     ptc__ev_now now;
-    /* cycles */
-    uint32_t epoch;
-    uint64_t pos;                     /* CYC sum in the epoch */
-    int cyc_just_before;              /* the last item but PADs was a CYC */
-    uint64_t cyc_last;                /* that CYC's count */
+    ptc__ev_cycles cyc;
     ptc__ev_branch branch;
-    /* anchors */
-    ptc__ev_anchor ref;               /* the last anchor: lower bounds count from it */
-    ptc__ev_anchor guess_ref;         /* the last at an exact cycle position: points count from it */
-    int ref_waits_cyc;                /* its pos_hi waits for the next CYC */
-    int ref_stale;                    /* ref is an MTC whose interval is not computed yet */
-    int stop_since_ref;               /* a possible clock stop since it */
-    uint32_t stops;                   /* possible clock stops so far (SPEC 3.5 rule 5) */
+    ptc__ev_anchors anchor;
     ptc__ev_psb psb;
     ptc__clk_due due;
     int fup_bound;                    /* the last event was a PTW or EXSTOP with its IP bit */
-    /* the window: the first `ready` events have their final interval */
-    ptc__ev_entry ring[PTC_EVENTS_WINDOW];
-    size_t head, count, ready, open_from; /* events from open_from on wait for the next CYC */
-    uint64_t out_point;               /* the point of the last event handed out, */
-    uint64_t last_lo, last_hi;        /*   and its interval */
+    ptc__ev_window win;
     int ended;                        /* the decoder said PTC_END */
 } ptc_events;
 
@@ -2263,21 +2272,20 @@ typedef struct ptc__conf_time {
 } ptc__conf_time;
 
 /* All fields are private; the struct is public so it can live anywhere
-   (552 bytes on x86-64; no allocation). */
-typedef struct ptc_conform {
-    ptc_conform_config cfg;
-    ptc_checker policy;        /* part 2's checker, when its rules run (SPEC 7.1) */
-    uint8_t synced;            /* a PSB since the start or the last decode error */
-    uint8_t saw_tsc, saw_mtc;  /* what the stream showed of the enables */
-    /* PSB+ */
-    uint8_t in_psb;
-    uint8_t psb_cut;           /* a stray packet ended the last PSB+ before its PSBEND */
-    uint32_t psb_seq;          /* PSBs so far: a follower waiting since before a PSB+ waits it out */
-    uint64_t psb_off;
-    uint64_t psb_members;      /* bit per packet type seen in the open PSB+ */
-    uint8_t have_prev_psb;
-    uint64_t prev_psb_off;
-    /* packet generation */
+   (560 bytes on x86-64; no allocation). */
+/* The open PSB+ and the one before (SPEC 7.3.1). */
+typedef struct ptc__conf_psb_state {
+    uint8_t in;
+    uint8_t cut;               /* a stray packet ended the last PSB+ before its PSBEND */
+    uint32_t seq;              /* PSBs so far: a follower waiting since before a PSB+ waits it out */
+    uint64_t off;
+    uint64_t members;          /* bit per packet type seen in the open PSB+ */
+    uint8_t have_prev;
+    uint64_t prev_off;
+} ptc__conf_psb_state;
+
+/* Packet generation and power (SPEC 7.3.2). */
+typedef struct ptc__conf_gen_state {
     uint8_t pkt_en;            /* PTC__CONF_UNKNOWN, _OFF or _ON */
     uint8_t en_by_psb;         /* pkt_en is ON only because a PSB+ held a FUP (BDM70) */
     uint8_t stopped;           /* TraceStop, tracing not enabled again yet */
@@ -2285,18 +2293,31 @@ typedef struct ptc_conform {
     uint8_t sleeping;          /* PTC__CONF_UNKNOWN, _OFF (PWRX seen), _ON (PWRE seen) */
     uint8_t awake;             /* in C0: a PWRX, or code traced, since the last PWRE
                                   (a PWRE then leaves C0 and owes an EXSTOP) */
-    /* followers owed (SPEC 7.3.3): bit k of pending set while kind k is
-       awaited after the packet at pend_off[k], opened after pend_psb[k]
-       PSBs; of owed, when its absence is a finding (a MODE.TSX with packets
-       off binds a FUP that comes, but owes none) */
+} ptc__conf_gen_state;
+
+/* Followers owed (SPEC 7.3.3): bit k of pending set while kind k is
+   awaited after the packet at off[k], opened after psb[k] PSBs; of owed,
+   when its absence is a finding (a MODE.TSX with packets off binds a FUP
+   that comes, but owes none). */
+typedef struct ptc__conf_debts {
     uint32_t pending, owed;
-    uint64_t pend_off[PTC_CONFORM_FOLLOWERS];
-    uint32_t pend_psb[PTC_CONFORM_FOLLOWERS];
+    uint64_t off[PTC_CONFORM_FOLLOWERS];
+    uint32_t psb[PTC_CONFORM_FOLLOWERS];
     uint8_t tma_may_follow;    /* a TSC, and since it only packets a TMA may come after */
-    uint8_t have_tsc;
-    uint64_t last_tsc;
     uint64_t cut_cyc_end;      /* SKD007: where the OVF after a cut CYC is (0: none) */
     uint8_t ovf_after_cut;     /* the owed OVF follower is that OVF's */
+} ptc__conf_debts;
+
+typedef struct ptc_conform {
+    ptc_conform_config cfg;
+    ptc_checker policy;        /* part 2's checker, when its rules run (SPEC 7.1) */
+    uint8_t synced;            /* a PSB since the start or the last decode error */
+    uint8_t saw_tsc, saw_mtc;  /* what the stream showed of the enables */
+    ptc__conf_psb_state psb;
+    ptc__conf_gen_state gen;
+    ptc__conf_debts owe;
+    uint8_t have_tsc;
+    uint64_t last_tsc;
     ptc__conf_time time;       /* with the time rules on (MTCFreq known) */
     uint64_t fast;             /* bit per packet type that can break nothing now */
 } ptc_conform;
@@ -5452,23 +5473,23 @@ PTCDEF int ptc_events_is_event(const ptc_item *it)
     return it->pkt.type != PTC_PAD && !ptc_packet_is_timing(it->pkt.type);
 }
 
-static ptc__ev_entry *ptc__ev_at(ptc_events *ev, size_t i) { return &ev->ring[(ev->head + i) % PTC_EVENTS_WINDOW]; }
+static ptc__ev_entry *ptc__ev_at(ptc_events *ev, size_t i) { return &ev->win.ring[(ev->win.head + i) % PTC_EVENTS_WINDOW]; }
 
 /* The cycle counts no longer relate to those before (SPEC 3.5 rule 1). */
 static void ptc__ev_break(ptc_events *ev)
 {
-    ev->epoch++;
-    ev->pos = 0;
+    ev->cyc.epoch++;
+    ev->cyc.pos = 0;
     ev->branch.first = ev->branch.lone = ev->branch.cand = PTC__EV_NOPOS;
-    ev->ref_waits_cyc = 0;
+    ev->anchor.ref_waits_cyc = 0;
 }
 
 /* A lower bound on the time at cycle position pos now: the last anchor's,
    plus the cycles counted since its latest position at the slowest rate. */
 static uint64_t ptc__ev_lo_at(const ptc_events *ev, uint64_t pos)
 {
-    const ptc__ev_anchor *a = &ev->ref;
-    if (!a->valid || a->epoch != ev->epoch || ev->ref_waits_cyc || pos <= a->pos_hi) return a->lo;
+    const ptc__ev_anchor *a = &ev->anchor.ref;
+    if (!a->valid || a->epoch != ev->cyc.epoch || ev->anchor.ref_waits_cyc || pos <= a->pos_hi) return a->lo;
     return ptc__math_sat_add(a->lo, ptc__clk_cyc_ticks(&ev->rate, pos - a->pos_hi, ev->rate.cbr, 0));
 }
 
@@ -5477,16 +5498,16 @@ static uint64_t ptc__ev_lo_at(const ptc_events *ev, uint64_t pos)
    from (SPEC 3.7 rule 3). */
 static void ptc__ev_note_ref(ptc_events *ev)
 {
-    const ptc__ev_anchor *a = &ev->ref;
-    if (a->exact || (a->pos_lo == 0 && !(ev->guess_ref.valid && ev->guess_ref.epoch == a->epoch))) ev->guess_ref = *a;
+    const ptc__ev_anchor *a = &ev->anchor.ref;
+    if (a->exact || (a->pos_lo == 0 && !(ev->anchor.guess_ref.valid && ev->anchor.guess_ref.epoch == a->epoch))) ev->anchor.guess_ref = *a;
 }
 
 /* The last MTC's interval, computed when something needs it (SPEC 3.3). */
 static void ptc__ev_settle(ptc_events *ev)
 {
-    ptc__ev_anchor *a = &ev->ref;
-    if (!ev->ref_stale) return;
-    ev->ref_stale = 0;
+    ptc__ev_anchor *a = &ev->anchor.ref;
+    if (!ev->anchor.ref_stale) return;
+    ev->anchor.ref_stale = 0;
     a->lo = ptc__clk_edge(&ev->rate, &ev->ctc, ev->ctc.art_rel, 0);
     a->hi = ptc__math_sat_add(ptc__clk_edge(&ev->rate, &ev->ctc, ev->ctc.art_rel, 1), ev->rate.mtc_lag);
     /* its edge plus half its jitter (SPEC 3.7 rule 1) */
@@ -5500,16 +5521,16 @@ static void ptc__ev_settle(ptc_events *ev)
    waiting: their upper bound, less the cycles counted between them. */
 static void ptc__ev_bound_waiting(ptc_events *ev, size_t upto, int by_cycles)
 {
-    const ptc__ev_anchor *b = &ev->ref;
+    const ptc__ev_anchor *b = &ev->anchor.ref;
     uint64_t later = UINT64_MAX; /* the least upper bound of the events after, but TNTs' (their first branches') */
     size_t i;
-    for (i = upto; i-- > ev->ready;) {
+    for (i = upto; i-- > ev->win.ready;) {
         ptc__ev_entry *e = ptc__ev_at(ev, i);
         uint64_t hi = b->hi;
         /* the MTC that had to come came later: the clock stopped where
            the trace does not show it (with a stop it shows after the
            event, that stop is why) */
-        if (by_cycles && b->lo > e->cap && e->stops == ev->stops) e->cap = UINT64_MAX;
+        if (by_cycles && b->lo > e->cap && e->stops == ev->anchor.stops) e->cap = UINT64_MAX;
         if (e->cap < hi) hi = e->cap;
         if (by_cycles && e->epoch == b->epoch && e->pos_hi != PTC__EV_NOPOS && b->pos_lo > e->pos_hi) {
             uint64_t t = ptc__clk_cyc_ticks(&ev->rate, b->pos_lo - e->pos_hi, ev->rate.cbr, 0);
@@ -5519,20 +5540,20 @@ static void ptc__ev_bound_waiting(ptc_events *ev, size_t upto, int by_cycles)
         if (hi < e->hi) e->hi = hi;
         if (!e->tnt) later = e->hi;
     }
-    if (upto > ev->ready) ev->ready = upto;
+    if (upto > ev->win.ready) ev->win.ready = upto;
 }
 
 /* A new anchor at the current position; its pos_hi waits for the next
    CYC unless a CYC came right before it. */
 static void ptc__ev_new_ref(ptc_events *ev, int exact)
 {
-    ptc__ev_anchor *a = &ev->ref;
+    ptc__ev_anchor *a = &ev->anchor.ref;
     a->valid = 1;
-    a->epoch = ev->epoch;
-    a->pos_lo = a->pos_hi = ev->pos;
+    a->epoch = ev->cyc.epoch;
+    a->pos_lo = a->pos_hi = ev->cyc.pos;
     a->exact = (uint8_t)exact;
-    ev->ref_waits_cyc = !exact;
-    ev->stop_since_ref = 0;
+    ev->anchor.ref_waits_cyc = !exact;
+    ev->anchor.stop_since_ref = 0;
     ev->now.pos = PTC__EV_NOPOS; /* the lower bound counts from it now */
 }
 
@@ -5543,12 +5564,12 @@ static PTC__INLINE void ptc__ev_note_cyc(ptc_events *ev, uint64_t cycles)
 {
     int wrap = (cycles & (cycles + 1)) == 0 &&
                (cycles >= 4095 || (ev->cfg.trace.cyc_bits < 64 && cycles == (UINT64_C(1) << ev->cfg.trace.cyc_bits) - 1));
-    if (ev->cyc_just_before && ev->branch.cand != PTC__EV_NOPOS && ev->branch.lone == PTC__EV_NOPOS) {
+    if (ev->cyc.just_before && ev->branch.cand != PTC__EV_NOPOS && ev->branch.lone == PTC__EV_NOPOS) {
         ev->branch.lone = ev->branch.cand;
         ev->branch.seen_lone = 1;
     }
-    ev->branch.cand = wrap ? PTC__EV_NOPOS : ev->pos;
-    if (!wrap && ev->branch.first == PTC__EV_NOPOS) ev->branch.first = ev->pos;
+    ev->branch.cand = wrap ? PTC__EV_NOPOS : ev->cyc.pos;
+    if (!wrap && ev->branch.first == PTC__EV_NOPOS) ev->branch.first = ev->cyc.pos;
 }
 
 /* Where a TNT with no CYC right before it most likely had its first
@@ -5561,13 +5582,13 @@ static uint64_t ptc__ev_first_branch_pos(ptc_events *ev)
 {
     ptc__ev_branch *b = &ev->branch;
     if (b->lone != PTC__EV_NOPOS) return b->lone;
-    if (b->first == PTC__EV_NOPOS) return ev->pos;
-    if (b->seen_lone) return b->first + (ev->pos - b->first) / 2;
+    if (b->first == PTC__EV_NOPOS) return ev->cyc.pos;
+    if (b->seen_lone) return b->first + (ev->cyc.pos - b->first) / 2;
     if (b->unplaced < PTC__CLK_WHOLE_TNT_EVIDENCE) {
         b->unplaced++;
-        return ev->pos;
+        return ev->cyc.pos;
     }
-    return ev->cfg.trace.ctl.cyc_thresh >= 2 && ev->cfg.trace.ctl.cyc_thresh <= 15 ? ev->pos + (UINT64_C(1) << (ev->cfg.trace.ctl.cyc_thresh - 2)) : ev->pos;
+    return ev->cfg.trace.ctl.cyc_thresh >= 2 && ev->cfg.trace.ctl.cyc_thresh <= 15 ? ev->cyc.pos + (UINT64_C(1) << (ev->cfg.trace.ctl.cyc_thresh - 2)) : ev->cyc.pos;
 }
 
 static PTC__INLINE void ptc__ev_cyc(ptc_events *ev, uint64_t cycles)
@@ -5575,30 +5596,30 @@ static PTC__INLINE void ptc__ev_cyc(ptc_events *ev, uint64_t cycles)
     size_t i;
     if (ev->cfg.trace.cyc_bits < 64 && cycles >> ev->cfg.trace.cyc_bits) { /* more than the counter holds */
         ptc__ev_break(ev);
-        ev->cyc_just_before = 0;
+        ev->cyc.just_before = 0;
         return;
     }
-    ev->pos += cycles;
+    ev->cyc.pos += cycles;
     ev->tsc.cycles += cycles;
     ptc__ev_note_cyc(ev, cycles);
-    ev->cyc_just_before = 1;
-    ev->cyc_last = cycles;
-    if (ev->ref_waits_cyc) {
-        ev->ref.pos_hi = ev->pos;
-        ev->ref_waits_cyc = 0;
+    ev->cyc.just_before = 1;
+    ev->cyc.last = cycles;
+    if (ev->anchor.ref_waits_cyc) {
+        ev->anchor.ref.pos_hi = ev->cyc.pos;
+        ev->anchor.ref_waits_cyc = 0;
     }
-    for (i = ev->open_from; i < ev->count; i++) {
+    for (i = ev->win.open_from; i < ev->win.count; i++) {
         ptc__ev_entry *e = ptc__ev_at(ev, i);
-        if (e->epoch == ev->epoch && ev->pos < e->pos_hi) e->pos_hi = ev->pos;
+        if (e->epoch == ev->cyc.epoch && ev->cyc.pos < e->pos_hi) e->pos_hi = ev->cyc.pos;
     }
-    ev->open_from = ev->count;
+    ev->win.open_from = ev->win.count;
 }
 
 static PTC__INLINE void ptc__ev_mtc(ptc_events *ev, uint8_t payload)
 {
     uint64_t step;
-    int exact = ev->cyc_just_before;
-    ev->cyc_just_before = 0;
+    int exact = ev->cyc.just_before;
+    ev->cyc.just_before = 0;
     if (ev->psb.in && !ev->cfg.real.psb_early_tsc) ev->psb.after_tsc = 0; /* the PSB+'s instant is over */
     if (ev->cfg.trace.policy.threshold) { /* (the run matters only when the policy suppresses) */
         ptc_packet mtc;
@@ -5613,11 +5634,11 @@ static PTC__INLINE void ptc__ev_mtc(ptc_events *ev, uint8_t payload)
     ev->due.stop_since_mtc = 0;
     ev->due.hi_known = 0;
     ptc__ev_new_ref(ev, exact);
-    ev->ref.mtc = 1;
-    ev->ref_stale = 1;
-    if (ev->ready < ev->count) { /* events wait for it: their upper bound */
+    ev->anchor.ref.mtc = 1;
+    ev->anchor.ref_stale = 1;
+    if (ev->win.ready < ev->win.count) { /* events wait for it: their upper bound */
         ptc__ev_settle(ev);
-        ptc__ev_bound_waiting(ev, ev->count, 1);
+        ptc__ev_bound_waiting(ev, ev->win.count, 1);
     }
 }
 
@@ -5626,7 +5647,7 @@ static PTC__INLINE void ptc__ev_mtc(ptc_events *ev, uint8_t payload)
 static void ptc__ev_psb_instant(ptc_events *ev, uint64_t full)
 {
     size_t i;
-    for (i = ev->psb.first ? ev->psb.first - 1 : ev->count; i < ev->count; i++) {
+    for (i = ev->psb.first ? ev->psb.first - 1 : ev->win.count; i < ev->win.count; i++) {
         ptc__ev_entry *e = ptc__ev_at(ev, i);
         e->have_time = 1;
         if (e->lo < full) e->lo = full;
@@ -5648,35 +5669,35 @@ static void ptc__ev_tsc_bounds(ptc_events *ev, uint64_t full, int mtc_ahead, uin
     int sampled_early = ev->psb.in && ev->cfg.real.psb_early_tsc;
     uint64_t by = full + 1;
     if (ev->cfg.real.psb_early_tsc && mtc_ahead) by = ptc__math_sat_add(mtc_hi, ev->rate.mtc_lag);
-    ev->ref.hi = by;
-    ptc__ev_bound_waiting(ev, sampled_early && ev->psb.first ? ev->psb.first - 1 : ev->count, 0);
+    ev->anchor.ref.hi = by;
+    ptc__ev_bound_waiting(ev, sampled_early && ev->psb.first ? ev->psb.first - 1 : ev->win.count, 0);
     /* sampled before it went out: its packet's time is not bounded above
        by its value, nor are the cycles after it */
-    if (sampled_early) ev->ref.hi = UINT64_MAX;
+    if (sampled_early) ev->anchor.ref.hi = UINT64_MAX;
     ev->tsc.same_hi = sampled_early ? 0 : by;
 }
 
 static void ptc__ev_tsc(ptc_events *ev, uint64_t v)
 {
     uint64_t full = ptc__clk_tsc_extend(ev->tsc.full, ev->tsc.have, v), mtc_hi;
-    int exact = ev->cyc_just_before, mtc_ahead;
+    int exact = ev->cyc.just_before, mtc_ahead;
     ptc__ev_settle(ev);
-    mtc_ahead = ev->ref.valid && ev->ref.mtc && ev->ref.lo > full;
-    mtc_hi = ev->ref.hi;
+    mtc_ahead = ev->anchor.ref.valid && ev->anchor.ref.mtc && ev->anchor.ref.lo > full;
+    mtc_hi = ev->anchor.ref.hi;
     ev->tsc.full = full;
     ev->tsc.have = 1;
     ev->tsc.run = 1;
     ev->due.stop_since_mtc = 1;
     ev->ctc.valid = 0; /* the CTC base waits for the TMA */
     ev->tsc.cycles = 0;
-    ev->cyc_just_before = 0;
+    ev->cyc.just_before = 0;
     if (!ev->psb.in) { /* a wake: a clock stop before it; the new epoch starts at a CYC right before it */
-        ev->stops++;
+        ev->anchor.stops++;
         ptc__ev_break(ev);
     }
     ptc__ev_new_ref(ev, exact);
-    ev->ref.mtc = 0;
-    ev->ref.lo = ev->ref.point = full;
+    ev->anchor.ref.mtc = 0;
+    ev->anchor.ref.lo = ev->anchor.ref.point = full;
     ptc__ev_note_ref(ev);
     if (full > ev->now.lo) ev->now.lo = full;
     ptc__ev_tsc_bounds(ev, full, mtc_ahead, mtc_hi);
@@ -5686,7 +5707,7 @@ static void ptc__ev_tsc(ptc_events *ev, uint64_t v)
 
 static void ptc__ev_tma(ptc_events *ev, const ptc_packet *p)
 {
-    ev->cyc_just_before = 0;
+    ev->cyc.just_before = 0;
     if (!ev->tsc.run || !ev->cfg.trace.ratios.cpuid_15_eax || p->u.tma.fc > ev->tsc.full || (ev->cfg.trace.errata & PTC_ERRATUM_SKZ84)) return;
     ptc__clk_ctc_tma(&ev->ctc, ev->tsc.full, p->u.tma.ctc, p->u.tma.fc);
 }
@@ -5701,7 +5722,7 @@ static void ptc__ev_cbr(ptc_events *ev, uint8_t ratio, int with_tsc)
 {
     /* without a TSC, the points count cycles across it (as the full clock
        does, ptc__clk_carry_points): from where the last CYC was */
-    uint64_t carried = with_tsc ? 0 : ptc__ev_guess(ev, ev->pos);
+    uint64_t carried = with_tsc ? 0 : ptc__ev_guess(ev, ev->cyc.pos);
     if (!with_tsc && !carried && ev->tsc.have && ev->cfg.trace.ctl.cyc_en) carried = ev->now.lo; /* (no cycles since the anchor) */
     ev->rate.cbr = ratio;
     ptc__clk_rate_set(&ev->rate);
@@ -5709,20 +5730,20 @@ static void ptc__ev_cbr(ptc_events *ev, uint8_t ratio, int with_tsc)
         ptc__math_divider_init(&ev->guess_div, ev->cfg.trace.ratios.nom_den * ratio);
     ptc__ev_break(ev);
     if (carried) {
-        ptc__ev_anchor *g = &ev->guess_ref;
+        ptc__ev_anchor *g = &ev->anchor.guess_ref;
         memset(g, 0, sizeof *g);
         g->lo = g->hi = g->point = carried;
-        g->epoch = ev->epoch;
+        g->epoch = ev->cyc.epoch;
         g->valid = g->exact = 1;
     }
     if (!with_tsc || ev->ctc.have_mtc) {
-        ev->due.stop_since_mtc = ev->stop_since_ref = 1;
-        ev->stops++;
+        ev->due.stop_since_mtc = ev->anchor.stop_since_ref = 1;
+        ev->anchor.stops++;
         return;
     }
-    ev->ref.epoch = ev->epoch;
-    ev->ref.pos_lo = ev->ref.pos_hi = 0;
-    ev->ref_waits_cyc = !ev->ref.exact;
+    ev->anchor.ref.epoch = ev->cyc.epoch;
+    ev->anchor.ref.pos_lo = ev->anchor.ref.pos_hi = 0;
+    ev->anchor.ref_waits_cyc = !ev->anchor.ref.exact;
     ev->now.pos = PTC__EV_NOPOS;
     ptc__ev_note_ref(ev);
     if (ev->ctc.valid) {
@@ -5745,8 +5766,8 @@ static void ptc__ev_after_event(ptc_events *ev, const ptc_item *it)
         /* the core clock may stop here (SPEC 3.5 rule 5): cycles no longer
            measure the time; what came before still came before the next
            MTC due, which a sleep after it explains being late */
-        ev->stop_since_ref = 1;
-        ev->stops++;
+        ev->anchor.stop_since_ref = 1;
+        ev->anchor.stops++;
         if (t == PTC_NONE || t == PTC_OVF) ev->due.stop_since_mtc = 1; /* packets lost */
     }
     if (t != PTC_NONE && ev->cfg.trace.policy.threshold) (void)ptc_checker_packet(&ev->due.chk, &it->pkt);
@@ -5759,11 +5780,11 @@ static void ptc__ev_after_event(ptc_events *ev, const ptc_item *it)
     } else if (t == PTC_PSB) {
         if (ev->cfg.trace.errata & PTC_ERRATUM_SKL168) { /* the CYC before it may be lost with its cycles */
             ptc__ev_break(ev);
-            ev->stop_since_ref = 1;
+            ev->anchor.stop_since_ref = 1;
         }
         ev->psb.in = 1;
         ev->psb.after_tsc = ev->psb.tsc = 0;
-        ev->psb.first = ev->count; /* (the PSB's own index + 1) */
+        ev->psb.first = ev->win.count; /* (the PSB's own index + 1) */
     } else if (t == PTC_PSBEND) {
         ev->psb.in = ev->psb.after_tsc = ev->psb.tsc = 0;
     }
@@ -5789,8 +5810,8 @@ static uint64_t ptc__ev_cap(ptc_events *ev)
    SPEC 3.8), the cycles counted are all the time that passed. */
 static uint64_t ptc__ev_hi_from_ref(const ptc_events *ev, uint64_t pos)
 {
-    const ptc__ev_anchor *a = &ev->ref;
-    if (!a->valid || ev->ref_stale || a->epoch != ev->epoch || ev->stop_since_ref || !ev->rate.cbr) return UINT64_MAX;
+    const ptc__ev_anchor *a = &ev->anchor.ref;
+    if (!a->valid || ev->anchor.ref_stale || a->epoch != ev->cyc.epoch || ev->anchor.stop_since_ref || !ev->rate.cbr) return UINT64_MAX;
     return ptc__math_sat_add(a->hi, ptc__clk_cyc_ticks(&ev->rate, pos - a->pos_lo, ev->rate.cbr, 1));
 }
 
@@ -5810,11 +5831,11 @@ static uint64_t ptc__ev_near_guess(const ptc_events *ev, uint64_t lo)
    cycles since at the configured nom (SPEC 3.13), 0 when they give none. */
 static uint64_t ptc__ev_guess(const ptc_events *ev, uint64_t pos)
 {
-    const ptc__ev_anchor *a = &ev->guess_ref;
+    const ptc__ev_anchor *a = &ev->anchor.guess_ref;
     /* (an anchor before the epoch's first CYC counts from the counter's
        reset, position 0, SPEC 3.7 rule 3; with no cycles since it they
        say nothing) */
-    if (!a->valid || a->epoch != ev->epoch || !(a->exact || a->pos_lo == 0) || !ev->cfg.trace.ratios.nom_num ||
+    if (!a->valid || a->epoch != ev->cyc.epoch || !(a->exact || a->pos_lo == 0) || !ev->cfg.trace.ratios.nom_num ||
         !ev->rate.cbr || ev->cfg.trace.ratios.nom_den > UINT64_MAX / 256 || (pos <= a->pos_lo && !a->exact))
         return 0;
     if (pos < a->pos_lo) { /* a TNT's first branch, before the anchor */
@@ -5835,12 +5856,12 @@ static uint64_t ptc__ev_guess(const ptc_events *ev, uint64_t pos)
 /* The lower bound now, from the last anchor and the cycles since it. */
 static PTC__INLINE void ptc__ev_catch_up(ptc_events *ev)
 {
-    if (ev->ref_stale) ptc__ev_settle(ev);
-    if (ev->now.pos != ev->pos || ev->now.epoch != ev->epoch) {
-        uint64_t now = ptc__ev_lo_at(ev, ev->pos);
+    if (ev->anchor.ref_stale) ptc__ev_settle(ev);
+    if (ev->now.pos != ev->cyc.pos || ev->now.epoch != ev->cyc.epoch) {
+        uint64_t now = ptc__ev_lo_at(ev, ev->cyc.pos);
         if (now > ev->now.lo) ev->now.lo = now;
-        ev->now.pos = ev->pos;
-        ev->now.epoch = ev->epoch;
+        ev->now.pos = ev->cyc.pos;
+        ev->now.epoch = ev->cyc.epoch;
     }
 }
 
@@ -5855,13 +5876,13 @@ static void ptc__ev_by_cycles(ptc_events *ev, ptc__ev_entry *e, ptc_packet_type 
     uint64_t window = timed_by_cyc && !exact && ev->cfg.trace.ctl.cyc_en && ev->cfg.trace.ctl.cyc_thresh <= 15
                           ? (ev->cfg.trace.ctl.cyc_thresh ? (UINT64_C(1) << (ev->cfg.trace.ctl.cyc_thresh - 1)) - 1 : 0)
                           : PTC__EV_NOPOS;
-    e->pos_hi = exact ? ev->pos : window != PTC__EV_NOPOS ? ev->pos + window : PTC__EV_NOPOS;
+    e->pos_hi = exact ? ev->cyc.pos : window != PTC__EV_NOPOS ? ev->cyc.pos + window : PTC__EV_NOPOS;
     e->hi = e->pos_hi != PTC__EV_NOPOS ? ptc__ev_hi_from_ref(ev, e->pos_hi) : UINT64_MAX;
     /* a TNT's first branch came after the last event: with CYCs since,
        most likely at one of them */
-    e->guess = ptc__ev_guess(ev, ptc_packet_is_tnt(t) && !exact ? ptc__ev_first_branch_pos(ev) : ev->pos);
-    if (!e->guess && timed_by_cyc && ev->cfg.trace.ctl.cyc_en && ev->ref.valid && ev->ref.epoch == ev->epoch &&
-        ev->pos == ev->ref.pos_lo)
+    e->guess = ptc__ev_guess(ev, ptc_packet_is_tnt(t) && !exact ? ptc__ev_first_branch_pos(ev) : ev->cyc.pos);
+    if (!e->guess && timed_by_cyc && ev->cfg.trace.ctl.cyc_en && ev->anchor.ref.valid && ev->anchor.ref.epoch == ev->cyc.epoch &&
+        ev->cyc.pos == ev->anchor.ref.pos_lo)
         e->guess = ptc__ev_near_guess(ev, e->lo); /* no CYC since the anchor: most likely right after it */
     if (ev->psb.tsc && !e->guess) e->guess = ev->tsc.full; /* a PSB+ is one instant, its TSC's (SPEC 3.6) */
     if (t == PTC_CBR && !ev->tsc.run && !e->guess && ev->cfg.trace.ctl.cyc_en)
@@ -5892,22 +5913,22 @@ static PTC__INLINE void ptc__ev_event(ptc_events *ev, const ptc_item *it)
 {
     ptc_packet_type t = it->error == PTC_OK ? it->pkt.type : PTC_NONE;
     int tnt = ptc_packet_is_tnt(t);
-    int exact = ev->cyc_just_before && t != PTC_OVF && (tnt || ptc_packet_is_cyc_eligible(t));
-    ptc__ev_entry *e = ptc__ev_at(ev, ev->count);
-    if ((t == PTC_OVF || t == PTC_NONE) && ev->cyc_just_before) {
+    int exact = ev->cyc.just_before && t != PTC_OVF && (tnt || ptc_packet_is_cyc_eligible(t));
+    ptc__ev_entry *e = ptc__ev_at(ev, ev->win.count);
+    if ((t == PTC_OVF || t == PTC_NONE) && ev->cyc.just_before) {
         /* a CYC sent with an OVF (after packets were lost) or cut by an
            error tells nothing: its cycles are not counted, as the full
            clock does not count them (SPEC 3.5 rule 2) */
-        ev->pos -= ev->cyc_last;
-        ev->tsc.cycles -= ev->cyc_last;
+        ev->cyc.pos -= ev->cyc.last;
+        ev->tsc.cycles -= ev->cyc.last;
     }
     ptc__ev_catch_up(ev);
     if (&e->it != it) e->it = *it;
     e->have_time = (uint8_t)ev->tsc.have;
     e->tnt = (uint8_t)tnt;
     e->cycles = ev->tsc.cycles;
-    e->epoch = ev->epoch;
-    e->stops = ev->stops;
+    e->epoch = ev->cyc.epoch;
+    e->stops = ev->anchor.stops;
     e->bound_fup = (uint8_t)(t == PTC_FUP && ev->fup_bound);
     ev->fup_bound = (t == PTC_PTW && it->pkt.u.ptw.ip) || (t == PTC_EXSTOP && it->pkt.u.exstop.ip);
     /* a TNT's first branch may precede the timing packets since the last
@@ -5915,16 +5936,16 @@ static PTC__INLINE void ptc__ev_event(ptc_events *ev, const ptc_item *it)
     e->lo = tnt && !exact ? ev->now.ntp_lo : ev->now.lo;
     e->floor = ev->now.lo; /* (where libipt and perf put a TNT whose branch the cycles do not place) */
     ptc__ev_by_cycles(ev, e, t, exact);
-    if ((t == PTC_TIP || t == PTC_TIP_PGD) && e->guess && ev->count) { /* a FUP before it: one event (SPEC 3.7) */
-        ptc__ev_entry *f = ptc__ev_at(ev, ev->count - 1);
+    if ((t == PTC_TIP || t == PTC_TIP_PGD) && e->guess && ev->win.count) { /* a FUP before it: one event (SPEC 3.7) */
+        ptc__ev_entry *f = ptc__ev_at(ev, ev->win.count - 1);
         if (f->it.error == PTC_OK && f->it.pkt.type == PTC_FUP && !f->bound_fup && f->epoch == e->epoch && f->stops == e->stops)
             f->guess = e->guess;
     }
     e->cap = t == PTC_NONE || t == PTC_OVF ? UINT64_MAX : ptc__ev_cap(ev); /* (MTCs were lost before those) */
-    ev->count++;
-    if (ptc__ev_at_tsc(ev, e, t) && ev->ready == ev->count - 1) ev->ready = ev->count;
+    ev->win.count++;
+    if (ptc__ev_at_tsc(ev, e, t) && ev->win.ready == ev->win.count - 1) ev->win.ready = ev->win.count;
     if (t != PTC_NONE) ev->now.ntp_lo = ev->now.lo;
-    ev->cyc_just_before = 0;
+    ev->cyc.just_before = 0;
     if (((PTC__EV_SPECIAL >> t) & 1) || ev->tsc.run || ev->cfg.trace.policy.threshold) ptc__ev_after_event(ev, it);
 }
 
@@ -5962,11 +5983,11 @@ static void ptc__ev_fast(ptc_events *ev)
     if (dec->chunk_len - at < PTC_MAX_PACKET_SIZE) return;
     p = dec->chunk + at;
     avail = dec->chunk_len - at;
-    for (i = 0; i + PTC_MAX_PACKET_SIZE <= avail && !ev->ready && ev->count < PTC_EVENTS_WINDOW;) {
+    for (i = 0; i + PTC_MAX_PACKET_SIZE <= avail && !ev->win.ready && ev->win.count < PTC_EVENTS_WINDOW;) {
         uint8_t b = p[i];
         /* decoded in place, in the window's next slot: a copy of a packet
            just written a byte at a time would wait for those stores */
-        ptc_item *it = &ptc__ev_at(ev, ev->count)->it;
+        ptc_item *it = &ptc__ev_at(ev, ev->win.count)->it;
         int n;
         if (dec->block == PTC_BLOCK_NONE) {
             if (b == PTC_OP_PAD) {
@@ -6053,17 +6074,17 @@ static void ptc__ev_pop(ptc_events *ev, ptc_timed_item *out)
     if (!e->guess && point < e->floor) point = e->floor;
     if (point < lo) point = lo;
     if (point > hi) point = hi;
-    if (point < ev->out_point) point = ev->out_point;
+    if (point < ev->win.out_point) point = ev->win.out_point;
     if (hi < point) hi = point;
     if (e->bound_fup && timed) { /* one event, one instant (SPEC 3.6) */
-        lo = ev->last_lo;
-        hi = ev->last_hi;
-        point = ev->out_point;
+        lo = ev->win.last_lo;
+        hi = ev->win.last_hi;
+        point = ev->win.out_point;
     }
     if (timed) {
-        ev->out_point = point;
-        ev->last_lo = lo;
-        ev->last_hi = hi;
+        ev->win.out_point = point;
+        ev->win.last_lo = lo;
+        ev->win.last_hi = hi;
     }
     /* (field by field: a memset of the whole item costs more than the rest) */
     out->have_time = (uint8_t)timed;
@@ -6073,10 +6094,10 @@ static void ptc__ev_pop(ptc_events *ev, ptc_timed_item *out)
     if (!timed) out->conflict = 0;
     out->have_cycles = (uint8_t)(e->it.error == PTC_OK && e->cycles != 0);
     out->cycles = e->cycles;
-    ev->head = (ev->head + 1) % PTC_EVENTS_WINDOW;
-    ev->count--;
-    ev->ready--;
-    if (ev->open_from) ev->open_from--;
+    ev->win.head = (ev->win.head + 1) % PTC_EVENTS_WINDOW;
+    ev->win.count--;
+    ev->win.ready--;
+    if (ev->win.open_from) ev->win.open_from--;
     if (ev->psb.first > 1) ev->psb.first--;
 }
 
@@ -6086,21 +6107,21 @@ PTCDEF ptc_status ptc_events_next(ptc_events *ev, ptc_timed_item *out)
     for (;;) {
         ptc_item it;
         ptc_status st;
-        if (ev->ready) {
+        if (ev->win.ready) {
             ptc__ev_pop(ev, out);
             return PTC_OK;
         }
-        if (ev->count == PTC_EVENTS_WINDOW) { /* the oldest goes with what is known */
-            ev->ready = 1;
+        if (ev->win.count == PTC_EVENTS_WINDOW) { /* the oldest goes with what is known */
+            ev->win.ready = 1;
             continue;
         }
         if (ev->ended) {
-            if (!ev->count) return PTC_END;
-            ev->ready = ev->count;
+            if (!ev->win.count) return PTC_END;
+            ev->win.ready = ev->win.count;
             continue;
         }
         ptc__ev_fast(ev);
-        if (ev->ready || ev->count == PTC_EVENTS_WINDOW) continue;
+        if (ev->win.ready || ev->win.count == PTC_EVENTS_WINDOW) continue;
         st = ptc_decoder_next(&ev->dec, &it);
         if (st == PTC_END) ev->ended = 1;
         else if (st != PTC_OK) return st;
@@ -9076,12 +9097,12 @@ static void ptc__conf_report(ptc_conform *c, ptc__conf_out *o, ptc_rule rule, ui
 static uint64_t ptc__conf_fast_types(const ptc_conform *c)
 {
     uint64_t m = PTC__CONF_T(PTC_PAD);
-    if (c->stopped) return m;
+    if (c->gen.stopped) return m;
     /* (the time rules read every MTC and CYC) */
     if (!ptc__conf_policy_rules(c) && !ptc__conf_time_rules_on(c) && !ptc__conf_off(c, PTC_KNOW_MTC_EN, c->cfg.trace.ctl.mtc_en) && c->saw_mtc) m |= PTC__CONF_T(PTC_MTC);
     if (!ptc__conf_off(c, PTC_KNOW_CYC_EN, c->cfg.trace.ctl.cyc_en) && !ptc__conf_time_rules_on(c)) m |= PTC__CONF_T(PTC_CYC);
-    if (c->synced && !c->in_psb && !c->pending && c->pkt_en == PTC__CONF_ON && !c->en_by_psb && !c->tma_may_follow &&
-        !ptc__conf_policy_rules(c) && c->awake && !c->time.last_cyc.pending)
+    if (c->synced && !c->psb.in && !c->owe.pending && c->gen.pkt_en == PTC__CONF_ON && !c->gen.en_by_psb && !c->owe.tma_may_follow &&
+        !ptc__conf_policy_rules(c) && c->gen.awake && !c->time.last_cyc.pending)
         m |= PTC__CONF_T(PTC_TNT8) | PTC__CONF_T(PTC_TNT64) | PTC__CONF_T(PTC_TIP);
     return m;
 }
@@ -9091,16 +9112,16 @@ static uint64_t ptc__conf_fast_types(const ptc_conform *c)
 static void ptc__conf_lose_sync(ptc_conform *c)
 {
     c->synced = 0;
-    c->in_psb = 0;
-    c->psb_cut = 0;
-    c->pending = 0;
-    c->pkt_en = PTC__CONF_UNKNOWN;
-    c->en_by_psb = 0;
-    c->stopped = 0;
-    c->sleeping = PTC__CONF_UNKNOWN;
-    c->awake = 0;
-    c->tma_may_follow = 0;
-    c->have_prev_psb = 0;
+    c->psb.in = 0;
+    c->psb.cut = 0;
+    c->owe.pending = 0;
+    c->gen.pkt_en = PTC__CONF_UNKNOWN;
+    c->gen.en_by_psb = 0;
+    c->gen.stopped = 0;
+    c->gen.sleeping = PTC__CONF_UNKNOWN;
+    c->gen.awake = 0;
+    c->owe.tma_may_follow = 0;
+    c->psb.have_prev = 0;
     memset(&c->time, 0, sizeof c->time);
     ptc_checker_init(&c->policy, &c->cfg.trace.policy);
 }
@@ -9219,17 +9240,17 @@ static void ptc__conf_check_values(ptc_conform *c, ptc__conf_out *o, const ptc_i
    configuration or the stream shows, and what it says of PacketEn. */
 static void ptc__conf_psb_end(ptc_conform *c, ptc__conf_out *o)
 {
-    uint64_t m = c->psb_members;
+    uint64_t m = c->psb.members;
     int fup = (m & PTC__CONF_T(PTC_FUP)) != 0, mode = (m & PTC__CONF_T(PTC_MODE_EXEC)) != 0;
-    if (!(m & PTC__CONF_T(PTC_CBR))) ptc__conf_report(c, o, PTC_RULE_PSB_NO_CBR, c->psb_off, 0);
+    if (!(m & PTC__CONF_T(PTC_CBR))) ptc__conf_report(c, o, PTC_RULE_PSB_NO_CBR, c->psb.off, 0);
     if (!(m & PTC__CONF_T(PTC_TSC)) && ptc__conf_on(c, PTC_KNOW_TSC_EN, c->cfg.trace.ctl.tsc_en, c->saw_tsc))
-        ptc__conf_report(c, o, PTC_RULE_PSB_NO_TSC, c->psb_off, 0);
-    if (fup != mode) ptc__conf_report(c, o, PTC_RULE_PSB_FUP_MODE, c->psb_off, 0);
+        ptc__conf_report(c, o, PTC_RULE_PSB_NO_TSC, c->psb.off, 0);
+    if (fup != mode) ptc__conf_report(c, o, PTC_RULE_PSB_FUP_MODE, c->psb.off, 0);
     /* FUP and MODE.Exec are there exactly when PacketEn is 1 (BDM70: or
        wrongly, before a TIP.PGE) */
-    c->pkt_en = fup ? PTC__CONF_ON : PTC__CONF_OFF;
-    c->en_by_psb = (uint8_t)fup;
-    c->in_psb = 0;
+    c->gen.pkt_en = fup ? PTC__CONF_ON : PTC__CONF_OFF;
+    c->gen.en_by_psb = (uint8_t)fup;
+    c->psb.in = 0;
 }
 
 static void ptc__conf_psb(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
@@ -9237,34 +9258,34 @@ static void ptc__conf_psb(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
     ptc_packet_type t = it->pkt.type;
     if (t == PTC_PSB) {
         uint64_t period = UINT64_C(1) << (c->cfg.trace.ctl.psb_freq + 11);
-        if (c->in_psb) ptc__conf_report(c, o, PTC_RULE_PSB_NESTED, it->offset, 0);
-        if ((c->cfg.trace.known & PTC_KNOW_PSB_FREQ) && c->have_prev_psb && it->offset - c->prev_psb_off > 2 * period)
+        if (c->psb.in) ptc__conf_report(c, o, PTC_RULE_PSB_NESTED, it->offset, 0);
+        if ((c->cfg.trace.known & PTC_KNOW_PSB_FREQ) && c->psb.have_prev && it->offset - c->psb.prev_off > 2 * period)
             ptc__conf_report(c, o, PTC_RULE_PSB_PERIOD, it->offset, 0);
-        c->have_prev_psb = 1;
-        c->prev_psb_off = it->offset;
-        c->in_psb = 1;
-        c->psb_seq++;
-        c->psb_off = it->offset;
-        c->psb_members = 0;
-        c->pkt_en = PTC__CONF_UNKNOWN; /* until the PSB+ says */
-        c->en_by_psb = 0;
-        c->psb_cut = 0;
+        c->psb.have_prev = 1;
+        c->psb.prev_off = it->offset;
+        c->psb.in = 1;
+        c->psb.seq++;
+        c->psb.off = it->offset;
+        c->psb.members = 0;
+        c->gen.pkt_en = PTC__CONF_UNKNOWN; /* until the PSB+ says */
+        c->gen.en_by_psb = 0;
+        c->psb.cut = 0;
         return;
     }
-    if (!c->in_psb) {
+    if (!c->psb.in) {
         /* (the PSBEND of a PSB+ that a stray packet cut was reported with it) */
-        if (t == PTC_PSBEND && !c->psb_cut) ptc__conf_report(c, o, PTC_RULE_PSBEND_ALONE, it->offset, 0);
-        c->psb_cut = 0;
+        if (t == PTC_PSBEND && !c->psb.cut) ptc__conf_report(c, o, PTC_RULE_PSBEND_ALONE, it->offset, 0);
+        c->psb.cut = 0;
         return;
     }
     if (!(PTC__CONF_PSB_MEMBERS & PTC__CONF_T(t))) {
         /* the PSB+ is over, its end unseen: what it said of PacketEn is unknown */
         ptc__conf_report(c, o, PTC_RULE_PSB_MEMBER, it->offset, 0);
-        c->in_psb = 0;
-        c->psb_cut = 1;
+        c->psb.in = 0;
+        c->psb.cut = 1;
         return;
     }
-    c->psb_members |= PTC__CONF_T(t);
+    c->psb.members |= PTC__CONF_T(t);
     if (t == PTC_PSBEND) ptc__conf_psb_end(c, o);
 }
 
@@ -9272,10 +9293,10 @@ static void ptc__conf_psb(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
 
 static void ptc__conf_await(ptc_conform *c, unsigned kind, uint64_t offset, int owed)
 {
-    c->pending |= 1u << kind;
-    if (owed) c->owed |= 1u << kind; else c->owed &= ~(1u << kind);
-    c->pend_off[kind] = offset;
-    c->pend_psb[kind] = c->psb_seq;
+    c->owe.pending |= 1u << kind;
+    if (owed) c->owe.owed |= 1u << kind; else c->owe.owed &= ~(1u << kind);
+    c->owe.off[kind] = offset;
+    c->owe.psb[kind] = c->psb.seq;
 }
 
 static void ptc__conf_owe(ptc_conform *c, unsigned kind, uint64_t offset) { ptc__conf_await(c, kind, offset, 1); }
@@ -9286,7 +9307,7 @@ static void ptc__conf_owe(ptc_conform *c, unsigned kind, uint64_t offset) { ptc_
    TIP.PGD, else SKD010 (no FUP or TIP.PGE after the OVF). */
 static uint32_t ptc__conf_ovf_erratum(const ptc_conform *c, ptc_packet_type t)
 {
-    if (c->ovf_after_cut) return PTC_ERRATUM_SKD007;
+    if (c->owe.ovf_after_cut) return PTC_ERRATUM_SKD007;
     return t == PTC_TIP_PGD ? PTC_ERRATUM_APL11 : PTC_ERRATUM_SKD010;
 }
 
@@ -9299,24 +9320,24 @@ static int ptc__conf_settle(ptc_conform *c, ptc__conf_out *o, const ptc_item *it
     uint64_t bit = PTC__CONF_T(t);
     int bound = 0;
     unsigned k;
-    if (!c->pending) return 0;
-    if (c->in_psb && t == PTC_FUP && (c->pending & (1u << PTC__CONF_F_OVF))) {
-        c->pending &= ~(1u << PTC__CONF_F_OVF); /* PSB+ after the OVF: its FUP gives the IP */
+    if (!c->owe.pending) return 0;
+    if (c->psb.in && t == PTC_FUP && (c->owe.pending & (1u << PTC__CONF_F_OVF))) {
+        c->owe.pending &= ~(1u << PTC__CONF_F_OVF); /* PSB+ after the OVF: its FUP gives the IP */
         return 1;
     }
     for (k = 0; k < PTC__CONF_F_COUNT; k++) {
         const struct ptc__conf_follower *f = &ptc__conf_followers[k];
-        if (!(c->pending & (1u << k))) continue;
+        if (!(c->owe.pending & (1u << k))) continue;
         /* owed since before this PSB+ (its PSBEND included): wait it out */
-        if ((c->in_psb || t == PTC_PSBEND) && c->pend_psb[k] != c->psb_seq) continue;
+        if ((c->psb.in || t == PTC_PSBEND) && c->owe.psb[k] != c->psb.seq) continue;
         if (f->ends & bit) {
             bound |= t == PTC_FUP;
         } else if (f->may_precede & bit) {
             continue;
-        } else if (c->owed & (1u << k)) {
-            ptc__conf_report(c, o, f->rule, c->pend_off[k], k == PTC__CONF_F_OVF ? ptc__conf_ovf_erratum(c, t) : 0);
+        } else if (c->owe.owed & (1u << k)) {
+            ptc__conf_report(c, o, f->rule, c->owe.off[k], k == PTC__CONF_F_OVF ? ptc__conf_ovf_erratum(c, t) : 0);
         }
-        c->pending &= ~(1u << k);
+        c->owe.pending &= ~(1u << k);
     }
     return bound;
 }
@@ -9331,24 +9352,24 @@ static void ptc__conf_open(ptc_conform *c, const ptc_item *it, int bound)
         if (ptc__conf_on(c, PTC_KNOW_MTC_EN, c->cfg.trace.ctl.mtc_en, c->saw_mtc)) ptc__conf_owe(c, PTC__CONF_F_TMA, it->offset);
         return;
     case PTC_FUP:
-        if (!c->in_psb && !bound) ptc__conf_owe(c, PTC__CONF_F_TIP, it->offset);
+        if (!c->psb.in && !bound) ptc__conf_owe(c, PTC__CONF_F_TIP, it->offset);
         return;
     case PTC_MODE_EXEC:
-        if (!c->in_psb) ptc__conf_owe(c, PTC__CONF_F_MODE_EXEC, it->offset);
+        if (!c->psb.in) ptc__conf_owe(c, PTC__CONF_F_MODE_EXEC, it->offset);
         return;
     case PTC_MODE_TSX:
         /* its FUP needs PacketEn, MODE.TSX only ContextEn: it owes the FUP
            with packets on; otherwise a FUP right after it is still its own */
-        if (!c->in_psb) ptc__conf_await(c, PTC__CONF_F_TSX_FUP, it->offset, c->pkt_en == PTC__CONF_ON);
+        if (!c->psb.in) ptc__conf_await(c, PTC__CONF_F_TSX_FUP, it->offset, c->gen.pkt_en == PTC__CONF_ON);
         return;
     case PTC_OVF:
         ptc__conf_owe(c, PTC__CONF_F_OVF, it->offset);
-        c->ovf_after_cut = c->cut_cyc_end && it->offset == c->cut_cyc_end;
+        c->owe.ovf_after_cut = c->owe.cut_cyc_end && it->offset == c->owe.cut_cyc_end;
         return;
     case PTC_EVD: ptc__conf_owe(c, PTC__CONF_F_EVD, it->offset); return;
     case PTC_MWAIT: ptc__conf_owe(c, PTC__CONF_F_MWAIT, it->offset); return;
     case PTC_PWRE:
-        if (c->awake) ptc__conf_owe(c, PTC__CONF_F_EXSTOP, it->offset);
+        if (c->gen.awake) ptc__conf_owe(c, PTC__CONF_F_EXSTOP, it->offset);
         return;
     case PTC_BBP: ptc__conf_owe(c, PTC__CONF_F_BLOCK, it->offset); return;
     case PTC_PTW: ip_bit = p->u.ptw.ip; break;
@@ -9368,34 +9389,34 @@ static void ptc__conf_enable(ptc_conform *c, ptc__conf_out *o, const ptc_item *i
     ptc_packet_type t = it->pkt.type;
     switch (t) {
     case PTC_TIP_PGE:
-        if (c->pkt_en == PTC__CONF_ON)
-            ptc__conf_report(c, o, PTC_RULE_PGE_WHILE_ON, it->offset, c->en_by_psb ? PTC_ERRATUM_BDM70 : 0);
-        if (!c->mode_since_psb) ptc__conf_report(c, o, PTC_RULE_PGE_NO_MODE, it->offset, 0);
-        c->pkt_en = PTC__CONF_ON;
+        if (c->gen.pkt_en == PTC__CONF_ON)
+            ptc__conf_report(c, o, PTC_RULE_PGE_WHILE_ON, it->offset, c->gen.en_by_psb ? PTC_ERRATUM_BDM70 : 0);
+        if (!c->gen.mode_since_psb) ptc__conf_report(c, o, PTC_RULE_PGE_NO_MODE, it->offset, 0);
+        c->gen.pkt_en = PTC__CONF_ON;
         break;
     case PTC_TIP_PGD:
-        if (c->pkt_en == PTC__CONF_OFF) ptc__conf_report(c, o, PTC_RULE_PGD_WHILE_OFF, it->offset, 0);
-        c->pkt_en = PTC__CONF_OFF;
+        if (c->gen.pkt_en == PTC__CONF_OFF) ptc__conf_report(c, o, PTC_RULE_PGD_WHILE_OFF, it->offset, 0);
+        c->gen.pkt_en = PTC__CONF_OFF;
         break;
     case PTC_TNT8: case PTC_TNT64: case PTC_TIP:
-        if (c->pkt_en == PTC__CONF_OFF) ptc__conf_report(c, o, PTC_RULE_FLOW_WHILE_OFF, it->offset, 0);
-        c->pkt_en = PTC__CONF_ON;
+        if (c->gen.pkt_en == PTC__CONF_OFF) ptc__conf_report(c, o, PTC_RULE_FLOW_WHILE_OFF, it->offset, 0);
+        c->gen.pkt_en = PTC__CONF_ON;
         break;
     case PTC_FUP:
         /* a FUP bound to another packet may come with FilterEn 0 (EXSTOP),
            and one after an OVF without PacketEn (APL12): neither says it is on */
         if (bound) return;
-        if (c->pkt_en == PTC__CONF_OFF) ptc__conf_report(c, o, PTC_RULE_FLOW_WHILE_OFF, it->offset, 0);
+        if (c->gen.pkt_en == PTC__CONF_OFF) ptc__conf_report(c, o, PTC_RULE_FLOW_WHILE_OFF, it->offset, 0);
         break;
     case PTC_STOP: /* (the table's rows that stop tracing: "TIP.PGD(...), TraceStop") */
-        if (c->pkt_en == PTC__CONF_ON) ptc__conf_report(c, o, PTC_RULE_STOP_WHILE_ON, it->offset, 0);
-        c->stopped = 1;
-        c->pkt_en = PTC__CONF_OFF;
+        if (c->gen.pkt_en == PTC__CONF_ON) ptc__conf_report(c, o, PTC_RULE_STOP_WHILE_ON, it->offset, 0);
+        c->gen.stopped = 1;
+        c->gen.pkt_en = PTC__CONF_OFF;
         break;
     default:
         return;
     }
-    c->en_by_psb = 0;
+    c->gen.en_by_psb = 0;
 }
 
 /* After TraceStop nothing comes until TraceEn is set again, which a PSB+
@@ -9406,7 +9427,7 @@ static void ptc__conf_stopped(ptc_conform *c, ptc__conf_out *o, const ptc_item *
     if (t == PTC_PAD) return;
     if (t != PTC_PSB && t != PTC_TSC && t != PTC_TMA && t != PTC_CBR)
         ptc__conf_report(c, o, PTC_RULE_AFTER_STOP, it->offset, 0);
-    c->stopped = 0;
+    c->gen.stopped = 0;
 }
 
 /* ---- 7.3.5 timing and 7.3.6 the policy ---- */
@@ -9414,9 +9435,9 @@ static void ptc__conf_stopped(ptc_conform *c, ptc__conf_out *o, const ptc_item *
 static void ptc__conf_timing(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
 {
     ptc_packet_type t = it->pkt.type;
-    if (t == PTC_TMA && !c->tma_may_follow) ptc__conf_report(c, o, PTC_RULE_TMA_ALONE, it->offset, 0);
-    if (t == PTC_TSC) c->tma_may_follow = 1;
-    else if (!(ptc__conf_followers[PTC__CONF_F_TMA].may_precede & PTC__CONF_T(t))) c->tma_may_follow = 0;
+    if (t == PTC_TMA && !c->owe.tma_may_follow) ptc__conf_report(c, o, PTC_RULE_TMA_ALONE, it->offset, 0);
+    if (t == PTC_TSC) c->owe.tma_may_follow = 1;
+    else if (!(ptc__conf_followers[PTC__CONF_F_TMA].may_precede & PTC__CONF_T(t))) c->owe.tma_may_follow = 0;
     c->saw_tsc |= t == PTC_TSC;
     c->saw_mtc |= t == PTC_MTC || t == PTC_TMA;
     if (ptc__conf_policy_rules(c)) {
@@ -9479,7 +9500,7 @@ static void ptc__conf_time_tsc(ptc_conform *c, ptc__conf_out *o, const ptc_item 
     ptc__conf_epoch *ep = &c->time.epoch;
     ptc__conf_cyc_count *w = &c->time.window;
     const ptc_conform_config *k = &c->cfg;
-    uint64_t tsc = it->pkt.u.tsc.tsc, periods = c->in_psb ? ep->periods_at_psb : ep->periods;
+    uint64_t tsc = it->pkt.u.tsc.tsc, periods = c->psb.in ? ep->periods_at_psb : ep->periods;
     unsigned f = k->trace.ctl.mtc_freq;
     uint64_t into = ep->ctc & ((1u << f) - 1u); /* the epoch's CTC past its period's edge */
     if (ep->valid && !c->time.guest && tsc >= ep->tsc && periods && periods <= (UINT64_MAX >> 16) &&
@@ -9586,7 +9607,7 @@ static void ptc__conf_time_rules(ptc_conform *c, ptc__conf_out *o, const ptc_ite
     case PTC_MTC: ptc__conf_epoch_mtc(c, p->u.mtc.ctc); break;
     case PTC_PSB: tm->epoch.periods_at_psb = tm->epoch.periods; break;
     case PTC_CYC: /* (the window leaves out those inside a PSB+, which its TSC may predate) */
-        ptc__conf_count_cyc(&tm->window, p->u.cyc.cycles, !c->in_psb);
+        ptc__conf_count_cyc(&tm->window, p->u.cyc.cycles, !c->psb.in);
         ptc__conf_count_cyc(&tm->chain, p->u.cyc.cycles, 1);
         break;
     case PTC_CBR:
@@ -9616,7 +9637,7 @@ static void ptc__conf_cyc_placement(ptc_conform *c, ptc__conf_out *o, const ptc_
     ptc_packet_type t = it->pkt.type;
     uint64_t v = lc->value;
     if (t == PTC_PAD) return;
-    if (lc->pending && !lc->after_cyc && !lc->in_psb && !c->in_psb && (v & (v + 1)) != 0 && ptc__conf_on(c, PTC_KNOW_CYC_EN, k->trace.ctl.cyc_en, 0) &&
+    if (lc->pending && !lc->after_cyc && !lc->in_psb && !c->psb.in && (v & (v + 1)) != 0 && ptc__conf_on(c, PTC_KNOW_CYC_EN, k->trace.ctl.cyc_en, 0) &&
         (k->trace.known & PTC_KNOW_CYC_THRESH) && k->trace.ctl.cyc_thresh >= 1 && v < (UINT64_C(1) << (k->trace.ctl.cyc_thresh - 1)) &&
         (ptc_packet_is_tnt(t) || (ptc_packet_is_cyc_eligible(t) && t != PTC_TSC && t != PTC_OVF)))
         ptc__conf_report(c, o, PTC_RULE_CYC_UNDER_THRESHOLD, lc->offset, 0);
@@ -9625,7 +9646,7 @@ static void ptc__conf_cyc_placement(ptc_conform *c, ptc__conf_out *o, const ptc_
     if (t == PTC_CYC) {
         lc->value = it->pkt.u.cyc.cycles;
         lc->offset = it->offset;
-        lc->in_psb = c->in_psb;
+        lc->in_psb = c->psb.in;
     }
 }
 
@@ -9638,15 +9659,15 @@ static void ptc__conf_cyc_placement(ptc_conform *c, ptc__conf_out *o, const ptc_
 static void ptc__conf_power(ptc_conform *c, ptc__conf_out *o, const ptc_item *it)
 {
     ptc_packet_type t = it->pkt.type;
-    if (PTC__CONF_CODE_RAN & PTC__CONF_T(t)) c->awake = 1;
+    if (PTC__CONF_CODE_RAN & PTC__CONF_T(t)) c->gen.awake = 1;
     if (t == PTC_PWRE) {
-        c->sleeping = PTC__CONF_ON;
-        c->awake = 0;
+        c->gen.sleeping = PTC__CONF_ON;
+        c->gen.awake = 0;
     }
     if (t != PTC_PWRX) return;
-    if (c->sleeping == PTC__CONF_OFF) ptc__conf_report(c, o, PTC_RULE_PWRX_ALONE, it->offset, 0);
-    c->sleeping = PTC__CONF_OFF;
-    c->awake = 1;
+    if (c->gen.sleeping == PTC__CONF_OFF) ptc__conf_report(c, o, PTC_RULE_PWRX_ALONE, it->offset, 0);
+    c->gen.sleeping = PTC__CONF_OFF;
+    c->gen.awake = 1;
 }
 
 /* Every rule for one item (ptc_conform_item when the item is no fast type). */
@@ -9658,15 +9679,15 @@ static size_t ptc__conf_item(ptc_conform *c, const ptc_item *it, ptc_finding *ou
     o.f = out;
     o.n = 0;
     if (it->error == PTC_ERR_CORRUPT_TMA) { /* SKZ84: the TMA a TSC owed, corrupt */
-        c->pending &= ~(1u << PTC__CONF_F_TMA);
-        c->tma_may_follow = 0;
+        c->owe.pending &= ~(1u << PTC__CONF_F_TMA);
+        c->owe.tma_may_follow = 0;
         return 0;
     }
     /* SKD007's cut CYC loses nothing the OVF after it does not; any other
        error loses bytes: check again from the next PSB */
     if (it->error != PTC_OK) {
         if (it->error != PTC_ERR_CUT_CYC) ptc__conf_lose_sync(c);
-        c->cut_cyc_end = it->error == PTC_ERR_CUT_CYC ? it->offset + 1 : 0;
+        c->owe.cut_cyc_end = it->error == PTC_ERR_CUT_CYC ? it->offset + 1 : 0;
         return 0;
     }
     t = it->pkt.type;
@@ -9678,20 +9699,20 @@ static size_t ptc__conf_item(ptc_conform *c, const ptc_item *it, ptc_finding *ou
         /* packets were lost before it: nothing owed can be held against
            the stream, a PSB+ it cuts may have lost its PSBEND, and PacketEn
            is unknown until its FUP or TIP.PGE */
-        c->pending = 0;
-        c->in_psb = 0;
-        c->pkt_en = PTC__CONF_UNKNOWN;
-        c->en_by_psb = 0;
-        c->sleeping = PTC__CONF_UNKNOWN;
-        c->awake = 0;
-        c->stopped = 0;
+        c->owe.pending = 0;
+        c->psb.in = 0;
+        c->gen.pkt_en = PTC__CONF_UNKNOWN;
+        c->gen.en_by_psb = 0;
+        c->gen.sleeping = PTC__CONF_UNKNOWN;
+        c->gen.awake = 0;
+        c->gen.stopped = 0;
     }
-    if (c->stopped) ptc__conf_stopped(c, &o, it);
-    if (t == PTC_PSB || t == PTC_MODE_EXEC) c->mode_since_psb = t == PTC_MODE_EXEC;
-    if (t == PTC_BEP && !(c->pending & (1u << PTC__CONF_F_BLOCK))) ptc__conf_report(c, &o, PTC_RULE_BEP_ALONE, it->offset, 0);
+    if (c->gen.stopped) ptc__conf_stopped(c, &o, it);
+    if (t == PTC_PSB || t == PTC_MODE_EXEC) c->gen.mode_since_psb = t == PTC_MODE_EXEC;
+    if (t == PTC_BEP && !(c->owe.pending & (1u << PTC__CONF_F_BLOCK))) ptc__conf_report(c, &o, PTC_RULE_BEP_ALONE, it->offset, 0);
     ptc__conf_psb(c, &o, it);
     bound = ptc__conf_settle(c, &o, it);
-    if (!c->in_psb) ptc__conf_enable(c, &o, it, bound);
+    if (!c->psb.in) ptc__conf_enable(c, &o, it, bound);
     ptc__conf_open(c, it, bound);
     ptc__conf_timing(c, &o, it);
     if (ptc__conf_time_rules_on(c)) {
