@@ -1016,7 +1016,7 @@ typedef struct ptc__clk_due {         /* the next MTC that must be emitted (SPEC
 typedef struct ptc__clk_slope {       /* the rate the points count cycles at (SPEC 3.7) */
     /* kept with the rate (ptc__clk_rate_changed), as every packet asks: */
     int nom_cfg_inside;               /* the configured nom is in the rate's range */
-    ptc__math_divider guess_div;      /* cfg.nom_den * CBR, while nom_cfg_inside and a CBR */
+    ptc__math_divider guess_div;      /* nom's denominator * CBR, while nom_cfg_inside and a CBR */
     ptc__clk_anchor ref;              /* the first exactly positioned anchor of the epoch */
     uint8_t ref_cbr;
     /* the exactly positioned anchors since ref, the newest at
@@ -1207,7 +1207,7 @@ typedef struct ptc_events {
     ptc_decoder dec;
     ptc_clock_config cfg;
     ptc__clk_rate rate;
-    ptc__math_divider guess_div;      /* cfg.nom_den * CBR: the points' cycles at nom */
+    ptc__math_divider guess_div;      /* nom's denominator * CBR: the points' cycles at nom */
     ptc__clk_ctc ctc;
     ptc__ev_tsc_state tsc;
     ptc__ev_now now;
