@@ -113,7 +113,7 @@ static void round_trip(const void *arg)
         CHECK(ptc_perf_trace_config(&rd, &t) == PTC_OK);
         want.os = want.user = 0;
         CHECK(memcmp(&t.ctl, &want, sizeof want) == 0 &&
-                  t.known == (PTC_KNOW_CTL & ~(uint32_t)(PTC_KNOW_OS | PTC_KNOW_USER) | PTC_KNOW_CPU) &&
+                  t.known == ((PTC_KNOW_CTL & ~(uint32_t)(PTC_KNOW_OS | PTC_KNOW_USER)) | PTC_KNOW_CPU) &&
                   t.errata == cc.trace.errata,
               "IA32_RTIT_CTL from the file: known %#x", (unsigned)t.known);
     }
