@@ -8627,12 +8627,14 @@ PTCDEF ptc_status ptc_perf_trace_config(const ptc_perf_reader *rd, ptc_trace_con
 
 PTCDEF ptc_status ptc_clock_config_from_perf(ptc_clock_config *cfg, const ptc_perf_reader *rd)
 {
+    ptc_trace_config hw;
     ptc_status st;
     if (!cfg || !rd) return PTC_ERR_BAD_ARGUMENT;
     ptc_clock_config_default(cfg);
+    hw = cfg->trace; /* the default's policy (hardware does not suppress MTCs), MTCFreq and counter width */
     st = ptc_perf_trace_config(rd, &cfg->trace);
-    cfg->trace.known |= PTC_KNOW_MTC_FREQ | PTC_KNOW_POLICY; /* hardware does not suppress MTCs */
-    cfg->trace.cyc_bits = 32;
+    cfg->trace.known |= hw.known;
+    cfg->trace.cyc_bits = hw.cyc_bits;
     return st;
 }
 

@@ -311,6 +311,9 @@ time_inside() { # name ptdump-args...
 time_inside time_with_config --config "$tmp/m.pt.json"
 time_inside time_with_libipt_flags --mtc-freq 3 --nom-freq 24 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 200 --cyc-bits 12 --policy seed
 time_inside time_with_cyc_thresh --mtc-freq 3 --nom-freq 24 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 200 --cyc-bits 12 --policy seed --cyc-thresh 3
+expect_status time_refuses_cyc_bits_0 2 "$b/ptdump" --time --mtc-freq 3 --cyc-bits 0 "$tmp/f.pt"
+grep -q -- "--cyc-bits: the cycle counter is 1 to 64 bits wide" "$tmp/err" && pass time_names_cyc_bits_0 \
+  || fail time_names_cyc_bits_0 "$(head -c 200 "$tmp/err")"
 time_inside time_policy_unknown --config "$tmp/m.pt.json" --policy unknown
 "$b/ptdump" --time "$tmp/m.pt" | grep -m1 ' tsc ' > "$tmp/line"
 grep -q '^[0-9a-f]\{16\}  tsc        1000000 *  time 1000000 \[1000000, 1000001\]$' "$tmp/line" \

@@ -94,6 +94,10 @@ UTIL_FN int clockopt_take(clock_options *o, int argc, char **argv, int *i)
     ++*i;
     if (k < CLOCKOPT_NUMS) {
         if (!util_parse_u64(clockopt_nums[k].name, argv[*i], clockopt_nums[k].max, &o->numv[k])) return -1;
+        if (k == CLOCKOPT_CYC_BITS && o->numv[k] == 0) { /* (the library reads 0 as 64: a user means no such thing) */
+            fprintf(stderr, "%s: --cyc-bits: the cycle counter is 1 to 64 bits wide, got 0\n", util_prog);
+            return -1;
+        }
         o->numset[k] = 1;
         return 1;
     }

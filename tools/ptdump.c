@@ -58,7 +58,7 @@ static const char usage[] =
     "  --mtc-freq N --nom-freq N --cpuid-0x15.eax N --cpuid-0x15.ebx N\n"
     "  --cyc-thresh N  the CYC threshold (0..15, IA32_RTIT_CTL.CycThresh; default:\n"
     "              unknown, bounded by the CYCs seen; --config and a perf.data give it)\n"
-    "  --cyc-bits N  width of the cycle counter (default 32)\n"
+    "  --cyc-bits N  width of the cycle counter, 1 to 64 (default 32)\n"
     "  --mtc-jitter N  an MTC goes out up to N core cycles after its edge\n"
     "              (default 4 for hardware, the model's setting with --config)\n"
     "  --rate-ppm N  the core clock wobbles up to N ppm against the ART\n"
