@@ -38,11 +38,11 @@ TOOLS   := ptdump ptsim ptgen ptnav
 # builds and what tests/run.sh runs ($(BUILD)/test-programs); run.sh fails
 # when a program under $(BUILD)/test was built but not run.
 CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model test_clock test_nav test_perf test_faults \
-                test_x86class test_conform test_events test_mutator
+                test_x86 test_conform test_events test_mutator
 GCC_TESTS    := test_packets test_stream test_model test_conform
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt test_conform_libipt timecmp
-FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h tools/qemu/x86class.h $(TOOLHDR)
+FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h fuzz/x86_oracles.h $(TOOLHDR)
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
 # targets whose input is a workload program, not PT bytes: their own dictionary
 MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fuzz_libipt22_time
@@ -50,7 +50,7 @@ MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fu
 fuzz_dict = $(if $(filter $(MODEL_FUZZ_TARGETS),$(1)),fuzz/modelprog.dict,$(firstword $(wildcard fuzz/$(patsubst fuzz_%,%,$(1)).dict) fuzz/ptcodec.dict))
 
 HAVE_LIBIPT := $(shell test -f /usr/include/intel-pt.h && echo yes)
-FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fuzz_perfdata fuzz_x86class fuzz_config \
+FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fuzz_perfdata fuzz_x86 fuzz_config \
                 fuzz_mutator \
                 $(if $(HAVE_LIBIPT),fuzz_diff_libipt)
 # MemorySanitizer needs every byte's producer instrumented; libipt is not
@@ -73,14 +73,14 @@ $(addprefix $(BUILD)/,$(TOOLS)): $(BUILD)/%: tools/%.c $(HDR) $(TOOLHDR) | $(BUI
 # ---- QEMU: software Intel PT for real programs (SPEC 5.11) ------------------
 # the plugin; insncheck, libipt's instruction flow against the plugin's log;
 # and the programs tests/test_qemu.sh proves it on
-QEMUHDR := tools/qemu/qemu_api.h tools/qemu/x86class.h
+QEMUHDR := tools/qemu/qemu_api.h
 QEMU_BIN := $(BUILD)/libptcodec-qemu.so $(BUILD)/insncheck $(BUILD)/qemu/progs $(BUILD)/qemu/progs-static $(BUILD)/qemu/throw
 qemu: $(QEMU_BIN)
 
 $(BUILD)/libptcodec-qemu.so: tools/qemu/ptqemu.c $(HDR) $(TOOLHDR) $(QEMUHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 $(WARN) -fPIC -shared -fvisibility=hidden -o $@ $< -lpthread
 
-$(BUILD)/insncheck: tools/qemu/insncheck.c harness/util.h tools/qemu/x86class.h | $(BUILD)
+$(BUILD)/insncheck: tools/qemu/insncheck.c harness/util.h $(HDR) | $(BUILD)
 	$(CC) -std=c99 -O2 $(WARN) -o $@ $< -lipt
 
 $(BUILD)/qemu:
@@ -187,7 +187,7 @@ TEST_PROGRAMS += $(BUILD)/test/clang/test_conform_libipt22 $(BUILD)/test/clang/t
 LIBIPT22_REPLAY := $(BUILD)/replay/fuzz_libipt22 $(BUILD)/replay/fuzz_libipt22_time
 endif
 endif
-CHECK_BIN := $(TEST_PROGRAMS) $(CHECK_QEMU) $(BENCH_SAN) $(LIBIPT22_REPLAY) \
+CHECK_BIN := $(TEST_PROGRAMS) $(CHECK_QEMU) $(BENCH_SAN) $(LIBIPT22_REPLAY) $(BUILD)/oracles/fuzz_x86 \
              $(addprefix $(BUILD)/san/,$(TOOLS)) \
              $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS)) \
              $(addprefix $(BUILD)/msan/,$(MSAN_TARGETS))
@@ -251,6 +251,34 @@ $(LIBIPT22): $(LIBIPT22_TAR) | $(BUILD)
 $(BUILD)/test/clang/test_conform_libipt22: tests/test_conform_libipt.c $(HDR) $(TESTHDR) $(LIBIPT22) $(IMPL_CLANG) | $(BUILD)/test/clang
 	$(CLANG) $(TESTCFLAGS) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< $(call linked,,$(IMPL_CLANG)) -L$(LIBIPT22_DIR)/b/lib \
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
+
+# The x86 decoder against decoders we did not write (fuzz/x86_oracles.h):
+# Zydis 4.0 (libzydis-dev) and libipt 2.2's length decoder, pt_ild.c of the
+# shared tarball compiled in (UBSan's alignment check off for it: libipt
+# loads displacements through misaligned pointers). test_x86 and the
+# libFuzzer build of fuzz_x86 use them; $(BUILD)/oracles/fuzz_x86 replays
+# fuzz_x86's corpus through them (tests/run.sh).
+HAVE_ZYDIS := $(shell test -f /usr/include/Zydis/Zydis.h && echo yes)
+HAVE_LIBIPT22 := $(if $(and $(LIBIPT22_TAR),$(shell command -v cmake 2>/dev/null)),yes)
+X86_ORACLE_FLAGS := $(if $(HAVE_ZYDIS),-DX86_ORACLE_ZYDIS) \
+  $(if $(HAVE_LIBIPT22),-DX86_ORACLE_LIBIPT22 -Dpt_export= -I$(LIBIPT22_DIR)/b/libipt/include -I$(LIBIPT22_DIR)/libipt/internal/include)
+X86_ORACLE_LIBS := $(if $(HAVE_ZYDIS),-lZydis)
+X86_ILD_FLAGS := -g -O1 -Dpt_export= -I$(LIBIPT22_DIR)/b/libipt/include -I$(LIBIPT22_DIR)/include -I$(LIBIPT22_DIR)/libipt/internal/include
+$(BUILD)/oracles:
+	mkdir -p $@
+$(BUILD)/oracles/pt_ild-%.o: $(LIBIPT22) | $(BUILD)/oracles
+	$(if $(filter clang,$*),$(CLANG) $(SAN),$(if $(filter gcc,$*),gcc $(SAN),$(CLANG) -fsanitize=fuzzer-no-link,address,undefined)) \
+	  -fno-sanitize=alignment $(X86_ILD_FLAGS) -c -o $@ $(LIBIPT22_DIR)/libipt/src/pt_ild.c
+X86_ILD = $(if $(HAVE_LIBIPT22),$(BUILD)/oracles/pt_ild-$(1).o)
+
+$(BUILD)/test/clang/test_x86: tests/test_x86.c $(HDR) $(TESTHDR) fuzz/x86_oracles.h $(IMPL_CLANG) $(call X86_ILD,clang) | $(BUILD)/test/clang
+	$(CLANG) $(TESTCFLAGS) $(X86_ORACLE_FLAGS) -o $@ $< $(call linked,,$(IMPL_CLANG)) $(call X86_ILD,clang) $(X86_ORACLE_LIBS)
+
+$(BUILD)/oracles/fuzz_x86: fuzz/fuzz_x86.c fuzz/replay.c $(HDR) $(FUZZHDR) $(IMPL_GCC) $(call X86_ILD,gcc) | $(BUILD)/oracles
+	gcc $(TESTCFLAGS) $(X86_ORACLE_FLAGS) -o $@ $< fuzz/replay.c $(call linked,,$(IMPL_GCC)) $(call X86_ILD,gcc) $(X86_ORACLE_LIBS)
+
+$(BUILD)/libfuzzer/fuzz_x86: fuzz/fuzz_x86.c $(HDR) $(FUZZHDR) $(IMPL_FUZZER) $(call X86_ILD,fuzz) | $(BUILD)/libfuzzer
+	$(CLANG) $(FUZZERFLAGS) $(X86_ORACLE_FLAGS) -o $@ $< $(call linked,,$(IMPL_FUZZER)) $(call X86_ILD,fuzz) $(X86_ORACLE_LIBS)
 
 # the time accuracy comparison, sanitized, for make check (make bench runs the -O2 one);
 # timecmp22 the same against libipt 2.2's query decoder

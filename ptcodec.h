@@ -63,12 +63,17 @@
                              configuration (*_from_model)
      PTCODEC_NO_PERF         leave out part 6, perf.data, and
                              ptc_conform_config_from_perf
+     PTCODEC_NO_FLOW         leave out part 9, control flow (the x86
+                             instruction decoder)
    Which part needs which (what a part may not be left out without):
      1 packets       nothing            5 model       1, 2, 3 (the trace's configuration)
      2 MTC policy    1                  6 perf.data   1, 3 (the trace's configuration)
      3 clock         1, 2               7 conformance 1, 2, 3; 5 and 6 only
      4 navigation    1, 3                               for *_from_model/_from_perf
-   With both left out, gcc -O2 makes 104 KB of code instead of 141 KB.
+                                        9 control flow 1 (its status codes)
+   With the three left out, gcc -O2 makes 106 KB of code instead of 152 KB
+   (`size` of `gcc -O2 -c -x c -DPTCODEC_IMPLEMENTATION ptcodec.h`; part 9
+   is 9 KB of it).
 
    SECTIONS, in the order data flows through them; each has the number of
    its part of SPEC.md, and none uses a later one. The implementation
@@ -96,9 +101,14 @@
                                          ptc_perf_write
      7.       Conformance                ptc_conform, PTC_RULE_LIST,
                                          ptc_conform_item()
+     9.       Control flow               9.1 x86 instructions:
+                                         ptc_x86_decode(), ptc_x86_insn,
+                                         PTC_X86_CLASS_LIST
+   (SPEC.md's part 8, fuzzing other decoders, is harness/ and fuzz/, not
+   this header.)
    Private names say their part: ptc__byte_ and ptc__math_ (0), ptc__pkt_,
    ptc__dec_, ptc__enc_, ptc__str_, ptc__bat_ (1), ptc__clk_ (3), ptc__ev_ (3.13), ptc__nav_ (4),
-   ptc__mdl_ (5), ptc__perf_ (6), ptc__conf_ (7).
+   ptc__mdl_ (5), ptc__perf_ (6), ptc__conf_ (7), ptc__x86_ (9.1).
 */
 #ifndef PTCODEC_H_INCLUDED
 #define PTCODEC_H_INCLUDED
@@ -161,7 +171,9 @@ extern "C" {
     X(PTC_ERR_BAD_PERF,   -18, "bad_perf_data", "the perf.data is malformed at the reader's error_offset") \
     X(PTC_ERR_UNSUPPORTED,-19, "unsupported",  "valid input this version cannot read (a big-endian or compressed perf.data)") \
     X(PTC_ERR_CUT_CYC,    -20, "cut_cyc",      "a CYC cut after its first byte by the OVF that follows (erratum SKD007): its count is lost") \
-    X(PTC_ERR_CORRUPT_TMA,-21, "corrupt_tma",  "a TMA with reserved bits set and the bogus byte after it (erratum SKZ84): both skipped")
+    X(PTC_ERR_CORRUPT_TMA,-21, "corrupt_tma",  "a TMA with reserved bits set and the bogus byte after it (erratum SKZ84): both skipped") \
+    X(PTC_ERR_BAD_INSN,   -22, "bad_insn",     "these bytes are not an x86 instruction in this mode (or one longer than 15 bytes)") \
+    X(PTC_ERR_CUT_INSN,   -23, "cut_insn",     "the bytes given end inside an x86 instruction")
 
 typedef enum ptc_status {
 #define PTC__X(e, v, n, m) e = v,
@@ -2331,6 +2343,87 @@ PTCDEF ptc_status ptc_conform_init(ptc_conform *c, const ptc_conform_config *cfg
    the input needs no call: a follower still owed there may be in bytes
    the trace did not keep, and is not reported. */
 PTCDEF size_t ptc_conform_item(ptc_conform *c, const ptc_item *it, ptc_finding *out);
+
+/* ===================================================================== */
+/* 9.1 x86 instructions                                                   */
+/* ===================================================================== */
+#ifndef PTCODEC_NO_FLOW
+
+/* The execution mode an instruction is decoded in: the code segment's
+   default operand and address size (MODE.Exec's CS.L and CS.D). */
+typedef enum ptc_x86_mode { PTC_X86_16 = 16, PTC_X86_32 = 32, PTC_X86_64 = 64 } ptc_x86_mode;
+
+/* What an instruction does to control flow, and so which packets Intel PT
+   writes for it (SDM Vol. 3C 33.4.2.1, "COFI"). X(enumerator, name, what).
+   libipt's coarser pt_insn_class: JMP and JMP_IND are its jump; FAR_CALL,
+   INT, SYSCALL and VMCALL its far_call; FAR_RET, IRET, SYSRET and
+   VM_ENTRY its far_return; MOV_CR3, VMPTRLD, TSX and REP its other. */
+#define PTC_X86_CLASS_LIST(X) \
+    X(PTC_X86_OTHER,    "other",    "control goes on to the next instruction (no packet)") \
+    X(PTC_X86_JCC,      "jcc",      "conditional near branch: Jcc, LOOP, LOOPE, LOOPNE, JrCXZ (a TNT bit)") \
+    X(PTC_X86_JMP,      "jmp",      "direct near jump: JMP rel, and APX's JMPABS (no packet)") \
+    X(PTC_X86_JMP_IND,  "jmp_ind",  "indirect near jump: JMP r/m (a TIP)") \
+    X(PTC_X86_CALL,     "call",     "direct near call: CALL rel (no packet; its return address is pushed for RET compression)") \
+    X(PTC_X86_CALL_IND, "call_ind", "indirect near call: CALL r/m (a TIP)") \
+    X(PTC_X86_RET,      "ret",      "near return: RET, RET imm16 (a TNT bit when compressed, else a TIP)") \
+    X(PTC_X86_FAR_JMP,  "far_jmp",  "far jump: JMP ptr16:32, JMP m16:64 (a TIP)") \
+    X(PTC_X86_FAR_CALL, "far_call", "far call: CALL ptr16:32, CALL m16:64 (a TIP)") \
+    X(PTC_X86_FAR_RET,  "far_ret",  "far return: RETF, RETF imm16 (a TIP)") \
+    X(PTC_X86_IRET,     "iret",     "return from an interrupt: IRET, UIRET, ERETS, ERETU (a TIP)") \
+    X(PTC_X86_INT,      "int",      "software interrupt: INT n, INT3, INT1, INTO (a TIP)") \
+    X(PTC_X86_SYSCALL,  "syscall",  "into the kernel: SYSCALL, SYSENTER (a TIP)") \
+    X(PTC_X86_SYSRET,   "sysret",   "back from the kernel: SYSRET, SYSEXIT (a TIP)") \
+    X(PTC_X86_VMCALL,   "vmcall",   "a call to the VMM: VMCALL (a VM exit)") \
+    X(PTC_X86_VM_ENTRY, "vm_entry", "into a guest: VMLAUNCH, VMRESUME (a VM entry)") \
+    X(PTC_X86_PTWRITE,  "ptwrite",  "PTWRITE (a PTW packet)") \
+    X(PTC_X86_MOV_CR3,  "mov_cr3",  "MOV to CR3: a new address space (a PIP)") \
+    X(PTC_X86_VMPTRLD,  "vmptrld",  "VMPTRLD: a new current VMCS (a VMCS packet)") \
+    X(PTC_X86_TSX,      "tsx",      "XBEGIN, XEND, XABORT: a transaction begins, commits or aborts (MODE.TSX)") \
+    X(PTC_X86_REP,      "rep",      "a string instruction with REP, REPE or REPNE: it may run again at the same IP")
+
+typedef enum ptc_x86_class {
+#define PTC__X(e, n, w) e,
+    PTC_X86_CLASS_LIST(PTC__X)
+#undef PTC__X
+    PTC_X86_CLASS_COUNT
+} ptc_x86_class;
+
+/* How the opcode was reached: the prefix that picked its map. */
+typedef enum ptc_x86_encoding {
+    PTC_X86_LEGACY = 0, /* legacy prefixes and REX, escapes 0F, 0F 38, 0F 3A */
+    PTC_X86_REX2,       /* APX's REX2 (D5), maps 0 and 1 */
+    PTC_X86_VEX,        /* VEX (C4, C5) */
+    PTC_X86_EVEX,       /* EVEX (62) */
+    PTC_X86_XOP         /* AMD's XOP (8F, map 8 or more) */
+} ptc_x86_encoding;
+
+/* One decoded instruction. */
+typedef struct ptc_x86_insn {
+    uint64_t ip;       /* its address, as given */
+    uint64_t target;   /* JCC, JMP, CALL, and XBEGIN's fallback: where the
+                          branch goes, wrapped to the operand size; else 0 */
+    uint8_t size;      /* its length in bytes, 1..15 */
+    uint8_t iclass;    /* ptc_x86_class */
+    uint8_t mode;      /* the ptc_x86_mode it was decoded in */
+    uint8_t encoding;  /* ptc_x86_encoding */
+    uint8_t map;       /* 0 one-byte, 1 0F, 2 0F 38, 3 0F 3A, 4-7 EVEX's
+                          maps, 8-10 XOP's */
+    uint8_t opcode;    /* the opcode byte in that map */
+    uint8_t modrm;     /* its ModRM byte; 0 without one (has_modrm says) */
+    uint8_t has_modrm; /* 1 when it has a ModRM byte */
+} ptc_x86_insn;
+
+/* Decodes the instruction at the start of code[0..size) (SPEC 9.1): its
+   length, class and direct target. Reads at most 15 bytes and never past
+   size. PTC_ERR_BAD_INSN: these bytes are not an instruction in this mode
+   (or one longer than 15 bytes); PTC_ERR_CUT_INSN: size ends inside one;
+   PTC_ERR_BAD_ARGUMENT: a NULL pointer or a mode that is not 16, 32 or 64.
+   On an error *insn has only ip, mode and size 0. */
+PTCDEF ptc_status ptc_x86_decode(const uint8_t *code, size_t size, ptc_x86_mode mode, uint64_t ip, ptc_x86_insn *insn);
+/* "jcc", ...; "unknown" outside the list. */
+PTCDEF const char *ptc_x86_class_name(ptc_x86_class iclass);
+
+#endif /* PTCODEC_NO_FLOW */
 
 #ifdef __cplusplus
 }
@@ -9743,6 +9836,601 @@ PTCDEF size_t ptc_conform_item(ptc_conform *c, const ptc_item *it, ptc_finding *
         return 0;
     return ptc__conf_slow(c, it, out);
 }
+
+
+/* ===================================================================== */
+/* 9.1 x86 instructions                                                   */
+/* ===================================================================== */
+#ifndef PTCODEC_NO_FLOW
+
+/* What follows an opcode of the one-byte and 0F maps: a ModRM byte
+   (PTC__X86_M) and the kind of immediate in the low four bits. The facts
+   are the SDM's opcode maps (Vol. 2, appendix A); PTC__X86_BAD marks an
+   opcode that is no instruction (in 64-bit mode, where the mode matters:
+   ptc__x86_legacy_bad has the rest). */
+enum {
+    PTC__X86_M = 0x10,
+    PTC__X86_IB = 1,     /* imm8 */
+    PTC__X86_IW = 2,     /* imm16 */
+    PTC__X86_IZ = 3,     /* imm16 or imm32, by operand size */
+    PTC__X86_IV = 4,     /* imm16, 32 or 64, by operand size (MOV r, imm) */
+    PTC__X86_IWB = 5,    /* imm16 then imm8 (ENTER) */
+    PTC__X86_MOFFS = 6,  /* an address as wide as the address size */
+    PTC__X86_PTR = 7,    /* a far pointer: an offset by operand size, then a selector */
+    PTC__X86_GRP3 = 8,   /* F6, F7: an immediate for /0 and /1 only */
+    PTC__X86_REL = 9,    /* a near branch's rel16 or rel32 (rel32 in 64-bit mode) */
+    PTC__X86_SSE4A = 10, /* 0F 78 with 66 or F2 (AMD's EXTRQ, INSERTQ): imm8, imm8 */
+    PTC__X86_BAD = 15
+};
+
+#define M PTC__X86_M
+#define B PTC__X86_IB
+#define W PTC__X86_IW
+#define Z PTC__X86_IZ
+#define V PTC__X86_IV
+#define O PTC__X86_MOFFS
+#define P PTC__X86_PTR
+#define R PTC__X86_REL
+#define G PTC__X86_GRP3
+#define X PTC__X86_BAD
+static const uint8_t ptc__x86_map0[256] = {
+/*        0    1    2    3    4    5    6    7    8    9    A    B    C    D    E    F */
+/*0*/     M,   M,   M,   M,   B,   Z,   0,   0,   M,   M,   M,   M,   B,   Z,   0,   X,
+/*1*/     M,   M,   M,   M,   B,   Z,   0,   0,   M,   M,   M,   M,   B,   Z,   0,   0,
+/*2*/     M,   M,   M,   M,   B,   Z,   X,   0,   M,   M,   M,   M,   B,   Z,   X,   0,
+/*3*/     M,   M,   M,   M,   B,   Z,   X,   0,   M,   M,   M,   M,   B,   Z,   X,   0,
+/*4*/     0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+/*5*/     0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+/*6*/     0,   0,   M,   M,   X,   X,   X,   X,   Z, M|Z,   B, M|B,   0,   0,   0,   0,
+/*7*/     B,   B,   B,   B,   B,   B,   B,   B,   B,   B,   B,   B,   B,   B,   B,   B,
+/*8*/   M|B, M|Z, M|B, M|B,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,
+/*9*/     0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   P,   0,   0,   0,   0,   0,
+/*A*/     O,   O,   O,   O,   0,   0,   0,   0,   B,   Z,   0,   0,   0,   0,   0,   0,
+/*B*/     B,   B,   B,   B,   B,   B,   B,   B,   V,   V,   V,   V,   V,   V,   V,   V,
+/*C*/   M|B, M|B,   W,   0,   M,   M, M|B, M|Z, PTC__X86_IWB, 0, W, 0,   0,   B,   0,   0,
+/*D*/     M,   M,   M,   M,   B,   B,   0,   0,   M,   M,   M,   M,   M,   M,   M,   M,
+/*E*/     B,   B,   B,   B,   B,   B,   B,   B,   R,   R,   P,   B,   0,   0,   0,   0,
+/*F*/     X,   0,   X,   X,   0,   0, M|G, M|G,   0,   0,   0,   0,   0,   0,   M,   M
+};
+
+/* The 0F map. 0F 0F is AMD's 3DNow! (an imm8 after the ModRM is its
+   opcode); 0F A6 and A7 are VIA's PadLock instructions, which real code
+   has (OpenSSL's padlock engine). */
+static const uint8_t ptc__x86_map1[256] = {
+/*        0    1    2    3    4    5    6    7    8    9    A    B    C    D    E    F */
+/*0*/     M,   M,   M,   M,   X,   0,   0,   0,   0,   0,   X,   0,   X,   M,   0, M|B,
+/*1*/     M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,
+/*2*/     M,   M,   M,   M,   X,   X,   X,   X,   M,   M,   M,   M,   M,   M,   M,   M,
+/*3*/     0,   0,   0,   0,   0,   0,   X,   0,   X,   X,   X,   X,   X,   X,   X,   X,
+/*4*/     M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,
+/*5*/     M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,
+/*6*/     M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,
+/*7*/   M|B, M|B, M|B, M|B,   M,   M,   M,   0, M|PTC__X86_SSE4A, M, X, X, M,   M,   M,   M,
+/*8*/     R,   R,   R,   R,   R,   R,   R,   R,   R,   R,   R,   R,   R,   R,   R,   R,
+/*9*/     M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,
+/*A*/     0,   0,   0,   M, M|B,   M,   M,   M,   0,   0,   0,   M, M|B,   M,   M,   M,
+/*B*/     M,   M,   M,   M,   M,   M,   M,   M,   M,   M, M|B,   M,   M,   M,   M,   M,
+/*C*/     M,   M, M|B,   M, M|B, M|B, M|B,   M,   0,   0,   0,   0,   0,   0,   0,   0,
+/*D*/     M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,
+/*E*/     M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,
+/*F*/     M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M
+};
+#undef M
+#undef B
+#undef W
+#undef Z
+#undef V
+#undef O
+#undef P
+#undef R
+#undef G
+#undef X
+
+/* The opcodes that exist in the maps whose every opcode has a ModRM, a bit
+   each (bit n of word n / 32): an opcode is there when the SDM (or AMD's
+   APM, for XOP) defines it for some prefix, W and length. Maps 4 and 7 are
+   APX's and the user-MSR instructions'; 84 and 85 of VEX's map 1 are left
+   out (Knights Corner's, not in the SDM). */
+static const uint32_t ptc__x86_exists_legacy38[8] = { 0x70b10fff, 0xffbf0f3f, 0x00000003, 0, 0x00000007, 0, 0xf900bf00, 0x0f630000 };
+static const uint32_t ptc__x86_exists_legacy3a[8] = { 0x00f0ff00, 0x00000007, 0x00000017, 0x0000000f, 0, 0, 0x8000d000, 0x00010000 };
+static const uint32_t ptc__x86_exists_vex[4][8] = {
+    { 0 },
+    { 0x01ff0000, 0x0000ff00, 0xffff0ffe, 0xf0ffffff, 0x03af0000, 0x31004000, 0xffff0074, 0x7fffffff },
+    { 0x77c8ffff, 0xffffff3f, 0x570f02e3, 0x03000000, 0xffc05000, 0xffc0ffc0, 0xf8008000, 0x00ec0000 },
+    { 0x23f0ff77, 0x430f0007, 0xf0001f57, 0xff00ff0f, 0, 0, 0x8000c000, 0x00010000 }
+};
+static const uint32_t ptc__x86_exists_evex[7][8] = {
+    { 0 },
+    { 0x00ff0000, 0x0000ff00, 0xfff20000, 0xcf7fffff, 0, 0, 0xff7e0074, 0x7f7effff },
+    { 0xff7f3811, 0xffff3fff, 0x0f3ff0fd, 0xffef017c, 0xffc0af08, 0xfff0ffc0, 0xf000bd10, 0 },
+    { 0xeff08f3b, 0xcf0000ef, 0x00f3001c, 0x000f00c0, 0, 0, 0x0000c004, 0 },
+    { 0 },
+    { 0x20030000, 0x0000f400, 0xff020000, 0x7f004000, 0, 0, 0, 0 },
+    { 0x00080000, 0x00003000, 0x00c0f00c, 0, 0xffc00000, 0xffc0ffc0, 0x00c00000, 0 }
+};
+static const uint32_t ptc__x86_exists_xop[3][8] = {
+    { 0, 0, 0, 0, 0xc0e0c0e0, 0x0040004c, 0x0000f00f, 0x0000f000 },
+    { 0x00040006, 0, 0, 0, 0x0fff000f, 0, 0x08ce08ce, 0x0000000e },
+    { 0x00050000, 0, 0, 0, 0, 0, 0, 0 }
+};
+
+static int ptc__x86_in(const uint32_t set[8], unsigned op) { return (set[op >> 5] >> (op & 31)) & 1; }
+
+/* Where the decoder is in the bytes, and what the prefixes said. */
+typedef struct ptc__x86_cursor {
+    const uint8_t *code;
+    size_t at, end;        /* the next byte; at most 15, and at most the size given */
+    int cut_is_bad;        /* the size given holds 15 bytes: running out is a too-long instruction */
+    unsigned mode;         /* 16, 32, 64 */
+    uint8_t osz, asz, lock;/* 66, 67, F0 */
+    uint8_t rep;           /* the last of F2 and F3, or 0 */
+    uint8_t rex;           /* the REX right before the opcode, or 0 */
+    uint8_t rex_w;         /* REX, REX2, VEX, EVEX or XOP's W */
+    uint8_t rex_r;         /* REX's R, or REX2's R4 and R3: the ModRM reg's high bits */
+    uint8_t imm_at, imm_size; /* where the immediate is, and its bytes */
+    ptc_x86_insn *insn;
+} ptc__x86_cursor;
+
+/* Running out of bytes: an instruction longer than 15 bytes when 15 were
+   there, else one the caller cut. */
+static ptc_status ptc__x86_out(const ptc__x86_cursor *c) { return c->cut_is_bad ? PTC_ERR_BAD_INSN : PTC_ERR_CUT_INSN; }
+
+static ptc_status ptc__x86_need(const ptc__x86_cursor *c, size_t n) { return c->at + n <= c->end ? PTC_OK : ptc__x86_out(c); }
+
+/* Legacy prefixes and REX. A REX counts only right before the opcode (or
+   the escape); REX2 and the VEX family are read by the caller. */
+static ptc_status ptc__x86_prefixes(ptc__x86_cursor *c)
+{
+    for (;; c->at++) {
+        uint8_t b;
+        if (c->at >= c->end) return ptc__x86_out(c);
+        b = c->code[c->at];
+        switch (b) {
+        case 0x66: c->osz = 1; break;
+        case 0x67: c->asz = 1; break;
+        case 0xF0: c->lock = 1; break;
+        case 0xF2: case 0xF3: c->rep = b; break;
+        case 0x2E: case 0x36: case 0x3E: case 0x26: case 0x64: case 0x65: break;
+        default:
+            if (c->mode == 64 && (b & 0xF0) == 0x40) {
+                c->rex = b;
+                continue;
+            }
+            return PTC_OK;
+        }
+        c->rex = 0;
+    }
+}
+
+static unsigned ptc__x86_addr_bits(const ptc__x86_cursor *c)
+{
+    if (c->mode == 64) return c->asz ? 32 : 64;
+    if (c->mode == 32) return c->asz ? 16 : 32;
+    return c->asz ? 32 : 16;
+}
+
+/* 16, 32 or 64: the operand size of an instruction whose default is 32
+   bits (16 in 16-bit mode) and that REX.W widens. */
+static unsigned ptc__x86_operand_bits(const ptc__x86_cursor *c)
+{
+    if (c->rex_w) return 64;
+    if (c->mode == 16) return c->osz ? 32 : 16;
+    return c->osz ? 16 : 32;
+}
+
+/* The ModRM byte and what its addressing takes: SIB and displacement. */
+static ptc_status ptc__x86_modrm(ptc__x86_cursor *c, int register_form)
+{
+    uint8_t modrm, mod, rm;
+    size_t n = 1;
+    ptc_status st = ptc__x86_need(c, 1);
+    if (st != PTC_OK) return st;
+    modrm = c->code[c->at];
+    c->insn->modrm = modrm;
+    c->insn->has_modrm = 1;
+    mod = (uint8_t)(modrm >> 6);
+    rm = (uint8_t)(modrm & 7);
+    if (mod != 3 && !register_form) {
+        if (ptc__x86_addr_bits(c) == 16) {
+            n += mod == 1 ? 1 : (mod == 2 || (mod == 0 && rm == 6)) ? 2 : 0;
+        } else {
+            if (rm == 4) {
+                st = ptc__x86_need(c, 2);
+                if (st != PTC_OK) return st;
+                n++;
+                if (mod == 0 && (c->code[c->at + 1] & 7) == 5) n += 4;
+            }
+            n += mod == 1 ? 1 : (mod == 2 || (mod == 0 && rm == 5)) ? 4 : 0;
+        }
+    }
+    st = ptc__x86_need(c, n);
+    if (st != PTC_OK) return st;
+    c->at += n;
+    return PTC_OK;
+}
+
+static ptc_status ptc__x86_immediate(ptc__x86_cursor *c, unsigned bytes)
+{
+    ptc_status st = ptc__x86_need(c, bytes);
+    if (st != PTC_OK) return st;
+    c->imm_at = (uint8_t)c->at;
+    c->imm_size = (uint8_t)bytes;
+    c->at += bytes;
+    return PTC_OK;
+}
+
+/* The immediate of a one-byte or 0F opcode's kind. */
+static unsigned ptc__x86_imm_bytes(const ptc__x86_cursor *c, unsigned kind)
+{
+    unsigned opnd = ptc__x86_operand_bits(c);
+    switch (kind) {
+    case PTC__X86_IB: return 1;
+    case PTC__X86_IW: return 2;
+    case PTC__X86_IZ: return opnd == 16 ? 2 : 4;
+    case PTC__X86_IV: return opnd / 8;
+    case PTC__X86_IWB: return 3;
+    case PTC__X86_MOFFS: return ptc__x86_addr_bits(c) / 8;
+    case PTC__X86_PTR: return (opnd == 16 ? 2 : 4) + 2;
+    case PTC__X86_REL: return c->mode == 64 || opnd != 16 ? 4 : 2;
+    case PTC__X86_SSE4A: return c->osz || c->rep == 0xF2 ? 2 : 0;
+    default: return 0;
+    }
+}
+
+/* The x87 escapes D8-DF (SDM tables A-7 to A-22): a bit per register
+   form C0-FF that is no instruction, and per /reg of a memory form. */
+static int ptc__x86_x87_bad(uint8_t op, uint8_t modrm)
+{
+    static const uint64_t register_form_bad[8] = {
+        0, 0x000080cc00fe0000u, 0xfffffdff00000000u, 0xff0000e000000000u,
+        0, 0xffff000000000000u, 0x00000000fd000000u, 0xff0000fe00000000u
+    };
+    static const uint8_t memory_form_bad[8] = { 0, 0x02, 0, 0x50, 0, 0x20, 0, 0 };
+    if (modrm >= 0xC0) return (int)((register_form_bad[op - 0xD8] >> (modrm - 0xC0)) & 1);
+    return (memory_form_bad[op - 0xD8] >> ((modrm >> 3) & 7)) & 1;
+}
+
+/* Opcodes of the one-byte map that are no instruction in this mode or
+   with this ModRM (the SDM's opcode extension table, A-6). */
+static int ptc__x86_map0_bad(const ptc__x86_cursor *c, uint8_t op, uint8_t modrm)
+{
+    unsigned reg = (modrm >> 3) & 7, mod = modrm >> 6;
+    if (c->mode == 64) {
+        switch (op) {
+        case 0x06: case 0x07: case 0x0E: case 0x16: case 0x17: case 0x1E: case 0x1F: case 0x27: case 0x2F:
+        case 0x37: case 0x3F: case 0x60: case 0x61: case 0x62: case 0x82: case 0x9A: case 0xC4: case 0xC5:
+        case 0xCE: case 0xD4: case 0xD5: case 0xD6: case 0xEA:
+            return 1;
+        default: break;
+        }
+    }
+    switch (op) {
+    case 0x8C: return reg > 5;                       /* MOV r/m, Sreg */
+    case 0x8E: return reg == 1 || reg > 5;           /* MOV Sreg, r/m: not CS */
+    case 0x8D: case 0xC4: case 0xC5: case 0x62: return mod == 3; /* LEA, LES, LDS, BOUND */
+    case 0x8F: return reg != 0;                      /* POP r/m */
+    case 0xC6: return reg != 0 && modrm != 0xF8;     /* MOV r/m, imm8; XABORT */
+    case 0xC7: return reg != 0 && modrm != 0xF8;     /* MOV r/m, imm; XBEGIN */
+    case 0xFE: return reg > 1;                       /* INC, DEC r/m8 */
+    case 0xFF: return reg == 7 || (mod == 3 && (reg == 3 || reg == 5)); /* far CALL, JMP: memory only */
+    default: return op >= 0xD8 && op <= 0xDF && ptc__x86_x87_bad(op, modrm);
+    }
+}
+
+/* Opcodes of the 0F map that are no instruction with this ModRM. */
+static int ptc__x86_map1_bad(const ptc__x86_cursor *c, uint8_t op, uint8_t modrm)
+{
+    unsigned reg = (modrm >> 3) & 7, creg = reg | ((unsigned)c->rex_r << 3);
+    switch (op) {
+    case 0x00: return reg > 5;                       /* SLDT ... VERW */
+    case 0x20: case 0x22: return !(creg == 0 || creg == 2 || creg == 3 || creg == 4 || creg == 8); /* MOV CRn */
+    case 0x21: case 0x23: return c->rex_r;           /* MOV DRn: DR0-DR7 */
+    case 0xAE: /* /4: XSAVE (memory, no F2 or F3), PTWRITE (F3, not 66) */
+        return reg == 4 && (c->rep == 0xF2 || (c->rep == 0xF3 && c->osz) || (c->rep != 0xF3 && (modrm >> 6) == 3));
+    default: return 0;
+    }
+}
+
+/* LOCK is allowed only on a read-modify-write of memory (SDM LOCK). */
+static int ptc__x86_lockable(const ptc__x86_cursor *c, unsigned map, uint8_t op, uint8_t modrm)
+{
+    unsigned reg = (modrm >> 3) & 7;
+    if (!c->insn->has_modrm || (modrm >> 6) == 3) return 0;
+    if (map == 0) {
+        if (op < 0x40 && (op & 7) < 2 && (op & 0x38) != 0x38) return 1; /* ADD ... XOR r/m, r (not CMP) */
+        switch (op) {
+        case 0x80: case 0x81: case 0x82: case 0x83: return reg != 7;
+        case 0x86: case 0x87: return 1;
+        case 0xF6: case 0xF7: return reg == 2 || reg == 3;
+        case 0xFE: case 0xFF: return reg < 2;
+        default: return 0;
+        }
+    }
+    if (map == 1) {
+        switch (op) {
+        case 0xAB: case 0xB3: case 0xBB: case 0xB0: case 0xB1: case 0xC0: case 0xC1: return 1;
+        case 0xBA: return reg >= 5;
+        case 0xC7: return reg == 1;
+        default: return 0;
+        }
+    }
+    return 0;
+}
+
+/* The one-byte and 0F maps, after the prefixes (and REX2, whose payload
+   picked the map). */
+static ptc_status ptc__x86_legacy(ptc__x86_cursor *c, unsigned map, int rex2)
+{
+    ptc_x86_insn *in = c->insn;
+    ptc_status st;
+    unsigned kind;
+    uint8_t op;
+    if (c->at >= c->end) return ptc__x86_out(c);
+    op = c->code[c->at++];
+    if (map == 0 && op == 0x0F && !rex2) {
+        if (c->at >= c->end) return ptc__x86_out(c);
+        op = c->code[c->at++];
+        map = 1;
+        if (op == 0x38 || op == 0x3A) {
+            map = op == 0x38 ? 2 : 3;
+            if (c->at >= c->end) return ptc__x86_out(c);
+            op = c->code[c->at++];
+        }
+    }
+    in->map = (uint8_t)map;
+    in->opcode = op;
+    if (map >= 2) { /* 0F 38 and 0F 3A: a ModRM always, 0F 3A an imm8 */
+        if (!ptc__x86_in(map == 2 ? ptc__x86_exists_legacy38 : ptc__x86_exists_legacy3a, op)) return PTC_ERR_BAD_INSN;
+        st = ptc__x86_modrm(c, 0);
+        return st == PTC_OK && map == 3 ? ptc__x86_immediate(c, 1) : st;
+    }
+    kind = map == 0 ? ptc__x86_map0[op] : ptc__x86_map1[op];
+    if ((kind & 15) == PTC__X86_BAD) return PTC_ERR_BAD_INSN;
+    if (kind & PTC__X86_M) {
+        /* MOV to and from control and debug registers: a register operand
+           whatever the ModRM's mod says (SDM MOV CR, MOV DR) */
+        st = ptc__x86_modrm(c, map == 1 && op >= 0x20 && op <= 0x23);
+        if (st != PTC_OK) return st;
+    }
+    if (map == 0 ? ptc__x86_map0_bad(c, op, in->modrm) : ptc__x86_map1_bad(c, op, in->modrm)) return PTC_ERR_BAD_INSN;
+    if (c->lock && !ptc__x86_lockable(c, map, op, in->modrm)) return PTC_ERR_BAD_INSN;
+    kind &= 15;
+    if (kind == PTC__X86_GRP3) kind = ((in->modrm >> 3) & 7) < 2 ? (op == 0xF6 ? PTC__X86_IB : PTC__X86_IZ) : 0;
+    if (rex2 && c->rex_w == 0 && map == 0 && op == 0xA1) return ptc__x86_immediate(c, 8); /* JMPABS imm64 */
+    return ptc__x86_immediate(c, ptc__x86_imm_bytes(c, kind));
+}
+
+/* Opcodes REX2 may not precede (APX: rows 4, 7, A and E of map 0, except
+   JMPABS; rows 3 and 8 of map 1; and 0F, whose map REX2's M0 picks). */
+static int ptc__x86_rex2_bad(unsigned map, uint8_t op, const ptc__x86_cursor *c)
+{
+    unsigned row = op >> 4;
+    if (map == 0) return op == 0x0F || row == 4 || row == 7 || row == 0xE || (row == 0xA && !(op == 0xA1 && !c->rex_w));
+    return row == 3 || row == 8;
+}
+
+/* REX2 (D5 and a payload; 64-bit mode only): map 0 or 1 by its M0 bit. */
+static ptc_status ptc__x86_rex2(ptc__x86_cursor *c)
+{
+    uint8_t payload;
+    unsigned map;
+    ptc_status st;
+    if (c->rex) return PTC_ERR_BAD_INSN;
+    st = ptc__x86_need(c, 3);
+    if (st != PTC_OK) return st;
+    payload = c->code[c->at + 1];
+    c->at += 2;
+    map = payload >> 7;
+    c->rex_w = (payload >> 3) & 1;
+    c->rex_r = (uint8_t)((payload >> 5 & 2) | (payload >> 2 & 1)); /* R4, R3 */
+    c->insn->encoding = PTC_X86_REX2;
+    if (ptc__x86_rex2_bad(map, c->code[c->at], c)) return PTC_ERR_BAD_INSN;
+    if (map == 0 && c->code[c->at] == 0xA1 && (c->osz || c->asz || c->rep || c->lock)) return PTC_ERR_BAD_INSN; /* JMPABS */
+    return ptc__x86_legacy(c, map, 1);
+}
+
+/* The immediate of an opcode reached through VEX, EVEX or XOP. */
+static unsigned ptc__x86_vex_imm(const ptc__x86_cursor *c, unsigned map, uint8_t op, uint8_t modrm)
+{
+    switch (map) {
+    case 1: return (op >= 0x70 && op <= 0x73) || op == 0xC2 || (op >= 0xC4 && op <= 0xC6);
+    case 3: return 1;
+    case 4: /* APX's promoted legacy instructions (the immediates of libipt
+               2.2's table, which XED generates) */
+        switch (op) {
+        case 0x24: case 0x2C: case 0x6B: case 0x80: case 0x83: case 0xC0: case 0xC1: case 0xD4: return 1;
+        case 0x69: case 0x81: return ptc__x86_operand_bits(c) == 16 ? 2 : 4;
+        case 0xF6: return ((modrm >> 3) & 7) < 2;
+        case 0xF7: return ((modrm >> 3) & 7) < 2 ? (ptc__x86_operand_bits(c) == 16 ? 2 : 4) : 0;
+        default: return 0;
+        }
+    case 7: return 4;  /* URDMSR, UWRMSR imm32 */
+    case 8: return 1;  /* XOP map 8 */
+    case 10: return 4; /* XOP map A */
+    default: return 0;
+    }
+}
+
+static int ptc__x86_vex_exists(uint8_t prefix, unsigned map, uint8_t op, unsigned mode)
+{
+    if ((map == 4 || map == 7) && mode != 64) return 0; /* APX and the user-MSR instructions: 64-bit mode only */
+    switch (prefix) {
+    case 0xC4: case 0xC5: return map == 7 ? op == 0xF8 : map >= 1 && map <= 3 && ptc__x86_in(ptc__x86_exists_vex[map], op);
+    case 0x62: return map == 4 || map == 7 || (map <= 6 && ptc__x86_in(ptc__x86_exists_evex[map], op));
+    default: return map >= 8 && map <= 10 && ptc__x86_in(ptc__x86_exists_xop[map - 8], op);
+    }
+}
+
+/* VEX (C4, C5), EVEX (62), XOP (8F): the prefix's payload, the opcode, a
+   ModRM (but VZEROUPPER and VZEROALL) and the map's immediate. 66, F2, F3,
+   LOCK and REX may not come before them. */
+static ptc_status ptc__x86_vex(ptc__x86_cursor *c, uint8_t prefix)
+{
+    const uint8_t *p = c->code + c->at + 1;
+    unsigned payload = prefix == 0xC5 ? 1 : prefix == 0x62 ? 3 : 2, map;
+    ptc_status st;
+    uint8_t op;
+    if (c->osz || c->rep || c->lock || c->rex) return PTC_ERR_BAD_INSN;
+    st = ptc__x86_need(c, 1 + payload + 1);
+    if (st != PTC_OK) return st;
+    switch (prefix) {
+    case 0xC5: map = 1; c->rex_w = 0; break;
+    case 0x62: map = p[0] & 7u; c->rex_w = p[1] >> 7; break;
+    default: map = p[0] & 0x1Fu; c->rex_w = p[1] >> 7; break;
+    }
+    c->insn->encoding = (uint8_t)(prefix == 0x62 ? PTC_X86_EVEX : prefix == 0x8F ? PTC_X86_XOP : PTC_X86_VEX);
+    c->at += 1 + payload;
+    op = c->code[c->at++];
+    c->insn->map = (uint8_t)map;
+    c->insn->opcode = op;
+    if (!ptc__x86_vex_exists(prefix, map, op, c->mode)) return PTC_ERR_BAD_INSN;
+    if (prefix != 0x62 && map == 1 && op == 0x77) return PTC_OK; /* VZEROUPPER, VZEROALL */
+    st = ptc__x86_modrm(c, 0);
+    if (st != PTC_OK) return st;
+    return ptc__x86_immediate(c, ptc__x86_vex_imm(c, map, op, c->insn->modrm));
+}
+
+/* C4, C5 and 62 start VEX and EVEX in 64-bit mode, elsewhere only when the
+   next byte's mod is 11 (else they are LES, LDS, BOUND); 8F starts XOP
+   when the next byte's low five bits are 8 or more (else it is POP). */
+static int ptc__x86_is_vex(const ptc__x86_cursor *c, uint8_t b)
+{
+    uint8_t next;
+    if (b != 0xC4 && b != 0xC5 && b != 0x62 && b != 0x8F) return 0;
+    if (c->at + 1 >= c->end) return 0;
+    next = c->code[c->at + 1];
+    if (b == 0x8F) return (next & 0x1F) >= 8;
+    return c->mode == 64 || (next & 0xC0) == 0xC0;
+}
+
+static uint64_t ptc__x86_signed_imm(const ptc__x86_cursor *c)
+{
+    const uint8_t *p = c->code + c->imm_at;
+    switch (c->imm_size) {
+    case 1: return (uint64_t)(int64_t)(int8_t)p[0];
+    case 2: return (uint64_t)(int64_t)(int16_t)(uint16_t)(p[0] | p[1] << 8);
+    case 4: return (uint64_t)(int64_t)(int32_t)(uint32_t)ptc__byte_load(p, 4);
+    default: return ptc__byte_load(p, 8);
+    }
+}
+
+/* A near branch's target: the next IP plus the displacement, wrapped to
+   the operand size (in 64-bit mode near branches are 64-bit whatever 66
+   says, as Intel CPUs do). */
+static uint64_t ptc__x86_branch_target(const ptc__x86_cursor *c)
+{
+    uint64_t next = c->insn->ip + c->insn->size, t = next + ptc__x86_signed_imm(c);
+    if (c->mode == 64) return t;
+    return ptc__x86_operand_bits(c) == 16 ? t & 0xFFFFu : t & 0xFFFFFFFFu;
+}
+
+/* The class of an instruction of the one-byte or 0F maps (the others
+   change no flow). */
+static ptc_x86_class ptc__x86_classify(const ptc__x86_cursor *c)
+{
+    const ptc_x86_insn *in = c->insn;
+    unsigned op = in->opcode, reg = (in->modrm >> 3) & 7;
+    if (in->encoding != PTC_X86_LEGACY && in->encoding != PTC_X86_REX2) return PTC_X86_OTHER;
+    if (in->map == 0) {
+        if ((op >= 0x70 && op <= 0x7F) || (op >= 0xE0 && op <= 0xE3)) return PTC_X86_JCC;
+        switch (op) {
+        case 0xEB: case 0xE9: return PTC_X86_JMP;
+        case 0xA1: return in->encoding == PTC_X86_REX2 ? PTC_X86_JMP : PTC_X86_OTHER; /* JMPABS */
+        case 0xE8: return PTC_X86_CALL;
+        case 0xC2: case 0xC3: return PTC_X86_RET;
+        case 0xCA: case 0xCB: return PTC_X86_FAR_RET;
+        case 0xCF: return PTC_X86_IRET;
+        case 0x9A: return PTC_X86_FAR_CALL;
+        case 0xEA: return PTC_X86_FAR_JMP;
+        case 0xCC: case 0xCD: case 0xCE: case 0xF1: return PTC_X86_INT;
+        case 0xFF: return reg == 2 ? PTC_X86_CALL_IND : reg == 3 ? PTC_X86_FAR_CALL : reg == 4 ? PTC_X86_JMP_IND
+                          : reg == 5 ? PTC_X86_FAR_JMP : PTC_X86_OTHER;
+        case 0xC6: case 0xC7: return in->modrm == 0xF8 ? PTC_X86_TSX : PTC_X86_OTHER;
+        case 0x6C: case 0x6D: case 0x6E: case 0x6F: case 0xA4: case 0xA5: case 0xA6: case 0xA7:
+        case 0xAA: case 0xAB: case 0xAC: case 0xAD: case 0xAE: case 0xAF:
+            return c->rep ? PTC_X86_REP : PTC_X86_OTHER;
+        default: return PTC_X86_OTHER;
+        }
+    }
+    if (in->map != 1) return PTC_X86_OTHER;
+    if (op >= 0x80 && op <= 0x8F) return PTC_X86_JCC;
+    switch (op) {
+    case 0x05: case 0x34: return PTC_X86_SYSCALL;
+    case 0x07: case 0x35: return PTC_X86_SYSRET;
+    case 0x22: return reg == 3 && !c->rex_r ? PTC_X86_MOV_CR3 : PTC_X86_OTHER;
+    case 0xC7: return reg == 6 && (in->modrm >> 6) != 3 && !c->osz && !c->rep ? PTC_X86_VMPTRLD : PTC_X86_OTHER;
+    case 0xAE: return reg == 4 && c->rep == 0xF3 && !c->osz ? PTC_X86_PTWRITE : PTC_X86_OTHER; /* PTWRITE r/m */
+    case 0x01:
+        switch (in->modrm) {
+        case 0xC1: return PTC_X86_VMCALL;
+        case 0xC2: case 0xC3: return PTC_X86_VM_ENTRY;
+        case 0xD5: return PTC_X86_TSX;                        /* XEND */
+        case 0xEC: return c->rep == 0xF3 ? PTC_X86_IRET : PTC_X86_OTHER; /* UIRET */
+        case 0xCA: return c->rep ? PTC_X86_IRET : PTC_X86_OTHER;         /* ERETS (F2), ERETU (F3) */
+        default: return PTC_X86_OTHER;
+        }
+    default: return PTC_X86_OTHER;
+    }
+}
+
+PTCDEF ptc_status ptc_x86_decode(const uint8_t *code, size_t size, ptc_x86_mode mode, uint64_t ip, ptc_x86_insn *insn)
+{
+    ptc__x86_cursor c;
+    ptc_status st;
+    uint8_t b;
+    if (!insn) return PTC_ERR_BAD_ARGUMENT;
+    memset(insn, 0, sizeof *insn);
+    memset(&c, 0, sizeof c);
+    insn->ip = ip;
+    insn->mode = (uint8_t)mode;
+    if (!code || (mode != PTC_X86_16 && mode != PTC_X86_32 && mode != PTC_X86_64)) return PTC_ERR_BAD_ARGUMENT;
+    c.code = code;
+    c.end = size < 15 ? size : 15;
+    c.cut_is_bad = size >= 15;
+    c.mode = (unsigned)mode;
+    c.insn = insn;
+    st = ptc__x86_prefixes(&c);
+    if (st == PTC_OK) {
+        b = code[c.at];
+        c.rex_w = (uint8_t)((c.rex >> 3) & 1);
+        c.rex_r = (uint8_t)((c.rex >> 2) & 1);
+        if (c.mode == 64 && b == 0xD5) st = ptc__x86_rex2(&c);
+        else if (ptc__x86_is_vex(&c, b)) st = ptc__x86_vex(&c, b);
+        else st = ptc__x86_legacy(&c, 0, 0);
+    }
+    if (st != PTC_OK) {
+        uint8_t keep_mode = insn->mode;
+        memset(insn, 0, sizeof *insn);
+        insn->ip = ip;
+        insn->mode = keep_mode;
+        return st;
+    }
+    insn->size = (uint8_t)c.at;
+    insn->iclass = (uint8_t)ptc__x86_classify(&c);
+    switch (insn->iclass) {
+    case PTC_X86_JCC: case PTC_X86_CALL: insn->target = ptc__x86_branch_target(&c); break;
+    case PTC_X86_JMP: /* JMPABS's is absolute */
+        insn->target = insn->opcode == 0xA1 ? ptc__byte_load(code + c.imm_at, 8) : ptc__x86_branch_target(&c);
+        break;
+    case PTC_X86_TSX: /* XBEGIN's fallback */
+        if (insn->opcode == 0xC7) insn->target = ptc__x86_branch_target(&c);
+        break;
+    default: break;
+    }
+    return PTC_OK;
+}
+
+PTCDEF const char *ptc_x86_class_name(ptc_x86_class iclass)
+{
+    static const char *const names[] = {
+#define PTC__X(e, n, w) n,
+        PTC_X86_CLASS_LIST(PTC__X)
+#undef PTC__X
+    };
+    return (unsigned)iclass < PTC_X86_CLASS_COUNT ? names[iclass] : "unknown";
+}
+
+#endif /* PTCODEC_NO_FLOW */
 
 #ifdef __cplusplus
 }

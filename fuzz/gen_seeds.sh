@@ -74,15 +74,20 @@ done
   -o "$tmp/sim.pt" --perf-data "$corpus/fuzz_perfdata/ptsim-dense-snapshot.data" --perf-snapshot 500,300
 # and the structures ptsim does not write (pipe mode, AUX samples, sideband)
 python3 "$(dirname "$0")/gen_perf_seeds.py" "$corpus/fuzz_perfdata/ptsim-dense-1.data" "$corpus/fuzz_perfdata"
-# fuzz_x86class: lists of (length - 1, instruction bytes), one of every
-# change-of-flow class, with and without prefixes, and cut short
-mkdir -p "$corpus/fuzz_x86class"
-x86=$corpus/fuzz_x86class
-printf '\001\164\005\005\017\205\360\377\377\377\001\343\376\001\353\376\004\351\000\001\000\000' > "$x86/seed-jumps"
-printf '\004\350\373\377\377\377\004\350\000\000\000\000\001\377\320\002\101\377\323\002\076\377\322\000\303\001\362\303\002\302\010\000' > "$x86/seed-calls-rets"
-printf '\000\313\001\110\317\001\017\007\001\017\005\001\017\064\000\314\001\315\200\000\316' > "$x86/seed-far-kernel"
-printf '\001\363\244\002\363\110\245\001\362\256\000\244\000\220\002\110\211\345\003\363\017\036\372\001\377\300' > "$x86/seed-rep-other"
-printf '\001\350\000\000\164\002\017\205\000\000\377\000\017' > "$x86/seed-truncated"
+# fuzz_x86: instruction bytes one after another, then a mode byte (0: 64-bit,
+# 1: 32-bit, 2: 16-bit): every change-of-flow class, with and without
+# prefixes; VEX, EVEX, XOP and REX2 (with JMPABS); x87; cut short at the end
+mkdir -p "$corpus/fuzz_x86"
+x86=$corpus/fuzz_x86
+printf '\164\005\017\205\360\377\377\377\343\376\353\376\351\000\001\000\000\000' > "$x86/seed-jumps"
+printf '\350\373\377\377\377\377\320\101\377\323\076\377\322\303\362\303\302\010\000\000' > "$x86/seed-calls-rets"
+printf '\313\110\317\017\007\017\005\017\064\314\315\200\017\001\301\017\001\302\363\017\001\354\000' > "$x86/seed-far-kernel"
+printf '\363\244\363\110\245\362\256\244\220\110\211\345\363\017\036\372\363\017\256\040\017\042\330\307\370\020\000\000\000\000' > "$x86/seed-rep-pt"
+printf '\305\370\167\305\375\160\301\001\142\361\165\110\376\100\001\217\350\170\242\301\040\331\376\000' > "$x86/seed-vex-evex-xop-x87"
+printf '\325\100\001\300\325\000\241\210\167\146\125\104\063\042\021\142\364\174\030\203\300\001\000' > "$x86/seed-apx"
+printf '\316\232\001\002\003\004\005\006\146\350\000\020\326\001' > "$x86/seed-32bit"
+printf '\017\205\020\000\213\000\146\351\000\000\001\000\002' > "$x86/seed-16bit"
+printf '\350\000\000\164\002\017\205\000\000\377\000' > "$x86/seed-cut"
 # fuzz_config: the configuration files ptsim writes (default, filtered with
 # a policy and CYC, a snapshot ring's), one laid out on lines, and the
 # smallest one

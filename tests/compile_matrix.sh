@@ -5,7 +5,7 @@
 # optimiser); at -O0, which keeps CI short, the same code under the newer
 # standards and the variants of C99 and C++11: PTCODEC_STATIC, PTCDEF set by
 # the user, and for gcc's C99 and clang++'s C++11 the parts left out
-# (PTCODEC_NO_MODEL, PTCODEC_NO_PERF, both), after which a use of a part
+# (PTCODEC_NO_MODEL, PTCODEC_NO_PERF, both with PTCODEC_NO_FLOW), after which a use of a part
 # left out must not compile. One test per combination; and the same for the
 # mutator header a fuzzing harness includes (harness/ptmutator.h), with the
 # differential template (harness/ptdiff.h).
@@ -23,12 +23,12 @@ one_combo() {
   # (what they change is the same in the newer one)
   variants='"" "-DPTCODEC_STATIC" "-DPTCDEF=extern"'
   case $cc-$std in gcc-c99|clang++-c++11)
-    variants="$variants"' "-DPTCODEC_NO_MODEL" "-DPTCODEC_NO_PERF" "-DPTCODEC_NO_MODEL -DPTCODEC_NO_PERF"';; esac
+    variants="$variants"' "-DPTCODEC_NO_MODEL" "-DPTCODEC_NO_PERF" "-DPTCODEC_NO_MODEL -DPTCODEC_NO_PERF -DPTCODEC_NO_FLOW"';; esac
   case $std in c11|c++17) variants='""';; esac
   eval "set -- $variants"
   for static in "$@"; do
     case $static in -DPTCODEC_STATIC) suffix=_static;; -DPTCDEF*) suffix=_ptcdef;;
-      "-DPTCODEC_NO_MODEL -DPTCODEC_NO_PERF") suffix=_no_model_no_perf;; -DPTCODEC_NO_MODEL) suffix=_no_model;;
+      "-DPTCODEC_NO_MODEL -DPTCODEC_NO_PERF -DPTCODEC_NO_FLOW") suffix=_no_model_perf_flow;; -DPTCODEC_NO_MODEL) suffix=_no_model;;
       -DPTCODEC_NO_PERF) suffix=_no_perf;; *) suffix="";; esac
     name="compile_${cc}_${std}${suffix}"
     exe="$out/$(echo "$name" | tr '+' 'p')"
@@ -46,7 +46,7 @@ one_combo() {
   done
   # a part left out is gone: its names do not compile
   case $cc-$std in gcc-c99|clang++-c++11)
-    for part in MODEL:ptc_model_config_default PERF:ptc_perf_open; do
+    for part in MODEL:ptc_model_config_default PERF:ptc_perf_open FLOW:ptc_x86_decode; do
       name="compile_${cc}_${std}_no_$(echo "${part%%:*}" | tr 'A-Z' 'a-z')_leaves_out_${part#*:}"
       printf '#include "'"$PWD"'/ptcodec.h"\nint main(void) { return (int)(sizeof &%s); }\n' "${part#*:}" > "$out/left_out.c"
       if $cc $lang -std=$std -DPTCODEC_NO_${part%%:*} -c "$out/left_out.c" -o "$out/left_out.o" > /dev/null 2>&1; then

@@ -183,6 +183,10 @@ else echo "skip - afl_build_fuzz_stream: afl++ is not installed" | tee -a "$log"
 # packet decoder reads ptcodec's packets up to the allowlist), and its query
 # decoder's times on fuzz_libipt22_time's (fuzz/fuzz_libipt22_time.c: no
 # time at no packet, none going back before news)
+# fuzz_x86's corpus through the x86 decoder's oracles, Zydis and libipt
+# 2.2's length decoder (fuzz/x86_oracles.h; the Makefile builds it with
+# those of them that are there)
+run replay_oracles_fuzz_x86 replay oracles fuzz_x86
 for t in fuzz_libipt22 fuzz_libipt22_time; do
   if [ -x "$b/replay/$t" ]; then run "replay_$t" replay replay "$t"
   else echo "skip - replay_$t: ../shared/reference/libipt-2.2.tar.gz or cmake is missing" | tee -a "$log"; fi

@@ -26,7 +26,9 @@
 #include <string.h>
 
 #include "../../harness/util.h"
-#include "x86class.h"
+#define PTCODEC_IMPLEMENTATION
+#define PTCODEC_STATIC
+#include "../../ptcodec.h"
 
 /* The decimal number after "key": in text at or after p, or 0 if none. */
 static int json_u64(const char *p, const char *key, uint64_t *v)
@@ -106,9 +108,11 @@ static void retirement_of_last(retirements *r, uint64_t next_ip)
     else if (in->iclass == ptic_return) fprintf(r->f, "ret %" PRIx64 "\n", next_ip);
     else if (in->iclass == ptic_jump || in->iclass == ptic_call) {
         /* only indirect ones make a packet (libipt keeps is_direct to
-           itself): the plugin's classifier reads the bytes */
-        x86_cofi c = x86_classify(in->raw, in->size, in->ip).cofi;
-        if (c == X86_JMP_IND || c == X86_CALL_IND) fprintf(r->f, "tip %" PRIx64 "\n", next_ip);
+           itself): ptcodec's x86 decoder reads the bytes */
+        ptc_x86_insn x;
+        if (ptc_x86_decode(in->raw, in->size, PTC_X86_64, in->ip, &x) == PTC_OK &&
+            (x.iclass == PTC_X86_JMP_IND || x.iclass == PTC_X86_CALL_IND))
+            fprintf(r->f, "tip %" PRIx64 "\n", next_ip);
     }
 }
 

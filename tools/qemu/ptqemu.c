@@ -21,7 +21,6 @@
 #include "../../harness/util.h"
 #include "../modelcfg.h"
 #include "qemu_api.h"
-#include "x86class.h"
 
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -76,7 +75,7 @@ typedef struct pq_block {
     uint64_t vaddr, last_ip, next_ip; /* first and last instruction, and the address after it */
     uint64_t target;                  /* a direct branch's target */
     uint32_t ninsns;
-    x86_cofi cofi;
+    ptc_x86_class iclass;             /* its last instruction's (ptcodec.h part 9.1) */
     char *log;                        /* with insns=: the addresses, one hex a line */
     size_t log_len;
     struct pq_block *older;           /* every block, to free them at exit */
@@ -345,6 +344,34 @@ static void pq_log(pq_thread *t, const pq_block *b, uint32_t count)
     if (fwrite(b->log, 1, len, t->insns) != len) t->write_error = 1;
 }
 
+/* The class and direct target of a block's last instruction, from its
+   bytes (ptcodec.h part 9.1). QEMU gives a block's last instruction cut
+   short when it dropped it (pq_dropped_last): cut_insn there is no
+   instruction of the block, "other". Bytes the decoder refuses, or reads
+   as another length than QEMU's, are said once: they are "other" too. */
+static void pq_classify(pq_block *b, const uint8_t *bytes, size_t size, uint64_t va)
+{
+    static int said;
+    ptc_x86_insn in;
+    ptc_status st = ptc_x86_decode(bytes, size, PTC_X86_64, va, &in);
+    b->iclass = PTC_X86_OTHER;
+    b->target = 0;
+    if (st == PTC_OK && in.size == size) {
+        b->iclass = (ptc_x86_class)in.iclass;
+        b->target = in.target;
+    } else if (st != PTC_ERR_CUT_INSN && !said++) {
+        fprintf(pq_err, "ptqemu: the x86 decoder reads the %zu bytes QEMU ran at %llx as %s (size %u); taken as no branch\n",
+                size, (unsigned long long)va, ptc_status_name(st), in.size);
+    }
+}
+
+/* Whether an instruction of this class enters the kernel (and comes back
+   at the next instruction, to the user-mode program QEMU runs). */
+static int pq_into_kernel(ptc_x86_class c)
+{
+    return c == PTC_X86_INT || c == PTC_X86_SYSCALL || c == PTC_X86_VMCALL;
+}
+
 /* QEMU 7.2 (x86) ends a block early when an instruction after the first
    reaches into another page than the block's start: it drops that
    instruction from the block but not from the plugin's list (with the
@@ -354,7 +381,7 @@ static void pq_log(pq_thread *t, const pq_block *b, uint32_t count)
 static int pq_dropped_last(const pq_block *b, uint64_t next)
 {
     if (next != b->last_ip || b->ninsns < 2) return 0;
-    return b->cofi != X86_REP && !((b->cofi == X86_JMP || b->cofi == X86_JCC) && b->target == next);
+    return b->iclass != PTC_X86_REP && !((b->iclass == PTC_X86_JMP || b->iclass == PTC_X86_JCC) && b->target == next);
 }
 
 /* Block b ran and control arrived at `next`: its cycles and its last
@@ -373,15 +400,15 @@ static int pq_follow(pq_thread *t, const pq_block *b, uint64_t next)
     ptc_model_idle(m, b->ninsns * pq_set.cpi);
     pq_log(t, b, b->ninsns);
     t->ninsns += t->prev_repeated ? 0 : b->ninsns;
-    switch (b->cofi) {
-    case X86_REP:
+    switch (b->iclass) {
+    case PTC_X86_REP:
         if (next == ip) return 1;
         /* fall through */
-    case X86_NONE:
-    case X86_COFI_COUNT:
+    default: /* no change of flow (PTWRITE, MOV CR3, VMPTRLD and TSX are
+                not in user-mode programs under QEMU) */
         if (next != b->next_ip) pq_signal(t, b->next_ip, next);
         break;
-    case X86_JCC:
+    case PTC_X86_JCC:
         if (next == b->target || next == b->next_ip) {
             ptc_model_branch(m, ip, next, next == b->target);
         } else { /* a signal right after it: which way it went is unknown here */
@@ -389,19 +416,22 @@ static int pq_follow(pq_thread *t, const pq_block *b, uint64_t next)
             pq_signal(t, b->next_ip, next);
         }
         break;
-    case X86_JMP:
+    case PTC_X86_JMP:
         ptc_model_jump(m, ip, b->target, 0);
         if (next != b->target) pq_signal(t, b->target, next);
         break;
-    case X86_CALL:
+    case PTC_X86_CALL:
         ptc_model_call(m, ip, b->target, b->next_ip, 0);
         if (next != b->target) pq_signal(t, b->target, next);
         break;
-    case X86_JMP_IND: ptc_model_jump(m, ip, next, 1); break;
-    case X86_CALL_IND: ptc_model_call(m, ip, next, b->next_ip, 1); break;
-    case X86_RET: ptc_model_ret(m, ip, next); break;
-    case X86_FAR: ptc_model_privilege(m, ip, next, 3); break;
-    case X86_TO_KERNEL: pq_kernel_round_trip(t, ip, next); break;
+    case PTC_X86_JMP_IND: ptc_model_jump(m, ip, next, 1); break;
+    case PTC_X86_CALL_IND: ptc_model_call(m, ip, next, b->next_ip, 1); break;
+    case PTC_X86_RET: ptc_model_ret(m, ip, next); break;
+    case PTC_X86_FAR_JMP: case PTC_X86_FAR_CALL: case PTC_X86_FAR_RET: case PTC_X86_IRET: case PTC_X86_SYSRET:
+    case PTC_X86_VM_ENTRY:
+        ptc_model_privilege(m, ip, next, 3);
+        break;
+    case PTC_X86_INT: case PTC_X86_SYSCALL: case PTC_X86_VMCALL: pq_kernel_round_trip(t, ip, next); break; /* pq_into_kernel */
     }
     return 0;
 }
@@ -414,7 +444,7 @@ static void pq_thread_finish(pq_thread *t)
         pq_log(t, b, b->ninsns);
         t->ninsns += t->prev_repeated ? 0 : b->ninsns;
         /* the thread's last instruction is normally exit or exit_group */
-        if (b->cofi == X86_TO_KERNEL) ptc_model_privilege(&t->m, b->last_ip, PQ_KERNEL_ENTRY, 0);
+        if (pq_into_kernel(b->iclass)) ptc_model_privilege(&t->m, b->last_ip, PQ_KERNEL_ENTRY, 0);
         ptc_model_stop(&t->m);
     }
     if (fclose(t->trace) != 0) t->write_error = 1;
@@ -479,11 +509,9 @@ static void pq_on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         pq_code_add(va, bytes, size);
         if (b->log) b->log_len += (size_t)snprintf(b->log + b->log_len, cap - b->log_len, "%llx\n", (unsigned long long)va);
         if (i + 1 == n) {
-            x86_insn_class c = x86_classify(bytes, size, va);
             b->last_ip = va;
             b->next_ip = va + size;
-            b->cofi = c.cofi;
-            b->target = c.target;
+            pq_classify(b, bytes, size, va);
         }
     }
     b->older = pq_blocks;
