@@ -10278,6 +10278,7 @@ static ptc_status ptc__x86_vex(ptc__x86_cursor *c, uint8_t prefix)
     case 0x62: map = p[0] & 7u; c->rex_w = p[1] >> 7; break;
     default: map = p[0] & 0x1Fu; c->rex_w = p[1] >> 7; break;
     }
+    c->osz = ((prefix == 0xC5 ? p[0] : p[1]) & 3) == 1; /* pp 01 stands for 66: APX's map 4 takes imm16 by it */
     c->insn->encoding = (uint8_t)(prefix == 0x62 ? PTC_X86_EVEX : prefix == 0x8F ? PTC_X86_XOP : PTC_X86_VEX);
     c->at += 1 + payload;
     op = c->code[c->at++];

@@ -54,28 +54,38 @@ static void hold_to_itself(const uint8_t *b, size_t n, ptc_x86_mode mode, uint64
 }
 
 #if defined(X86_ORACLE_ZYDIS) || defined(X86_ORACLE_LIBIPT22)
+/* The first bytes at b in hex, for a failure's message. */
+static const char *hex(const uint8_t *b, size_t n)
+{
+    static char text[3 * 15 + 1];
+    size_t k;
+    for (k = 0; k < n && k < 15; k++) snprintf(text + 3 * k, 4, "%02x ", b[k]);
+    text[3 * k] = 0;
+    return text;
+}
+
 static void hold_to_oracles(const uint8_t *b, size_t n, unsigned mode, uint64_t ip, ptc_status st, const ptc_x86_insn *in)
 {
 #ifdef X86_ORACLE_ZYDIS
     int knc;
     x86_oracle_says z = x86_oracle_zydis(b, n, mode, ip, &knc);
     if (z.decodes && !knc) {
-        FUZZ_ASSERT(st == PTC_OK, "Zydis decodes %u bytes, ptcodec says %s", z.size, ptc_status_name(st));
-        FUZZ_ASSERT(z.size == in->size, "Zydis's length %u, ptcodec's %u", z.size, in->size);
-        FUZZ_ASSERT(z.iclass == in->iclass, "Zydis's class %s, ptcodec's %s", ptc_x86_class_name(z.iclass),
-                    ptc_x86_class_name((ptc_x86_class)in->iclass));
-        FUZZ_ASSERT(!z.has_target || !in->target || x86_oracle_same_target(in, z.target), "Zydis's target %llx, ptcodec's %llx",
-                    (unsigned long long)z.target, (unsigned long long)in->target);
+        FUZZ_ASSERT(st == PTC_OK, "Zydis decodes %u bytes, ptcodec says %s: %s", z.size, ptc_status_name(st), hex(b, n));
+        FUZZ_ASSERT(z.size == in->size, "Zydis's length %u, ptcodec's %u: %s", z.size, in->size, hex(b, n));
+        FUZZ_ASSERT(z.iclass == in->iclass, "Zydis's class %s, ptcodec's %s: %s", ptc_x86_class_name(z.iclass),
+                    ptc_x86_class_name((ptc_x86_class)in->iclass), hex(b, n));
+        FUZZ_ASSERT(!z.has_target || !in->target || x86_oracle_same_target(in, z.target), "Zydis's target %llx, ptcodec's %llx: %s",
+                    (unsigned long long)z.target, (unsigned long long)in->target, hex(b, n));
     }
 #endif
 #ifdef X86_ORACLE_LIBIPT22
     if (st == PTC_OK && !x86_oracle_libipt22_unknown(in)) {
         x86_oracle_says l = x86_oracle_libipt22(b, n, mode, ip);
         if (l.decodes) {
-            FUZZ_ASSERT(l.size == in->size, "libipt 2.2's length %u, ptcodec's %u", l.size, in->size);
+            FUZZ_ASSERT(l.size == in->size, "libipt 2.2's length %u, ptcodec's %u: %s", l.size, in->size, hex(b, n));
             FUZZ_ASSERT(l.iclass == x86_oracle_libipt_view((ptc_x86_class)in->iclass) || x86_oracle_libipt22_misreads(in),
-                        "libipt 2.2's class %s, ptcodec's %s",
-                        ptc_x86_class_name(l.iclass), ptc_x86_class_name((ptc_x86_class)in->iclass));
+                        "libipt 2.2's class %s, ptcodec's %s: %s", ptc_x86_class_name(l.iclass),
+                        ptc_x86_class_name((ptc_x86_class)in->iclass), hex(b, n));
         }
     }
 #endif
