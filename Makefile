@@ -38,7 +38,7 @@ TOOLS   := ptdump ptsim ptgen ptnav
 # builds and what tests/run.sh runs ($(BUILD)/test-programs); run.sh fails
 # when a program under $(BUILD)/test was built but not run.
 CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model test_clock test_nav test_perf test_faults \
-                test_x86 test_conform test_events test_mutator
+                test_x86 test_flow test_conform test_events test_mutator
 GCC_TESTS    := test_packets test_stream test_model test_conform
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt test_conform_libipt timecmp
@@ -50,7 +50,7 @@ MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fu
 fuzz_dict = $(if $(filter $(MODEL_FUZZ_TARGETS),$(1)),fuzz/modelprog.dict,$(firstword $(wildcard fuzz/$(patsubst fuzz_%,%,$(1)).dict) fuzz/ptcodec.dict))
 
 HAVE_LIBIPT := $(shell test -f /usr/include/intel-pt.h && echo yes)
-FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fuzz_perfdata fuzz_x86 fuzz_config \
+FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fuzz_perfdata fuzz_x86 fuzz_image fuzz_config \
                 fuzz_mutator \
                 $(if $(HAVE_LIBIPT),fuzz_diff_libipt)
 # MemorySanitizer needs every byte's producer instrumented; libipt is not

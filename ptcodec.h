@@ -103,12 +103,13 @@
                                          ptc_conform_item()
      9.       Control flow               9.1 x86 instructions:
                                          ptc_x86_decode(), ptc_x86_insn,
-                                         PTC_X86_CLASS_LIST
+                                         PTC_X86_CLASS_LIST; 9.2 memory
+                                         images: ptc_image, ptc_image_add*()
    (SPEC.md's part 8, fuzzing other decoders, is harness/ and fuzz/, not
    this header.)
    Private names say their part: ptc__byte_ and ptc__math_ (0), ptc__pkt_,
    ptc__dec_, ptc__enc_, ptc__str_, ptc__bat_ (1), ptc__clk_ (3), ptc__ev_ (3.13), ptc__nav_ (4),
-   ptc__mdl_ (5), ptc__perf_ (6), ptc__conf_ (7), ptc__x86_ (9.1).
+   ptc__mdl_ (5), ptc__perf_ (6), ptc__conf_ (7), ptc__x86_ (9.1), ptc__img_ (9.2).
 */
 #ifndef PTCODEC_H_INCLUDED
 #define PTCODEC_H_INCLUDED
@@ -173,7 +174,8 @@ extern "C" {
     X(PTC_ERR_CUT_CYC,    -20, "cut_cyc",      "a CYC cut after its first byte by the OVF that follows (erratum SKD007): its count is lost") \
     X(PTC_ERR_CORRUPT_TMA,-21, "corrupt_tma",  "a TMA with reserved bits set and the bogus byte after it (erratum SKZ84): both skipped") \
     X(PTC_ERR_BAD_INSN,   -22, "bad_insn",     "these bytes are not an x86 instruction in this mode (or one longer than 15 bytes)") \
-    X(PTC_ERR_CUT_INSN,   -23, "cut_insn",     "the bytes given end inside an x86 instruction")
+    X(PTC_ERR_CUT_INSN,   -23, "cut_insn",     "the bytes given end inside an x86 instruction") \
+    X(PTC_ERR_BAD_IMAGE,  -24, "bad_image",    "a memory image is malformed (an ELF file, a page cache) or a section wraps past the top of the address space")
 
 typedef enum ptc_status {
 #define PTC__X(e, v, n, m) e = v,
@@ -2422,6 +2424,59 @@ typedef struct ptc_x86_insn {
 PTCDEF ptc_status ptc_x86_decode(const uint8_t *code, size_t size, ptc_x86_mode mode, uint64_t ip, ptc_x86_insn *insn);
 /* "jcc", ...; "unknown" outside the list. */
 PTCDEF const char *ptc_x86_class_name(ptc_x86_class iclass);
+
+/* ===================================================================== */
+/* 9.2 Memory images                                                      */
+/* ===================================================================== */
+
+/* The code a trace ran, for the flow decoder: sections of the caller's
+   memory at addresses, and a callback for what no section holds. */
+typedef struct ptc_image_section {
+    uint64_t base;        /* its first address */
+    uint64_t size;        /* its bytes; base + size does not wrap */
+    const uint8_t *bytes; /* the caller's, kept alive as long as the image */
+} ptc_image_section;
+
+/* Copies up to n bytes of code at addr into buf and returns how many it
+   copied (0: it has none there). Called only for addresses no section
+   holds. */
+typedef size_t (*ptc_image_read_fn)(void *ctx, uint64_t addr, uint8_t *buf, size_t n);
+
+/* All fields are private but read and ctx (set them after init). */
+typedef struct ptc_image {
+    ptc_image_section *sections; /* the caller's storage, sorted by base, none overlapping */
+    size_t count, capacity;
+    ptc_image_read_fn read;      /* may be NULL */
+    void *ctx;                   /* handed to read */
+    uint32_t generation;         /* changes with every change of the sections */
+} ptc_image;
+
+/* An empty image over the caller's array of `capacity` sections. */
+PTCDEF void ptc_image_init(ptc_image *img, ptc_image_section *storage, size_t capacity);
+/* Adds size bytes at base (SPEC 9.2). Where it overlaps sections already
+   there, it replaces them (as a later mmap does), which may split one in
+   two. PTC_ERR_NO_SPACE when the array is full (the image is unchanged);
+   PTC_ERR_BAD_IMAGE when base + size wraps; size 0 adds nothing. */
+PTCDEF ptc_status ptc_image_add(ptc_image *img, uint64_t base, const uint8_t *bytes, uint64_t size);
+/* Every PT_LOAD segment of an ELF file (32- or 64-bit, little-endian) in
+   file[0..size), its file bytes, as ptxed --elf FILE[:BASE] loads them:
+   at their addresses, or with base nonzero moved so that the lowest
+   segment starts at base. PTC_ERR_BAD_IMAGE: not such an ELF file, or a
+   segment outside it; PTC_ERR_UNSUPPORTED: big-endian. */
+PTCDEF ptc_status ptc_image_add_elf(ptc_image *img, const uint8_t *file, size_t size, uint64_t base);
+/* libxdc's page cache (SPEC 9.2): addr holds a little-endian 64-bit word
+   per page (its address in bits 63:12; a page with any of bits 11:0 set is
+   unmapped and skipped), dump the 4 KiB pages in the same order. A page
+   already in the image is kept (libxdc keeps the first of duplicates);
+   pages that follow each other in both become one section.
+   PTC_ERR_BAD_IMAGE: addr is not whole words, or dump shorter than the
+   pages it names. */
+PTCDEF ptc_status ptc_image_add_pagecache(ptc_image *img, const uint8_t *addr, size_t addr_size, const uint8_t *dump,
+                                          size_t dump_size);
+/* Copies up to n bytes at addr from the sections that follow each other
+   without a gap from there, or from read when no section holds addr;
+   returns how many. */
+PTCDEF size_t ptc_image_read(const ptc_image *img, uint64_t addr, uint8_t *buf, size_t n);
 
 #endif /* PTCODEC_NO_FLOW */
 
@@ -9838,10 +9893,9 @@ PTCDEF size_t ptc_conform_item(ptc_conform *c, const ptc_item *it, ptc_finding *
 }
 
 
-/* ===================================================================== */
-/* 9.1 x86 instructions                                                   */
-/* ===================================================================== */
 #ifndef PTCODEC_NO_FLOW
+
+/* ---- 9.1 x86 instructions --------------------------------------------- */
 
 /* What follows an opcode of the one-byte and 0F maps: a ModRM byte
    (PTC__X86_M) and the kind of immediate in the low four bits. The facts
@@ -10429,6 +10483,198 @@ PTCDEF const char *ptc_x86_class_name(ptc_x86_class iclass)
 #undef PTC__X
     };
     return (unsigned)iclass < PTC_X86_CLASS_COUNT ? names[iclass] : "unknown";
+}
+
+/* ---- 9.2 Memory images ------------------------------------------------ */
+
+/* The first section that ends above addr (the sections are sorted and
+   disjoint): it holds addr when it starts at or below it. */
+static size_t ptc__img_find(const ptc_image *img, uint64_t addr)
+{
+    size_t lo = 0, hi = img->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const ptc_image_section *s = &img->sections[mid];
+        if (s->base + s->size <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Whether any section holds a byte of [base, end). */
+static int ptc__img_overlaps(const ptc_image *img, uint64_t base, uint64_t end)
+{
+    size_t i = ptc__img_find(img, base);
+    return i < img->count && img->sections[i].base < end;
+}
+
+PTCDEF void ptc_image_init(ptc_image *img, ptc_image_section *storage, size_t capacity)
+{
+    if (!img) return;
+    memset(img, 0, sizeof *img);
+    img->sections = storage;
+    img->capacity = storage ? capacity : 0;
+}
+
+PTCDEF ptc_status ptc_image_add(ptc_image *img, uint64_t base, const uint8_t *bytes, uint64_t size)
+{
+    ptc_image_section *s, head, tail;
+    size_t first, last, inserted, i;
+    int keep_head, keep_tail;
+    uint64_t end = base + size;
+    if (!img || (!bytes && size)) return PTC_ERR_BAD_ARGUMENT;
+    if (!size) return PTC_OK;
+    if (end < base || end == 0) return PTC_ERR_BAD_IMAGE;
+    s = img->sections;
+    /* the sections it overlaps are [first, last); the first may keep its
+       part before base, the last its part from end */
+    first = ptc__img_find(img, base);
+    for (last = first; last < img->count && s[last].base < end; last++) {}
+    keep_head = first < last && s[first].base < base;
+    keep_tail = first < last && s[last - 1].base + s[last - 1].size > end;
+    inserted = 1 + (size_t)keep_head + (size_t)keep_tail;
+    if (img->count - (last - first) + inserted > img->capacity) return PTC_ERR_NO_SPACE;
+    if (keep_head) {
+        head = s[first];
+        head.size = base - head.base;
+    }
+    if (keep_tail) {
+        uint64_t cut;
+        tail = s[last - 1];
+        cut = end - tail.base;
+        tail.base = end;
+        tail.bytes += (size_t)cut;
+        tail.size -= cut;
+    }
+    memmove(&s[first + inserted], &s[last], (img->count - last) * sizeof *s);
+    i = first;
+    if (keep_head) s[i++] = head;
+    s[i].base = base;
+    s[i].size = size;
+    s[i].bytes = bytes;
+    if (keep_tail) s[i + 1] = tail;
+    img->count = img->count - (last - first) + inserted;
+    img->generation++;
+    return PTC_OK;
+}
+
+PTCDEF size_t ptc_image_read(const ptc_image *img, uint64_t addr, uint8_t *buf, size_t n)
+{
+    size_t i, done = 0;
+    if (!img || !buf || !n) return 0;
+    i = ptc__img_find(img, addr);
+    if (i >= img->count || img->sections[i].base > addr) return img->read ? img->read(img->ctx, addr, buf, n) : 0;
+    while (done < n && i < img->count) {
+        const ptc_image_section *s = &img->sections[i];
+        uint64_t at = addr + done, off, left;
+        size_t k;
+        if (at < addr || s->base > at) break; /* wrapped, or a gap */
+        off = at - s->base;
+        left = s->size - off;
+        k = n - done < left ? n - done : (size_t)left;
+        memcpy(buf + done, s->bytes + off, k);
+        done += k;
+        i++;
+    }
+    return done;
+}
+
+/* An ELF file's program headers: where they are, how many, and how to
+   read one (the offsets of p_type, p_offset, p_vaddr and p_filesz, and
+   their width). */
+typedef struct ptc__img_elf {
+    uint64_t phoff;
+    size_t phentsize, phnum;
+    unsigned word;  /* 4 (ELF32) or 8 (ELF64) */
+    unsigned at_offset, at_vaddr, at_filesz;
+} ptc__img_elf;
+
+static ptc_status ptc__img_elf_header(const uint8_t *f, size_t size, ptc__img_elf *e)
+{
+    static const uint8_t magic[4] = { 0x7F, 'E', 'L', 'F' };
+    int is64;
+    if (size < 52 || memcmp(f, magic, 4) != 0 || (f[4] != 1 && f[4] != 2)) return PTC_ERR_BAD_IMAGE;
+    if (f[5] == 2) return PTC_ERR_UNSUPPORTED; /* big-endian */
+    if (f[5] != 1) return PTC_ERR_BAD_IMAGE;
+    is64 = f[4] == 2;
+    if (is64 && size < 64) return PTC_ERR_BAD_IMAGE;
+    e->word = is64 ? 8 : 4;
+    e->phoff = is64 ? ptc__byte_load(f + 32, 8) : ptc__byte_load(f + 28, 4);
+    e->phentsize = (size_t)ptc__byte_load(f + (is64 ? 54 : 42), 2);
+    e->phnum = (size_t)ptc__byte_load(f + (is64 ? 56 : 44), 2);
+    e->at_offset = is64 ? 8 : 4;
+    e->at_vaddr = is64 ? 16 : 8;
+    e->at_filesz = is64 ? 32 : 16;
+    if (e->phnum && (e->phentsize < (is64 ? 56u : 32u) || e->phoff > size || e->phnum > (size - e->phoff) / e->phentsize))
+        return PTC_ERR_BAD_IMAGE;
+    return PTC_OK;
+}
+
+/* Program header k: whether it is a PT_LOAD with file bytes, and where. */
+static int ptc__img_elf_load(const uint8_t *f, const ptc__img_elf *e, size_t k, uint64_t *offset, uint64_t *vaddr,
+                             uint64_t *filesz)
+{
+    const uint8_t *ph = f + (size_t)e->phoff + k * e->phentsize;
+    if (ptc__byte_load(ph, 4) != 1) return 0; /* PT_LOAD */
+    *offset = ptc__byte_load(ph + e->at_offset, e->word);
+    *vaddr = ptc__byte_load(ph + e->at_vaddr, e->word);
+    *filesz = ptc__byte_load(ph + e->at_filesz, e->word);
+    return 1;
+}
+
+PTCDEF ptc_status ptc_image_add_elf(ptc_image *img, const uint8_t *file, size_t size, uint64_t base)
+{
+    ptc__img_elf e;
+    uint64_t offset, vaddr, filesz, lowest = UINT64_MAX, shift = 0;
+    size_t k;
+    ptc_status st;
+    if (!img || !file) return PTC_ERR_BAD_ARGUMENT;
+    st = ptc__img_elf_header(file, size, &e);
+    if (st != PTC_OK) return st;
+    /* every segment checked before any is added */
+    for (k = 0; k < e.phnum; k++) {
+        if (!ptc__img_elf_load(file, &e, k, &offset, &vaddr, &filesz)) continue;
+        if (vaddr < lowest) lowest = vaddr;
+        if (offset > size || filesz > size - offset) return PTC_ERR_BAD_IMAGE;
+    }
+    if (base && lowest != UINT64_MAX) shift = base - lowest;
+    for (k = 0; k < e.phnum; k++) {
+        if (!ptc__img_elf_load(file, &e, k, &offset, &vaddr, &filesz) || !filesz) continue;
+        st = ptc_image_add(img, vaddr + shift, file + (size_t)offset, filesz);
+        if (st != PTC_OK) return st;
+    }
+    return PTC_OK;
+}
+
+enum { PTC__IMG_PAGE = 4096 };
+
+PTCDEF ptc_status ptc_image_add_pagecache(ptc_image *img, const uint8_t *addr, size_t addr_size, const uint8_t *dump,
+                                          size_t dump_size)
+{
+    size_t pages, i;
+    if (!img || (!addr && addr_size) || (!dump && dump_size)) return PTC_ERR_BAD_ARGUMENT;
+    if (addr_size % 8) return PTC_ERR_BAD_IMAGE;
+    pages = addr_size / 8;
+    /* every mapped page's bytes are there, before any is added */
+    for (i = 0; i < pages; i++)
+        if (!(ptc__byte_load(addr + 8 * i, 8) & 0xFFF) && i >= dump_size / PTC__IMG_PAGE) return PTC_ERR_BAD_IMAGE;
+    for (i = 0; i < pages;) {
+        uint64_t page = ptc__byte_load(addr + 8 * i, 8), next;
+        size_t run = 1;
+        ptc_status st;
+        if ((page & 0xFFF) || page > UINT64_MAX - PTC__IMG_PAGE || ptc__img_overlaps(img, page, page + PTC__IMG_PAGE)) {
+            i++;
+            continue;
+        }
+        /* the pages right after it, in both files */
+        while (i + run < pages && (next = ptc__byte_load(addr + 8 * (i + run), 8)) == page + (uint64_t)run * PTC__IMG_PAGE &&
+               next <= UINT64_MAX - PTC__IMG_PAGE && !ptc__img_overlaps(img, next, next + PTC__IMG_PAGE))
+            run++;
+        st = ptc_image_add(img, page, dump + i * PTC__IMG_PAGE, (uint64_t)run * PTC__IMG_PAGE);
+        if (st != PTC_OK) return st;
+        i += run;
+    }
+    return PTC_OK;
 }
 
 #endif /* PTCODEC_NO_FLOW */

@@ -1,0 +1,271 @@
+/* Part 9's memory images (SPEC 9.2): sections added, replaced and split;
+   reads across sections and through the callback; ELF files against
+   readelf's program headers (binutils, not ours); libxdc's page caches of
+   ../shared/flow read back page by page; and malformed files refused by
+   name. */
+#define _POSIX_C_SOURCE 200809L /* popen */
+#include "../ptcodec.h"
+#include "testlib.h"
+
+static uint8_t pattern_a[0x4000], pattern_b[0x800];
+
+static void fill(uint8_t *p, size_t n, unsigned seed)
+{
+    size_t i;
+    for (i = 0; i < n; i++) p[i] = (uint8_t)(i * 7u + seed);
+}
+
+/* The sections are sorted, disjoint and non-empty. */
+static int well_formed(const ptc_image *img)
+{
+    size_t i;
+    for (i = 0; i < img->count; i++) {
+        const ptc_image_section *s = &img->sections[i];
+        if (!s->size || s->base + s->size < s->base) return 0;
+        if (i && img->sections[i - 1].base + img->sections[i - 1].size > s->base) return 0;
+    }
+    return 1;
+}
+
+static void a_later_section_replaces_what_it_overlaps(void)
+{
+    ptc_image_section storage[4];
+    ptc_image img;
+    uint8_t buf[0x3000];
+    uint32_t gen;
+    fill(pattern_a, sizeof pattern_a, 1);
+    fill(pattern_b, sizeof pattern_b, 99);
+    ptc_image_init(&img, storage, 4);
+    CHECK(ptc_image_add(&img, 0x1000, pattern_a, 0x3000) == PTC_OK && img.count == 1);
+    gen = img.generation;
+    /* inside: the first is split around it */
+    CHECK(ptc_image_add(&img, 0x1800, pattern_b, sizeof pattern_b) == PTC_OK && img.count == 3, "%zu", img.count);
+    CHECK(img.generation != gen && well_formed(&img));
+    CHECK(ptc_image_read(&img, 0x1000, buf, sizeof buf) == sizeof buf && well_formed(&img));
+    CHECK(memcmp(buf, pattern_a, 0x800) == 0 && memcmp(buf + 0x800, pattern_b, 0x800) == 0 &&
+          memcmp(buf + 0x1000, pattern_a + 0x1000, 0x2000) == 0, "the bytes read across three sections");
+    /* one after them fills the fourth slot; splitting the third would need
+       a sixth: refused, nothing changed */
+    CHECK(ptc_image_add(&img, 0x4000, pattern_b, 0x10) == PTC_OK && img.count == 4);
+    gen = img.generation;
+    CHECK(ptc_image_add(&img, 0x2800, pattern_b, 0x10) == PTC_ERR_NO_SPACE && img.count == 4 && img.generation == gen);
+    /* over all of them: one section */
+    CHECK(ptc_image_add(&img, 0x800, pattern_a, sizeof pattern_a) == PTC_OK && img.count == 1 && well_formed(&img),
+          "%zu", img.count);
+    CHECK(img.generation != gen);
+    CHECK(ptc_image_add(&img, UINT64_MAX - 0xF, pattern_b, 0x10) == PTC_ERR_BAD_IMAGE, "up to 2^64 wraps");
+    CHECK(ptc_image_add(&img, 0, pattern_b, 0) == PTC_OK && img.count == 1, "size 0 adds nothing");
+    CHECK(ptc_image_add(&img, 0, NULL, 1) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_image_add(NULL, 0, pattern_b, 1) == PTC_ERR_BAD_ARGUMENT);
+}
+
+static size_t from_callback(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+    size_t i;
+    ++*(int *)ctx;
+    for (i = 0; i < n; i++) buf[i] = (uint8_t)(addr + i);
+    return n;
+}
+
+static void reads_stop_at_a_gap_and_ask_the_callback_for_the_rest(void)
+{
+    ptc_image_section storage[2];
+    ptc_image img;
+    uint8_t buf[64];
+    int calls = 0;
+    ptc_image_init(&img, storage, 2);
+    CHECK(ptc_image_add(&img, 0x1000, pattern_b, 16) == PTC_OK);
+    CHECK(ptc_image_add(&img, 0x1020, pattern_b, 16) == PTC_OK);
+    CHECK(ptc_image_read(&img, 0x1008, buf, sizeof buf) == 8, "stops at the gap at 0x1010");
+    CHECK(ptc_image_read(&img, 0x1010, buf, sizeof buf) == 0, "no section, no callback");
+    img.read = from_callback;
+    img.ctx = &calls;
+    CHECK(ptc_image_read(&img, 0x1010, buf, 4) == 4 && buf[3] == 0x13 && calls == 1);
+    CHECK(ptc_image_read(&img, 0x1000, buf, 4) == 4 && calls == 1, "a section first");
+    CHECK(ptc_image_read(&img, 0x1000, NULL, 4) == 0 && ptc_image_read(NULL, 0x1000, buf, 4) == 0);
+}
+
+/* A little-endian ELF of the given class with two PT_LOAD segments and a
+   PT_NOTE between them. */
+static size_t make_elf(uint8_t *f, int is64)
+{
+    size_t eh = is64 ? 64 : 52, ph = is64 ? 56 : 32, k;
+    static const uint64_t vaddr[3] = { 0x400000, 0, 0x401000 }, offset[3] = { 0x200, 0, 0x300 }, filesz[3] = { 0x40, 0, 0x20 };
+    static const uint32_t type[3] = { 1, 4, 1 };
+    memset(f, 0, 0x400);
+    memcpy(f, "\177ELF", 4);
+    f[4] = (uint8_t)(is64 ? 2 : 1);
+    f[5] = 1;
+    f[6] = 1;
+    if (is64) {
+        f[32] = (uint8_t)eh;
+        f[54] = (uint8_t)ph;
+        f[56] = 3;
+    } else {
+        f[28] = (uint8_t)eh;
+        f[42] = (uint8_t)ph;
+        f[44] = 3;
+    }
+    for (k = 0; k < 3; k++) {
+        uint8_t *p = f + eh + k * ph;
+        unsigned w = is64 ? 8 : 4, i;
+        p[0] = (uint8_t)type[k];
+        for (i = 0; i < w; i++) {
+            p[(is64 ? 8 : 4) + i] = (uint8_t)(offset[k] >> (8 * i));
+            p[(is64 ? 16 : 8) + i] = (uint8_t)(vaddr[k] >> (8 * i));
+            p[(is64 ? 32 : 16) + i] = (uint8_t)(filesz[k] >> (8 * i));
+        }
+    }
+    fill(f + 0x200, 0x200, 5);
+    return 0x400;
+}
+
+static void elf_segments_as_ptxed_loads_them(void)
+{
+    uint8_t f[0x400];
+    int is64;
+    for (is64 = 0; is64 < 2; is64++) {
+        ptc_image_section storage[4];
+        ptc_image img;
+        uint8_t b[4];
+        size_t n = make_elf(f, is64);
+        ptc_image_init(&img, storage, 4);
+        CHECK(ptc_image_add_elf(&img, f, n, 0) == PTC_OK && img.count == 2, "ELF%d: %zu sections", is64 ? 64 : 32, img.count);
+        CHECK(storage[0].base == 0x400000 && storage[0].size == 0x40 && storage[0].bytes == f + 0x200);
+        CHECK(storage[1].base == 0x401000 && storage[1].size == 0x20 && storage[1].bytes == f + 0x300);
+        /* with a base: the lowest segment moves there, the others with it */
+        ptc_image_init(&img, storage, 4);
+        CHECK(ptc_image_add_elf(&img, f, n, 0x7f0000000000u) == PTC_OK && img.count == 2);
+        CHECK(storage[0].base == 0x7f0000000000u && storage[1].base == 0x7f0000001000u);
+        CHECK(ptc_image_read(&img, 0x7f0000001000u, b, 4) == 4 && memcmp(b, f + 0x300, 4) == 0);
+        /* malformed: cut inside the program headers, a segment past the end, big-endian, not ELF */
+        CHECK(ptc_image_add_elf(&img, f, is64 ? 100 : 80, 0) == PTC_ERR_BAD_IMAGE);
+        CHECK(ptc_image_add_elf(&img, f, 0x310, 0) == PTC_ERR_BAD_IMAGE && img.count == 2, "nothing added");
+        f[5] = 2;
+        CHECK(ptc_image_add_elf(&img, f, n, 0) == PTC_ERR_UNSUPPORTED);
+        f[5] = 1;
+        f[1] = 'X';
+        CHECK(ptc_image_add_elf(&img, f, n, 0) == PTC_ERR_BAD_IMAGE);
+        CHECK(ptc_image_add_elf(&img, f, 10, 0) == PTC_ERR_BAD_IMAGE);
+    }
+}
+
+/* readelf -lW's LOAD lines, "LOAD 0xOFFSET 0xVADDR 0xPADDR 0xFILESZ ...",
+   against the sections of the same file. */
+static void elf_segments_are_readelfs(void)
+{
+    static const char *const files[] = { "/usr/lib/x86_64-linux-gnu/libc.so.6", "/bin/ls" };
+    size_t i;
+    int compared = 0;
+    for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char cmd[256], line[512];
+        FILE *p;
+        size_t n = 0, seen = 0;
+        unsigned char *f = util_read_file(files[i], &n);
+        ptc_image_section storage[16];
+        ptc_image img;
+        if (!f) continue;
+        snprintf(cmd, sizeof cmd, "readelf -lW %s 2>/dev/null", files[i]);
+        p = popen(cmd, "r");
+        if (!p) { free(f); continue; }
+        ptc_image_init(&img, storage, 16);
+        CHECK(ptc_image_add_elf(&img, f, n, 0) == PTC_OK, "%s", files[i]);
+        while (fgets(line, sizeof line, p)) {
+            unsigned long long off, va, pa, fsz;
+            size_t k;
+            int found = 0;
+            if (sscanf(line, " LOAD 0x%llx 0x%llx 0x%llx 0x%llx", &off, &va, &pa, &fsz) != 4) continue;
+            if (!fsz) continue;
+            seen++;
+            for (k = 0; k < img.count; k++)
+                found |= storage[k].base == va && storage[k].size == fsz && storage[k].bytes == f + off;
+            CHECK(found, "%s: readelf's LOAD at 0x%llx (0x%llx bytes from 0x%llx) is no section", files[i], va, fsz, off);
+        }
+        pclose(p);
+        CHECK(seen == img.count, "%s: readelf has %zu loads with bytes, the image %zu sections", files[i], seen, img.count);
+        compared += seen > 0;
+        free(f);
+    }
+    if (!compared) SKIP("readelf (binutils) or the sample files are missing");
+}
+
+static void pagecache_rules(void)
+{
+    /* pages 0x1000, 0x2000 (adjacent), an unmapped one, 0x1000 again
+       (a duplicate: the first is kept), 0x9000 */
+    uint8_t addr[5 * 8], dump[5 * 4096], b[8];
+    static const uint64_t words[5] = { 0x1000, 0x2000, 0x5001, 0x1000, 0x9000 };
+    ptc_image_section storage[4];
+    ptc_image img;
+    size_t i, k;
+    for (i = 0; i < 5; i++)
+        for (k = 0; k < 8; k++) addr[8 * i + k] = (uint8_t)(words[i] >> (8 * k));
+    for (i = 0; i < 5; i++) memset(dump + 4096 * i, (int)(0xA0 + i), 4096);
+    ptc_image_init(&img, storage, 4);
+    CHECK(ptc_image_add_pagecache(&img, addr, sizeof addr, dump, sizeof dump) == PTC_OK);
+    CHECK(img.count == 2 && storage[0].base == 0x1000 && storage[0].size == 0x2000 && storage[1].base == 0x9000,
+          "%zu sections", img.count);
+    CHECK(ptc_image_read(&img, 0x1FFC, b, 8) == 8 && b[0] == 0xA0 && b[7] == 0xA1, "across the merged pages");
+    CHECK(ptc_image_read(&img, 0x5000, b, 1) == 0, "the unmapped page is not there");
+    CHECK(ptc_image_read(&img, 0x9000, b, 1) == 1 && b[0] == 0xA4);
+    ptc_image_init(&img, storage, 4);
+    CHECK(ptc_image_add_pagecache(&img, addr, sizeof addr - 1, dump, sizeof dump) == PTC_ERR_BAD_IMAGE);
+    CHECK(ptc_image_add_pagecache(&img, addr, sizeof addr, dump, sizeof dump - 1) == PTC_ERR_BAD_IMAGE && img.count == 0,
+          "the last page is cut: refused before anything is added");
+}
+
+/* libxdc's page caches of ../shared/flow: every mapped page reads back as
+   its bytes in the dump, unless an earlier copy of it is kept. */
+static void the_shared_pagecaches_read_back(void)
+{
+    static const char *const names[] = { "Unzip__data", "foo__data", "mruby__data", "qemu__page_cache", "dyn_test__page_cache",
+                                         "avscript_32__page_cache", "icelake_tip__pagecache" };
+    const char *shared = testlib_shared_dir();
+    char dir[400];
+    size_t i, pages_checked = 0;
+    struct stat st;
+    if (!shared) SKIP("../shared is not here");
+    snprintf(dir, sizeof dir, "%s/flow", shared);
+    if (stat(dir, &st) != 0) SKIP("%s is not here", dir);
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char pa[512], pd[512];
+        size_t na = 0, nd = 0, p, q;
+        unsigned char *a, *d;
+        static ptc_image_section storage[1024];
+        ptc_image img;
+        snprintf(pa, sizeof pa, "%s/%s.addr", dir, names[i]);
+        snprintf(pd, sizeof pd, "%s/%s.dump", dir, names[i]);
+        a = util_read_file(pa, &na);
+        d = util_read_file(pd, &nd);
+        CHECK(a && d, "%s", pa);
+        ptc_image_init(&img, storage, 1024);
+        CHECK(a && d && ptc_image_add_pagecache(&img, a, na, d, nd) == PTC_OK, "%s", names[i]);
+        CHECK(well_formed(&img), "%s", names[i]);
+        for (p = 0; a && d && p < na / 8; p++) {
+            uint64_t w = 0;
+            uint8_t page[4096];
+            int earlier = 0;
+            for (q = 0; q < 8; q++) w |= (uint64_t)a[8 * p + q] << (8 * q);
+            if (w & 0xFFF) continue;
+            for (q = 0; q < p; q++) earlier |= memcmp(a + 8 * q, a + 8 * p, 8) == 0;
+            if (earlier) continue;
+            CHECK(ptc_image_read(&img, w, page, sizeof page) == sizeof page && memcmp(page, d + 4096 * p, 4096) == 0,
+                  "%s: page %zu at %llx", names[i], p, (unsigned long long)w);
+            pages_checked++;
+        }
+        free(a);
+        free(d);
+    }
+    printf("  %zu pages of %zu page caches read back\n", pages_checked, sizeof names / sizeof names[0]);
+}
+
+int main(void)
+{
+    RUN(a_later_section_replaces_what_it_overlaps);
+    RUN(reads_stop_at_a_gap_and_ask_the_callback_for_the_rest);
+    RUN(elf_segments_as_ptxed_loads_them);
+    RUN(elf_segments_are_readelfs);
+    RUN(pagecache_rules);
+    RUN(the_shared_pagecaches_read_back);
+    TESTLIB_EXIT();
+}
