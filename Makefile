@@ -50,7 +50,7 @@ MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fu
 fuzz_dict = $(if $(filter $(MODEL_FUZZ_TARGETS),$(1)),fuzz/modelprog.dict,$(firstword $(wildcard fuzz/$(patsubst fuzz_%,%,$(1)).dict) fuzz/ptcodec.dict))
 
 HAVE_LIBIPT := $(shell test -f /usr/include/intel-pt.h && echo yes)
-FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fuzz_perfdata fuzz_x86 fuzz_image fuzz_config \
+FUZZ_TARGETS := fuzz_stream fuzz_roundtrip fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fuzz_perfdata fuzz_x86 fuzz_image fuzz_flow fuzz_config \
                 fuzz_mutator \
                 $(if $(HAVE_LIBIPT),fuzz_diff_libipt)
 # MemorySanitizer needs every byte's producer instrumented; libipt is not
@@ -170,7 +170,7 @@ TEST_PROGRAMS := $(addprefix $(BUILD)/test/clang/,$(CLANG_TESTS)) \
 BENCH_SAN := $(BUILD)/san/bench_model
 ifeq ($(HAVE_LIBIPT),yes)
 TEST_PROGRAMS += $(addprefix $(BUILD)/test/clang/,$(LIBIPT_TESTS))
-CHECK_QEMU := $(QEMU_BIN)
+CHECK_QEMU := $(QEMU_BIN) $(BUILD)/ptdump
 BENCH_SAN += $(BUILD)/san/bench_decode
 endif
 # libipt 2.2, built from the shared reference tarball into $(BUILD) (nothing
@@ -238,7 +238,8 @@ $(IMPL_FUZZER): $(HDR) | $(BUILD)/impl
 	$(CLANG) $(subst fuzzer,fuzzer-no-link,$(FUZZERFLAGS)) -DPTCODEC_IMPLEMENTATION -x c -c -o $@ $<
 
 $(BUILD)/test/clang/%: tests/%.c $(HDR) $(TESTHDR) $(IMPL_CLANG) | $(BUILD)/test/clang
-	$(CLANG) $(TESTCFLAGS) -o $@ $< $(call linked,$*,$(IMPL_CLANG)) $(if $(filter test_libipt test_conform_libipt,$*),-lipt)
+	$(CLANG) $(TESTCFLAGS) -o $@ $< $(call linked,$*,$(IMPL_CLANG)) $(if $(filter test_libipt test_conform_libipt,$*),-lipt) \
+	  $(if $(and $(filter test_flow,$*),$(HAVE_LIBIPT)),-DTEST_FLOW_LIBIPT -lipt)
 
 $(BUILD)/test/gcc/%: tests/%.c $(HDR) $(TESTHDR) $(IMPL_GCC) | $(BUILD)/test/gcc
 	gcc $(TESTCFLAGS) -o $@ $< $(call linked,$*,$(IMPL_GCC)) $(if $(filter test_libipt test_conform_libipt,$*),-lipt)
@@ -395,7 +396,10 @@ endif
 $(BUILD)/gen_model_seeds: fuzz/gen_model_seeds.c $(HDR) $(FUZZHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 $(WARN) -o $@ $<
 
-corpus: $(BUILD)/ptgen $(BUILD)/ptsim $(BUILD)/gen_model_seeds
+$(BUILD)/gen_flow_seeds: fuzz/gen_flow_seeds.c $(HDR) | $(BUILD)
+	$(CC) -std=c99 -O2 $(WARN) -o $@ $<
+
+corpus: $(BUILD)/ptgen $(BUILD)/ptsim $(BUILD)/gen_model_seeds $(BUILD)/gen_flow_seeds
 	sh fuzz/gen_seeds.sh $(BUILD)/ptgen $(BUILD)/ptsim $(BUILD)/gen_model_seeds corpus
 
 # ---- coverage -------------------------------------------------------------

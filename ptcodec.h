@@ -175,7 +175,12 @@ extern "C" {
     X(PTC_ERR_CORRUPT_TMA,-21, "corrupt_tma",  "a TMA with reserved bits set and the bogus byte after it (erratum SKZ84): both skipped") \
     X(PTC_ERR_BAD_INSN,   -22, "bad_insn",     "these bytes are not an x86 instruction in this mode (or one longer than 15 bytes)") \
     X(PTC_ERR_CUT_INSN,   -23, "cut_insn",     "the bytes given end inside an x86 instruction") \
-    X(PTC_ERR_BAD_IMAGE,  -24, "bad_image",    "a memory image is malformed (an ELF file, a page cache) or a section wraps past the top of the address space")
+    X(PTC_ERR_BAD_IMAGE,  -24, "bad_image",    "a memory image is malformed (an ELF file, a page cache) or a section wraps past the top of the address space") \
+    X(PTC_ERR_NO_CODE,    -25, "no_code",      "the memory image holds no instruction at the IP the trace went to") \
+    X(PTC_ERR_NO_TNT,     -26, "no_tnt",       "the code has a conditional branch where the trace has no TNT bit next") \
+    X(PTC_ERR_NO_TIP,     -27, "no_tip",       "the code has an indirect branch or a far transfer where the trace has no TIP next") \
+    X(PTC_ERR_BAD_RET,    -28, "bad_ret",      "a compressed RET (a TNT bit) that is not taken, or with no call to return to") \
+    X(PTC_ERR_LOOP,       -29, "loop",         "the code loops with no branch the trace steers, and the packet that comes next is for an IP outside the loop")
 
 typedef enum ptc_status {
 #define PTC__X(e, v, n, m) e = v,
@@ -2477,6 +2482,59 @@ PTCDEF ptc_status ptc_image_add_pagecache(ptc_image *img, const uint8_t *addr, s
    without a gap from there, or from read when no section holds addr;
    returns how many. */
 PTCDEF size_t ptc_image_read(const ptc_image *img, uint64_t addr, uint8_t *buf, size_t n);
+
+/* ===================================================================== */
+/* 9.3 The flow decoder                                                   */
+/* ===================================================================== */
+
+/* The calls RET compression may return to that the decoder keeps (the
+   hardware keeps fewer). */
+#define PTC_FLOW_CALL_DEPTH 64
+
+/* ptc_flow_insn.flags */
+#define PTC_FLOW_RESUMED 1u /* the first instruction after tracing started or
+                               resumed: a TIP.PGE, a PSB+ after a gap, an OVF */
+
+/* One instruction the trace says ran. */
+typedef struct ptc_flow_insn {
+    uint64_t ip;
+    uint64_t offset;   /* the stream offset of the last packet read before it */
+    uint8_t size;      /* its length */
+    uint8_t iclass;    /* ptc_x86_class */
+    uint8_t mode;      /* ptc_x86_mode */
+    uint8_t flags;     /* PTC_FLOW_* */
+} ptc_flow_insn;
+
+/* All fields are private. About 1.2 KiB. */
+typedef struct ptc_flow {
+    ptc_decoder dec;
+    const ptc_image *image;
+    struct { uint64_t ip; uint8_t mode, enabled, resumed, lost, after_ovf, ended, finished; } at; /* where execution is */
+    struct { uint64_t bits; uint8_t count; } tnt;                           /* TNT bits read, not yet used */
+    struct { uint64_t ip[PTC_FLOW_CALL_DEPTH]; uint8_t top, depth; } calls; /* RET compression's calls */
+    struct {                                                                 /* the next packet that steers */
+        ptc_item item;
+        uint8_t have;
+        uint8_t psb_fup;          /* item is a PSB+'s FUP (a check, not an event) */
+        uint8_t mode, have_mode;  /* a MODE.Exec for the next IP packet */
+        uint8_t skip_fup;         /* the next FUP is a PTW's, EXSTOP's, ...: no event */
+    } ahead;
+    uint64_t last_offset;
+    struct { ptc_status status; uint64_t ip, offset; } error; /* to report at the next call */
+    struct { uint64_t ip, packets; uint32_t power, steps; } loop; /* Brent's cycle finder over packet-free runs */
+    uint64_t packets;                                        /* TNT bits and packets used so far */
+} ptc_flow;
+
+/* A flow decoder over the trace in buf[0..len) (SPEC 9.3) and the code in
+   image, which must outlive it. trace may be NULL (nothing known); its
+   errata flags go to the stream decoder. */
+PTCDEF ptc_status ptc_flow_init(ptc_flow *f, const ptc_trace_config *trace, const ptc_image *image, const uint8_t *buf,
+                                size_t len);
+/* The next instruction, in *insn. PTC_END when the trace is done. An error
+   (PTC_ERR_NO_CODE, _NO_TNT, _NO_TIP, _BAD_RET, or the stream decoder's)
+   names where the packets and the code part: insn->ip and insn->offset say
+   where; the decoder goes on from the next PSB+. */
+PTCDEF ptc_status ptc_flow_next(ptc_flow *f, ptc_flow_insn *insn);
 
 #endif /* PTCODEC_NO_FLOW */
 
@@ -10673,6 +10731,374 @@ PTCDEF ptc_status ptc_image_add_pagecache(ptc_image *img, const uint8_t *addr, s
         st = ptc_image_add(img, page, dump + i * PTC__IMG_PAGE, (uint64_t)run * PTC__IMG_PAGE);
         if (st != PTC_OK) return st;
         i += run;
+    }
+    return PTC_OK;
+}
+
+/* ---- 9.3 The flow decoder ---------------------------------------------- */
+
+static uint8_t ptc__flow_mode_of(const ptc_packet *p)
+{
+    return (uint8_t)(p->u.mode_exec.csl ? PTC_X86_64 : p->u.mode_exec.csd ? PTC_X86_32 : PTC_X86_16);
+}
+
+/* Everything the trace said is forgotten (an OVF, an error): tracing is
+   off until the packets say where it is again. */
+static void ptc__flow_forget(ptc_flow *f)
+{
+    f->at.enabled = 0;
+    f->tnt.count = 0;
+    f->tnt.bits = 0;
+    f->calls.depth = 0;
+    f->ahead.have = 0;
+    f->ahead.have_mode = 0;
+    f->ahead.skip_fup = 0;
+}
+
+/* A PSB+: its MODE.Exec and its FUP (tracing is on at that IP), up to its
+   PSBEND. */
+static ptc_status ptc__flow_psb(ptc_flow *f)
+{
+    ptc_item it;
+    for (;;) {
+        ptc_status st = ptc_decoder_next(&f->dec, &it);
+        if (st == PTC_END) f->at.ended = 1;
+        if (st != PTC_OK) return st;
+        if (it.error != PTC_OK) return it.error;
+        f->last_offset = it.offset;
+        switch (it.pkt.type) {
+        case PTC_PSBEND: return PTC_OK;
+        case PTC_MODE_EXEC:
+            f->ahead.mode = ptc__flow_mode_of(&it.pkt);
+            f->ahead.have_mode = 1;
+            break;
+        case PTC_FUP:
+            f->ahead.item = it;
+            f->ahead.have = 1;
+            f->ahead.psb_fup = 1;
+            break;
+        default: break;
+        }
+    }
+}
+
+/* Reads packets until one steers the flow: TNT bits (kept in f->tnt), or
+   a TIP, TIP.PGE, TIP.PGD, FUP, OVF or a PSB+'s FUP (kept in f->ahead).
+   Does nothing while bits or a packet are held. PTC_END at the end. */
+static ptc_status ptc__flow_fill(ptc_flow *f)
+{
+    ptc_item it;
+    while (!f->tnt.count && !f->ahead.have) {
+        ptc_status st = f->at.ended ? PTC_END : ptc_decoder_next(&f->dec, &it);
+        if (st == PTC_END) f->at.ended = 1; /* and stays: the stream decoder is done */
+        if (st != PTC_OK) return st;
+        if (it.error != PTC_OK) {
+            f->last_offset = it.offset;
+            return it.error;
+        }
+        f->last_offset = it.offset;
+        f->packets++;
+        switch (it.pkt.type) {
+        case PTC_TNT8: case PTC_TNT64:
+            f->tnt.bits = it.pkt.u.tnt.bits;
+            f->tnt.count = it.pkt.u.tnt.count;
+            break;
+        case PTC_MODE_EXEC:
+            f->ahead.mode = ptc__flow_mode_of(&it.pkt);
+            f->ahead.have_mode = 1;
+            break;
+        case PTC_PTW: f->ahead.skip_fup = it.pkt.u.ptw.ip; break;
+        case PTC_EXSTOP: f->ahead.skip_fup = it.pkt.u.exstop.ip; break;
+        case PTC_BEP: f->ahead.skip_fup = it.pkt.u.bep.ip; break;
+        case PTC_CFE: f->ahead.skip_fup = it.pkt.u.cfe.ip; break;
+        case PTC_FUP:
+            if (f->ahead.skip_fup) {
+                f->ahead.skip_fup = 0;
+                break;
+            }
+            /* fall through */
+        case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_OVF:
+            f->ahead.item = it;
+            f->ahead.have = 1;
+            f->ahead.psb_fup = 0;
+            break;
+        case PTC_PSB:
+            st = ptc__flow_psb(f);
+            if (st != PTC_OK) return st;
+            break;
+        default: break; /* timing, CBR, PAD, PIP, VMCS, power, ... */
+        }
+    }
+    return PTC_OK;
+}
+
+/* The held packet is used: an IP packet moves execution to its IP, in the
+   mode a MODE.Exec before it gave. */
+static void ptc__flow_take_ip(ptc_flow *f)
+{
+    f->packets++;
+    f->at.ip = f->ahead.item.ip;
+    if (f->ahead.have_mode) f->at.mode = f->ahead.mode;
+    f->ahead.have_mode = 0;
+    f->ahead.have = 0;
+}
+
+/* Tracing is off: reads on until it is on again (a TIP.PGE, a PSB+ with
+   its FUP, a FUP after an OVF). After an error, only a PSB+ will do. */
+static ptc_status ptc__flow_resume(ptc_flow *f)
+{
+    while (!f->at.enabled) {
+        ptc_status st;
+        f->tnt.count = 0; /* bits while off are no branch of the code's */
+        st = ptc__flow_fill(f);
+        if (st != PTC_OK) return st;
+        if (!f->ahead.have) continue;
+        switch (f->ahead.item.pkt.type) {
+        case PTC_OVF:
+            ptc__flow_forget(f);
+            f->at.lost = 0;
+            f->at.after_ovf = 1;
+            break;
+        case PTC_TIP_PGE: case PTC_FUP:
+            /* a FUP turns tracing on only as a PSB+'s or right after an
+               OVF; after an error, only a PSB+ will do */
+            if ((f->ahead.item.pkt.type == PTC_FUP && !f->ahead.psb_fup && !f->at.after_ovf) ||
+                (f->at.lost && !f->ahead.psb_fup) || !f->ahead.item.ip_known) {
+                f->ahead.have = 0;
+                break;
+            }
+            ptc__flow_take_ip(f);
+            f->at.enabled = 1;
+            f->at.resumed = 1;
+            f->at.lost = 0;
+            f->at.after_ovf = 0;
+            break;
+        default: f->ahead.have = 0; break; /* a TIP or TIP.PGD while off */
+        }
+    }
+    return PTC_OK;
+}
+
+/* The error that stops the flow here: tracing is lost until a PSB+. */
+static ptc_status ptc__flow_fail(ptc_flow *f, ptc_flow_insn *insn, ptc_status st)
+{
+    insn->ip = f->at.ip;
+    insn->offset = f->last_offset;
+    ptc__flow_forget(f);
+    f->at.lost = 1;
+    return st;
+}
+
+/* A conditional branch's bit, or a compressed RET's: 1 taken, 0 not, -1
+   none (*pgd set when a TIP.PGD stands there: tracing stopped at it). */
+static int ptc__flow_tnt_bit(ptc_flow *f, int *pgd)
+{
+    *pgd = 0;
+    if (f->tnt.count) {
+        f->tnt.count--;
+        f->packets++;
+        return (int)((f->tnt.bits >> f->tnt.count) & 1);
+    }
+    *pgd = f->ahead.have && f->ahead.item.pkt.type == PTC_TIP_PGD;
+    return -1;
+}
+
+/* Where an indirect branch or a far transfer went: its TIP (then 1), or a
+   TIP.PGD (tracing stopped there: 0). NO_TIP for anything else. */
+static ptc_status ptc__flow_tip(ptc_flow *f, int *went)
+{
+    if (f->tnt.count || !f->ahead.have) return PTC_ERR_NO_TIP;
+    switch (f->ahead.item.pkt.type) {
+    case PTC_TIP:
+        if (!f->ahead.item.ip_known) return PTC_ERR_NO_TIP;
+        ptc__flow_take_ip(f);
+        *went = 1;
+        return PTC_OK;
+    case PTC_TIP_PGD:
+        f->ahead.have = 0;
+        f->ahead.have_mode = 0;
+        f->at.enabled = 0;
+        *went = 0;
+        return PTC_OK;
+    default: return PTC_ERR_NO_TIP;
+    }
+}
+
+/* Execution at insn: where it goes next, by its class and the packets. */
+static ptc_status ptc__flow_step(ptc_flow *f, const ptc_x86_insn *in)
+{
+    uint64_t next = in->ip + in->size;
+    int bit, pgd, went;
+    ptc_status st;
+    switch ((ptc_x86_class)in->iclass) {
+    case PTC_X86_JCC:
+        if (!f->tnt.count && (st = ptc__flow_fill(f)) != PTC_OK) return st == PTC_END ? PTC_ERR_NO_TNT : st;
+        bit = ptc__flow_tnt_bit(f, &pgd);
+        if (bit < 0 && pgd) { /* it left the filter: TIP.PGD, with or without its IP */
+            f->ahead.have = 0;
+            f->at.enabled = 0;
+            return PTC_OK;
+        }
+        if (bit < 0) return PTC_ERR_NO_TNT;
+        f->at.ip = bit ? in->target : next;
+        return PTC_OK;
+    case PTC_X86_JMP: f->at.ip = in->target; return PTC_OK;
+    case PTC_X86_CALL: case PTC_X86_CALL_IND:
+        f->calls.ip[f->calls.top] = next;
+        f->calls.top = (uint8_t)((f->calls.top + 1) % PTC_FLOW_CALL_DEPTH);
+        if (f->calls.depth < PTC_FLOW_CALL_DEPTH) f->calls.depth++;
+        if (in->iclass == PTC_X86_CALL) {
+            f->at.ip = in->target;
+            return PTC_OK;
+        }
+        break;
+    case PTC_X86_RET:
+        if (!f->tnt.count && (st = ptc__flow_fill(f)) != PTC_OK) return st == PTC_END ? PTC_ERR_NO_TIP : st;
+        if (f->tnt.count) { /* compressed: a taken bit, to the last call's return */
+            bit = ptc__flow_tnt_bit(f, &pgd);
+            if (!bit || !f->calls.depth) return PTC_ERR_BAD_RET;
+            f->calls.top = (uint8_t)((f->calls.top + PTC_FLOW_CALL_DEPTH - 1) % PTC_FLOW_CALL_DEPTH);
+            f->calls.depth--;
+            f->at.ip = f->calls.ip[f->calls.top];
+            return PTC_OK;
+        }
+        break;
+    case PTC_X86_JMP_IND: case PTC_X86_FAR_JMP: case PTC_X86_FAR_CALL: case PTC_X86_FAR_RET: case PTC_X86_IRET:
+    case PTC_X86_INT: case PTC_X86_SYSCALL: case PTC_X86_SYSRET: case PTC_X86_VMCALL: case PTC_X86_VM_ENTRY:
+        break;
+    default: /* no change of flow */
+        f->at.ip = next;
+        return PTC_OK;
+    }
+    if (!f->tnt.count && (st = ptc__flow_fill(f)) != PTC_OK) return st == PTC_END ? PTC_ERR_NO_TIP : st;
+    return ptc__flow_tip(f, &went);
+}
+
+/* Before the instruction at the current IP: a FUP held for this IP is an
+   asynchronous event there (the instruction did not run: its TIP or
+   TIP.PGD says where execution went), or a PSB+'s FUP (the trace says
+   where it is: nothing happens). Returns 1 when one was taken. */
+static int ptc__flow_event_here(ptc_flow *f, ptc_status *st)
+{
+    int went;
+    *st = PTC_OK;
+    if (!f->ahead.have || f->ahead.item.pkt.type != PTC_FUP || f->ahead.item.ip != f->at.ip) return 0;
+    f->ahead.have = 0;
+    if (f->ahead.psb_fup) return 1;
+    *st = ptc__flow_fill(f);
+    if (*st != PTC_OK) {
+        if (*st == PTC_END) *st = PTC_ERR_NO_TIP;
+        return 1;
+    }
+    *st = ptc__flow_tip(f, &went);
+    return 1;
+}
+
+/* Whether execution came back to an IP it was at with no packet used in
+   between (Brent's cycle finder, restarted at every packet used): a loop
+   the held packet, for another IP, never ends. Without the check a
+   mismatched trace would make the decoder give instructions forever. */
+static int ptc__flow_loops(ptc_flow *f)
+{
+    if (f->loop.packets != f->packets || !f->loop.power) {
+        f->loop.packets = f->packets;
+        f->loop.ip = f->at.ip;
+        f->loop.power = 1;
+        f->loop.steps = 0;
+        return 0;
+    }
+    if (f->at.ip == f->loop.ip) return 1;
+    if (++f->loop.steps == f->loop.power) {
+        f->loop.ip = f->at.ip;
+        f->loop.power = f->loop.power < 0x40000000u ? f->loop.power * 2 : f->loop.power;
+        f->loop.steps = 0;
+    }
+    return 0;
+}
+
+PTCDEF ptc_status ptc_flow_init(ptc_flow *f, const ptc_trace_config *trace, const ptc_image *image, const uint8_t *buf,
+                                size_t len)
+{
+    if (!f || !image || (!buf && len)) return PTC_ERR_BAD_ARGUMENT;
+    if (trace && ptc_trace_config_error(trace)) return PTC_ERR_BAD_CONFIG;
+    memset(f, 0, sizeof *f);
+    f->image = image;
+    f->at.mode = PTC_X86_64;
+    ptc_decoder_init_buffer(&f->dec, trace ? ptc_errata_decode_flags(trace->errata) : 0, buf, len);
+    return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_flow_next(ptc_flow *f, ptc_flow_insn *insn)
+{
+    uint8_t code[15];
+    ptc_x86_insn in;
+    ptc_status st;
+    size_t n;
+    if (!f || !insn) return PTC_ERR_BAD_ARGUMENT;
+    memset(insn, 0, sizeof *insn);
+    if (f->at.finished) return PTC_END;
+    if (f->error.status != PTC_OK) {
+        st = f->error.status;
+        insn->ip = f->error.ip;
+        insn->offset = f->error.offset;
+        f->error.status = PTC_OK;
+        return st;
+    }
+    for (;;) {
+        if (!f->at.enabled) {
+            st = ptc__flow_resume(f);
+            if (st == PTC_END) f->at.finished = 1;
+            if (st != PTC_OK) return st == PTC_END ? st : ptc__flow_fail(f, insn, st);
+        }
+        if (!f->tnt.count) {
+            st = ptc__flow_fill(f);
+            /* no packet left: the flow ends here, as ptxed's does */
+            if (st == PTC_END) f->at.finished = 1;
+            if (st == PTC_END) return PTC_END;
+            if (st != PTC_OK) return ptc__flow_fail(f, insn, st);
+        }
+        if (f->ahead.have && f->ahead.item.pkt.type == PTC_OVF) {
+            ptc__flow_forget(f);
+            f->at.after_ovf = 1;
+            continue;
+        }
+        /* a TIP.PGE while tracing is on: tracing (re)starts at its IP. KVM
+           tracers write one right after a PSB+ that said tracing was on,
+           at the same IP (libxdc's traces; SPEC 9.3) */
+        if (f->ahead.have && f->ahead.item.pkt.type == PTC_TIP_PGE && !f->tnt.count) {
+            if (f->ahead.item.ip_known) {
+                ptc__flow_take_ip(f);
+                f->at.resumed = 1;
+            } else {
+                f->ahead.have = 0;
+            }
+            continue;
+        }
+        if (!f->tnt.count && ptc__flow_event_here(f, &st)) {
+            if (st != PTC_OK) return ptc__flow_fail(f, insn, st);
+            continue;
+        }
+        break;
+    }
+    if (ptc__flow_loops(f)) return ptc__flow_fail(f, insn, PTC_ERR_LOOP);
+    n = ptc_image_read(f->image, f->at.ip, code, sizeof code);
+    st = n ? ptc_x86_decode(code, n, (ptc_x86_mode)f->at.mode, f->at.ip, &in) : PTC_ERR_NO_CODE;
+    if (st == PTC_ERR_CUT_INSN) st = PTC_ERR_NO_CODE;
+    if (st != PTC_OK) return ptc__flow_fail(f, insn, st);
+    insn->ip = in.ip;
+    insn->size = in.size;
+    insn->iclass = in.iclass;
+    insn->mode = in.mode;
+    insn->flags = (uint8_t)(f->at.resumed ? PTC_FLOW_RESUMED : 0);
+    insn->offset = f->last_offset;
+    f->at.resumed = 0;
+    st = ptc__flow_step(f, &in);
+    if (st != PTC_OK) { /* it ran; where it went, the trace cannot say: next call */
+        f->error.status = st;
+        f->error.ip = in.ip;
+        f->error.offset = f->last_offset;
+        ptc__flow_forget(f);
+        f->at.lost = 1;
     }
     return PTC_OK;
 }

@@ -8,7 +8,7 @@
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${OUT:?set OUT}" "${CC:?set CC}" "${LIB_FUZZING_ENGINE:?set LIB_FUZZING_ENGINE}"
 CFLAGS=${CFLAGS:-}
-packet_targets="fuzz_stream fuzz_roundtrip fuzz_perfdata fuzz_x86 fuzz_image fuzz_config fuzz_mutator"
+packet_targets="fuzz_stream fuzz_roundtrip fuzz_perfdata fuzz_x86 fuzz_image fuzz_flow fuzz_config fuzz_mutator"
 model_targets="fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events"
 if [ -f /usr/include/intel-pt.h ] && [ "${SANITIZER:-}" != memory ]; then
   packet_targets="$packet_targets fuzz_diff_libipt"

@@ -88,6 +88,10 @@ printf '\325\100\001\300\325\000\241\210\167\146\125\104\063\042\021\142\364\174
 printf '\316\232\001\002\003\004\005\006\146\350\000\020\326\001' > "$x86/seed-32bit"
 printf '\017\205\020\000\213\000\146\351\000\000\001\000\002' > "$x86/seed-16bit"
 printf '\350\000\000\164\002\017\205\000\000\377\000' > "$x86/seed-cut"
+# fuzz_flow: hand-assembled code and traces of it (fuzz/gen_flow_seeds.c,
+# built beside gen_model_seeds)
+mkdir -p "$corpus/fuzz_flow"
+"$(dirname "$3")/gen_flow_seeds" "$corpus/fuzz_flow"
 # fuzz_image: ELF files, a page cache and lists of additions
 mkdir -p "$corpus/fuzz_image"
 python3 "$(dirname "$0")/gen_image_seeds.py" "$corpus/fuzz_image"

@@ -56,7 +56,7 @@ static int x86_oracle_same_target(const ptc_x86_insn *in, uint64_t target)
 
 /* Bytes Zydis 4.0 decodes that the SDM says are no instruction (Zydis
    does so with its Knights Corner mode off): VEX.0F 84 and 85, as KNC's
-   JKZD and JKNZD rel32; EVEX with P1 bit 2 clear, as KNC's MVEX (APX reads
+   JKZD and JKNZD rel32, and VEX map 0's 74 and 75, as their rel8; EVEX with P1 bit 2 clear, as KNC's MVEX (APX reads
    that bit as X4: ptcodec decodes it as EVEX); and PTWRITE with a 66
    prefix, which the SDM's PTWRITE page says is #UD. */
 static int x86_oracle_zydis_beyond_sdm(const uint8_t *code, size_t size, unsigned mode)
@@ -73,6 +73,7 @@ static int x86_oracle_zydis_beyond_sdm(const uint8_t *code, size_t size, unsigne
     }
     if (i + 3 < size && code[i] == 0xC5 && (code[i + 2] == 0x84 || code[i + 2] == 0x85)) return 1;
     if (i + 4 < size && code[i] == 0xC4 && (code[i + 1] & 0x1F) == 1 && (code[i + 3] == 0x84 || code[i + 3] == 0x85)) return 1;
+    if (i + 4 < size && code[i] == 0xC4 && (code[i + 1] & 0x1F) == 0 && (code[i + 3] == 0x74 || code[i + 3] == 0x75)) return 1;
     if (i + 4 < size && code[i] == 0x62 && (mode == 64 || (code[i + 1] & 0xC0) == 0xC0) && !(code[i + 2] & 4)) return 1;
     if (i + 2 < size && osz && rep == 0xF3 && code[i] == 0x0F && code[i + 1] == 0xAE && ((code[i + 2] >> 3) & 7) == 4) return 1;
     return 0;

@@ -2,10 +2,17 @@
    reads across sections and through the callback; ELF files against
    readelf's program headers (binutils, not ours); libxdc's page caches of
    ../shared/flow read back page by page; and malformed files refused by
-   name. */
+   name. The flow decoder (SPEC 9.3) on libxdc's real traces with their
+   page caches: built with -DTEST_FLOW_LIBIPT (Debian's libipt-dev), the
+   same instructions as libipt's instruction flow decoder, reading code
+   through the same image, where libipt decodes; where libipt stops, what
+   ptcodec decodes. */
 #define _POSIX_C_SOURCE 200809L /* popen */
 #include "../ptcodec.h"
 #include "testlib.h"
+#ifdef TEST_FLOW_LIBIPT
+#include <intel-pt.h>
+#endif
 
 static uint8_t pattern_a[0x4000], pattern_b[0x800];
 
@@ -259,6 +266,140 @@ static void the_shared_pagecaches_read_back(void)
     printf("  %zu pages of %zu page caches read back\n", pages_checked, sizeof names / sizeof names[0]);
 }
 
+/* A trace of ../shared/pt-traces and its page cache in ../shared/flow,
+   read whole into *trace and an image over *addr and *dump (the caller
+   frees the three). 0 when they are not there. */
+static int load_libxdc_pair(const char *shared, const char *trace_name, const char *image_name, unsigned char **trace,
+                            size_t *trace_n, unsigned char **addr, unsigned char **dump, ptc_image *img)
+{
+    char path[600];
+    size_t na = 0, nd = 0;
+    snprintf(path, sizeof path, "%s/pt-traces/libxdc_experiments__%s.pt", shared, trace_name);
+    *trace = util_read_file(path, trace_n);
+    snprintf(path, sizeof path, "%s/flow/%s.addr", shared, image_name);
+    *addr = util_read_file(path, &na);
+    snprintf(path, sizeof path, "%s/flow/%s.dump", shared, image_name);
+    *dump = util_read_file(path, &nd);
+    if (!*trace || !*addr || !*dump) return 0;
+    return ptc_image_add_pagecache(img, *addr, na, *dump, nd) == PTC_OK;
+}
+
+static const struct libxdc_pair {
+    const char *trace, *image;
+    int libipt_decodes; /* libipt 2.0.5 decodes it to the end */
+} libxdc_pairs[] = {
+    { "mruby_trace", "mruby__data", 1 },
+    { "Unzip_trace", "Unzip__data", 1 },
+    { "foo_trace", "foo__data", 1 },
+    { "qemu_trace1", "qemu__page_cache", 1 },
+    { "avscript_32_failed_trace_12709_1", "avscript_32__page_cache", 0 },
+    { "icelake_tip_ptlog", "icelake_tip__pagecache", 0 },
+    { "dyn_test_sample_raw_0", "dyn_test__page_cache", 0 },
+};
+
+#ifdef TEST_FLOW_LIBIPT
+static const ptc_image *libipt_reads;
+static int read_through_image(uint8_t *buffer, size_t size, const struct pt_asid *asid, uint64_t ip, void *context)
+{
+    size_t n = ptc_image_read(libipt_reads, ip, buffer, size);
+    (void)asid;
+    (void)context;
+    return n ? (int)n : -pte_nomap;
+}
+
+/* libipt's instructions, one after another, up to its first error or the
+   end; ptcodec's next instruction must be each of them. */
+static void the_same_as_libipt_on(const struct libxdc_pair *p, const uint8_t *trace, size_t n, const ptc_image *img)
+{
+    static ptc_flow flow;
+    struct pt_config cfg;
+    struct pt_insn_decoder *dec;
+    uint64_t k = 0, off = 0;
+    int status;
+    ptc_flow_insn in;
+    ptc_status st = PTC_OK;
+    pt_config_init(&cfg);
+    cfg.begin = (uint8_t *)trace;
+    cfg.end = (uint8_t *)trace + n;
+    dec = pt_insn_alloc_decoder(&cfg);
+    libipt_reads = img;
+    CHECK(dec && pt_image_set_callback(pt_insn_get_image(dec), read_through_image, NULL) == 0);
+    if (!dec) return;
+    CHECK(ptc_flow_init(&flow, NULL, img, trace, n) == PTC_OK);
+    for (status = pt_insn_sync_forward(dec); status >= 0;) {
+        struct pt_insn li;
+        while (status >= 0 && (status & pts_event_pending)) {
+            struct pt_event ev;
+            status = pt_insn_event(dec, &ev, sizeof ev);
+        }
+        if (status < 0) break;
+        status = pt_insn_next(dec, &li, sizeof li);
+        if (status < 0) break;
+        st = ptc_flow_next(&flow, &in);
+        if (st != PTC_OK || in.ip != li.ip) break;
+        k++;
+    }
+    pt_insn_get_offset(dec, &off);
+    if (p->libipt_decodes) {
+        CHECK(status == -pte_eos, "%s: libipt stopped at offset %llu: %s", p->trace, (unsigned long long)off,
+              pt_errstr(pt_errcode(status)));
+        CHECK(st == PTC_OK && ptc_flow_next(&flow, &in) == PTC_END, "%s: after %llu instructions the same, ptcodec %s at %llx",
+              p->trace, (unsigned long long)k, ptc_status_name(st), (unsigned long long)in.ip);
+    } else {
+        CHECK(k == 0 && status < 0 && status != -pte_eos, "%s: libipt decodes %llu instructions", p->trace,
+              (unsigned long long)k);
+    }
+    printf("  %s: %llu instructions the same as libipt's%s\n", p->trace, (unsigned long long)k,
+           p->libipt_decodes ? ", to the end" : "; libipt stops at the start");
+    pt_insn_free_decoder(dec);
+}
+#endif
+
+/* ptcodec's flow on libxdc's traces: instructions without an error but on
+   dyn_test, whose page cache lacks pages the trace runs (libxdc's hash
+   for it is 0 too), and the same as libipt's where libipt decodes. */
+static void the_flow_of_libxdcs_traces(void)
+{
+    const char *shared = testlib_shared_dir();
+    size_t i, done = 0;
+    if (!shared) SKIP("../shared is not here");
+    for (i = 0; i < sizeof libxdc_pairs / sizeof libxdc_pairs[0]; i++) {
+        const struct libxdc_pair *p = &libxdc_pairs[i];
+        static ptc_image_section storage[1024];
+        static ptc_flow flow;
+        ptc_image img;
+        unsigned char *trace = NULL, *addr = NULL, *dump = NULL;
+        size_t n = 0;
+        uint64_t insns = 0, errors = 0, no_code = 0;
+        ptc_flow_insn in;
+        ptc_status st;
+        ptc_image_init(&img, storage, 1024);
+        if (load_libxdc_pair(shared, p->trace, p->image, &trace, &n, &addr, &dump, &img)) {
+            CHECK(ptc_flow_init(&flow, NULL, &img, trace, n) == PTC_OK);
+            while ((st = ptc_flow_next(&flow, &in)) != PTC_END) {
+                if (st == PTC_OK) insns++;
+                else errors++, no_code += st == PTC_ERR_NO_CODE;
+            }
+            CHECK(insns > 0, "%s", p->trace);
+            if (strcmp(p->image, "dyn_test__page_cache") == 0) CHECK(errors == no_code, "%s: %llu errors", p->trace,
+                                                                      (unsigned long long)errors);
+            else CHECK(errors == 0, "%s: %llu errors", p->trace, (unsigned long long)errors);
+            printf("  %s: %llu instructions, %llu errors\n", p->trace, (unsigned long long)insns, (unsigned long long)errors);
+#ifdef TEST_FLOW_LIBIPT
+            the_same_as_libipt_on(p, trace, n, &img);
+#endif
+            done++;
+        }
+        free(trace);
+        free(addr);
+        free(dump);
+    }
+    if (!done) SKIP("libxdc's traces are not in %s", shared);
+#ifndef TEST_FLOW_LIBIPT
+    printf("  (built without libipt: -DTEST_FLOW_LIBIPT compares with its instruction flow decoder)\n");
+#endif
+}
+
 int main(void)
 {
     RUN(a_later_section_replaces_what_it_overlaps);
@@ -267,5 +408,6 @@ int main(void)
     RUN(elf_segments_are_readelfs);
     RUN(pagecache_rules);
     RUN(the_shared_pagecaches_read_back);
+    RUN(the_flow_of_libxdcs_traces);
     TESTLIB_EXIT();
 }

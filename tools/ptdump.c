@@ -2,6 +2,7 @@
    their times (3.9) when asked, or check it against the SDM's rules (7.4). */
 #define _POSIX_C_SOURCE 200809L /* mmap, sysconf: -j (dump_parallel) */
 #define PTCODEC_IMPLEMENTATION
+#include "imageopts.h"
 #include "../ptcodec.h"
 #include "dumpfmt.h"
 #include "modelcfg.h"
@@ -19,7 +20,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static const char usage[] =
+/* the help, in two literals (C99's limit is 4095 characters), joined in
+   usage at the start of main */
+static const char usage_head[] =
     "usage: ptdump [options] FILE\n"
     "Print every packet of the raw Intel PT trace FILE (- for standard input),\n"
     "or of every AUX queue of FILE when it is a perf.data (SPEC.md part 6; on\n"
@@ -44,7 +47,13 @@ static const char usage[] =
     "  --stats     no packets: how many of each type and their bytes, the decode\n"
     "              errors, the PSBs and (with --time) the time the trace spans\n"
     "              and its conflicts\n"
-    "  --rules     list the rules --check holds a trace to, and exit\n"
+    "  --rules     list the rules --check holds a trace to, and exit\n";
+static char usage[sizeof usage_head + 4096];
+static const char usage_tail[] =
+    "  --insn      the instructions the trace ran (SPEC.md 9.4), from the code\n"
+    "              the image options below give: one IP a line (as ptxed\n"
+    "              --no-inst prints them), and a line for each error\n"
+    IMAGEOPTS_USAGE
     "  -j N        decode a raw trace file on N threads (1 to 256; default: the\n"
     "              cores); the output is the same. --time and --check, standard\n"
     "              input and small files use two: one decodes, one prints\n"
@@ -1268,6 +1277,46 @@ static int dump_parallel(printer *pr, unsigned flags, FILE *in, reader *rd, unsi
     return rc;
 }
 
+/* --insn: every instruction the trace ran, one IP a line; an error is a
+   line "[error: NAME: offset N, ip IP]" and the decoder goes on from the
+   next PSB+. Exit status 1 after an error. */
+static int dump_insn(const char *path, const ptc_image *image, unsigned flags)
+{
+    static ptc_flow flow;
+    ptc_flow_insn in;
+    ptc_status st;
+    size_t n = 0;
+    int errors = 0;
+    unsigned char *trace = util_read_file(path, &n);
+    if (!trace) {
+        fprintf(stderr, "ptdump: cannot read %s\n", path);
+        return 2;
+    }
+    if (perfaux_is_perf_magic(trace) && n >= 8) {
+        fprintf(stderr, "ptdump: --insn reads a raw trace; %s is a perf.data (its MMAP records are not read yet)\n", path);
+        free(trace);
+        return 2;
+    }
+    if (flags & PTC_DECODE_NO_SYNC) {
+        fprintf(stderr, "ptdump: --insn starts at the first PSB: it does not go with --no-sync\n");
+        free(trace);
+        return 2;
+    }
+    ptc_flow_init(&flow, NULL, image, trace, n);
+    while ((st = ptc_flow_next(&flow, &in)) != PTC_END) {
+        if (st == PTC_OK) {
+            printf("%016llx\n", (unsigned long long)in.ip);
+        } else {
+            printf("[error: %s: offset %llu, ip %016llx]\n", ptc_status_name(st), (unsigned long long)in.offset,
+                   (unsigned long long)in.ip);
+            errors = 1;
+        }
+    }
+    free(trace);
+    if (fflush(stdout) != 0) return 2;
+    return errors;
+}
+
 int main(int argc, char **argv)
 {
     static uint8_t head[8]; /* standard input's first bytes: a perf.data's magic? */
@@ -1279,7 +1328,8 @@ int main(int argc, char **argv)
     const char *path = NULL, *config = NULL, *policy = NULL;
     unsigned flags = 0;
     long only_queue = -1;
-    int i, st, timed = 0, from_stdin, rules = 0;
+    int i, st, timed = 0, from_stdin, rules = 0, insn = 0;
+    static image_options images;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned jobs = cores < 1 ? 1u : cores > 64 ? 64u : (unsigned)cores; /* -j's default */
     size_t head_n = 0;
@@ -1289,10 +1339,15 @@ int main(int argc, char **argv)
     ptc_clock_config cc;
 
     util_prog = "ptdump";
+    snprintf(usage, sizeof usage, "%s%s", usage_head, usage_tail);
     memset(&opt, 0, sizeof opt);
+    imageopts_init(&images);
     for (i = 1; i < argc; i++) {
         static const char *const with_value[] = { "--config", "--policy", "--cpu", "-j", NULL };
         int took = clockopt_take(&opt, argc, argv, &i);
+        if (took < 0) return 2;
+        if (took) continue;
+        took = imageopts_take(&images, argc, argv, &i);
         if (took < 0) return 2;
         if (took) continue;
         if (argv[i][0] == '-' && i + 1 >= argc && util_is_one_of(argv[i], with_value))
@@ -1302,6 +1357,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--check") == 0) pr.check = 1;
         else if (strcmp(argv[i], "--stats") == 0) pr.stats = 1;
         else if (strcmp(argv[i], "--rules") == 0) rules = 1;
+        else if (strcmp(argv[i], "--insn") == 0) insn = 1;
         else if (strcmp(argv[i], "--time") == 0) timed = 1;
         else if (strcmp(argv[i], "--events") == 0) pr.events = 1;
         else if (strcmp(argv[i], "--sideband") == 0) pr.sideband = 1;
@@ -1340,6 +1396,25 @@ int main(int argc, char **argv)
     if (!path) {
         fprintf(stderr, "ptdump: no FILE given\n%s", usage);
         return 2;
+    }
+    if (images.given && !insn) {
+        fprintf(stderr, "ptdump: --image, --elf and --pagecache give the code for --insn, which is not given\n");
+        return 2;
+    }
+    if (insn) {
+        const char *other = timed ? "--time" : pr.check ? "--check" : pr.stats ? "--stats" : pr.events ? "--events"
+                          : pr.sideband ? "--sideband" : pr.jsonl ? "--jsonl" : config ? "--config" : NULL;
+        if (other) {
+            fprintf(stderr, "ptdump: --insn prints instructions: it does not go with %s\n", other);
+            return 2;
+        }
+        if (!images.given) {
+            fprintf(stderr, "ptdump: --insn needs the code: --image FILE:ADDR, --elf FILE[:BASE] or --pagecache PREFIX\n");
+            return 2;
+        }
+        st = dump_insn(path, &images.image, flags);
+        imageopts_free(&images);
+        return st;
     }
     if (pr.stats && (pr.check || pr.sideband)) {
         fprintf(stderr, "ptdump: --stats prints a summary, not packets: it does not go with %s\n",

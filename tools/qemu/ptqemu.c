@@ -45,7 +45,7 @@ static const char pq_usage[] =
     "ptcodec QEMU plugin: software Intel PT for the program QEMU runs (SPEC.md 5.11)\n"
     "  qemu-x86_64 -plugin libptcodec-qemu.so,out=FILE[,KEY=VALUE...] PROGRAM [ARGS]\n"
     "writes FILE (the trace of the first thread; FILE.tN for the N-th thread started after it),\n"
-    "FILE.json (the model's configuration, as ptsim writes it), FILE.code and FILE.code.json\n"
+    "FILE.json (the model's configuration, as ptsim writes it), FILE.code.dump, FILE.code.addr and FILE.code.json\n"
     "(every executed code byte, and the address ranges they hold)\n"
     "  out=FILE            the trace (required)\n"
     "  insns=FILE          every executed instruction's address, one hex a line (FILE.tN per thread)\n"
@@ -193,27 +193,35 @@ static const char *pq_basename(const char *path)
     return s ? s + 1 : path;
 }
 
-/* OUT.code: the pages in address order; OUT.code.json: the ranges of
-   consecutive pages, each with its offset in OUT.code. */
+/* OUT.code.dump: the pages in address order; OUT.code.addr: each page's
+   address, a little-endian 64-bit word per page (the two are libxdc's
+   page cache: ptdump --insn --pagecache OUT.code); OUT.code.json: the
+   ranges of consecutive pages, each with its offset in OUT.code.dump
+   (insncheck's index). */
 static int pq_write_code(const char *out)
 {
-    char path[4200], jpath[4200];
+    char path[4200], jpath[4200], apath[4200];
     pq_page **list = (pq_page **)malloc((pq_npages ? pq_npages : 1) * sizeof *list);
     size_t n = 0, k, start = 0;
-    FILE *f, *j;
+    FILE *f, *j, *a;
     int ok = 1;
     if (!list) return 0;
     for (k = 0; k < pq_cap_pages; k++)
         if (pq_pages[k]) list[n++] = pq_pages[k];
     qsort(list, n, sizeof *list, pq_page_order);
-    snprintf(path, sizeof path, "%s.code", out);
+    snprintf(path, sizeof path, "%s.code.dump", out);
     snprintf(jpath, sizeof jpath, "%s.code.json", out);
+    snprintf(apath, sizeof apath, "%s.code.addr", out);
     f = fopen(path, "wb");
     j = fopen(jpath, "w");
-    if (!f || !j) ok = 0;
+    a = fopen(apath, "wb");
+    if (!f || !j || !a) ok = 0;
     if (ok) fprintf(j, "{\"file\":\"%s\",\"ranges\":[", pq_basename(path));
     for (k = 0; ok && k < n; k++) {
-        if (fwrite(list[k]->bytes, 1, PQ_PAGE, f) != PQ_PAGE) ok = 0;
+        uint8_t word[8];
+        unsigned b;
+        for (b = 0; b < 8; b++) word[b] = (uint8_t)(list[k]->base >> (8 * b));
+        if (fwrite(list[k]->bytes, 1, PQ_PAGE, f) != PQ_PAGE || fwrite(word, 1, 8, a) != 8) ok = 0;
         if (k + 1 == n || list[k + 1]->base != list[k]->base + PQ_PAGE) {
             fprintf(j, "%s{\"vaddr\":%llu,\"size\":%llu,\"offset\":%llu}", start ? "," : "",
                     (unsigned long long)list[start]->base, (unsigned long long)(k + 1 - start) * PQ_PAGE,
@@ -224,6 +232,7 @@ static int pq_write_code(const char *out)
     if (ok) fprintf(j, "]}\n");
     if (f && fclose(f) != 0) ok = 0;
     if (j && fclose(j) != 0) ok = 0;
+    if (a && fclose(a) != 0) ok = 0;
     free(list);
     return ok;
 }
