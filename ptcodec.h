@@ -32,7 +32,7 @@
        public only so that they can live anywhere; use their functions.
      - Sizes on x86-64: ptc_clock about 62 KiB (it holds PTC_CLOCK_WINDOW
        items: keep it off the stack), ptc_events about 33 KiB (likewise,
-       PTC_EVENTS_WINDOW), ptc_model 2.7 KiB, ptc_conform 560 bytes,
+       PTC_EVENTS_WINDOW), ptc_model 2.7 KiB, ptc_flow 816 bytes, ptc_conform 560 bytes,
        ptc_decoder 128 bytes.
      - Bad input is never an abort or an assert: every function returns a
        status with a name (ptc_status_name).
@@ -104,12 +104,14 @@
      9.       Control flow               9.1 x86 instructions:
                                          ptc_x86_decode(), ptc_x86_insn,
                                          PTC_X86_CLASS_LIST; 9.2 memory
-                                         images: ptc_image, ptc_image_add*()
+                                         images: ptc_image, ptc_image_add*();
+                                         9.3 the flow decoder: ptc_flow,
+                                         ptc_flow_next()
    (SPEC.md's part 8, fuzzing other decoders, is harness/ and fuzz/, not
    this header.)
    Private names say their part: ptc__byte_ and ptc__math_ (0), ptc__pkt_,
    ptc__dec_, ptc__enc_, ptc__str_, ptc__bat_ (1), ptc__clk_ (3), ptc__ev_ (3.13), ptc__nav_ (4),
-   ptc__mdl_ (5), ptc__perf_ (6), ptc__conf_ (7), ptc__x86_ (9.1), ptc__img_ (9.2).
+   ptc__mdl_ (5), ptc__perf_ (6), ptc__conf_ (7), ptc__x86_ (9.1), ptc__img_ (9.2), ptc__flow_ (9.3).
 */
 #ifndef PTCODEC_H_INCLUDED
 #define PTCODEC_H_INCLUDED
@@ -2505,7 +2507,7 @@ typedef struct ptc_flow_insn {
     uint8_t flags;     /* PTC_FLOW_* */
 } ptc_flow_insn;
 
-/* All fields are private. About 1.2 KiB. */
+/* All fields are private. 816 bytes on x86-64. */
 typedef struct ptc_flow {
     ptc_decoder dec;
     const ptc_image *image;

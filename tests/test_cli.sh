@@ -666,5 +666,28 @@ else
   echo "skip - check_perf_data_no_trace: shared/pt-traces-timed is not there"
 fi
 
+# --insn (SPEC.md 9.4): the code is required and every image option names
+# what it cannot use; a trace of hand-assembled code gives its flow
+"$b/ptgen" --mix all --bytes 2000 --seed 3 -o "$tmp/insn.pt"
+printf '\353\376' > "$tmp/loop.bin"
+insn_refuses() { # name needle args...
+  n=$1; needle=$2; shift 2
+  "$b/ptdump" "$@" > /dev/null 2> "$tmp/err"; st=$?
+  if [ $st = 2 ] && grep -q -- "$needle" "$tmp/err"; then pass "insn_refuses_$n"
+  else fail "insn_refuses_$n" "status $st: $(head -c 300 "$tmp/err")"; fi
+}
+insn_refuses no_code "--insn needs the code" --insn "$tmp/insn.pt"
+insn_refuses image_without_insn "which is not given" --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt"
+insn_refuses image_without_address "FILE:ADDR" --insn --image "$tmp/loop.bin" "$tmp/insn.pt"
+insn_refuses missing_file "cannot read $tmp/nothere.addr" --insn --pagecache "$tmp/nothere" "$tmp/insn.pt"
+insn_refuses bad_elf "bad_image" --insn --elf "$tmp/loop.bin" "$tmp/insn.pt"
+insn_refuses with_time "does not go with --time" --insn --time --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt"
+insn_refuses bad_address "is not a whole number" --insn --image "$tmp/loop.bin:12zz" "$tmp/insn.pt"
+# ptgen's packets over code that is one JMP to itself: the flow stops with a
+# named error or at the end, never hangs (timeout), and prints only IPs and errors
+timeout 20 "$b/ptdump" --insn --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt" > "$tmp/insn.out" 2>&1; st=$?
+if [ $st -le 1 ] && ! grep -qv '^[0-9a-f]\{16\}$\|^\[error: [a-z_]*: offset [0-9]*, ip [0-9a-f]\{16\}\]$' "$tmp/insn.out"; then pass insn_any_trace_ends
+else fail insn_any_trace_ends "status $st: $(grep -v '^[0-9a-f]\{16\}$' "$tmp/insn.out" | head -3)"; fi
+
 # the exit status says what the lines said
 [ ! -s "$tmp/failures" ]

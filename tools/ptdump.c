@@ -51,8 +51,8 @@ static const char usage_head[] =
 static char usage[sizeof usage_head + 4096];
 static const char usage_tail[] =
     "  --insn      the instructions the trace ran (SPEC.md 9.4), from the code\n"
-    "              the image options below give: one IP a line (as ptxed\n"
-    "              --no-inst prints them), and a line for each error\n"
+    "              the image options below give: one IP a line (as libipt's\n"
+    "              ptxed prints them without disassembly), a line per error\n"
     IMAGEOPTS_USAGE
     "  -j N        decode a raw trace file on N threads (1 to 256; default: the\n"
     "              cores); the output is the same. --time and --check, standard\n"
