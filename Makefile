@@ -182,7 +182,7 @@ LIBIPT22_DIR := $(BUILD)/libipt-2.2
 LIBIPT22 := $(LIBIPT22_DIR)/b/lib/libipt.so
 ifneq ($(LIBIPT22_TAR),)
 ifneq ($(shell command -v cmake 2>/dev/null),)
-TEST_PROGRAMS += $(BUILD)/test/clang/test_conform_libipt22 $(BUILD)/test/clang/timecmp22
+TEST_PROGRAMS += $(BUILD)/test/clang/test_conform_libipt22 $(BUILD)/test/clang/timecmp22 $(BUILD)/test/clang/test_flow22
 # and fuzz_libipt22's and fuzz_libipt22_time's corpora replayed against it (tests/run.sh)
 LIBIPT22_REPLAY := $(BUILD)/replay/fuzz_libipt22 $(BUILD)/replay/fuzz_libipt22_time
 endif
@@ -280,6 +280,11 @@ $(BUILD)/oracles/fuzz_x86: fuzz/fuzz_x86.c fuzz/replay.c $(HDR) $(FUZZHDR) $(IMP
 
 $(BUILD)/libfuzzer/fuzz_x86: fuzz/fuzz_x86.c $(HDR) $(FUZZHDR) $(IMPL_FUZZER) $(call X86_ILD,fuzz) | $(BUILD)/libfuzzer
 	$(CLANG) $(FUZZERFLAGS) $(X86_ORACLE_FLAGS) -o $@ $< $(call linked,,$(IMPL_FUZZER)) $(call X86_ILD,fuzz) $(X86_ORACLE_LIBS)
+
+# the flow decoder against libipt 2.2's instruction flow decoder too
+$(BUILD)/test/clang/test_flow22: tests/test_flow.c $(HDR) $(TESTHDR) $(LIBIPT22) $(IMPL_CLANG) | $(BUILD)/test/clang
+	$(CLANG) $(TESTCFLAGS) -DTEST_FLOW_LIBIPT -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< $(call linked,,$(IMPL_CLANG)) \
+	  -L$(LIBIPT22_DIR)/b/lib -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
 # the time accuracy comparison, sanitized, for make check (make bench runs the -O2 one);
 # timecmp22 the same against libipt 2.2's query decoder
