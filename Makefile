@@ -423,6 +423,11 @@ $(BUILD)/bench_decode_libipt22: bench/bench_decode.c bench/encgen.h $(HDR) harne
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -pthread -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
+# the flow decoder against libipt's instruction flow decoder on libxdc's traces
+$(BUILD)/bench_flow: bench/bench_flow.c $(HDR) harness/util.h | $(BUILD)
+	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $< -lipt
+SHARED_DIR := $(firstword $(foreach d,$(PTCODEC_SHARED) ../shared /work/shared,$(wildcard $(d)/flow)))
+
 $(BUILD)/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $<
 
@@ -437,7 +442,7 @@ TIMECMP22 := $(if $(BENCH22),$(BUILD)/timecmp22)
 # the model's clock settings by libipt's names (ptsim's defaults), for its traces
 BENCH_MODEL_CLOCK := --mtc-freq 3 --nom-freq 24 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 200 --cyc-thresh 0
 bench: deps
-	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/timecmp $(BENCH22) $(TIMECMP22) \
+	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/bench_flow $(BUILD)/timecmp $(BENCH22) $(TIMECMP22) \
 	  $(BUILD)/ptdump $(BUILD)/ptgen $(BUILD)/ptsim
 	@$(BUILD)/bench_decode
 	@echo
@@ -453,6 +458,7 @@ bench: deps
 	@$(if $(BENCH22),$(BENCH22) && echo && $(if $(REAL_TRACE),$(BENCH22) --stream $(REAL_TRACE) && echo,true),echo "libipt 2.2: ../shared/reference/libipt-2.2.tar.gz or cmake missing, its rows skipped")
 	@$(BUILD)/bench_model
 	@echo
+	@$(if $(SHARED_DIR),$(BUILD)/bench_flow $(dir $(SHARED_DIR)) && echo,echo "bench_flow: ../shared/flow not found, skipped")
 	@$(BUILD)/timecmp --real-clocks --check
 	@$(if $(TIMECMP22),echo && $(TIMECMP22) --encoder-only --whole-only --no-perf,echo "timecmp against libipt 2.2: its tarball or cmake missing, skipped")
 
