@@ -10758,7 +10758,7 @@ static void ptc__flow_forget(ptc_flow *f)
 }
 
 /* A PSB+: its MODE.Exec and its FUP (tracing is on at that IP), up to its
-   PSBEND. */
+   PSBEND. Without a FUP tracing is off there. */
 static ptc_status ptc__flow_psb(ptc_flow *f)
 {
     ptc_item it;
@@ -10769,7 +10769,9 @@ static ptc_status ptc__flow_psb(ptc_flow *f)
         if (it.error != PTC_OK) return it.error;
         f->last_offset = it.offset;
         switch (it.pkt.type) {
-        case PTC_PSBEND: return PTC_OK;
+        case PTC_PSBEND:
+            if (!f->ahead.have) f->at.enabled = 0;
+            return PTC_OK;
         case PTC_MODE_EXEC:
             f->ahead.mode = ptc__flow_mode_of(&it.pkt);
             f->ahead.have_mode = 1;
