@@ -2388,7 +2388,7 @@ typedef enum ptc_x86_mode { PTC_X86_16 = 16, PTC_X86_32 = 32, PTC_X86_64 = 64 } 
     X(PTC_X86_MOV_CR3,  "mov_cr3",  "MOV to CR3: a new address space (a PIP)") \
     X(PTC_X86_VMPTRLD,  "vmptrld",  "VMPTRLD: a new current VMCS (a VMCS packet)") \
     X(PTC_X86_TSX,      "tsx",      "XBEGIN, XEND, XABORT: a transaction begins, commits or aborts (MODE.TSX)") \
-    X(PTC_X86_REP,      "rep",      "a string instruction with REP, REPE or REPNE: it may run again at the same IP")
+    X(PTC_X86_REP,      "rep",      "a string instruction (or VIA PadLock's) with REP, REPE or REPNE: it may run again at the same IP")
 
 typedef enum ptc_x86_class {
 #define PTC__X(e, n, w) e,
@@ -10470,6 +10470,7 @@ static ptc_x86_class ptc__x86_classify(const ptc__x86_cursor *c)
     if (in->map != 1) return PTC_X86_OTHER;
     if (op >= 0x80 && op <= 0x8F) return PTC_X86_JCC;
     switch (op) {
+    case 0xA6: case 0xA7: return c->rep == 0xF3 ? PTC_X86_REP : PTC_X86_OTHER; /* VIA PadLock's REP XSHA*, XCRYPT* */
     case 0x05: case 0x34: return PTC_X86_SYSCALL;
     case 0x07: case 0x35: return PTC_X86_SYSRET;
     case 0x22: return reg == 3 && !c->rex_r ? PTC_X86_MOV_CR3 : PTC_X86_OTHER;
