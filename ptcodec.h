@@ -10908,22 +10908,20 @@ static int ptc__flow_tnt_bit(ptc_flow *f, int *pgd)
     return -1;
 }
 
-/* Where an indirect branch or a far transfer went: its TIP (then 1), or a
-   TIP.PGD (tracing stopped there: 0). NO_TIP for anything else. */
-static ptc_status ptc__flow_tip(ptc_flow *f, int *went)
+/* Where an indirect branch or a far transfer went: its TIP, or a TIP.PGD
+   (tracing stopped there). NO_TIP for anything else. */
+static ptc_status ptc__flow_tip(ptc_flow *f)
 {
     if (f->tnt.count || !f->ahead.have) return PTC_ERR_NO_TIP;
     switch (f->ahead.item.pkt.type) {
     case PTC_TIP:
         if (!f->ahead.item.ip_known) return PTC_ERR_NO_TIP;
         ptc__flow_take_ip(f);
-        *went = 1;
         return PTC_OK;
     case PTC_TIP_PGD:
         f->ahead.have = 0;
         f->ahead.have_mode = 0;
         f->at.enabled = 0;
-        *went = 0;
         return PTC_OK;
     default: return PTC_ERR_NO_TIP;
     }
@@ -10933,7 +10931,7 @@ static ptc_status ptc__flow_tip(ptc_flow *f, int *went)
 static ptc_status ptc__flow_step(ptc_flow *f, const ptc_x86_insn *in)
 {
     uint64_t next = in->ip + in->size;
-    int bit, pgd, went;
+    int bit, pgd;
     ptc_status st;
     switch ((ptc_x86_class)in->iclass) {
     case PTC_X86_JCC:
@@ -10976,7 +10974,7 @@ static ptc_status ptc__flow_step(ptc_flow *f, const ptc_x86_insn *in)
         return PTC_OK;
     }
     if (!f->tnt.count && (st = ptc__flow_fill(f)) != PTC_OK) return st == PTC_END ? PTC_ERR_NO_TIP : st;
-    return ptc__flow_tip(f, &went);
+    return ptc__flow_tip(f);
 }
 
 /* Before the instruction at the current IP: a FUP held for this IP is an
@@ -10985,7 +10983,6 @@ static ptc_status ptc__flow_step(ptc_flow *f, const ptc_x86_insn *in)
    where it is: nothing happens). Returns 1 when one was taken. */
 static int ptc__flow_event_here(ptc_flow *f, ptc_status *st)
 {
-    int went;
     *st = PTC_OK;
     if (!f->ahead.have || f->ahead.item.pkt.type != PTC_FUP || f->ahead.item.ip != f->at.ip) return 0;
     f->ahead.have = 0;
@@ -10995,7 +10992,7 @@ static int ptc__flow_event_here(ptc_flow *f, ptc_status *st)
         if (*st == PTC_END) *st = PTC_ERR_NO_TIP;
         return 1;
     }
-    *st = ptc__flow_tip(f, &went);
+    *st = ptc__flow_tip(f);
     return 1;
 }
 
