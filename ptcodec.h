@@ -11055,8 +11055,10 @@ PTCDEF ptc_status ptc_flow_next(ptc_flow *f, ptc_flow_insn *insn)
         if (!f->tnt.count) {
             st = ptc__flow_fill(f);
             /* no packet left: the flow ends here, as ptxed's does */
-            if (st == PTC_END) f->at.finished = 1;
-            if (st == PTC_END) return PTC_END;
+            if (st == PTC_END) {
+                f->at.finished = 1;
+                return PTC_END;
+            }
             if (st != PTC_OK) return ptc__flow_fail(f, insn, st);
         }
         if (f->ahead.have && f->ahead.item.pkt.type == PTC_OVF) {
