@@ -106,12 +106,15 @@
                                          PTC_X86_CLASS_LIST; 9.2 memory
                                          images: ptc_image, ptc_image_add*();
                                          9.3 the flow decoder: ptc_flow,
-                                         ptc_flow_next()
+                                         ptc_flow_next(), ptc_flow_next_block(),
+                                         ptc_flow_cache; 9.5 coverage:
+                                         ptc_coverage_flow(),
+                                         ptc_coverage_packets()
    (SPEC.md's part 8, fuzzing other decoders, is harness/ and fuzz/, not
    this header.)
    Private names say their part: ptc__byte_ and ptc__math_ (0), ptc__pkt_,
    ptc__dec_, ptc__enc_, ptc__str_, ptc__bat_ (1), ptc__clk_ (3), ptc__ev_ (3.13), ptc__nav_ (4),
-   ptc__mdl_ (5), ptc__perf_ (6), ptc__conf_ (7), ptc__x86_ (9.1), ptc__img_ (9.2), ptc__flow_ (9.3).
+   ptc__mdl_ (5), ptc__perf_ (6), ptc__conf_ (7), ptc__x86_ (9.1), ptc__img_ (9.2), ptc__flow_ (9.3), ptc__cov_ (9.5).
 */
 #ifndef PTCODEC_H_INCLUDED
 #define PTCODEC_H_INCLUDED
@@ -2507,7 +2510,58 @@ typedef struct ptc_flow_insn {
     uint8_t flags;     /* PTC_FLOW_* */
 } ptc_flow_insn;
 
-/* All fields are private. 816 bytes on x86-64. */
+/* A basic block: instructions that run one after another with no packet
+   between them, the last one the first that may change the flow (any
+   class but `other`), or the 16th, or the one before an asynchronous
+   event's IP, an undecodable instruction, or where tracing stops. */
+#define PTC_FLOW_BLOCK_MAX 16
+
+/* One block the trace says ran. Instruction k (0-based) is at ip plus the
+   sizes of those before it; its size is bits 4k+3:4k of sizes. All but the
+   last are of class `other`. */
+typedef struct ptc_flow_block {
+    uint64_t ip;       /* its first instruction */
+    uint64_t end_ip;   /* its last instruction */
+    uint64_t offset;   /* the stream offset of the last packet read before it */
+    uint64_t sizes;    /* 4 bits an instruction */
+    uint8_t count;     /* instructions, 1..PTC_FLOW_BLOCK_MAX */
+    uint8_t end_class; /* the last instruction's ptc_x86_class */
+    uint8_t mode;      /* ptc_x86_mode */
+    uint8_t flags;     /* PTC_FLOW_RESUMED: its first instruction is the first
+                          after tracing started or resumed */
+} ptc_flow_block;
+
+/* A block the cache keeps (its fields are private): where it starts, its
+   sizes, its last instruction's offset from ip, class and direct target.
+   32 bytes. */
+typedef struct ptc_flow_cached_block {
+    uint64_t ip, target, sizes;
+    uint32_t stamp;
+    uint8_t count, end_class, mode, last;
+} ptc_flow_cached_block;
+
+/* The caller's block cache: decoded blocks by address and mode, kept
+   across decoders and decodes of the same image, so that a trace decoded
+   again costs a lookup a block. All fields but the counters are private. */
+typedef struct ptc_flow_cache {
+    ptc_flow_cached_block *blocks; /* the caller's, a power of two of them */
+    size_t mask;
+    const ptc_image *image;        /* the image, and its generation, they were read from */
+    uint64_t fingerprint;          /* of the image's sections: another image at the same address */
+    uint32_t generation, stamp;    /* a block is valid when its stamp is the cache's */
+    uint64_t hits, misses;         /* lookups that found their block, and that decoded it */
+} ptc_flow_cache;
+
+/* A cache over storage[0..count): count a power of two, at least 2 (else
+   PTC_ERR_BAD_ARGUMENT). It empties itself when a decoder takes it for
+   another image, or for one whose sections (their addresses, sizes and
+   bytes pointers) changed, and when the image changes under it. The bytes themselves, and
+   what a read callback gives, are taken to stay the same:
+   ptc_flow_cache_clear when they change. */
+PTCDEF ptc_status ptc_flow_cache_init(ptc_flow_cache *cache, ptc_flow_cached_block *storage, size_t count);
+PTCDEF void ptc_flow_cache_clear(ptc_flow_cache *cache);
+
+/* All fields are private. 904 bytes on x86-64. */
 typedef struct ptc_flow {
     ptc_decoder dec;
     const ptc_image *image;
@@ -2525,6 +2579,8 @@ typedef struct ptc_flow {
     struct { ptc_status status; uint64_t ip, offset; } error; /* to report at the next call */
     struct { uint64_t ip, packets; uint32_t power, steps; } loop; /* Brent's cycle finder over packet-free runs */
     uint64_t packets;                                        /* TNT bits and packets used so far */
+    ptc_flow_cache *cache;                                   /* may be NULL */
+    struct { ptc_flow_cached_block now; uint64_t ip, offset; uint8_t given, flags; } block; /* the block being given */
 } ptc_flow;
 
 /* A flow decoder over the trace in buf[0..len) (SPEC 9.3) and the code in
@@ -2537,6 +2593,48 @@ PTCDEF ptc_status ptc_flow_init(ptc_flow *f, const ptc_trace_config *trace, cons
    names where the packets and the code part: insn->ip and insn->offset say
    where; the decoder goes on from the next PSB+. */
 PTCDEF ptc_status ptc_flow_next(ptc_flow *f, ptc_flow_insn *insn);
+/* The next block, in *block: the same instructions ptc_flow_next gives, a
+   block at a time, with the same errors (block->ip says where). The two
+   may be mixed: a block then starts at the next instruction not given. */
+PTCDEF ptc_status ptc_flow_next_block(ptc_flow *f, ptc_flow_block *block);
+/* Decodes blocks through cache from now on (NULL: without one). A cache may
+   serve any number of decoders in turn over the same image. */
+PTCDEF void ptc_flow_use_cache(ptc_flow *f, ptc_flow_cache *cache);
+
+/* ===================================================================== */
+/* 9.5 Coverage                                                           */
+/* ===================================================================== */
+
+/* An edge map for coverage-guided fuzzing, AFL's kind: a byte a slot, the
+   slot of an edge from `from` to `to` ptc_coverage_slot's, its count
+   saturating at 255. All fields are the caller's to read. */
+typedef struct ptc_coverage {
+    uint8_t *map;     /* the caller's, size bytes; counts are added to what is there */
+    size_t mask;      /* size - 1 */
+    uint64_t edges;   /* edges counted */
+    uint64_t errors;  /* errors met (the decoder went on after each) */
+    ptc_status first_error;
+    uint64_t last;    /* private: where the last edge went */
+} ptc_coverage;
+
+/* A map of size bytes (a power of two, else PTC_ERR_BAD_ARGUMENT); the map
+   is not cleared. */
+PTCDEF ptc_status ptc_coverage_init(ptc_coverage *cov, uint8_t *map, size_t size);
+/* The slot of the edge from -> to (SPEC 9.5): with m(x) the high 32 bits
+   of x * 0x9E3779B97F4A7C15 (mod 2^64), (m(to) ^ (m(from) >> 1)) & mask. */
+PTCDEF size_t ptc_coverage_slot(uint64_t from, uint64_t to, size_t mask);
+/* Every edge of the flow decoder's blocks, to the end of its trace: from
+   the instruction that changed the flow (a branch, or the last one before
+   an asynchronous event) to where execution went; from 0 where tracing
+   started or resumed. PTC_OK, or the first error the flow decoder met
+   (all are counted in errors, and decoding goes on). */
+PTCDEF ptc_status ptc_coverage_flow(ptc_coverage *cov, ptc_flow *f);
+/* Edges without an image, from the packets alone: from the IP of the last
+   IP packet (0 at the start and after an OVF) to each TIP's, TIP.PGE's,
+   TIP.PGD's and FUP's IP, and to each TNT packet's bits (1 << count |
+   bits, with bit 63 set). PTC_OK, or the first error of the stream
+   decoder (the rest counted in errors). */
+PTCDEF ptc_status ptc_coverage_packets(ptc_coverage *cov, const ptc_trace_config *trace, const uint8_t *buf, size_t len);
 
 #endif /* PTCODEC_NO_FLOW */
 
@@ -10884,16 +10982,6 @@ static ptc_status ptc__flow_resume(ptc_flow *f)
     return PTC_OK;
 }
 
-/* The error that stops the flow here: tracing is lost until a PSB+. */
-static ptc_status ptc__flow_fail(ptc_flow *f, ptc_flow_insn *insn, ptc_status st)
-{
-    insn->ip = f->at.ip;
-    insn->offset = f->last_offset;
-    ptc__flow_forget(f);
-    f->at.lost = 1;
-    return st;
-}
-
 /* A conditional branch's bit, or a compressed RET's: 1 taken, 0 not, -1
    none (*pgd set when a TIP.PGD stands there: tracing stopped at it). */
 static int ptc__flow_tnt_bit(ptc_flow *f, int *pgd)
@@ -11030,36 +11118,23 @@ PTCDEF ptc_status ptc_flow_init(ptc_flow *f, const ptc_trace_config *trace, cons
     return PTC_OK;
 }
 
-PTCDEF ptc_status ptc_flow_next(ptc_flow *f, ptc_flow_insn *insn)
+/* Before a block: tracing is on and the packets that steer it are read;
+   an OVF, a TIP.PGE, or an event at the current IP is taken. PTC_END (and
+   the flow finished) when no packet is left. */
+static ptc_status ptc__flow_ready(ptc_flow *f)
 {
-    uint8_t code[15];
-    ptc_x86_insn in;
     ptc_status st;
-    size_t n;
-    if (!f || !insn) return PTC_ERR_BAD_ARGUMENT;
-    memset(insn, 0, sizeof *insn);
-    if (f->at.finished) return PTC_END;
-    if (f->error.status != PTC_OK) {
-        st = f->error.status;
-        insn->ip = f->error.ip;
-        insn->offset = f->error.offset;
-        f->error.status = PTC_OK;
-        return st;
-    }
     for (;;) {
         if (!f->at.enabled) {
             st = ptc__flow_resume(f);
             if (st == PTC_END) f->at.finished = 1;
-            if (st != PTC_OK) return st == PTC_END ? st : ptc__flow_fail(f, insn, st);
+            if (st != PTC_OK) return st;
         }
         if (!f->tnt.count) {
             st = ptc__flow_fill(f);
             /* no packet left: the flow ends here, as ptxed's does */
-            if (st == PTC_END) {
-                f->at.finished = 1;
-                return PTC_END;
-            }
-            if (st != PTC_OK) return ptc__flow_fail(f, insn, st);
+            if (st == PTC_END) f->at.finished = 1;
+            if (st != PTC_OK) return st;
         }
         if (f->ahead.have && f->ahead.item.pkt.type == PTC_OVF) {
             ptc__flow_forget(f);
@@ -11079,32 +11154,354 @@ PTCDEF ptc_status ptc_flow_next(ptc_flow *f, ptc_flow_insn *insn)
             continue;
         }
         if (!f->tnt.count && ptc__flow_event_here(f, &st)) {
-            if (st != PTC_OK) return ptc__flow_fail(f, insn, st);
+            if (st != PTC_OK) return st;
             continue;
         }
-        break;
+        return PTC_OK;
     }
-    if (ptc__flow_loops(f)) return ptc__flow_fail(f, insn, PTC_ERR_LOOP);
-    n = ptc_image_read(f->image, f->at.ip, code, sizeof code);
-    st = n ? ptc_x86_decode(code, n, (ptc_x86_mode)f->at.mode, f->at.ip, &in) : PTC_ERR_NO_CODE;
-    if (st == PTC_ERR_CUT_INSN) st = PTC_ERR_NO_CODE;
-    if (st != PTC_OK) return ptc__flow_fail(f, insn, st);
-    insn->ip = in.ip;
-    insn->size = in.size;
-    insn->iclass = in.iclass;
-    insn->mode = in.mode;
-    insn->flags = (uint8_t)(f->at.resumed ? PTC_FLOW_RESUMED : 0);
-    insn->offset = f->last_offset;
+}
+
+/* The block at ip in mode, decoded: up to PTC_FLOW_BLOCK_MAX instructions,
+   the last the first of a class other than `other`, or the last before
+   one that cannot be decoded. The error of the first when none can. */
+static ptc_status ptc__flow_decode_block(const ptc_image *img, uint64_t ip, uint8_t mode, ptc_flow_cached_block *b)
+{
+    uint8_t code[15];
+    ptc_x86_insn in;
+    ptc_status st = PTC_OK;
+    memset(b, 0, sizeof *b);
+    b->ip = ip;
+    b->mode = mode;
+    while (b->count < PTC_FLOW_BLOCK_MAX) {
+        size_t n = ptc_image_read(img, ip, code, sizeof code);
+        st = n ? ptc_x86_decode(code, n, (ptc_x86_mode)mode, ip, &in) : PTC_ERR_NO_CODE;
+        if (st == PTC_ERR_CUT_INSN) st = PTC_ERR_NO_CODE;
+        if (st != PTC_OK) break;
+        b->sizes |= (uint64_t)in.size << (4 * b->count);
+        b->last = (uint8_t)(ip - b->ip);
+        b->count++;
+        b->end_class = in.iclass;
+        b->target = in.target;
+        if (in.iclass != PTC_X86_OTHER) break;
+        ip += in.size;
+    }
+    return b->count ? PTC_OK : st;
+}
+
+/* What tells an image's sections from another's: a hash of each one's
+   address, size and bytes pointer, and of the callback's context. */
+static uint64_t ptc__flow_fingerprint(const ptc_image *img)
+{
+    uint64_t h = 0xCBF29CE484222325ull ^ (uint64_t)(uintptr_t)img->ctx ^ (img->read ? 1u : 0u);
+    size_t i;
+    for (i = 0; i < img->count; i++) {
+        const ptc_image_section *s = &img->sections[i];
+        h = (h ^ s->base) * 0x100000001B3ull;
+        h = (h ^ s->size) * 0x100000001B3ull;
+        h = (h ^ (uint64_t)(uintptr_t)s->bytes) * 0x100000001B3ull;
+    }
+    return h;
+}
+
+/* The cache is for img from now on: emptied unless it was for the same
+   sections. */
+static void ptc__flow_cache_take(ptc_flow_cache *c, const ptc_image *img)
+{
+    uint64_t fingerprint = ptc__flow_fingerprint(img);
+    if (c->image != img || c->generation != img->generation || c->fingerprint != fingerprint) ptc_flow_cache_clear(c);
+    c->image = img;
+    c->generation = img->generation;
+    c->fingerprint = fingerprint;
+}
+
+/* The slot of the block at ip: the multiplicative hash's high bits. */
+static size_t ptc__flow_slot(const ptc_flow_cache *c, uint64_t ip)
+{
+    return (size_t)((ip * 0x9E3779B97F4A7C15ull) >> 32) & c->mask;
+}
+
+/* The block at the current IP, from the cache when one is used and holds
+   it, else decoded (and kept there). */
+static ptc_status ptc__flow_block_at(ptc_flow *f, ptc_flow_cached_block *b)
+{
+    ptc_flow_cache *c = f->cache;
+    ptc_flow_cached_block *set;
+    ptc_status st;
+    int way;
+    if (!c) return ptc__flow_decode_block(f->image, f->at.ip, f->at.mode, b);
+    if (c->image != f->image || c->generation != f->image->generation) ptc__flow_cache_take(c, f->image);
+    /* two ways a set: a block found in the second moves to the first, a
+       new one goes to the first and pushes the first to the second, so
+       two blocks that hash alike (a loop's two ends) both stay */
+    set = &c->blocks[ptc__flow_slot(c, f->at.ip) & ~(size_t)1];
+    for (way = 0; way < 2; way++) {
+        if (set[way].stamp == c->stamp && set[way].ip == f->at.ip && set[way].mode == f->at.mode) {
+            c->hits++;
+            *b = set[way];
+            if (way) {
+                set[1] = set[0];
+                set[0] = *b;
+            }
+            return PTC_OK;
+        }
+    }
+    c->misses++;
+    st = ptc__flow_decode_block(f->image, f->at.ip, f->at.mode, b);
+    if (st != PTC_OK) return st;
+    b->stamp = c->stamp;
+    set[1] = set[0];
+    set[0] = *b;
+    return PTC_OK;
+}
+
+/* A FUP held for an IP inside the block (with no TNT bit left, the packets
+   stay as they are until the block's end) is an event there: the block
+   ends at the instruction before it. */
+static void ptc__flow_cut_at_event(const ptc_flow *f, ptc_flow_cached_block *b)
+{
+    uint64_t ip = b->ip;
+    unsigned k;
+    if (f->tnt.count || !f->ahead.have || f->ahead.item.pkt.type != PTC_FUP) return;
+    for (k = 1; k < b->count; k++) {
+        ip += (b->sizes >> (4 * (k - 1))) & 15;
+        if (ip == f->ahead.item.ip) {
+            b->count = (uint8_t)k;
+            b->last = (uint8_t)(ip - b->ip - ((b->sizes >> (4 * (k - 1))) & 15));
+            b->sizes &= ((uint64_t)1 << (4 * k)) - 1;
+            b->end_class = PTC_X86_OTHER;
+            b->target = 0;
+            return;
+        }
+    }
+}
+
+/* The next block starts at the current IP: f->block holds it. */
+static ptc_status ptc__flow_start_block(ptc_flow *f)
+{
+    ptc_status st = ptc__flow_ready(f);
+    if (st != PTC_OK) return st;
+    if (ptc__flow_loops(f)) return PTC_ERR_LOOP;
+    st = ptc__flow_block_at(f, &f->block.now);
+    if (st != PTC_OK) return st;
+    ptc__flow_cut_at_event(f, &f->block.now);
+    f->block.ip = f->at.ip;
+    f->block.given = 0;
+    f->block.offset = f->last_offset;
+    f->block.flags = (uint8_t)(f->at.resumed ? PTC_FLOW_RESUMED : 0);
     f->at.resumed = 0;
+    return PTC_OK;
+}
+
+/* The block's last instruction, at ip, was given: where it went, by the
+   packets. An error waits for the next call (the instruction ran; where
+   it went the trace cannot say). */
+static void ptc__flow_end_block(ptc_flow *f, uint64_t ip)
+{
+    const ptc_flow_cached_block *b = &f->block.now;
+    ptc_x86_insn in;
+    ptc_status st;
+    in.ip = ip;
+    in.size = (uint8_t)((b->sizes >> (4 * (b->count - 1))) & 15);
+    in.iclass = b->end_class;
+    in.target = b->target;
     st = ptc__flow_step(f, &in);
-    if (st != PTC_OK) { /* it ran; where it went, the trace cannot say: next call */
+    if (st != PTC_OK) {
         f->error.status = st;
-        f->error.ip = in.ip;
+        f->error.ip = ip;
         f->error.offset = f->last_offset;
         ptc__flow_forget(f);
         f->at.lost = 1;
     }
+}
+
+/* Common to both calls: the end, an error waiting, or the next block
+   started when the last is all given. PTC_OK when an instruction is
+   there to give; else the status, with where in *ip and *offset. */
+static ptc_status ptc__flow_before(ptc_flow *f, uint64_t *ip, uint64_t *offset)
+{
+    ptc_status st;
+    if (f->at.finished) return PTC_END;
+    if (f->error.status != PTC_OK) {
+        st = f->error.status;
+        *ip = f->error.ip;
+        *offset = f->error.offset;
+        f->error.status = PTC_OK;
+        return st;
+    }
+    if (f->block.given < f->block.now.count) return PTC_OK;
+    st = ptc__flow_start_block(f);
+    if (st != PTC_OK && st != PTC_END) {
+        *ip = f->at.ip;
+        *offset = f->last_offset;
+        ptc__flow_forget(f);
+        f->at.lost = 1;
+    }
+    return st;
+}
+
+PTCDEF ptc_status ptc_flow_next(ptc_flow *f, ptc_flow_insn *insn)
+{
+    const ptc_flow_cached_block *b;
+    unsigned k;
+    ptc_status st;
+    if (!f || !insn) return PTC_ERR_BAD_ARGUMENT;
+    memset(insn, 0, sizeof *insn);
+    st = ptc__flow_before(f, &insn->ip, &insn->offset);
+    if (st != PTC_OK) return st;
+    b = &f->block.now;
+    k = f->block.given++;
+    insn->ip = f->block.ip;
+    insn->offset = f->block.offset;
+    insn->size = (uint8_t)((b->sizes >> (4 * k)) & 15);
+    insn->mode = b->mode;
+    insn->flags = (uint8_t)(k ? 0 : f->block.flags);
+    insn->iclass = (uint8_t)(k + 1u == b->count ? b->end_class : (uint8_t)PTC_X86_OTHER);
+    f->block.ip += insn->size;
+    if (k + 1u == b->count) ptc__flow_end_block(f, insn->ip);
     return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_flow_next_block(ptc_flow *f, ptc_flow_block *block)
+{
+    const ptc_flow_cached_block *b;
+    unsigned k, left;
+    ptc_status st;
+    if (!f || !block) return PTC_ERR_BAD_ARGUMENT;
+    memset(block, 0, sizeof *block);
+    st = ptc__flow_before(f, &block->ip, &block->offset);
+    if (st != PTC_OK) return st;
+    b = &f->block.now;
+    k = f->block.given;
+    left = b->count - k;
+    block->ip = f->block.ip;
+    block->offset = f->block.offset;
+    block->sizes = b->sizes >> (4 * k);
+    block->count = (uint8_t)left;
+    block->end_ip = b->ip + b->last;
+    block->end_class = b->end_class;
+    block->mode = b->mode;
+    block->flags = (uint8_t)(k ? 0 : f->block.flags);
+    f->block.given = b->count;
+    f->block.ip = block->end_ip + ((block->sizes >> (4 * (left - 1))) & 15);
+    ptc__flow_end_block(f, block->end_ip);
+    return PTC_OK;
+}
+
+PTCDEF void ptc_flow_use_cache(ptc_flow *f, ptc_flow_cache *cache)
+{
+    if (!f) return;
+    f->cache = cache;
+    if (cache && cache->blocks) ptc__flow_cache_take(cache, f->image);
+}
+
+PTCDEF ptc_status ptc_flow_cache_init(ptc_flow_cache *cache, ptc_flow_cached_block *storage, size_t count)
+{
+    if (!cache || !storage || count < 2 || (count & (count - 1))) return PTC_ERR_BAD_ARGUMENT;
+    memset(cache, 0, sizeof *cache);
+    memset(storage, 0, count * sizeof *storage);
+    cache->blocks = storage;
+    cache->mask = count - 1;
+    cache->stamp = 1;
+    return PTC_OK;
+}
+
+PTCDEF void ptc_flow_cache_clear(ptc_flow_cache *cache)
+{
+    if (!cache || !cache->blocks) return;
+    /* a new stamp makes every block stale; when it wraps, they are wiped */
+    if (++cache->stamp == 0) {
+        memset(cache->blocks, 0, (cache->mask + 1) * sizeof *cache->blocks);
+        cache->stamp = 1;
+    }
+}
+
+/* ---- 9.5 Coverage ------------------------------------------------------ */
+
+PTCDEF ptc_status ptc_coverage_init(ptc_coverage *cov, uint8_t *map, size_t size)
+{
+    if (!cov || !map || !size || (size & (size - 1))) return PTC_ERR_BAD_ARGUMENT;
+    memset(cov, 0, sizeof *cov);
+    cov->map = map;
+    cov->mask = size - 1;
+    return PTC_OK;
+}
+
+static uint64_t ptc__cov_mix(uint64_t x)
+{
+    return (x * 0x9E3779B97F4A7C15ull) >> 32;
+}
+
+PTCDEF size_t ptc_coverage_slot(uint64_t from, uint64_t to, size_t mask)
+{
+    return (size_t)((ptc__cov_mix(to) ^ (ptc__cov_mix(from) >> 1)) & mask);
+}
+
+static void ptc__cov_count(ptc_coverage *cov, uint64_t from, uint64_t to)
+{
+    uint8_t *slot = &cov->map[ptc_coverage_slot(from, to, cov->mask)];
+    *slot = (uint8_t)(*slot + (*slot != 0xFF));
+    cov->edges++;
+}
+
+static void ptc__cov_error(ptc_coverage *cov, ptc_status st)
+{
+    if (!cov->errors++) cov->first_error = st;
+}
+
+PTCDEF ptc_status ptc_coverage_flow(ptc_coverage *cov, ptc_flow *f)
+{
+    ptc_flow_block b;
+    ptc_status st;
+    /* where the last block ended: its last instruction, and the next one
+       when the flow did not change there (a block of 16, or one cut short) */
+    uint64_t from = 0, straight_on = 0;
+    int flowed = 0;
+    if (!cov || !cov->map || !f) return PTC_ERR_BAD_ARGUMENT;
+    while ((st = ptc_flow_next_block(f, &b)) != PTC_END) {
+        if (st != PTC_OK) {
+            ptc__cov_error(cov, st);
+            from = 0;
+            flowed = 0;
+            continue;
+        }
+        if (b.flags & PTC_FLOW_RESUMED) ptc__cov_count(cov, 0, b.ip);
+        else if (flowed || b.ip != straight_on) ptc__cov_count(cov, from, b.ip);
+        from = b.end_ip;
+        straight_on = b.end_ip + ((b.sizes >> (4 * (b.count - 1u))) & 15);
+        flowed = b.end_class != PTC_X86_OTHER;
+    }
+    return cov->errors ? cov->first_error : PTC_OK;
+}
+
+PTCDEF ptc_status ptc_coverage_packets(ptc_coverage *cov, const ptc_trace_config *trace, const uint8_t *buf, size_t len)
+{
+    ptc_decoder dec;
+    ptc_item it;
+    ptc_status st;
+    uint64_t last = 0;
+    if (!cov || !cov->map || (!buf && len)) return PTC_ERR_BAD_ARGUMENT;
+    if (trace && ptc_trace_config_error(trace)) return PTC_ERR_BAD_CONFIG;
+    ptc_decoder_init_buffer(&dec, trace ? ptc_errata_decode_flags(trace->errata) : 0, buf, len);
+    while ((st = ptc_decoder_next(&dec, &it)) == PTC_OK) {
+        if (it.error != PTC_OK) {
+            ptc__cov_error(cov, it.error);
+            continue;
+        }
+        switch (it.pkt.type) {
+        case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_FUP:
+            if (!it.ip_known) break;
+            ptc__cov_count(cov, last, it.ip);
+            last = it.ip;
+            break;
+        case PTC_TNT8: case PTC_TNT64:
+            ptc__cov_count(cov, last, (uint64_t)1 << 63 | (uint64_t)1 << it.pkt.u.tnt.count | it.pkt.u.tnt.bits);
+            break;
+        case PTC_OVF: last = 0; break;
+        default: break;
+        }
+    }
+    if (st != PTC_END) ptc__cov_error(cov, st);
+    return cov->errors ? cov->first_error : PTC_OK;
 }
 
 #endif /* PTCODEC_NO_FLOW */

@@ -12,7 +12,12 @@
      the corpus);
    - every instruction handed out is in the image: its bytes decode, in
      its mode, to its size and class;
-   - ptc_flow_next after PTC_END is PTC_END again. */
+   - ptc_flow_next after PTC_END is PTC_END again;
+   - blocks (ptc_flow_next_block through a cache of 8 blocks, which the
+     code's blocks push each other out of) give the same instructions, with
+     the same statuses, as ptc_flow_next without a cache;
+   - coverage (SPEC 9.5), from the flow and from the packets, returns the
+     first error it counted, and sets no more slots than it counts edges. */
 #include "../ptcodec.h"
 #include "fuzz_helpers.h"
 
@@ -29,9 +34,82 @@ static int allowed(ptc_status st)
     }
 }
 
+/* The next instruction of a block decoder: the held block's next one, or
+   the first of the next block. */
+typedef struct by_blocks {
+    ptc_flow flow;
+    ptc_flow_block block;
+    unsigned given;
+    uint64_t ip;
+} by_blocks;
+
+static ptc_status next_by_blocks(by_blocks *b, ptc_flow_insn *insn)
+{
+    memset(insn, 0, sizeof *insn);
+    if (b->given >= b->block.count) {
+        ptc_status st = ptc_flow_next_block(&b->flow, &b->block);
+        b->given = 0;
+        b->ip = b->block.ip;
+        if (st != PTC_OK) {
+            insn->ip = b->block.ip;
+            insn->offset = b->block.offset;
+            b->block.count = 0;
+            return st;
+        }
+        FUZZ_ASSERT(b->block.count >= 1 && b->block.count <= PTC_FLOW_BLOCK_MAX, "a block of %u", b->block.count);
+    }
+    insn->ip = b->ip;
+    insn->offset = b->block.offset;
+    insn->size = (uint8_t)((b->block.sizes >> (4 * b->given)) & 15);
+    insn->mode = b->block.mode;
+    insn->flags = (uint8_t)(b->given ? 0 : b->block.flags);
+    insn->iclass = (uint8_t)(b->given + 1u == b->block.count ? b->block.end_class : (uint8_t)PTC_X86_OTHER);
+    if (b->given + 1u == b->block.count)
+        FUZZ_ASSERT(b->ip == b->block.end_ip, "end_ip %llx, the sizes say %llx", (unsigned long long)b->block.end_ip,
+                    (unsigned long long)b->ip);
+    b->ip += insn->size;
+    b->given++;
+    return PTC_OK;
+}
+
+static void coverage_holds(const ptc_image *img, const uint8_t *trace, size_t n)
+{
+    static uint8_t map[256];
+    static ptc_flow flow;
+    ptc_flow_cached_block blocks[8];
+    ptc_flow_cache cache;
+    ptc_coverage cov;
+    ptc_status st;
+    size_t i, set;
+    int pass;
+    for (pass = 0; pass < 2; pass++) {
+        memset(map, 0, sizeof map);
+        FUZZ_ASSERT(ptc_coverage_init(&cov, map, sizeof map) == PTC_OK, "coverage init");
+        if (pass == 0) {
+            FUZZ_ASSERT(ptc_flow_init(&flow, NULL, img, trace, n) == PTC_OK, "init");
+            FUZZ_ASSERT(ptc_flow_cache_init(&cache, blocks, 8) == PTC_OK, "cache init");
+            ptc_flow_use_cache(&flow, &cache);
+            st = ptc_coverage_flow(&cov, &flow);
+        } else {
+            st = ptc_coverage_packets(&cov, NULL, trace, n);
+        }
+        FUZZ_ASSERT(allowed(st) && st != PTC_END, "coverage: status %s", ptc_status_name(st));
+        FUZZ_ASSERT((st == PTC_OK) == (cov.errors == 0) && (st == PTC_OK || st == cov.first_error), "coverage: %s, %llu errors",
+                    ptc_status_name(st), (unsigned long long)cov.errors);
+        for (i = 0, set = 0; i < sizeof map; i++) set += map[i] != 0;
+        FUZZ_ASSERT(set <= cov.edges && (set > 0) == (cov.edges > 0), "coverage: %zu slots set by %llu edges", set,
+                    (unsigned long long)cov.edges);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static ptc_flow flow;
+    static by_blocks blocks;
+    ptc_flow_cached_block cached[8];
+    ptc_flow_cache cache;
+    ptc_flow_insn other;
+    ptc_status other_st;
     ptc_image_section storage[2];
     ptc_image img;
     fuzz_input in;
@@ -48,7 +126,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_image_init(&img, storage, 2);
     FUZZ_ASSERT(ptc_image_add(&img, base, data, code_size) == PTC_OK, "the image");
     FUZZ_ASSERT(ptc_flow_init(&flow, NULL, &img, data + code_size, in.size - code_size) == PTC_OK, "init");
-    while ((st = ptc_flow_next(&flow, &insn)) != PTC_END && count < 200000) {
+    memset(&blocks, 0, sizeof blocks);
+    FUZZ_ASSERT(ptc_flow_init(&blocks.flow, NULL, &img, data + code_size, in.size - code_size) == PTC_OK, "init");
+    FUZZ_ASSERT(ptc_flow_cache_init(&cache, cached, 8) == PTC_OK, "cache init");
+    ptc_flow_use_cache(&blocks.flow, &cache);
+    for (;;) {
+        st = ptc_flow_next(&flow, &insn);
+        other_st = next_by_blocks(&blocks, &other);
+        FUZZ_ASSERT(st == other_st && insn.ip == other.ip && insn.offset == other.offset && insn.size == other.size &&
+                        insn.iclass == other.iclass && insn.mode == other.mode && insn.flags == other.flags,
+                    "instruction %llu: %s at %llx, by blocks %s at %llx", (unsigned long long)count, ptc_status_name(st),
+                    (unsigned long long)insn.ip, ptc_status_name(other_st), (unsigned long long)other.ip);
+        if (st == PTC_END || count >= 200000) break;
         count++;
         FUZZ_ASSERT(allowed(st), "status %s", ptc_status_name(st));
         if (st == PTC_OK) {
@@ -63,5 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     if (st == PTC_END) FUZZ_ASSERT(ptc_flow_next(&flow, &insn) == PTC_END, "after the end");
+    /* a run the cap did not stop: coverage over it is bounded too */
+    if (st == PTC_END) coverage_holds(&img, data + code_size, in.size - code_size);
     return 0;
 }

@@ -677,7 +677,7 @@ insn_refuses() { # name needle args...
   else fail "insn_refuses_$n" "status $st: $(head -c 300 "$tmp/err")"; fi
 }
 insn_refuses no_code "--insn needs the code" --insn "$tmp/insn.pt"
-insn_refuses image_without_insn "which is not given" --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt"
+insn_refuses image_without_insn "none of which is given" --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt"
 insn_refuses image_without_address "FILE:ADDR" --insn --image "$tmp/loop.bin" "$tmp/insn.pt"
 insn_refuses missing_file "cannot read $tmp/nothere.addr" --insn --pagecache "$tmp/nothere" "$tmp/insn.pt"
 insn_refuses bad_elf "bad_image" --insn --elf "$tmp/loop.bin" "$tmp/insn.pt"
@@ -688,6 +688,30 @@ insn_refuses bad_address "is not a whole number" --insn --image "$tmp/loop.bin:1
 timeout 20 "$b/ptdump" --insn --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt" > "$tmp/insn.out" 2>&1; st=$?
 if [ $st -le 1 ] && ! grep -qv '^[0-9a-f]\{16\}$\|^\[error: [a-z_]*: offset [0-9]*, ip [0-9a-f]\{16\}\]$' "$tmp/insn.out"; then pass insn_any_trace_ends
 else fail insn_any_trace_ends "status $st: $(grep -v '^[0-9a-f]\{16\}$' "$tmp/insn.out" | head -3)"; fi
+# --blocks prints what --insn prints; --coverage (SPEC.md 9.5) writes a
+# map of --map-size bytes, from the flow with an image, else the packets
+insn_refuses blocks_no_code "--blocks needs the code" --blocks "$tmp/insn.pt"
+insn_refuses one_listing "one listing at a time" --insn --blocks --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt"
+insn_refuses coverage_with_insn "does not go with --insn" --insn --coverage "$tmp/map" --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt"
+insn_refuses coverage_with_check "does not go with --check" --coverage "$tmp/map" --check "$tmp/insn.pt"
+insn_refuses map_size_alone "which is not given" --map-size 1024 "$tmp/insn.pt"
+insn_refuses map_size_odd "a power of two" --coverage "$tmp/map" --map-size 1000 "$tmp/insn.pt"
+insn_refuses map_size_zero "a power of two" --coverage "$tmp/map" --map-size 0 "$tmp/insn.pt"
+insn_refuses coverage_unwritable "cannot write $tmp/no/map" --coverage "$tmp/no/map" "$tmp/insn.pt"
+insn_refuses coverage_no_value "--coverage" "$tmp/insn.pt" --coverage
+timeout 20 "$b/ptdump" --blocks --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt" > "$tmp/blocks.out" 2>&1
+if cmp -s "$tmp/insn.out" "$tmp/blocks.out"; then pass blocks_print_what_insn_prints
+else fail blocks_print_what_insn_prints "$(diff "$tmp/insn.out" "$tmp/blocks.out" | head -3)"; fi
+for from in packets flow; do
+  rm -f "$tmp/map"
+  if [ $from = flow ]; then set -- --image "$tmp/loop.bin:0x1000"; else set --; fi
+  "$b/ptdump" --coverage "$tmp/map" --map-size 4096 "$@" "$tmp/insn.pt" > "$tmp/cov.out" 2>&1; st=$?
+  edges=$(sed -n 's/^coverage (the [a-z]*): \([0-9]*\) edges, \([0-9]*\) of 4096 slots set, .*/\1 \2/p' "$tmp/cov.out")
+  set_slots=$(od -An -v -tu1 "$tmp/map" 2>/dev/null | tr -s ' ' '\n' | grep -c '^[1-9]')
+  if [ $st -le 1 ] && [ "$(wc -c < "$tmp/map")" = 4096 ] && [ -n "$edges" ] && [ "${edges#* }" = "$set_slots" ] &&
+     [ "${edges% *}" -ge "$set_slots" ]; then pass "coverage_from_the_$from"
+  else fail "coverage_from_the_$from" "status $st, '$edges', $set_slots slots set: $(head -c 300 "$tmp/cov.out")"; fi
+done
 
 # the exit status says what the lines said
 [ ! -s "$tmp/failures" ]

@@ -413,6 +413,181 @@ static void the_flow_of_libxdcs_traces(void)
 #endif
 }
 
+/* A flow decoder given out one instruction at a time three ways: by
+   ptc_flow_next, by ptc_flow_next_block's blocks taken apart, or by both
+   in turn. */
+typedef struct flow_way {
+    ptc_flow flow;
+    enum { BY_INSN, BY_BLOCK, BY_BOTH } by;
+    ptc_flow_block block;
+    unsigned given, calls;
+} flow_way;
+
+static ptc_status flow_way_next(flow_way *w, ptc_flow_insn *in)
+{
+    ptc_status st;
+    if (w->by == BY_INSN || (w->by == BY_BOTH && w->given >= w->block.count && w->calls++ % 2)) {
+        w->given = w->block.count = 0;
+        return ptc_flow_next(&w->flow, in);
+    }
+    if (w->given >= w->block.count) {
+        w->given = 0;
+        st = ptc_flow_next_block(&w->flow, &w->block);
+        if (st != PTC_OK) {
+            memset(in, 0, sizeof *in);
+            in->ip = w->block.ip;
+            in->offset = w->block.offset;
+            w->block.count = 0;
+            return st;
+        }
+        CHECK(w->block.count >= 1 && w->block.count <= PTC_FLOW_BLOCK_MAX);
+    }
+    memset(in, 0, sizeof *in);
+    {
+        unsigned k = w->given++, j;
+        uint64_t ip = w->block.ip;
+        for (j = 0; j < k; j++) ip += (w->block.sizes >> (4 * j)) & 15;
+        in->ip = ip;
+        in->size = (uint8_t)((w->block.sizes >> (4 * k)) & 15);
+        in->iclass = (uint8_t)(k + 1u == w->block.count ? w->block.end_class : PTC_X86_OTHER);
+        in->mode = w->block.mode;
+        in->offset = w->block.offset;
+        in->flags = (uint8_t)(k ? 0 : w->block.flags);
+        if (k + 1u == w->block.count) CHECK(ip == w->block.end_ip, "end_ip %llx, the sizes say %llx",
+                                            (unsigned long long)w->block.end_ip, (unsigned long long)ip);
+    }
+    return PTC_OK;
+}
+
+/* One way against ptc_flow_next without a cache, in lockstep: the same
+   statuses and instructions, field by field. Returns the instructions. */
+static uint64_t flow_ways_agree(const char *name, const char *what, flow_way *w, const ptc_image *img, const uint8_t *trace,
+                                size_t n)
+{
+    static ptc_flow plain;
+    ptc_flow_insn a, b;
+    ptc_status sa, sb;
+    uint64_t k = 0;
+    CHECK(ptc_flow_init(&plain, NULL, img, trace, n) == PTC_OK);
+    do {
+        sa = ptc_flow_next(&plain, &a);
+        sb = flow_way_next(w, &b);
+        if (sa != sb || a.ip != b.ip || a.offset != b.offset || a.size != b.size || a.iclass != b.iclass ||
+            a.mode != b.mode || a.flags != b.flags) {
+            CHECK(0, "%s, %s: instruction %llu: %s at %llx (size %u, class %u, flags %u) against %s at %llx (size %u, "
+                  "class %u, flags %u)", name, what, (unsigned long long)k, ptc_status_name(sa), (unsigned long long)a.ip,
+                  a.size, a.iclass, a.flags, ptc_status_name(sb), (unsigned long long)b.ip, b.size, b.iclass, b.flags);
+            return k;
+        }
+        k++;
+    } while (sa != PTC_END);
+    return k - 1;
+}
+
+/* On libxdc's traces: blocks, blocks and instructions in turn, and the
+   instructions through a cache (cold, warm, and one too small for the
+   code, so that blocks push each other out) give what ptc_flow_next gives
+   without a cache; an image that changes empties the cache. */
+static void blocks_and_caches_give_the_same_flow(void)
+{
+    const char *shared = testlib_shared_dir();
+    static ptc_flow_cached_block big[1 << 16], small[64];
+    static flow_way w;
+    ptc_flow_cache cache, tiny;
+    size_t i, done = 0;
+    if (!shared) SKIP("../shared is not here");
+    CHECK(ptc_flow_cache_init(&cache, big, 1 << 16) == PTC_OK);
+    CHECK(ptc_flow_cache_init(&tiny, small, 64) == PTC_OK);
+    CHECK(ptc_flow_cache_init(&tiny, small, 48) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_flow_cache_init(&tiny, small, 0) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_flow_cache_init(&tiny, small, 64) == PTC_OK);
+    for (i = 0; i < sizeof libxdc_pairs / sizeof libxdc_pairs[0]; i++) {
+        const struct libxdc_pair *p = &libxdc_pairs[i];
+        static ptc_image_section storage[1024];
+        ptc_image img;
+        unsigned char *trace = NULL, *addr = NULL, *dump = NULL;
+        size_t n = 0;
+        uint64_t k, hits, misses;
+        ptc_image_init(&img, storage, 1024);
+        if (load_libxdc_pair(shared, p->trace, p->image, &trace, &n, &addr, &dump, &img)) {
+            memset(&w, 0, sizeof w);
+            w.by = BY_BLOCK;
+            CHECK(ptc_flow_init(&w.flow, NULL, &img, trace, n) == PTC_OK);
+            ptc_flow_use_cache(&w.flow, &tiny);
+            k = flow_ways_agree(p->trace, "blocks, a cache of 64", &w, &img, trace, n);
+            if (n > (1u << 20)) { /* qemu_trace1's 9.6 M instructions: one way is enough */
+                printf("  %s: %llu instructions the same by blocks\n", p->trace, (unsigned long long)k);
+                done++;
+                free(trace);
+                free(addr);
+                free(dump);
+                continue;
+            }
+            memset(&w, 0, sizeof w);
+            w.by = BY_BLOCK;
+            CHECK(ptc_flow_init(&w.flow, NULL, &img, trace, n) == PTC_OK);
+            flow_ways_agree(p->trace, "blocks", &w, &img, trace, n);
+            memset(&w, 0, sizeof w);
+            w.by = BY_BOTH;
+            CHECK(ptc_flow_init(&w.flow, NULL, &img, trace, n) == PTC_OK);
+            ptc_flow_use_cache(&w.flow, &cache);
+            flow_ways_agree(p->trace, "blocks and instructions, cold cache", &w, &img, trace, n);
+            hits = cache.hits;
+            misses = cache.misses;
+            memset(&w, 0, sizeof w);
+            w.by = BY_INSN;
+            CHECK(ptc_flow_init(&w.flow, NULL, &img, trace, n) == PTC_OK);
+            ptc_flow_use_cache(&w.flow, &cache);
+            flow_ways_agree(p->trace, "instructions, warm cache", &w, &img, trace, n);
+            /* the warm decode decodes only what pushed each other out */
+            CHECK(cache.misses - misses < (cache.hits - hits) / 100 + 64, "%s: warm: %llu misses, %llu hits", p->trace,
+                  (unsigned long long)(cache.misses - misses), (unsigned long long)(cache.hits - hits));
+            printf("  %s: %llu instructions the same four ways; warm: %llu lookups, %llu decoded\n", p->trace,
+                   (unsigned long long)k, (unsigned long long)(cache.hits - hits),
+                   (unsigned long long)(cache.misses - misses));
+            done++;
+        }
+        free(trace);
+        free(addr);
+        free(dump);
+    }
+    if (!done) SKIP("libxdc's traces are not in %s", shared);
+}
+
+/* A cache is emptied when its image changes: the same address then holds
+   other code, and the blocks are decoded anew. */
+static void a_changed_image_empties_the_cache(void)
+{
+    /* PSB, PSBEND; TIP.PGE 0x1000; TNT 1,0 ; TIP.PGD */
+    static const uint8_t trace[] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+                                     0x02, 0x82, 0x02, 0x23, 0x71, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                     0x0A, 0x01 };
+    /* at 0x1000: nop; jz +0 (to 0x1003); jz +0; ret  */
+    static uint8_t code_a[] = { 0x90, 0x74, 0x00, 0x74, 0x00, 0xC3 };
+    /* at 0x1000: nop; nop; jz +0; jz +0; ret */
+    static uint8_t code_b[] = { 0x90, 0x90, 0x74, 0x00, 0x74, 0x00, 0xC3 };
+    ptc_image_section storage[4];
+    ptc_flow_cached_block blocks[16];
+    ptc_flow_cache cache;
+    ptc_image img;
+    static flow_way w;
+    ptc_image_init(&img, storage, 4);
+    CHECK(ptc_image_add(&img, 0x1000, code_a, sizeof code_a) == PTC_OK);
+    CHECK(ptc_flow_cache_init(&cache, blocks, 16) == PTC_OK);
+    memset(&w, 0, sizeof w);
+    w.by = BY_BLOCK;
+    CHECK(ptc_flow_init(&w.flow, NULL, &img, trace, sizeof trace) == PTC_OK);
+    ptc_flow_use_cache(&w.flow, &cache);
+    CHECK(flow_ways_agree("hand-made", "code a", &w, &img, trace, sizeof trace) >= 3);
+    CHECK(cache.misses > 0);
+    CHECK(ptc_image_add(&img, 0x1000, code_b, sizeof code_b) == PTC_OK);
+    memset(&w, 0, sizeof w);
+    w.by = BY_BLOCK;
+    CHECK(ptc_flow_init(&w.flow, NULL, &img, trace, sizeof trace) == PTC_OK);
+    ptc_flow_use_cache(&w.flow, &cache);
+    CHECK(flow_ways_agree("hand-made", "code b", &w, &img, trace, sizeof trace) >= 3);
+}
+
 int main(void)
 {
     RUN(a_later_section_replaces_what_it_overlaps);
@@ -422,5 +597,7 @@ int main(void)
     RUN(pagecache_rules);
     RUN(the_shared_pagecaches_read_back);
     RUN(the_flow_of_libxdcs_traces);
+    RUN(blocks_and_caches_give_the_same_flow);
+    RUN(a_changed_image_empties_the_cache);
     TESTLIB_EXIT();
 }

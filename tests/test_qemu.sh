@@ -56,7 +56,8 @@ record() {
 }
 
 # flow_is_every_instruction LABEL TRACE INSNS: ptdump --insn (SPEC 9.4) over
-# the plugin's page cache gives exactly the instructions QEMU ran. The -O2
+# the plugin's page cache gives exactly the instructions QEMU ran, and
+# --blocks (through the block cache, SPEC 9.3) the same lines. The -O2
 # build: under the sanitizers the 40 runs took 235 s more than the rest of
 # this script (tests/test_flow and fuzz_flow's replay run the flow decoder
 # under them)
@@ -66,6 +67,9 @@ flow_is_every_instruction() {
   fi
   if ! sed 's/^0*//' "$tmp/flow" | cmp -s - "$3"; then
     fail "qemu_ptcodec_flow_is_every_instruction: $1"; sed 's/^0*//' "$tmp/flow" | diff - "$3" | head -6; return 1
+  fi
+  if ! "$b/ptdump" --blocks --pagecache "$tmp/p.pt.code" "$2" | cmp -s - "$tmp/flow"; then
+    fail "qemu_ptcodec_flow_is_every_instruction: $1: --blocks prints other lines than --insn"; return 1
   fi
   return 0
 }

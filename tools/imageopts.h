@@ -1,4 +1,5 @@
-/* imageopts.h - the memory image options of ptdump --insn (SPEC 9.4):
+/* imageopts.h - the memory image options of ptdump --insn, --blocks and
+   --coverage (SPEC 9.4):
    --image FILE:ADDR, --elf FILE[:BASE], --pagecache PREFIX, in the order
    given (a later one replaces what it overlaps). The files are read
    whole and kept for the image's life; a file that cannot be read or
@@ -25,11 +26,12 @@ typedef struct image_options {
 } image_options;
 
 #define IMAGEOPTS_USAGE \
-    "  --image FILE:ADDR  FILE's bytes are the code at ADDR (for --insn)\n" \
+    "  the code, for --insn, --blocks and --coverage:\n" \
+    "  --image FILE:ADDR  FILE's bytes are the code at ADDR\n" \
     "  --elf FILE[:BASE]  FILE's PT_LOAD segments at their addresses, or moved\n" \
-    "              so that the lowest starts at BASE, as ptxed --elf (for --insn)\n" \
+    "              so that the lowest starts at BASE, as ptxed --elf\n" \
     "  --pagecache PREFIX  libxdc's page cache PREFIX.addr and PREFIX.dump (the\n" \
-    "              QEMU plugin writes OUT.code.addr and .dump) (for --insn)\n"
+    "              QEMU plugin writes OUT.code.addr and .dump)\n"
 
 UTIL_FN void imageopts_init(image_options *o)
 {

@@ -53,6 +53,12 @@ static const char usage_tail[] =
     "  --insn      the instructions the trace ran (SPEC.md 9.4), from the code\n"
     "              the image options below give: one IP a line (as libipt's\n"
     "              ptxed prints them without disassembly), a line per error\n"
+    "  --blocks    the same lines, decoded a basic block at a time through a\n"
+    "              block cache (SPEC.md 9.3)\n"
+    "  --coverage MAP  write the trace's edges to the file MAP, a byte a slot as\n"
+    "              AFL's (SPEC.md 9.5): from the flow with the image options,\n"
+    "              else from the packets alone; says how many\n"
+    "  --map-size N  MAP's size in bytes, a power of two (default 65536)\n"
     IMAGEOPTS_USAGE
     "  -j N        decode a raw trace file on N threads (1 to 256; default: the\n"
     "              cores); the output is the same. --time and --check, standard\n"
@@ -1277,44 +1283,121 @@ static int dump_parallel(printer *pr, unsigned flags, FILE *in, reader *rd, unsi
     return rc;
 }
 
-/* --insn: every instruction the trace ran, one IP a line; an error is a
-   line "[error: NAME: offset N, ip IP]" and the decoder goes on from the
-   next PSB+. Exit status 1 after an error. */
-static int dump_insn(const char *path, const ptc_image *image, unsigned flags)
+/* A raw trace for --insn, --blocks and --coverage, read whole; NULL (said)
+   when it cannot be read, is a perf.data, or --no-sync is given. */
+static unsigned char *read_raw_trace(const char *path, const char *option, unsigned flags, size_t *n)
 {
-    static ptc_flow flow;
-    ptc_flow_insn in;
-    ptc_status st;
-    size_t n = 0;
-    int errors = 0;
-    unsigned char *trace = util_read_file(path, &n);
+    unsigned char *trace = util_read_file(path, n);
     if (!trace) {
         fprintf(stderr, "ptdump: cannot read %s\n", path);
-        return 2;
+        return NULL;
     }
-    if (perfaux_is_perf_magic(trace) && n >= 8) {
-        fprintf(stderr, "ptdump: --insn reads a raw trace; %s is a perf.data (its MMAP records are not read yet)\n", path);
+    if (perfaux_is_perf_magic(trace) && *n >= 8) {
+        fprintf(stderr, "ptdump: %s reads a raw trace; %s is a perf.data (its MMAP records are not read yet)\n", option,
+                path);
         free(trace);
-        return 2;
+        return NULL;
     }
     if (flags & PTC_DECODE_NO_SYNC) {
-        fprintf(stderr, "ptdump: --insn starts at the first PSB: it does not go with --no-sync\n");
+        fprintf(stderr, "ptdump: %s starts at the first PSB: it does not go with --no-sync\n", option);
         free(trace);
-        return 2;
+        return NULL;
     }
+    return trace;
+}
+
+static void print_flow_error(ptc_status st, uint64_t offset, uint64_t ip)
+{
+    printf("[error: %s: offset %llu, ip %016llx]\n", ptc_status_name(st), (unsigned long long)offset,
+           (unsigned long long)ip);
+}
+
+/* The blocks --blocks decodes through, and --coverage with an image:
+   2 MiB, the code of a large program. */
+static ptc_flow_cached_block flow_cache_blocks[1 << 16];
+
+/* --insn and --blocks: every instruction the trace ran, one IP a line
+   (--blocks takes them a block at a time, through a block cache: the
+   same lines); an error is a line "[error: NAME: offset N, ip IP]" and
+   the decoder goes on from the next PSB+. Exit status 1 after an error. */
+static int dump_flow(const char *path, const char *option, const ptc_image *image, unsigned flags)
+{
+    static ptc_flow flow;
+    ptc_flow_cache cache;
+    ptc_flow_insn in;
+    ptc_flow_block b;
+    ptc_status st;
+    size_t n = 0;
+    int errors = 0, blocks = strcmp(option, "--blocks") == 0;
+    unsigned char *trace = read_raw_trace(path, option, flags, &n);
+    if (!trace) return 2;
     ptc_flow_init(&flow, NULL, image, trace, n);
-    while ((st = ptc_flow_next(&flow, &in)) != PTC_END) {
-        if (st == PTC_OK) {
-            printf("%016llx\n", (unsigned long long)in.ip);
-        } else {
-            printf("[error: %s: offset %llu, ip %016llx]\n", ptc_status_name(st), (unsigned long long)in.offset,
-                   (unsigned long long)in.ip);
+    if (blocks) {
+        ptc_flow_cache_init(&cache, flow_cache_blocks, sizeof flow_cache_blocks / sizeof flow_cache_blocks[0]);
+        ptc_flow_use_cache(&flow, &cache);
+    }
+    while ((st = blocks ? ptc_flow_next_block(&flow, &b) : ptc_flow_next(&flow, &in)) != PTC_END) {
+        if (st != PTC_OK) {
+            print_flow_error(st, blocks ? b.offset : in.offset, blocks ? b.ip : in.ip);
             errors = 1;
+        } else if (blocks) {
+            uint64_t ip = b.ip;
+            unsigned k;
+            for (k = 0; k < b.count; k++) {
+                printf("%016llx\n", (unsigned long long)ip);
+                ip += (b.sizes >> (4 * k)) & 15;
+            }
+        } else {
+            printf("%016llx\n", (unsigned long long)in.ip);
         }
     }
     free(trace);
     if (fflush(stdout) != 0) return 2;
     return errors;
+}
+
+/* --coverage MAP: the trace's edges counted into a map of map_size bytes
+   (SPEC 9.5), from the flow with an image, else from the packets alone;
+   the map written to MAP and a line said. Exit status 1 after an error. */
+static int dump_coverage(const char *path, const ptc_image *image, const char *map_path, size_t map_size, unsigned flags)
+{
+    static ptc_flow flow;
+    ptc_flow_cache cache;
+    ptc_coverage cov;
+    size_t n = 0, i, set = 0;
+    uint8_t *map = calloc(map_size, 1);
+    unsigned char *trace = read_raw_trace(path, "--coverage", flags, &n);
+    FILE *out;
+    if (!trace || !map) {
+        if (!map) fprintf(stderr, "ptdump: --map-size %zu: out of memory\n", map_size);
+        free(trace);
+        free(map);
+        return 2;
+    }
+    ptc_coverage_init(&cov, map, map_size);
+    if (image) {
+        ptc_flow_init(&flow, NULL, image, trace, n);
+        ptc_flow_cache_init(&cache, flow_cache_blocks, sizeof flow_cache_blocks / sizeof flow_cache_blocks[0]);
+        ptc_flow_use_cache(&flow, &cache);
+        ptc_coverage_flow(&cov, &flow);
+    } else {
+        ptc_coverage_packets(&cov, NULL, trace, n);
+    }
+    free(trace);
+    out = fopen(map_path, "wb");
+    if (!out || fwrite(map, 1, map_size, out) != map_size || fclose(out) != 0) {
+        fprintf(stderr, "ptdump: --coverage: cannot write %s\n", map_path);
+        if (out) fclose(out);
+        free(map);
+        return 2;
+    }
+    for (i = 0; i < map_size; i++) set += map[i] != 0;
+    free(map);
+    printf("coverage (%s): %llu edges, %zu of %zu slots set, %llu errors%s%s\n", image ? "the flow" : "the packets",
+           (unsigned long long)cov.edges, set, map_size, (unsigned long long)cov.errors, cov.errors ? ", the first " : "",
+           cov.errors ? ptc_status_name(cov.first_error) : "");
+    if (fflush(stdout) != 0) return 2;
+    return cov.errors ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -1328,7 +1411,9 @@ int main(int argc, char **argv)
     const char *path = NULL, *config = NULL, *policy = NULL;
     unsigned flags = 0;
     long only_queue = -1;
-    int i, st, timed = 0, from_stdin, rules = 0, insn = 0;
+    int i, st, timed = 0, from_stdin, rules = 0;
+    const char *flow_option = NULL, *coverage = NULL; /* --insn or --blocks; --coverage's MAP */
+    uint64_t map_size = 65536;
     static image_options images;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned jobs = cores < 1 ? 1u : cores > 64 ? 64u : (unsigned)cores; /* -j's default */
@@ -1343,7 +1428,7 @@ int main(int argc, char **argv)
     memset(&opt, 0, sizeof opt);
     imageopts_init(&images);
     for (i = 1; i < argc; i++) {
-        static const char *const with_value[] = { "--config", "--policy", "--cpu", "-j", NULL };
+        static const char *const with_value[] = { "--config", "--policy", "--cpu", "-j", "--coverage", "--map-size", NULL };
         int took = clockopt_take(&opt, argc, argv, &i);
         if (took < 0) return 2;
         if (took) continue;
@@ -1357,7 +1442,21 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--check") == 0) pr.check = 1;
         else if (strcmp(argv[i], "--stats") == 0) pr.stats = 1;
         else if (strcmp(argv[i], "--rules") == 0) rules = 1;
-        else if (strcmp(argv[i], "--insn") == 0) insn = 1;
+        else if (strcmp(argv[i], "--insn") == 0 || strcmp(argv[i], "--blocks") == 0) {
+            if (flow_option && strcmp(flow_option, argv[i]) != 0) {
+                fprintf(stderr, "ptdump: %s and %s: one listing at a time\n", flow_option, argv[i]);
+                return 2;
+            }
+            flow_option = argv[i];
+        }
+        else if (strcmp(argv[i], "--coverage") == 0 && i + 1 < argc) coverage = argv[++i];
+        else if (strcmp(argv[i], "--map-size") == 0 && i + 1 < argc) {
+            if (!util_parse_u64("--map-size", argv[++i], (uint64_t)1 << 30, &map_size)) return 2;
+            if (map_size < 2 || (map_size & (map_size - 1))) {
+                fprintf(stderr, "ptdump: --map-size %s: a power of two from 2 to 2^30\n", argv[i]);
+                return 2;
+            }
+        }
         else if (strcmp(argv[i], "--time") == 0) timed = 1;
         else if (strcmp(argv[i], "--events") == 0) pr.events = 1;
         else if (strcmp(argv[i], "--sideband") == 0) pr.sideband = 1;
@@ -1397,22 +1496,35 @@ int main(int argc, char **argv)
         fprintf(stderr, "ptdump: no FILE given\n%s", usage);
         return 2;
     }
-    if (images.given && !insn) {
-        fprintf(stderr, "ptdump: --image, --elf and --pagecache give the code for --insn, which is not given\n");
+    if (coverage && flow_option) {
+        fprintf(stderr, "ptdump: --coverage writes a map: it does not go with %s\n", flow_option);
         return 2;
     }
-    if (insn) {
+    if (images.given && !flow_option && !coverage) {
+        fprintf(stderr, "ptdump: --image, --elf and --pagecache give the code for --insn, --blocks or --coverage, none "
+                        "of which is given\n");
+        return 2;
+    }
+    if (map_size != 65536 && !coverage) {
+        fprintf(stderr, "ptdump: --map-size is the size of --coverage's map, which is not given\n");
+        return 2;
+    }
+    if (flow_option || coverage) {
+        const char *mine = coverage ? "--coverage" : flow_option;
         const char *other = timed ? "--time" : pr.check ? "--check" : pr.stats ? "--stats" : pr.events ? "--events"
                           : pr.sideband ? "--sideband" : pr.jsonl ? "--jsonl" : config ? "--config" : NULL;
         if (other) {
-            fprintf(stderr, "ptdump: --insn prints instructions: it does not go with %s\n", other);
+            fprintf(stderr, "ptdump: %s %s: it does not go with %s\n", mine,
+                    coverage ? "writes a map" : "prints instructions", other);
             return 2;
         }
-        if (!images.given) {
-            fprintf(stderr, "ptdump: --insn needs the code: --image FILE:ADDR, --elf FILE[:BASE] or --pagecache PREFIX\n");
+        if (flow_option && !images.given) {
+            fprintf(stderr, "ptdump: %s needs the code: --image FILE:ADDR, --elf FILE[:BASE] or --pagecache PREFIX\n",
+                    flow_option);
             return 2;
         }
-        st = dump_insn(path, &images.image, flags);
+        st = coverage ? dump_coverage(path, images.given ? &images.image : NULL, coverage, (size_t)map_size, flags)
+                      : dump_flow(path, flow_option, &images.image, flags);
         imageopts_free(&images);
         return st;
     }
