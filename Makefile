@@ -187,6 +187,9 @@ TEST_PROGRAMS += $(BUILD)/test/clang/test_conform_libipt22 $(BUILD)/test/clang/t
 LIBIPT22_REPLAY := $(BUILD)/replay/fuzz_libipt22 $(BUILD)/replay/fuzz_libipt22_time
 endif
 endif
+ifneq ($(and $(LIBXDC_TAR),$(HAVE_CAPSTONE),$(HAVE_LIBIPT)),)
+TEST_PROGRAMS += $(BUILD)/test/gcc/test_flow_xdc
+endif
 CHECK_BIN := $(TEST_PROGRAMS) $(CHECK_QEMU) $(BENCH_SAN) $(LIBIPT22_REPLAY) $(BUILD)/oracles/fuzz_x86 \
              $(addprefix $(BUILD)/san/,$(TOOLS)) \
              $(addprefix $(BUILD)/replay/,$(FUZZ_TARGETS)) \
@@ -248,6 +251,20 @@ $(LIBIPT22): $(LIBIPT22_TAR) | $(BUILD)
 	rm -rf $(LIBIPT22_DIR) && tar xzf $(LIBIPT22_TAR) -C $(BUILD)
 	cmake -S $(LIBIPT22_DIR) -B $(LIBIPT22_DIR)/b -DCMAKE_BUILD_TYPE=Release -DPTDUMP=ON -DPTTC=ON > $(BUILD)/libipt-2.2.log 2>&1
 	cmake --build $(LIBIPT22_DIR)/b -j2 >> $(BUILD)/libipt-2.2.log 2>&1
+
+# libxdc, the decoder of kAFL and Nyx, built from the shared reference tarball
+# into $(BUILD) with its own flags and Debian's capstone (libcapstone-dev):
+# test_flow_xdc holds ptcodec's coverage edges to its, bench_flow times both
+LIBXDC_TAR := $(firstword $(foreach d,$(PTCODEC_SHARED) ../shared /work/shared,$(wildcard $(d)/reference/libxdc-*.tar.gz)))
+HAVE_CAPSTONE := $(shell test -f /usr/include/capstone/capstone.h && echo yes)
+LIBXDC := $(BUILD)/libxdc/libxdc.a
+$(LIBXDC): $(LIBXDC_TAR) | $(BUILD)
+	rm -rf $(BUILD)/libxdc && tar xzf $(LIBXDC_TAR) -C $(BUILD)
+	$(MAKE) -C $(BUILD)/libxdc libxdc.a > $(BUILD)/libxdc.log 2>&1
+# its objects are gcc's link-time IR (-flto): linked by gcc with -flto
+$(BUILD)/test/gcc/test_flow_xdc: tests/test_flow.c $(HDR) $(TESTHDR) $(LIBXDC) $(IMPL_GCC) | $(BUILD)/test/gcc
+	gcc $(TESTCFLAGS) -DTEST_FLOW_LIBXDC -DTEST_FLOW_LIBIPT -I$(BUILD)/libxdc -o $@ $< $(call linked,,$(IMPL_GCC)) \
+	  -flto $(LIBXDC) -lcapstone -lipt
 
 $(BUILD)/test/clang/test_conform_libipt22: tests/test_conform_libipt.c $(HDR) $(TESTHDR) $(LIBIPT22) $(IMPL_CLANG) | $(BUILD)/test/clang
 	$(CLANG) $(TESTCFLAGS) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< $(call linked,,$(IMPL_CLANG)) -L$(LIBIPT22_DIR)/b/lib \
@@ -423,9 +440,11 @@ $(BUILD)/bench_decode_libipt22: bench/bench_decode.c bench/encgen.h $(HDR) harne
 	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -pthread -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt
 
-# the flow decoder against libipt's instruction flow decoder on libxdc's traces
-$(BUILD)/bench_flow: bench/bench_flow.c $(HDR) harness/util.h | $(BUILD)
-	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $< -lipt
+# the flow decoder against libipt's instruction and block decoders and libxdc
+# on libxdc's traces
+BENCH_XDC := $(if $(and $(LIBXDC_TAR),$(HAVE_CAPSTONE)),yes)
+$(BUILD)/bench_flow: bench/bench_flow.c $(HDR) harness/util.h $(if $(BENCH_XDC),$(LIBXDC)) | $(BUILD)
+	gcc -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $< -lipt $(if $(BENCH_XDC),-DBENCH_FLOW_LIBXDC -I$(BUILD)/libxdc -flto $(LIBXDC) -lcapstone)
 SHARED_DIR := $(firstword $(foreach d,$(PTCODEC_SHARED) ../shared /work/shared,$(wildcard $(d)/flow)))
 
 $(BUILD)/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)

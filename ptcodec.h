@@ -2499,6 +2499,8 @@ PTCDEF size_t ptc_image_read(const ptc_image *img, uint64_t addr, uint8_t *buf, 
 /* ptc_flow_insn.flags */
 #define PTC_FLOW_RESUMED 1u /* the first instruction after tracing started or
                                resumed: a TIP.PGE, a PSB+ after a gap, an OVF */
+#define PTC_FLOW_STOPPED 2u /* (blocks) tracing stopped after the last
+                               instruction: a TIP.PGD */
 
 /* One instruction the trace says ran. */
 typedef struct ptc_flow_insn {
@@ -2522,13 +2524,18 @@ typedef struct ptc_flow_insn {
 typedef struct ptc_flow_block {
     uint64_t ip;       /* its first instruction */
     uint64_t end_ip;   /* its last instruction */
+    uint64_t next_ip;  /* where its last instruction sent execution (an
+                          asynchronous event may take it elsewhere before
+                          the instruction there runs: the next block says);
+                          with PTC_FLOW_STOPPED the TIP.PGD's IP (0 when it
+                          has none); 0 when an error follows */
     uint64_t offset;   /* the stream offset of the last packet read before it */
     uint64_t sizes;    /* 4 bits an instruction */
     uint8_t count;     /* instructions, 1..PTC_FLOW_BLOCK_MAX */
     uint8_t end_class; /* the last instruction's ptc_x86_class */
     uint8_t mode;      /* ptc_x86_mode */
     uint8_t flags;     /* PTC_FLOW_RESUMED: its first instruction is the first
-                          after tracing started or resumed */
+                          after tracing started or resumed; PTC_FLOW_STOPPED */
 } ptc_flow_block;
 
 /* A block the cache keeps (its fields are private): where it starts, its
@@ -2565,7 +2572,10 @@ PTCDEF void ptc_flow_cache_clear(ptc_flow_cache *cache);
 typedef struct ptc_flow {
     ptc_decoder dec;
     const ptc_image *image;
-    struct { uint64_t ip; uint8_t mode, enabled, resumed, lost, after_ovf, ended, finished; } at; /* where execution is */
+    struct {                                                             /* where execution is */
+        uint64_t ip, stopped_at;  /* stopped_at: the TIP.PGD's IP (0 without one) when stopped is set */
+        uint8_t mode, enabled, resumed, stopped, lost, after_ovf, ended, finished;
+    } at;
     struct { uint64_t bits; uint8_t count; } tnt;                           /* TNT bits read, not yet used */
     struct { uint64_t ip[PTC_FLOW_CALL_DEPTH]; uint8_t top, depth; } calls; /* RET compression's calls */
     struct {                                                                 /* the next packet that steers */
@@ -2614,7 +2624,9 @@ typedef struct ptc_coverage {
     uint64_t edges;   /* edges counted */
     uint64_t errors;  /* errors met (the decoder went on after each) */
     ptc_status first_error;
-    uint64_t last;    /* private: where the last edge went */
+    /* may be set after init: called with every edge as it is counted */
+    void (*on_edge)(void *ctx, uint64_t from, uint64_t to);
+    void *ctx;
 } ptc_coverage;
 
 /* A map of size bytes (a power of two, else PTC_ERR_BAD_ARGUMENT); the map
@@ -2624,10 +2636,11 @@ PTCDEF ptc_status ptc_coverage_init(ptc_coverage *cov, uint8_t *map, size_t size
    of x * 0x9E3779B97F4A7C15 (mod 2^64), (m(to) ^ (m(from) >> 1)) & mask. */
 PTCDEF size_t ptc_coverage_slot(uint64_t from, uint64_t to, size_t mask);
 /* Every edge of the flow decoder's blocks, to the end of its trace: from
-   the instruction that changed the flow (a branch, or the last one before
-   an asynchronous event) to where execution went; from 0 where tracing
-   started or resumed. PTC_OK, or the first error the flow decoder met
-   (all are counted in errors, and decoding goes on). */
+   each branch (a conditional one taken or not) to where it went, a TIP.PGD's
+   IP included; from the last instruction before an asynchronous event to
+   where the event sent execution; from 0 to where tracing started or
+   resumed. PTC_OK, or the first error the flow decoder met (all are
+   counted in errors, and decoding goes on). */
 PTCDEF ptc_status ptc_coverage_flow(ptc_coverage *cov, ptc_flow *f);
 /* Edges without an image, from the packets alone: from the IP of the last
    IP packet (0 at the start and after an OVF) to each TIP's, TIP.PGE's,
@@ -10996,6 +11009,15 @@ static int ptc__flow_tnt_bit(ptc_flow *f, int *pgd)
     return -1;
 }
 
+/* The held TIP.PGD is used: tracing stopped, at its IP when it has one. */
+static void ptc__flow_stop(ptc_flow *f)
+{
+    f->ahead.have = 0;
+    f->at.enabled = 0;
+    f->at.stopped = 1;
+    f->at.stopped_at = f->ahead.item.ip_known ? f->ahead.item.ip : 0;
+}
+
 /* Where an indirect branch or a far transfer went: its TIP, or a TIP.PGD
    (tracing stopped there). NO_TIP for anything else. */
 static ptc_status ptc__flow_tip(ptc_flow *f)
@@ -11007,9 +11029,8 @@ static ptc_status ptc__flow_tip(ptc_flow *f)
         ptc__flow_take_ip(f);
         return PTC_OK;
     case PTC_TIP_PGD:
-        f->ahead.have = 0;
+        ptc__flow_stop(f);
         f->ahead.have_mode = 0;
-        f->at.enabled = 0;
         return PTC_OK;
     default: return PTC_ERR_NO_TIP;
     }
@@ -11026,8 +11047,7 @@ static ptc_status ptc__flow_step(ptc_flow *f, const ptc_x86_insn *in)
         if (!f->tnt.count && (st = ptc__flow_fill(f)) != PTC_OK) return st == PTC_END ? PTC_ERR_NO_TNT : st;
         bit = ptc__flow_tnt_bit(f, &pgd);
         if (bit < 0 && pgd) { /* it left the filter: TIP.PGD, with or without its IP */
-            f->ahead.have = 0;
-            f->at.enabled = 0;
+            ptc__flow_stop(f);
             return PTC_OK;
         }
         if (bit < 0) return PTC_ERR_NO_TNT;
@@ -11289,6 +11309,7 @@ static ptc_status ptc__flow_start_block(ptc_flow *f)
     f->block.offset = f->last_offset;
     f->block.flags = (uint8_t)(f->at.resumed ? PTC_FLOW_RESUMED : 0);
     f->at.resumed = 0;
+    f->at.stopped = 0;
     return PTC_OK;
 }
 
@@ -11384,6 +11405,12 @@ PTCDEF ptc_status ptc_flow_next_block(ptc_flow *f, ptc_flow_block *block)
     f->block.given = b->count;
     f->block.ip = block->end_ip + ((block->sizes >> (4 * (left - 1))) & 15);
     ptc__flow_end_block(f, block->end_ip);
+    if (f->at.stopped) {
+        block->flags |= PTC_FLOW_STOPPED;
+        block->next_ip = f->at.stopped_at;
+    } else if (f->error.status == PTC_OK) {
+        block->next_ip = f->at.ip;
+    }
     return PTC_OK;
 }
 
@@ -11441,6 +11468,7 @@ static void ptc__cov_count(ptc_coverage *cov, uint64_t from, uint64_t to)
     uint8_t *slot = &cov->map[ptc_coverage_slot(from, to, cov->mask)];
     *slot = (uint8_t)(*slot + (*slot != 0xFF));
     cov->edges++;
+    if (cov->on_edge) cov->on_edge(cov->ctx, from, to);
 }
 
 static void ptc__cov_error(ptc_coverage *cov, ptc_status st)
@@ -11448,27 +11476,40 @@ static void ptc__cov_error(ptc_coverage *cov, ptc_status st)
     if (!cov->errors++) cov->first_error = st;
 }
 
+/* Whether instructions of this class are branches: the flow goes where
+   the packets or the target say (a JCC's not taken too), not on to the
+   next instruction as for `other`, `rep`, `ptwrite`, ... */
+static int ptc__cov_branches(uint8_t iclass)
+{
+    switch ((ptc_x86_class)iclass) {
+    case PTC_X86_OTHER: case PTC_X86_PTWRITE: case PTC_X86_MOV_CR3: case PTC_X86_VMPTRLD: case PTC_X86_TSX: case PTC_X86_REP:
+        return 0;
+    default: return 1;
+    }
+}
+
 PTCDEF ptc_status ptc_coverage_flow(ptc_coverage *cov, ptc_flow *f)
 {
     ptc_flow_block b;
     ptc_status st;
-    /* where the last block ended: its last instruction, and the next one
-       when the flow did not change there (a block of 16, or one cut short) */
+    /* the block before, when it did not branch: its last instruction and
+       the next one, where execution goes unless an event takes it away */
     uint64_t from = 0, straight_on = 0;
-    int flowed = 0;
+    int fell_through = 0;
     if (!cov || !cov->map || !f) return PTC_ERR_BAD_ARGUMENT;
     while ((st = ptc_flow_next_block(f, &b)) != PTC_END) {
         if (st != PTC_OK) {
             ptc__cov_error(cov, st);
-            from = 0;
-            flowed = 0;
+            fell_through = 0;
             continue;
         }
         if (b.flags & PTC_FLOW_RESUMED) ptc__cov_count(cov, 0, b.ip);
-        else if (flowed || b.ip != straight_on) ptc__cov_count(cov, from, b.ip);
+        else if (fell_through && b.ip != straight_on) ptc__cov_count(cov, from, b.ip); /* an event */
+        /* a branch's edge, a TIP.PGD's IP included: whatever comes next */
+        fell_through = !ptc__cov_branches(b.end_class);
+        if (!fell_through && b.next_ip) ptc__cov_count(cov, b.end_ip, b.next_ip);
         from = b.end_ip;
-        straight_on = b.end_ip + ((b.sizes >> (4 * (b.count - 1u))) & 15);
-        flowed = b.end_class != PTC_X86_OTHER;
+        straight_on = b.next_ip;
     }
     return cov->errors ? cov->first_error : PTC_OK;
 }

@@ -1,17 +1,27 @@
-/* bench_flow - the flow decoder (SPEC.md §9.3) against libipt's instruction
-   flow decoder on libxdc's real traces with their page caches (../shared:
-   pt-traces/ and flow/), one core, best of five decodes of each trace.
-   libipt reads the code from the page cache's dump file, its sections as
-   pt_image_add_file makes them; ptcodec from the same bytes in memory.
+/* bench_flow - the flow decoder (SPEC.md 9.3, 9.5) against libipt's
+   instruction and block decoders and libxdc on libxdc's real traces with
+   their page caches (../shared: pt-traces/ and flow/), one core, best of
+   five decodes of each trace.
      bench_flow SHARED_DIR
-   Prints a table: per trace, instructions, MB/s of trace and millions of
-   instructions a second for each decoder, and ptcodec's ratio. */
+   Two tables. The instruction listing: ptcodec's ptc_flow_next without a
+   cache and through a warm block cache, against libipt 2.0.5's instruction
+   flow decoder (libipt reads the code from the page cache's dump file, its
+   sections as pt_image_add_file makes them). Edges: ptcodec's coverage map
+   (ptc_coverage_flow) cold (a fresh decoder and an empty cache, the
+   first decode) and warm (the cache kept), against libipt's block decoder
+   and libxdc's bitmap, cold (libxdc_init for the decode) and warm (its
+   caches kept). MB/s of trace; where a decoder stops early (libipt on
+   avscript_32), what it decoded counts. Built with -DBENCH_FLOW_LIBXDC
+   (the Makefile does when libxdc's tarball and capstone are there). */
 #define _POSIX_C_SOURCE 200809L
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
 #include "../harness/util.h"
 
 #include <intel-pt.h>
+#ifdef BENCH_FLOW_LIBXDC
+#include <libxdc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,35 +34,110 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static uint64_t ptcodec_once(const ptc_image *img, const uint8_t *trace, size_t n)
+static ptc_flow_cached_block cache_blocks[1 << 16];
+static ptc_flow_cache cache;
+static uint8_t map[1 << 16];
+
+/* ptcodec's instructions; through the cache when it is given */
+static uint64_t ptcodec_insns(const ptc_image *img, const uint8_t *trace, size_t n, ptc_flow_cache *c)
 {
     static ptc_flow flow;
     ptc_flow_insn in;
     ptc_status st;
     uint64_t k = 0;
     ptc_flow_init(&flow, NULL, img, trace, n);
+    ptc_flow_use_cache(&flow, c);
     while ((st = ptc_flow_next(&flow, &in)) != PTC_END) k += st == PTC_OK;
     return k;
 }
 
-/* libipt's sections: the image's, each from its place in the dump file. */
-static uint64_t libipt_once(const ptc_image *img, const uint8_t *dump, const char *dump_path, uint8_t *trace, size_t n)
+/* ptcodec's coverage map; cold: the cache emptied first */
+static uint64_t ptcodec_edges(const ptc_image *img, const uint8_t *trace, size_t n, int cold)
+{
+    static ptc_flow flow;
+    ptc_coverage cov;
+    if (cold) ptc_flow_cache_init(&cache, cache_blocks, sizeof cache_blocks / sizeof cache_blocks[0]);
+    ptc_flow_init(&flow, NULL, img, trace, n);
+    ptc_flow_use_cache(&flow, &cache);
+    ptc_coverage_init(&cov, map, sizeof map);
+    ptc_coverage_flow(&cov, &flow);
+    return cov.edges;
+}
+
+/* libipt's image: the sections, each from its place in the dump file */
+static void libipt_image(struct pt_image *image, const ptc_image *img, const uint8_t *dump, const char *dump_path)
+{
+    size_t i;
+    for (i = 0; i < img->count; i++)
+        pt_image_add_file(image, dump_path, (uint64_t)(img->sections[i].bytes - dump), img->sections[i].size, NULL,
+                          img->sections[i].base);
+}
+
+/* libipt's block decoder: the instructions of its blocks, events taken as
+   they come */
+static uint64_t libipt_blocks(const ptc_image *img, const uint8_t *dump, const char *dump_path, uint8_t *trace, size_t n)
+{
+    struct pt_config cfg;
+    struct pt_block_decoder *dec;
+    uint64_t k = 0;
+    int status;
+    pt_config_init(&cfg);
+    cfg.begin = trace;
+    cfg.end = trace + n;
+    dec = pt_blk_alloc_decoder(&cfg);
+    if (!dec) return 0;
+    libipt_image(pt_blk_get_image(dec), img, dump, dump_path);
+    for (status = pt_blk_sync_forward(dec); status >= 0;) {
+        struct pt_block block;
+        while (status >= 0 && (status & pts_event_pending)) {
+            struct pt_event ev;
+            status = pt_blk_event(dec, &ev, sizeof ev);
+        }
+        if (status < 0) break;
+        status = pt_blk_next(dec, &block, sizeof block);
+        if (status < 0) {
+            if (status == -pte_eos) break;
+            status = pt_blk_sync_forward(dec);
+            continue;
+        }
+        k += block.ninsn;
+    }
+    pt_blk_free_decoder(dec);
+    return k;
+}
+
+#ifdef BENCH_FLOW_LIBXDC
+static const ptc_image *xdc_image;
+static void *xdc_fetch(void *ctx, uint64_t page, bool *found)
+{
+    size_t i;
+    (void)ctx;
+    page &= ~(uint64_t)0xFFF;
+    for (i = 0; i < xdc_image->count; i++) {
+        const ptc_image_section *s = &xdc_image->sections[i];
+        if (s->base <= page && page - s->base < s->size) {
+            *found = true;
+            return (void *)(s->bytes + (page - s->base));
+        }
+    }
+    *found = false;
+    return NULL;
+}
+#endif
+
+/* libipt's instruction flow decoder: the instructions */
+static uint64_t libipt_insns(const ptc_image *img, const uint8_t *dump, const char *dump_path, uint8_t *trace, size_t n)
 {
     struct pt_config cfg;
     struct pt_insn_decoder *dec;
-    struct pt_image *image;
     uint64_t k = 0;
-    size_t i;
     int status;
     pt_config_init(&cfg);
     cfg.begin = trace;
     cfg.end = trace + n;
     dec = pt_insn_alloc_decoder(&cfg);
     if (!dec) return 0;
-    image = pt_insn_get_image(dec);
-    for (i = 0; i < img->count; i++)
-        pt_image_add_file(image, dump_path, (uint64_t)(img->sections[i].bytes - dump), img->sections[i].size, NULL,
-                          img->sections[i].base);
+    libipt_image(pt_insn_get_image(dec), img, dump, dump_path);
     for (status = pt_insn_sync_forward(dec); status >= 0 || status == -pte_nosync;) {
         struct pt_insn insn;
         if (status < 0) break;
@@ -75,32 +160,46 @@ static uint64_t libipt_once(const ptc_image *img, const uint8_t *dump, const cha
     return k;
 }
 
+/* The best of five runs of `what` on one trace, in seconds; *count gets
+   what the last run counted. */
+#define BEST_OF_5(best, count, call)                     \
+    do {                                                  \
+        int r_;                                           \
+        for (r_ = 0, best = 1e30; r_ < 5; r_++) {         \
+            double t0_ = now(), t_;                       \
+            count = (call);                               \
+            t_ = now() - t0_;                             \
+            if (t_ < best) best = t_;                     \
+        }                                                 \
+    } while (0)
+
 int main(int argc, char **argv)
 {
-    static const char *const pairs[][2] = {
-        { "mruby_trace", "mruby__data" }, { "Unzip_trace", "Unzip__data" }, { "foo_trace", "foo__data" },
-        { "qemu_trace1", "qemu__page_cache" }, { "avscript_32_failed_trace_12709_1", "avscript_32__page_cache" },
+    static const struct { const char *trace, *image; uint64_t filter_start, filter_end; } pairs[] = {
+        { "mruby_trace", "mruby__data", 0x400000, 0x4b6000 },
+        { "Unzip_trace", "Unzip__data", 0x400000, 0x427000 },
+        { "foo_trace", "foo__data", 0x7ffff7819000, 0x7ffff79ca000 },
+        { "qemu_trace1", "qemu__page_cache", 0x555555554000, 0x555555d60000 },
+        { "avscript_32_failed_trace_12709_1", "avscript_32__page_cache", 0x1000, 0x7ffffffff000 },
     };
+    static struct { double insn_plain, insn_warm, insn_libipt, cold, warm, blocks, xdc_cold, xdc_warm; uint64_t insns, edges; } row[5];
     size_t p;
     util_prog = "bench_flow";
     if (argc != 2) {
         fprintf(stderr, "usage: bench_flow SHARED_DIR\n");
         return 2;
     }
-    printf("The flow decoder on libxdc's real traces (one core, best of 5): MB/s of trace, millions of instructions a second\n");
-    printf("%-34s %10s | %8s %8s | %8s %8s | %6s\n", "trace", "insns", "ptcodec", "Minsn/s", "libipt", "Minsn/s", "ratio");
     for (p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
         static ptc_image_section storage[4096];
         char tp[600], ap[600], dp[600];
         size_t tn = 0, an = 0, dn = 0;
         unsigned char *t, *a, *d;
         ptc_image img;
-        double best_p = 1e30, best_l = 1e30;
-        uint64_t kp = 0, kl = 0;
-        int r;
-        snprintf(tp, sizeof tp, "%s/pt-traces/libxdc_experiments__%s.pt", argv[1], pairs[p][0]);
-        snprintf(ap, sizeof ap, "%s/flow/%s.addr", argv[1], pairs[p][1]);
-        snprintf(dp, sizeof dp, "%s/flow/%s.dump", argv[1], pairs[p][1]);
+        uint64_t k, kl;
+        double best;
+        snprintf(tp, sizeof tp, "%s/pt-traces/libxdc_experiments__%s.pt", argv[1], pairs[p].trace);
+        snprintf(ap, sizeof ap, "%s/flow/%s.addr", argv[1], pairs[p].image);
+        snprintf(dp, sizeof dp, "%s/flow/%s.dump", argv[1], pairs[p].image);
         t = util_read_file(tp, &tn);
         a = util_read_file(ap, &an);
         d = util_read_file(dp, &dn);
@@ -109,21 +208,74 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_flow: cannot read %s with %s\n", tp, ap);
             return 2;
         }
-        for (r = 0; r < 5; r++) {
-            double t0 = now(), t1, t2;
-            kp = ptcodec_once(&img, t, tn);
-            t1 = now();
-            kl = libipt_once(&img, d, dp, t, tn);
-            t2 = now();
-            if (t1 - t0 < best_p) best_p = t1 - t0;
-            if (t2 - t1 < best_l) best_l = t2 - t1;
+        BEST_OF_5(best, row[p].insns, ptcodec_insns(&img, t, tn, NULL));
+        row[p].insn_plain = tn / best / 1e6;
+        ptcodec_edges(&img, t, tn, 1);
+        BEST_OF_5(best, k, ptcodec_insns(&img, t, tn, &cache));
+        row[p].insn_warm = tn / best / 1e6;
+        BEST_OF_5(best, kl, libipt_insns(&img, d, dp, t, tn));
+        /* where libipt stops early, the share of the trace it decoded */
+        row[p].insn_libipt = tn * ((double)kl / (double)row[p].insns) / best / 1e6;
+        BEST_OF_5(best, row[p].edges, ptcodec_edges(&img, t, tn, 1));
+        row[p].cold = tn / best / 1e6;
+        BEST_OF_5(best, k, ptcodec_edges(&img, t, tn, 0));
+        row[p].warm = tn / best / 1e6;
+        BEST_OF_5(best, kl, libipt_blocks(&img, d, dp, t, tn));
+        row[p].blocks = tn * ((double)kl / (double)row[p].insns) / best / 1e6;
+#ifdef BENCH_FLOW_LIBXDC
+        {
+            uint64_t filter[4][2] = { { 0, 0 } };
+            unsigned char *padded = malloc(tn + 16);
+            libxdc_t *x;
+            if (!padded) return 2;
+            memcpy(padded, t, tn);
+            memset(padded + tn, PT_TRACE_END, 16); /* libxdc reads to PT_TRACE_END bytes */
+            filter[0][0] = pairs[p].filter_start;
+            filter[0][1] = pairs[p].filter_end;
+            xdc_image = &img;
+            BEST_OF_5(best, k, (x = libxdc_init(filter, xdc_fetch, NULL, map, sizeof map), libxdc_decode(x, padded, tn),
+                                libxdc_free(x), 0));
+            row[p].xdc_cold = tn / best / 1e6;
+            x = libxdc_init(filter, xdc_fetch, NULL, map, sizeof map);
+            libxdc_decode(x, padded, tn);
+            BEST_OF_5(best, k, ((void)libxdc_decode(x, padded, tn), 0));
+            row[p].xdc_warm = tn / best / 1e6;
+            libxdc_free(x);
+            free(padded);
         }
-        printf("%-34s %10llu | %8.1f %8.1f | %8.1f %8.1f | %5.2fx%s\n", pairs[p][0], (unsigned long long)kp, tn / best_p / 1e6,
-               kp / best_p / 1e6, tn / best_l / 1e6, kl / best_l / 1e6, best_l / best_p,
-               kp == kl ? "" : " (libipt decodes another number of instructions)");
+#endif
+        (void)k;
         free(t);
         free(a);
         free(d);
     }
+    printf("The instruction listing on libxdc's real traces (one core, best of 5; MB/s of trace):\n");
+    printf("%-34s %10s | %9s %9s | %9s | %6s %6s\n", "trace", "insns", "ptcodec", "warm", "libipt", "ratio", "warm");
+    for (p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
+        printf("%-34s %10llu | %9.1f %9.1f | %9.1f | %5.2fx %5.2fx\n", pairs[p].trace, (unsigned long long)row[p].insns,
+               row[p].insn_plain, row[p].insn_warm, row[p].insn_libipt, row[p].insn_plain / row[p].insn_libipt,
+               row[p].insn_warm / row[p].insn_libipt);
+    printf("\nEdges (ptc_coverage_flow) against libipt's block decoder and libxdc (MB/s of trace):\n");
+    printf("%-34s %9s | %9s %9s | %9s | %9s %9s | %s\n", "trace", "edges", "cold", "warm", "libipt", "xdc cold",
+           "xdc warm", "cold/xdc, cold/libipt, warm/xdc");
+    for (p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+        printf("%-34s %9llu | %9.1f %9.1f | %9.1f | ", pairs[p].trace, (unsigned long long)row[p].edges, row[p].cold,
+               row[p].warm, row[p].blocks);
+#ifdef BENCH_FLOW_LIBXDC
+        printf("%9.1f %9.1f | %.2fx ", row[p].xdc_cold, row[p].xdc_warm, row[p].cold / row[p].xdc_cold);
+#else
+        printf("%9s %9s | - ", "-", "-");
+#endif
+        if (row[p].blocks > 0) printf("%.2fx ", row[p].cold / row[p].blocks);
+        else printf("(libipt stops at the start) ");
+#ifdef BENCH_FLOW_LIBXDC
+        printf("%.2fx\n", row[p].warm / row[p].xdc_warm);
+#else
+        printf("-\n");
+#endif
+    }
+#ifndef BENCH_FLOW_LIBXDC
+    printf("(libxdc's columns need its tarball in ../shared/reference and libcapstone-dev)\n");
+#endif
     return 0;
 }

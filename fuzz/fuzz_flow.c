@@ -62,7 +62,7 @@ static ptc_status next_by_blocks(by_blocks *b, ptc_flow_insn *insn)
     insn->offset = b->block.offset;
     insn->size = (uint8_t)((b->block.sizes >> (4 * b->given)) & 15);
     insn->mode = b->block.mode;
-    insn->flags = (uint8_t)(b->given ? 0 : b->block.flags);
+    insn->flags = (uint8_t)(b->given ? 0 : b->block.flags & PTC_FLOW_RESUMED);
     insn->iclass = (uint8_t)(b->given + 1u == b->block.count ? b->block.end_class : (uint8_t)PTC_X86_OTHER);
     if (b->given + 1u == b->block.count)
         FUZZ_ASSERT(b->ip == b->block.end_ip, "end_ip %llx, the sizes say %llx", (unsigned long long)b->block.end_ip,

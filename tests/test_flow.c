@@ -13,6 +13,9 @@
 #ifdef TEST_FLOW_LIBIPT
 #include <intel-pt.h>
 #endif
+#ifdef TEST_FLOW_LIBXDC
+#include <libxdc.h>
+#endif
 
 static uint8_t pattern_a[0x4000], pattern_b[0x800];
 
@@ -289,15 +292,41 @@ static const struct libxdc_pair {
     int libipt_decodes;   /* libipt 2.0.5 decodes it to the end */
     int libipt22_refuses; /* libipt 2.2 stops at a PSB+ that says tracing is on and
                              the TIP.PGE after it (bad status update; SPEC 9.3) */
+    uint64_t filter_start, filter_end; /* what it was recorded with (../shared/flow/README.md) */
 } libxdc_pairs[] = {
-    { "mruby_trace", "mruby__data", 1, 0 },
-    { "Unzip_trace", "Unzip__data", 1, 1 },
-    { "foo_trace", "foo__data", 1, 0 },
-    { "qemu_trace1", "qemu__page_cache", 1, 1 },
-    { "avscript_32_failed_trace_12709_1", "avscript_32__page_cache", 0, 0 },
-    { "icelake_tip_ptlog", "icelake_tip__pagecache", 0, 0 },
-    { "dyn_test_sample_raw_0", "dyn_test__page_cache", 0, 0 },
+    { "mruby_trace", "mruby__data", 1, 0, 0x400000, 0x4b6000 },
+    { "Unzip_trace", "Unzip__data", 1, 1, 0x400000, 0x427000 },
+    { "foo_trace", "foo__data", 1, 0, 0x7ffff7819000, 0x7ffff79ca000 },
+    { "qemu_trace1", "qemu__page_cache", 1, 1, 0x555555554000, 0x555555d60000 },
+    { "avscript_32_failed_trace_12709_1", "avscript_32__page_cache", 0, 0, 0x1000, 0x7ffffffff000 },
+    { "icelake_tip_ptlog", "icelake_tip__pagecache", 0, 0, 0x1000, 0xfffffffffffff000 },
+    { "dyn_test_sample_raw_0", "dyn_test__page_cache", 0, 0, 0x1000, 0x7ffffffff000 },
 };
+
+/* fn on each of libxdc's traces that ../shared holds, with its image;
+   the test skips, saying why, when there is none. */
+typedef void (*pair_test)(const struct libxdc_pair *p, const uint8_t *trace, size_t n, const ptc_image *img);
+static void on_libxdc_pairs(pair_test fn)
+{
+    const char *shared = testlib_shared_dir();
+    size_t i, done = 0;
+    if (!shared) SKIP("../shared is not here");
+    for (i = 0; i < sizeof libxdc_pairs / sizeof libxdc_pairs[0]; i++) {
+        static ptc_image_section storage[1024];
+        ptc_image img;
+        unsigned char *trace = NULL, *addr = NULL, *dump = NULL;
+        size_t n = 0;
+        ptc_image_init(&img, storage, 1024);
+        if (load_libxdc_pair(shared, libxdc_pairs[i].trace, libxdc_pairs[i].image, &trace, &n, &addr, &dump, &img)) {
+            fn(&libxdc_pairs[i], trace, n, &img);
+            done++;
+        }
+        free(trace);
+        free(addr);
+        free(dump);
+    }
+    if (!done) SKIP("libxdc's traces are not in %s", shared);
+}
 
 #ifdef TEST_FLOW_LIBIPT
 static const ptc_image *libipt_reads;
@@ -371,43 +400,30 @@ static void the_same_as_libipt_on(const struct libxdc_pair *p, const uint8_t *tr
 /* ptcodec's flow on libxdc's traces: instructions without an error but on
    dyn_test, whose page cache lacks pages the trace runs (libxdc's hash
    for it is 0 too), and the same as libipt's where libipt decodes. */
+static void flow_of(const struct libxdc_pair *p, const uint8_t *trace, size_t n, const ptc_image *img)
+{
+    static ptc_flow flow;
+    uint64_t insns = 0, errors = 0, no_code = 0;
+    ptc_flow_insn in;
+    ptc_status st;
+    CHECK(ptc_flow_init(&flow, NULL, img, trace, n) == PTC_OK);
+    while ((st = ptc_flow_next(&flow, &in)) != PTC_END) {
+        if (st == PTC_OK) insns++;
+        else errors++, no_code += st == PTC_ERR_NO_CODE;
+    }
+    CHECK(insns > 0, "%s", p->trace);
+    if (strcmp(p->image, "dyn_test__page_cache") == 0) CHECK(errors == no_code, "%s: %llu errors", p->trace,
+                                                              (unsigned long long)errors);
+    else CHECK(errors == 0, "%s: %llu errors", p->trace, (unsigned long long)errors);
+    printf("  %s: %llu instructions, %llu errors\n", p->trace, (unsigned long long)insns, (unsigned long long)errors);
+#ifdef TEST_FLOW_LIBIPT
+    the_same_as_libipt_on(p, trace, n, img);
+#endif
+}
+
 static void the_flow_of_libxdcs_traces(void)
 {
-    const char *shared = testlib_shared_dir();
-    size_t i, done = 0;
-    if (!shared) SKIP("../shared is not here");
-    for (i = 0; i < sizeof libxdc_pairs / sizeof libxdc_pairs[0]; i++) {
-        const struct libxdc_pair *p = &libxdc_pairs[i];
-        static ptc_image_section storage[1024];
-        static ptc_flow flow;
-        ptc_image img;
-        unsigned char *trace = NULL, *addr = NULL, *dump = NULL;
-        size_t n = 0;
-        uint64_t insns = 0, errors = 0, no_code = 0;
-        ptc_flow_insn in;
-        ptc_status st;
-        ptc_image_init(&img, storage, 1024);
-        if (load_libxdc_pair(shared, p->trace, p->image, &trace, &n, &addr, &dump, &img)) {
-            CHECK(ptc_flow_init(&flow, NULL, &img, trace, n) == PTC_OK);
-            while ((st = ptc_flow_next(&flow, &in)) != PTC_END) {
-                if (st == PTC_OK) insns++;
-                else errors++, no_code += st == PTC_ERR_NO_CODE;
-            }
-            CHECK(insns > 0, "%s", p->trace);
-            if (strcmp(p->image, "dyn_test__page_cache") == 0) CHECK(errors == no_code, "%s: %llu errors", p->trace,
-                                                                      (unsigned long long)errors);
-            else CHECK(errors == 0, "%s: %llu errors", p->trace, (unsigned long long)errors);
-            printf("  %s: %llu instructions, %llu errors\n", p->trace, (unsigned long long)insns, (unsigned long long)errors);
-#ifdef TEST_FLOW_LIBIPT
-            the_same_as_libipt_on(p, trace, n, &img);
-#endif
-            done++;
-        }
-        free(trace);
-        free(addr);
-        free(dump);
-    }
-    if (!done) SKIP("libxdc's traces are not in %s", shared);
+    on_libxdc_pairs(flow_of);
 #ifndef TEST_FLOW_LIBIPT
     printf("  (built without libipt: -DTEST_FLOW_LIBIPT compares with its instruction flow decoder)\n");
 #endif
@@ -452,7 +468,7 @@ static ptc_status flow_way_next(flow_way *w, ptc_flow_insn *in)
         in->iclass = (uint8_t)(k + 1u == w->block.count ? w->block.end_class : PTC_X86_OTHER);
         in->mode = w->block.mode;
         in->offset = w->block.offset;
-        in->flags = (uint8_t)(k ? 0 : w->block.flags);
+        in->flags = (uint8_t)(k ? 0 : w->block.flags & PTC_FLOW_RESUMED);
         if (k + 1u == w->block.count) CHECK(ip == w->block.end_ip, "end_ip %llx, the sizes say %llx",
                                             (unsigned long long)w->block.end_ip, (unsigned long long)ip);
     }
@@ -488,70 +504,54 @@ static uint64_t flow_ways_agree(const char *name, const char *what, flow_way *w,
    instructions through a cache (cold, warm, and one too small for the
    code, so that blocks push each other out) give what ptc_flow_next gives
    without a cache; an image that changes empties the cache. */
+static ptc_flow_cached_block big_blocks[1 << 16], small_blocks[64];
+static ptc_flow_cache big_cache, small_cache;
+
+static void blocks_and_caches_on(const struct libxdc_pair *p, const uint8_t *trace, size_t n, const ptc_image *img)
+{
+    static flow_way w;
+    uint64_t k, hits, misses;
+    memset(&w, 0, sizeof w);
+    w.by = BY_BLOCK;
+    CHECK(ptc_flow_init(&w.flow, NULL, img, trace, n) == PTC_OK);
+    ptc_flow_use_cache(&w.flow, &small_cache);
+    k = flow_ways_agree(p->trace, "blocks, a cache of 64", &w, img, trace, n);
+    if (n > (1u << 20)) { /* qemu_trace1's 9.6 M instructions: one way is enough */
+        printf("  %s: %llu instructions the same by blocks\n", p->trace, (unsigned long long)k);
+        return;
+    }
+    memset(&w, 0, sizeof w);
+    w.by = BY_BLOCK;
+    CHECK(ptc_flow_init(&w.flow, NULL, img, trace, n) == PTC_OK);
+    flow_ways_agree(p->trace, "blocks", &w, img, trace, n);
+    memset(&w, 0, sizeof w);
+    w.by = BY_BOTH;
+    CHECK(ptc_flow_init(&w.flow, NULL, img, trace, n) == PTC_OK);
+    ptc_flow_use_cache(&w.flow, &big_cache);
+    flow_ways_agree(p->trace, "blocks and instructions, cold cache", &w, img, trace, n);
+    hits = big_cache.hits;
+    misses = big_cache.misses;
+    memset(&w, 0, sizeof w);
+    w.by = BY_INSN;
+    CHECK(ptc_flow_init(&w.flow, NULL, img, trace, n) == PTC_OK);
+    ptc_flow_use_cache(&w.flow, &big_cache);
+    flow_ways_agree(p->trace, "instructions, warm cache", &w, img, trace, n);
+    /* the warm decode decodes only what pushed each other out */
+    CHECK(big_cache.misses - misses < (big_cache.hits - hits) / 100 + 64, "%s: warm: %llu misses, %llu hits", p->trace,
+          (unsigned long long)(big_cache.misses - misses), (unsigned long long)(big_cache.hits - hits));
+    printf("  %s: %llu instructions the same four ways; warm: %llu lookups, %llu decoded\n", p->trace,
+           (unsigned long long)k, (unsigned long long)(big_cache.hits - hits),
+           (unsigned long long)(big_cache.misses - misses));
+}
+
 static void blocks_and_caches_give_the_same_flow(void)
 {
-    const char *shared = testlib_shared_dir();
-    static ptc_flow_cached_block big[1 << 16], small[64];
-    static flow_way w;
-    ptc_flow_cache cache, tiny;
-    size_t i, done = 0;
-    if (!shared) SKIP("../shared is not here");
-    CHECK(ptc_flow_cache_init(&cache, big, 1 << 16) == PTC_OK);
-    CHECK(ptc_flow_cache_init(&tiny, small, 64) == PTC_OK);
-    CHECK(ptc_flow_cache_init(&tiny, small, 48) == PTC_ERR_BAD_ARGUMENT);
-    CHECK(ptc_flow_cache_init(&tiny, small, 0) == PTC_ERR_BAD_ARGUMENT);
-    CHECK(ptc_flow_cache_init(&tiny, small, 64) == PTC_OK);
-    for (i = 0; i < sizeof libxdc_pairs / sizeof libxdc_pairs[0]; i++) {
-        const struct libxdc_pair *p = &libxdc_pairs[i];
-        static ptc_image_section storage[1024];
-        ptc_image img;
-        unsigned char *trace = NULL, *addr = NULL, *dump = NULL;
-        size_t n = 0;
-        uint64_t k, hits, misses;
-        ptc_image_init(&img, storage, 1024);
-        if (load_libxdc_pair(shared, p->trace, p->image, &trace, &n, &addr, &dump, &img)) {
-            memset(&w, 0, sizeof w);
-            w.by = BY_BLOCK;
-            CHECK(ptc_flow_init(&w.flow, NULL, &img, trace, n) == PTC_OK);
-            ptc_flow_use_cache(&w.flow, &tiny);
-            k = flow_ways_agree(p->trace, "blocks, a cache of 64", &w, &img, trace, n);
-            if (n > (1u << 20)) { /* qemu_trace1's 9.6 M instructions: one way is enough */
-                printf("  %s: %llu instructions the same by blocks\n", p->trace, (unsigned long long)k);
-                done++;
-                free(trace);
-                free(addr);
-                free(dump);
-                continue;
-            }
-            memset(&w, 0, sizeof w);
-            w.by = BY_BLOCK;
-            CHECK(ptc_flow_init(&w.flow, NULL, &img, trace, n) == PTC_OK);
-            flow_ways_agree(p->trace, "blocks", &w, &img, trace, n);
-            memset(&w, 0, sizeof w);
-            w.by = BY_BOTH;
-            CHECK(ptc_flow_init(&w.flow, NULL, &img, trace, n) == PTC_OK);
-            ptc_flow_use_cache(&w.flow, &cache);
-            flow_ways_agree(p->trace, "blocks and instructions, cold cache", &w, &img, trace, n);
-            hits = cache.hits;
-            misses = cache.misses;
-            memset(&w, 0, sizeof w);
-            w.by = BY_INSN;
-            CHECK(ptc_flow_init(&w.flow, NULL, &img, trace, n) == PTC_OK);
-            ptc_flow_use_cache(&w.flow, &cache);
-            flow_ways_agree(p->trace, "instructions, warm cache", &w, &img, trace, n);
-            /* the warm decode decodes only what pushed each other out */
-            CHECK(cache.misses - misses < (cache.hits - hits) / 100 + 64, "%s: warm: %llu misses, %llu hits", p->trace,
-                  (unsigned long long)(cache.misses - misses), (unsigned long long)(cache.hits - hits));
-            printf("  %s: %llu instructions the same four ways; warm: %llu lookups, %llu decoded\n", p->trace,
-                   (unsigned long long)k, (unsigned long long)(cache.hits - hits),
-                   (unsigned long long)(cache.misses - misses));
-            done++;
-        }
-        free(trace);
-        free(addr);
-        free(dump);
-    }
-    if (!done) SKIP("libxdc's traces are not in %s", shared);
+    CHECK(ptc_flow_cache_init(&small_cache, small_blocks, 48) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_flow_cache_init(&small_cache, small_blocks, 1) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_flow_cache_init(&small_cache, small_blocks, 0) == PTC_ERR_BAD_ARGUMENT);
+    CHECK(ptc_flow_cache_init(&small_cache, small_blocks, 64) == PTC_OK);
+    CHECK(ptc_flow_cache_init(&big_cache, big_blocks, 1 << 16) == PTC_OK);
+    on_libxdc_pairs(blocks_and_caches_on);
 }
 
 /* A cache is emptied when its image changes: the same address then holds
@@ -588,8 +588,157 @@ static void a_changed_image_empties_the_cache(void)
     CHECK(flow_ways_agree("hand-made", "code b", &w, &img, trace, sizeof trace) >= 3);
 }
 
+#ifdef TEST_FLOW_LIBXDC
+/* Edges, as libxdc's callback and ptc_coverage's give them. */
+typedef struct edge { uint64_t from, to; } edge;
+typedef struct edge_set { edge *e; size_t n, cap; } edge_set;
+
+static void edge_add(void *ctx, uint64_t from, uint64_t to)
+{
+    edge_set *s = (edge_set *)ctx;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 1 << 16;
+        s->e = (edge *)realloc(s->e, s->cap * sizeof *s->e);
+        if (!s->e) abort();
+    }
+    s->e[s->n].from = from;
+    s->e[s->n].to = to;
+    s->n++;
+}
+
+static int edge_order(const void *a, const void *b)
+{
+    const edge *x = (const edge *)a, *y = (const edge *)b;
+    if (x->from != y->from) return x->from < y->from ? -1 : 1;
+    return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* Sorted, each once, without the edges from or to where tracing starts
+   and stops (libxdc's INIT_TRACE_IP, all ones; ptcodec's 0). */
+static void edge_set_settle(edge_set *s)
+{
+    size_t i, k = 0;
+    qsort(s->e, s->n, sizeof *s->e, edge_order);
+    for (i = 0; i < s->n; i++) {
+        if (s->e[i].from == 0 || s->e[i].from == UINT64_MAX || s->e[i].to == UINT64_MAX) continue;
+        if (k && edge_order(&s->e[k - 1], &s->e[i]) == 0) continue;
+        s->e[k++] = s->e[i];
+    }
+    s->n = k;
+}
+
+static int edge_in(const edge_set *s, uint64_t from, uint64_t to)
+{
+    edge key;
+    key.from = from;
+    key.to = to;
+    return s->n && bsearch(&key, s->e, s->n, sizeof key, edge_order) != NULL;
+}
+
+static const ptc_image *xdc_image;
+static void *xdc_fetch(void *ctx, uint64_t page, bool *found)
+{
+    ptc_image_section probe;
+    size_t i;
+    (void)ctx;
+    page &= ~(uint64_t)0xFFF;
+    *found = false;
+    for (i = 0; i < xdc_image->count; i++) {
+        probe = xdc_image->sections[i];
+        if (probe.base <= page && page - probe.base < probe.size) {
+            *found = true;
+            return (void *)(probe.bytes + (page - probe.base));
+        }
+    }
+    return NULL;
+}
+
+/* The edges libxdc and ptcodec's coverage give on libxdc's traces, as sets:
+   every edge of ptcodec's is libxdc's too, where libipt decodes the trace;
+   libxdc's others are no step of the instruction flow (libipt's, which
+   ptcodec's is: the_flow_of_libxdcs_traces), but edges libxdc makes up at
+   enable and disable points (SPEC 9.5). */
+static void edges_on(const struct libxdc_pair *p, const uint8_t *trace, size_t n, const ptc_image *img)
+{
+    static uint8_t xdc_map[1 << 16], our_map[1 << 16];
+    static ptc_flow flow;
+    ptc_coverage cov;
+    edge_set xdc = { NULL, 0, 0 }, ours = { NULL, 0, 0 }, xdc_only = { NULL, 0, 0 };
+    uint64_t filter[4][2] = { { 0, 0 } };
+    unsigned char *padded;
+    size_t a, b, ours_only = 0, both = 0, steps = 0;
+    libxdc_t *x;
+    if (strcmp(p->image, "dyn_test__page_cache") == 0) return; /* its image lacks pages: libxdc stops at the first */
+    /* libxdc reads a trace that ends in PT_TRACE_END bytes */
+    padded = (unsigned char *)malloc(n + 16);
+    CHECK(padded != NULL);
+    if (!padded) return;
+    memcpy(padded, trace, n);
+    memset(padded + n, PT_TRACE_END, 16);
+    filter[0][0] = p->filter_start;
+    filter[0][1] = p->filter_end;
+    xdc_image = img;
+    x = (libxdc_t *)libxdc_init(filter, xdc_fetch, NULL, xdc_map, sizeof xdc_map);
+    CHECK(x != NULL, "%s: libxdc_init", p->trace);
+    if (!x) return;
+    libxdc_register_edge_callback(x, edge_add, &xdc);
+    libxdc_enable_tracing(x);
+    CHECK(libxdc_decode(x, padded, n) <= decoder_success_pt_overflow, "%s: libxdc does not decode it", p->trace);
+    libxdc_free(x);
+    CHECK(ptc_coverage_init(&cov, our_map, sizeof our_map) == PTC_OK);
+    cov.on_edge = edge_add;
+    cov.ctx = &ours;
+    CHECK(ptc_flow_init(&flow, NULL, img, trace, n) == PTC_OK);
+    CHECK(ptc_coverage_flow(&cov, &flow) == PTC_OK, "%s: %s", p->trace, ptc_status_name(cov.first_error));
+    edge_set_settle(&xdc);
+    edge_set_settle(&ours);
+    for (a = b = 0; a < xdc.n || b < ours.n;) {
+        int c = a == xdc.n ? 1 : b == ours.n ? -1 : edge_order(&xdc.e[a], &ours.e[b]);
+        if (c == 0) both++, a++, b++;
+        else if (c < 0) edge_add(&xdc_only, xdc.e[a].from, xdc.e[a].to), a++;
+        else ours_only++, b++;
+    }
+    if (p->libipt_decodes) {
+        ptc_flow_insn in;
+        ptc_status st;
+        uint64_t prev = 0;
+        CHECK(ours_only == 0, "%s: %zu edges of ptcodec's are not libxdc's", p->trace, ours_only);
+        /* libxdc's others: none is a step of the flow */
+        CHECK(ptc_flow_init(&flow, NULL, img, trace, n) == PTC_OK);
+        while ((st = ptc_flow_next(&flow, &in)) != PTC_END) {
+            if (st != PTC_OK) {
+                prev = 0;
+                continue;
+            }
+            if (prev && !(in.flags & PTC_FLOW_RESUMED) && edge_in(&xdc_only, prev, in.ip)) steps++;
+            prev = in.ip;
+        }
+        CHECK(steps == 0, "%s: %zu of libxdc's edges that ptcodec lacks are steps of the flow", p->trace, steps);
+    } else {
+        /* no libipt to judge: ptcodec's own are hardly ever not libxdc's */
+        CHECK(ours_only * 1000 <= both, "%s: %zu edges of ptcodec's are not libxdc's, %zu are", p->trace, ours_only, both);
+    }
+    CHECK(both > 0 && xdc_only.n <= both / 10 + 2, "%s: %zu edges the same, libxdc %zu more", p->trace, both, xdc_only.n);
+    printf("  %s: %zu distinct edges the same as libxdc's; libxdc has %zu more%s, ptcodec %zu more\n", p->trace, both,
+           xdc_only.n, p->libipt_decodes ? " (none a step of the flow)" : "", ours_only);
+    free(xdc.e);
+    free(ours.e);
+    free(xdc_only.e);
+    free(padded);
+}
+
+static void the_same_edges_as_libxdc(void)
+{
+    on_libxdc_pairs(edges_on);
+}
+#endif
+
 int main(void)
 {
+#ifdef TEST_FLOW_LIBXDC /* the rest runs in the build without libxdc */
+    RUN(the_same_edges_as_libxdc);
+    TESTLIB_EXIT();
+#endif
     RUN(a_later_section_replaces_what_it_overlaps);
     RUN(reads_stop_at_a_gap_and_ask_the_callback_for_the_rest);
     RUN(elf_segments_as_ptxed_loads_them);

@@ -3,7 +3,7 @@
 # root it installs what is missing with apt-get and says what; otherwise it
 # lists what is missing, and the tests that need it skip with a reason.
 want="gcc g++ make gzip clang libclang-rt-14-dev llvm libipt-dev afl++ zip unzip cmake pkg-config man-db groff-base
-      gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine wine64 linux-perf qemu-user yasm libzydis-dev"
+      gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine wine64 linux-perf qemu-user yasm libzydis-dev libcapstone-dev"
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "ensure-deps: not a Debian system; not checking packages ($want)"
   exit 0
