@@ -32,7 +32,7 @@
        public only so that they can live anywhere; use their functions.
      - Sizes on x86-64: ptc_clock about 62 KiB (it holds PTC_CLOCK_WINDOW
        items: keep it off the stack), ptc_events about 33 KiB (likewise,
-       PTC_EVENTS_WINDOW), ptc_model 2.7 KiB, ptc_flow 816 bytes, ptc_conform 560 bytes,
+       PTC_EVENTS_WINDOW), ptc_model 2.7 KiB, ptc_flow 888 bytes, ptc_conform 560 bytes,
        ptc_decoder 128 bytes.
      - Bad input is never an abort or an assert: every function returns a
        status with a name (ptc_status_name).
@@ -2568,7 +2568,7 @@ typedef struct ptc_flow_cache {
 PTCDEF ptc_status ptc_flow_cache_init(ptc_flow_cache *cache, ptc_flow_cached_block *storage, size_t count);
 PTCDEF void ptc_flow_cache_clear(ptc_flow_cache *cache);
 
-/* All fields are private. 904 bytes on x86-64. */
+/* All fields are private. 888 bytes on x86-64. */
 typedef struct ptc_flow {
     ptc_decoder dec;
     const ptc_image *image;
@@ -2598,10 +2598,12 @@ typedef struct ptc_flow {
    errata flags go to the stream decoder. */
 PTCDEF ptc_status ptc_flow_init(ptc_flow *f, const ptc_trace_config *trace, const ptc_image *image, const uint8_t *buf,
                                 size_t len);
-/* The next instruction, in *insn. PTC_END when the trace is done. An error
-   (PTC_ERR_NO_CODE, _NO_TNT, _NO_TIP, _BAD_RET, or the stream decoder's)
-   names where the packets and the code part: insn->ip and insn->offset say
-   where; the decoder goes on from the next PSB+. */
+/* The next instruction, in *insn. PTC_END when the trace is done: after
+   the last packet the code runs on up to the first instruction that needs
+   a packet, which is the last given (as libipt's decoder runs on). An
+   error (PTC_ERR_NO_CODE, _NO_TNT, _NO_TIP, _BAD_RET, _LOOP, or the stream
+   decoder's) names where the packets and the code part: insn->ip and
+   insn->offset say where; the decoder goes on from the next PSB+. */
 PTCDEF ptc_status ptc_flow_next(ptc_flow *f, ptc_flow_insn *insn);
 /* The next block, in *block: the same instructions ptc_flow_next gives, a
    block at a time, with the same errors (block->ip says where). The two
@@ -10193,6 +10195,8 @@ typedef struct ptc__x86_cursor {
     uint8_t rex_w;         /* REX, REX2, VEX, EVEX or XOP's W */
     uint8_t rex_r;         /* REX's R, or REX2's R4 and R3: the ModRM reg's high bits */
     uint8_t imm_at, imm_size; /* where the immediate is, and its bytes */
+    uint8_t linear;        /* the IP is a linear address whose CS base is unknown:
+                              a 16-bit target is not wrapped (the flow decoder's) */
     ptc_x86_insn *insn;
 } ptc__x86_cursor;
 
@@ -10547,7 +10551,8 @@ static uint64_t ptc__x86_branch_target(const ptc__x86_cursor *c)
 {
     uint64_t next = c->insn->ip + c->insn->size, t = next + ptc__x86_signed_imm(c);
     if (c->mode == 64) return t;
-    return ptc__x86_operand_bits(c) == 16 ? t & 0xFFFFu : t & 0xFFFFFFFFu;
+    if (ptc__x86_operand_bits(c) == 16) return c->linear ? t : t & 0xFFFFu;
+    return t & 0xFFFFFFFFu;
 }
 
 /* The class of an instruction of the one-byte or 0F maps (the others
@@ -10600,7 +10605,12 @@ static ptc_x86_class ptc__x86_classify(const ptc__x86_cursor *c)
     }
 }
 
-PTCDEF ptc_status ptc_x86_decode(const uint8_t *code, size_t size, ptc_x86_mode mode, uint64_t ip, ptc_x86_insn *insn)
+/* ptc_x86_decode; with `linear`, ip is a linear address (the flow
+   decoder's): CS.base + IP, the base unknown. A 16-bit operand's target
+   then keeps the bits above 16 (as libipt's decoder does): wrapping the
+   linear address would drop the base, which real-mode code has. */
+static ptc_status ptc__x86_decode(const uint8_t *code, size_t size, ptc_x86_mode mode, uint64_t ip, ptc_x86_insn *insn,
+                                  int linear)
 {
     ptc__x86_cursor c;
     ptc_status st;
@@ -10608,6 +10618,7 @@ PTCDEF ptc_status ptc_x86_decode(const uint8_t *code, size_t size, ptc_x86_mode 
     if (!insn) return PTC_ERR_BAD_ARGUMENT;
     memset(insn, 0, sizeof *insn);
     memset(&c, 0, sizeof c);
+    c.linear = (uint8_t)linear;
     insn->ip = ip;
     insn->mode = (uint8_t)mode;
     if (!code || (mode != PTC_X86_16 && mode != PTC_X86_32 && mode != PTC_X86_64)) return PTC_ERR_BAD_ARGUMENT;
@@ -10645,6 +10656,11 @@ PTCDEF ptc_status ptc_x86_decode(const uint8_t *code, size_t size, ptc_x86_mode 
     default: break;
     }
     return PTC_OK;
+}
+
+PTCDEF ptc_status ptc_x86_decode(const uint8_t *code, size_t size, ptc_x86_mode mode, uint64_t ip, ptc_x86_insn *insn)
+{
+    return ptc__x86_decode(code, size, mode, ip, insn, 0);
 }
 
 PTCDEF const char *ptc_x86_class_name(ptc_x86_class iclass)
@@ -10857,7 +10873,8 @@ static uint8_t ptc__flow_mode_of(const ptc_packet *p)
 }
 
 /* Everything the trace said is forgotten (an OVF, an error): tracing is
-   off until the packets say where it is again. */
+   off until the packets say where it is again. A MODE.Exec not yet used
+   stays: the mode it gives is still the last one known (libipt's too). */
 static void ptc__flow_forget(ptc_flow *f)
 {
     f->at.enabled = 0;
@@ -10865,12 +10882,11 @@ static void ptc__flow_forget(ptc_flow *f)
     f->tnt.bits = 0;
     f->calls.depth = 0;
     f->ahead.have = 0;
-    f->ahead.have_mode = 0;
     f->ahead.skip_fup = 0;
 }
 
 /* A PSB+: its MODE.Exec and its FUP (tracing is on at that IP), up to its
-   PSBEND. Without a FUP tracing is off there. */
+   PSBEND or an OVF. Without a FUP tracing is off there. */
 static ptc_status ptc__flow_psb(ptc_flow *f)
 {
     ptc_item it;
@@ -10878,8 +10894,8 @@ static ptc_status ptc__flow_psb(ptc_flow *f)
         ptc_status st = ptc_decoder_next(&f->dec, &it);
         if (st == PTC_END) f->at.ended = 1;
         if (st != PTC_OK) return st;
+        f->last_offset = it.offset; /* an error's too: it is where the error is */
         if (it.error != PTC_OK) return it.error;
-        f->last_offset = it.offset;
         switch (it.pkt.type) {
         case PTC_PSBEND:
             if (!f->ahead.have) f->at.enabled = 0;
@@ -10893,6 +10909,11 @@ static ptc_status ptc__flow_psb(ptc_flow *f)
             f->ahead.have = 1;
             f->ahead.psb_fup = 1;
             break;
+        case PTC_OVF: /* it ends the PSB+: the FUP after it says where tracing resumes */
+            f->ahead.item = it;
+            f->ahead.have = 1;
+            f->ahead.psb_fup = 0;
+            return PTC_OK;
         default: break;
         }
     }
@@ -11028,9 +11049,8 @@ static ptc_status ptc__flow_tip(ptc_flow *f)
         if (!f->ahead.item.ip_known) return PTC_ERR_NO_TIP;
         ptc__flow_take_ip(f);
         return PTC_OK;
-    case PTC_TIP_PGD:
+    case PTC_TIP_PGD: /* a MODE.Exec before it stays for the next IP */
         ptc__flow_stop(f);
-        f->ahead.have_mode = 0;
         return PTC_OK;
     default: return PTC_ERR_NO_TIP;
     }
@@ -11044,7 +11064,7 @@ static ptc_status ptc__flow_step(ptc_flow *f, const ptc_x86_insn *in)
     ptc_status st;
     switch ((ptc_x86_class)in->iclass) {
     case PTC_X86_JCC:
-        if (!f->tnt.count && (st = ptc__flow_fill(f)) != PTC_OK) return st == PTC_END ? PTC_ERR_NO_TNT : st;
+        if (!f->tnt.count && (st = ptc__flow_fill(f)) != PTC_OK) return st;
         bit = ptc__flow_tnt_bit(f, &pgd);
         if (bit < 0 && pgd) { /* it left the filter: TIP.PGD, with or without its IP */
             ptc__flow_stop(f);
@@ -11064,7 +11084,7 @@ static ptc_status ptc__flow_step(ptc_flow *f, const ptc_x86_insn *in)
         }
         break;
     case PTC_X86_RET:
-        if (!f->tnt.count && (st = ptc__flow_fill(f)) != PTC_OK) return st == PTC_END ? PTC_ERR_NO_TIP : st;
+        if (!f->tnt.count && (st = ptc__flow_fill(f)) != PTC_OK) return st;
         if (f->tnt.count) { /* compressed: a taken bit, to the last call's return */
             bit = ptc__flow_tnt_bit(f, &pgd);
             if (!bit || !f->calls.depth) return PTC_ERR_BAD_RET;
@@ -11081,7 +11101,7 @@ static ptc_status ptc__flow_step(ptc_flow *f, const ptc_x86_insn *in)
         f->at.ip = next;
         return PTC_OK;
     }
-    if (!f->tnt.count && (st = ptc__flow_fill(f)) != PTC_OK) return st == PTC_END ? PTC_ERR_NO_TIP : st;
+    if (!f->tnt.count && (st = ptc__flow_fill(f)) != PTC_OK) return st;
     return ptc__flow_tip(f);
 }
 
@@ -11096,10 +11116,7 @@ static int ptc__flow_event_here(ptc_flow *f, ptc_status *st)
     f->ahead.have = 0;
     if (f->ahead.psb_fup) return 1;
     *st = ptc__flow_fill(f);
-    if (*st != PTC_OK) {
-        if (*st == PTC_END) *st = PTC_ERR_NO_TIP;
-        return 1;
-    }
+    if (*st != PTC_OK) return 1; /* PTC_END: where the event went, the trace does not say */
     *st = ptc__flow_tip(f);
     return 1;
 }
@@ -11138,9 +11155,10 @@ PTCDEF ptc_status ptc_flow_init(ptc_flow *f, const ptc_trace_config *trace, cons
     return PTC_OK;
 }
 
-/* Before a block: tracing is on and the packets that steer it are read;
-   an OVF, a TIP.PGE, or an event at the current IP is taken. PTC_END (and
-   the flow finished) when no packet is left. */
+/* Before a block: tracing is on and the packets that steer it are read
+   (with none left, the code runs on); an OVF, a TIP.PGE, or an event at
+   the current IP is taken. PTC_END (and the flow finished) when tracing is
+   off and no packet is left, or an event's TIP is cut off by the end. */
 static ptc_status ptc__flow_ready(ptc_flow *f)
 {
     ptc_status st;
@@ -11152,9 +11170,9 @@ static ptc_status ptc__flow_ready(ptc_flow *f)
         }
         if (!f->tnt.count) {
             st = ptc__flow_fill(f);
-            /* no packet left: the flow ends here, as ptxed's does */
-            if (st == PTC_END) f->at.finished = 1;
-            if (st != PTC_OK) return st;
+            /* no packet left: the code runs on (as libipt's decoder has it)
+               up to the first instruction that needs a packet */
+            if (st != PTC_OK && st != PTC_END) return st;
         }
         if (f->ahead.have && f->ahead.item.pkt.type == PTC_OVF) {
             ptc__flow_forget(f);
@@ -11174,6 +11192,7 @@ static ptc_status ptc__flow_ready(ptc_flow *f)
             continue;
         }
         if (!f->tnt.count && ptc__flow_event_here(f, &st)) {
+            if (st == PTC_END) f->at.finished = 1;
             if (st != PTC_OK) return st;
             continue;
         }
@@ -11194,7 +11213,7 @@ static ptc_status ptc__flow_decode_block(const ptc_image *img, uint64_t ip, uint
     b->mode = mode;
     while (b->count < PTC_FLOW_BLOCK_MAX) {
         size_t n = ptc_image_read(img, ip, code, sizeof code);
-        st = n ? ptc_x86_decode(code, n, (ptc_x86_mode)mode, ip, &in) : PTC_ERR_NO_CODE;
+        st = n ? ptc__x86_decode(code, n, (ptc_x86_mode)mode, ip, &in, 1) : PTC_ERR_NO_CODE;
         if (st == PTC_ERR_CUT_INSN) st = PTC_ERR_NO_CODE;
         if (st != PTC_OK) break;
         b->sizes |= (uint64_t)in.size << (4 * b->count);
@@ -11326,7 +11345,9 @@ static void ptc__flow_end_block(ptc_flow *f, uint64_t ip)
     in.iclass = b->end_class;
     in.target = b->target;
     st = ptc__flow_step(f, &in);
-    if (st != PTC_OK) {
+    if (st == PTC_END) { /* it needs a packet and none is left: the flow ends */
+        f->at.finished = 1;
+    } else if (st != PTC_OK) {
         f->error.status = st;
         f->error.ip = ip;
         f->error.offset = f->last_offset;

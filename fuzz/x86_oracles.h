@@ -4,8 +4,11 @@
    tests/test_x86.c and fuzz/fuzz_x86.c hold ptcodec to them.
 
    Define X86_ORACLE_ZYDIS and/or X86_ORACLE_LIBIPT22 before including;
-   with neither, this header gives nothing. The known differences are here
-   and nowhere else, each with why (SPEC 9.1 lists them). */
+   with neither, this header gives nothing. X86_ORACLE_LIBIPT22_DIFFERENCES
+   alone gives libipt 2.2's known differences without its decoder (the flow
+   decoder's differential harness, fuzz/fuzz_flow_libipt22.c, needs only
+   those). The known differences are here and nowhere else, each with why
+   (SPEC 9.1 lists them). */
 #ifndef PTCODEC_X86_ORACLES_H
 #define PTCODEC_X86_ORACLES_H
 
@@ -141,6 +144,32 @@ static x86_oracle_says x86_oracle_zydis(const uint8_t *code, size_t size, unsign
 }
 #endif /* X86_ORACLE_ZYDIS */
 
+#endif /* X86_ORACLE_ZYDIS || X86_ORACLE_LIBIPT22 */
+
+#if defined(X86_ORACLE_LIBIPT22) || defined(X86_ORACLE_LIBIPT22_DIFFERENCES)
+/* What libipt 2.2's length decoder does not know, and reads as something
+   else: AMD's XOP (as POP r/m), 3DNow!'s opcode byte after the ModRM of
+   0F 0F, and the ModRM of VIA's PadLock 0F A6 and A7. Zydis reads all
+   three as ptcodec does. */
+static int x86_oracle_libipt22_unknown(const ptc_x86_insn *in)
+{
+    if (in->encoding == PTC_X86_XOP) return 1;
+    return (in->encoding == PTC_X86_LEGACY || in->encoding == PTC_X86_REX2) && in->map == 1 &&
+           (in->opcode == 0x0F || in->opcode == 0xA6 || in->opcode == 0xA7);
+}
+
+/* Where libipt 2.2's class is not the SDM's: it reads 0F 01 EC as UIRET
+   without UIRET's F3 prefix, and VMCLEAR and VMXON (0F C7 /6 with 66 or
+   F3) as VMPTRLD. ptcodec calls them "other". */
+static int x86_oracle_libipt22_misreads(const ptc_x86_insn *in)
+{
+    if (in->iclass != PTC_X86_OTHER || in->map != 1) return 0;
+    return (in->opcode == 0x01 && in->modrm == 0xEC) ||
+           (in->opcode == 0xC7 && (in->modrm >> 6) != 3 && ((in->modrm >> 3) & 7) == 6);
+}
+
+#endif
+
 #ifdef X86_ORACLE_LIBIPT22
 #include "pt_ild.h"
 
@@ -170,27 +199,6 @@ static ptc_x86_class x86_oracle_libipt_class(pti_inst_enum_t c)
     }
 }
 
-/* What libipt 2.2's length decoder does not know, and reads as something
-   else: AMD's XOP (as POP r/m), 3DNow!'s opcode byte after the ModRM of
-   0F 0F, and the ModRM of VIA's PadLock 0F A6 and A7. Zydis reads all
-   three as ptcodec does. */
-static int x86_oracle_libipt22_unknown(const ptc_x86_insn *in)
-{
-    if (in->encoding == PTC_X86_XOP) return 1;
-    return (in->encoding == PTC_X86_LEGACY || in->encoding == PTC_X86_REX2) && in->map == 1 &&
-           (in->opcode == 0x0F || in->opcode == 0xA6 || in->opcode == 0xA7);
-}
-
-/* Where libipt 2.2's class is not the SDM's: it reads 0F 01 EC as UIRET
-   without UIRET's F3 prefix, and VMCLEAR and VMXON (0F C7 /6 with 66 or
-   F3) as VMPTRLD. ptcodec calls them "other". */
-static int x86_oracle_libipt22_misreads(const ptc_x86_insn *in)
-{
-    if (in->iclass != PTC_X86_OTHER || in->map != 1) return 0;
-    return (in->opcode == 0x01 && in->modrm == 0xEC) ||
-           (in->opcode == 0xC7 && (in->modrm >> 6) != 3 && ((in->modrm >> 3) & 7) == 6);
-}
-
 /* libipt 2.2's pt_ild_decode on the instruction at code. */
 static x86_oracle_says x86_oracle_libipt22(const uint8_t *code, size_t size, unsigned mode, uint64_t ip)
 {
@@ -215,7 +223,5 @@ static x86_oracle_says x86_oracle_libipt22(const uint8_t *code, size_t size, uns
     return says;
 }
 #endif /* X86_ORACLE_LIBIPT22 */
-
-#endif /* X86_ORACLE_ZYDIS || X86_ORACLE_LIBIPT22 */
 
 #endif

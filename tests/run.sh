@@ -182,12 +182,13 @@ else echo "skip - afl_build_fuzz_stream: afl++ is not installed" | tee -a "$log"
 # build of the shared tarball (fuzz/fuzz_libipt22.c: no crash, and its
 # packet decoder reads ptcodec's packets up to the allowlist), and its query
 # decoder's times on fuzz_libipt22_time's (fuzz/fuzz_libipt22_time.c: no
-# time at no packet, none going back before news)
+# time at no packet, none going back before news), and its instruction flow
+# decoder against ptcodec's on fuzz_flow_libipt22's (fuzz/fuzz_flow_libipt22.c)
 # fuzz_x86's corpus through the x86 decoder's oracles, Zydis and libipt
 # 2.2's length decoder (fuzz/x86_oracles.h; the Makefile builds it with
 # those of them that are there)
 run replay_oracles_fuzz_x86 replay oracles fuzz_x86
-for t in fuzz_libipt22 fuzz_libipt22_time; do
+for t in fuzz_libipt22 fuzz_libipt22_time fuzz_flow_libipt22; do
   if [ -x "$b/replay/$t" ]; then run "replay_$t" replay replay "$t"
   else echo "skip - replay_$t: ../shared/reference/libipt-2.2.tar.gz or cmake is missing" | tee -a "$log"; fi
 done
