@@ -30,7 +30,10 @@
      error or the end, anywhere before. Where libipt reads past a FUP with
      no TIP, a MODE.Exec with no IP packet after it, a
      TraceStop while on or a PSB inside a longer run of 02 82, ptcodec
-     names the fault or skips to the next PSB.
+     names the fault or skips to the next PSB;
+   - the trace ends on an asynchronous event's FUP, its TIP cut off:
+     ptcodec's flow ends there (the instruction at the FUP did not run),
+     libipt runs on from it.
    A run of the same packet-free loop in both ends at an instruction cap. */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
@@ -79,7 +82,7 @@ static int a_parting_point_between(const uint8_t *trace, size_t n, uint64_t from
     ptc_finding found[PTC_CONFORM_MAX_FINDINGS];
     ptc_decoder dec;
     ptc_item it;
-    int seen = 0;
+    int seen = 0, in_psb = 0, bound = 0, event_open = 0;
     memset(&nothing_known, 0, sizeof nothing_known);
     ptc_conform_init(&checker, &nothing_known);
     ptc_decoder_init_buffer(&dec, 0, trace, n);
@@ -91,8 +94,24 @@ static int a_parting_point_between(const uint8_t *trace, size_t n, uint64_t from
             if (!a_time_rule(found[i].rule) &&
                 (found[i].severity == PTC_SEV_VIOLATION || found[i].rule == PTC_RULE_PGE_WHILE_ON))
                 seen = 1;
+        if (it.error != PTC_OK) continue;
+        /* an asynchronous event's FUP (not a PSB+'s, nor one a PTW,
+           EXSTOP, BEP or CFE announced) waits for its TIP */
+        switch (it.pkt.type) {
+        case PTC_PSB: in_psb = 1; break;
+        case PTC_PSBEND: in_psb = 0; break;
+        case PTC_PTW: bound = it.pkt.u.ptw.ip; break;
+        case PTC_EXSTOP: bound = it.pkt.u.exstop.ip; break;
+        case PTC_BEP: bound = it.pkt.u.bep.ip; break;
+        case PTC_CFE: bound = it.pkt.u.cfe.ip; break;
+        case PTC_FUP: event_open = !in_psb && !bound; bound = 0; break;
+        case PTC_TIP: case PTC_TIP_PGD: case PTC_TIP_PGE: event_open = 0; break;
+        default: break;
+        }
     }
-    return seen;
+    /* the trace ends on an event whose TIP it cut off: ptcodec ends there
+       (the instruction at the FUP did not run), libipt runs on */
+    return seen || (to >= n && event_open);
 }
 
 /* Whether the packet at offset is a TNT: ptcodec's no_tip there says TNT
