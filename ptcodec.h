@@ -10944,6 +10944,9 @@ static ptc_status ptc__flow_fill(ptc_flow *f)
             f->ahead.mode = ptc__flow_mode_of(&it.pkt);
             f->ahead.have_mode = 1;
             break;
+        /* a MODE.TSX's FUP is an event only for an abort (its TIP follows);
+           a transaction's begin or commit is a status update there */
+        case PTC_MODE_TSX: f->ahead.skip_fup = !it.pkt.u.mode_tsx.abrt; break;
         case PTC_PTW: f->ahead.skip_fup = it.pkt.u.ptw.ip; break;
         case PTC_EXSTOP: f->ahead.skip_fup = it.pkt.u.exstop.ip; break;
         case PTC_BEP: f->ahead.skip_fup = it.pkt.u.bep.ip; break;

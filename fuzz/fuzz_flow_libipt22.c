@@ -18,7 +18,8 @@
      know or classes otherwise (fuzz/x86_oracles.h), or this one, which
      the image cuts where libipt reads it shorter (no_code);
    - ptcodec's no_tip where TNT bits are left at an indirect branch or a
-     far transfer: libipt leaves them and takes the TIP after them;
+     far transfer, or where an event's FUP is followed by another FUP:
+     libipt leaves the bits, or takes the later FUP, and goes on;
    - where they part, the trace has an OVF (packets were lost: ptcodec
      forgets where it was, libipt may run on to the OVF's FUP, or take the
      OVF first where ptcodec runs on to the next packet it needs), bytes
@@ -114,16 +115,18 @@ static int a_parting_point_between(const uint8_t *trace, size_t n, uint64_t from
     return seen || (to >= n && event_open);
 }
 
-/* Whether the packet at offset is a TNT: ptcodec's no_tip there says TNT
-   bits were left at an indirect branch or far transfer, which libipt 2.2
-   leaves unused to take the TIP after them. */
-static int a_tnt_at(const uint8_t *trace, size_t n, uint64_t offset)
+/* Whether the packet at offset is a TNT or a FUP: ptcodec's no_tip there
+   says TNT bits were left at an indirect branch or far transfer, or an
+   event's FUP came where its TIP should; libipt 2.2 leaves the bits, or
+   takes the FUP after, and goes on to a TIP after them. */
+static int a_tnt_or_fup_at(const uint8_t *trace, size_t n, uint64_t offset)
 {
     ptc_decoder dec;
     ptc_item it;
     ptc_decoder_init_buffer(&dec, 0, trace, n);
     while (ptc_decoder_next(&dec, &it) == PTC_OK && it.offset <= offset)
-        if (it.offset == offset) return it.error == PTC_OK && (it.pkt.type == PTC_TNT8 || it.pkt.type == PTC_TNT64);
+        if (it.offset == offset)
+            return it.error == PTC_OK && (it.pkt.type == PTC_TNT8 || it.pkt.type == PTC_TNT64 || it.pkt.type == PTC_FUP);
     return 0;
 }
 
@@ -190,7 +193,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (st == PTC_ERR_NO_CODE && theirs.ip == ours.ip &&
             libipt_reads_it_otherwise(&img, ours.ip, theirs.mode == ptem_16bit ? PTC_X86_16 : theirs.mode == ptem_32bit ? PTC_X86_32 : PTC_X86_64))
             break;
-        if (st == PTC_ERR_NO_TIP && a_tnt_at(trace, trace_size, ours.offset)) break;
+        if (st == PTC_ERR_NO_TIP && a_tnt_or_fup_at(trace, trace_size, ours.offset)) break;
         if (st != PTC_OK || ours.ip != theirs.ip) { /* where they part: a reason there? */
             uint64_t theirs_at = 0, to;
             pt_insn_get_offset(dec, &theirs_at);

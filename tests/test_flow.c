@@ -588,6 +588,44 @@ static void a_changed_image_empties_the_cache(void)
     CHECK(flow_ways_agree("hand-made", "code b", &w, &img, trace, sizeof trace) >= 3);
 }
 
+/* A transaction's begin writes MODE.TSX and a FUP that are no event (the
+   flow goes on through the XBEGIN); an abort's MODE.TSX and FUP are one
+   (the instruction at the FUP does not run: the TIP says where it went). */
+static void a_tsx_fup_is_an_event_only_for_an_abort(void)
+{
+    /* at 0x1000: nop; nop; jz +0 (to 0x1004); ret */
+    static uint8_t code[] = { 0x90, 0x90, 0x74, 0x00, 0xC3 };
+    static const uint8_t psb_plus[] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+                                        0x02, 0x82, 0x02, 0x82, 0x7D, 0x00, 0x10, 0, 0, 0, 0, 0x02, 0x23 };
+    /* MODE.TSX, FUP 0x1001, then: TNT (1 taken), TIP.PGD() */
+    static const uint8_t begin[] = { 0x99, 0x21, 0x7D, 0x01, 0x10, 0, 0, 0, 0, 0x06, 0x01 };
+    /* MODE.TSX abort, FUP 0x1001, TIP 0x1004, TIP.PGD() */
+    static const uint8_t abort_[] = { 0x99, 0x22, 0x7D, 0x01, 0x10, 0, 0, 0, 0, 0x6D, 0x04, 0x10, 0, 0, 0, 0, 0x01 };
+    static const uint64_t after_begin[] = { 0x1000, 0x1001, 0x1002, 0x1004 }, after_abort[] = { 0x1000, 0x1004 };
+    const uint8_t *tails[2] = { begin, abort_ };
+    size_t tail_sizes[2] = { sizeof begin, sizeof abort_ }, counts[2] = { 4, 2 }, t, k;
+    const uint64_t *want[2] = { after_begin, after_abort };
+    ptc_image_section storage[2];
+    ptc_image img;
+    static ptc_flow flow;
+    ptc_image_init(&img, storage, 2);
+    CHECK(ptc_image_add(&img, 0x1000, code, sizeof code) == PTC_OK);
+    for (t = 0; t < 2; t++) {
+        uint8_t trace[64];
+        ptc_flow_insn in;
+        ptc_status st;
+        memcpy(trace, psb_plus, sizeof psb_plus);
+        memcpy(trace + sizeof psb_plus, tails[t], tail_sizes[t]);
+        CHECK(ptc_flow_init(&flow, NULL, &img, trace, sizeof psb_plus + tail_sizes[t]) == PTC_OK);
+        for (k = 0; (st = ptc_flow_next(&flow, &in)) != PTC_END; k++) {
+            CHECK(st == PTC_OK && k < counts[t] && in.ip == want[t][k], "%s: instruction %zu: %s at %llx",
+                  t ? "abort" : "begin", k, ptc_status_name(st), (unsigned long long)in.ip);
+            if (k >= counts[t]) break;
+        }
+        CHECK(k == counts[t], "%s: %zu instructions", t ? "abort" : "begin", k);
+    }
+}
+
 #ifdef TEST_FLOW_LIBXDC
 /* Edges, as libxdc's callback and ptc_coverage's give them. */
 typedef struct edge { uint64_t from, to; } edge;
@@ -748,5 +786,6 @@ int main(void)
     RUN(the_flow_of_libxdcs_traces);
     RUN(blocks_and_caches_give_the_same_flow);
     RUN(a_changed_image_empties_the_cache);
+    RUN(a_tsx_fup_is_an_event_only_for_an_abort);
     TESTLIB_EXIT();
 }
