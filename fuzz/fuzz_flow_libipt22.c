@@ -28,7 +28,9 @@
      9.3, libipt runs on to the first instruction that needs a packet), or
      a violation of a rule of the SDM about the flow (ptc_conform's; time
      rules aside): since the PSB before the instruction before, or, for an
-     error or the end, anywhere before. Where libipt reads past a FUP with
+     error or the end, anywhere before; a MODE.Exec with no IP packet
+     after it anywhere before (libipt may apply it after a later PSB+).
+     Where libipt reads past a FUP with
      no TIP, a MODE.Exec with no IP packet after it, a
      TraceStop while on or a PSB inside a longer run of 02 82, ptcodec
      names the fault or skips to the next PSB;
@@ -83,7 +85,7 @@ static int a_parting_point_between(const uint8_t *trace, size_t n, uint64_t from
     ptc_finding found[PTC_CONFORM_MAX_FINDINGS];
     ptc_decoder dec;
     ptc_item it;
-    int seen = 0, in_psb = 0, bound = 0, event_open = 0;
+    int seen = 0, in_psb = 0, bound = 0, event_open = 0, stale_mode = 0;
     memset(&nothing_known, 0, sizeof nothing_known);
     ptc_conform_init(&checker, &nothing_known);
     ptc_decoder_init_buffer(&dec, 0, trace, n);
@@ -91,10 +93,14 @@ static int a_parting_point_between(const uint8_t *trace, size_t n, uint64_t from
         size_t k = ptc_conform_item(&checker, &it, found), i;
         if (it.error == PTC_OK && it.pkt.type == PTC_PSB && it.offset <= from) seen = 0;
         if (it.error != PTC_OK || it.pkt.type == PTC_OVF) seen = 1;
-        for (i = 0; i < k; i++)
+        for (i = 0; i < k; i++) {
             if (!a_time_rule(found[i].rule) &&
                 (found[i].severity == PTC_SEV_VIOLATION || found[i].rule == PTC_RULE_PGE_WHILE_ON))
                 seen = 1;
+            /* libipt may apply a MODE.Exec left without its IP packet after
+               a later PSB+ */
+            if (found[i].rule == PTC_RULE_MODE_EXEC_ALONE) stale_mode = 1;
+        }
         if (it.error != PTC_OK) continue;
         /* an asynchronous event's FUP (not a PSB+'s, nor one a PTW,
            EXSTOP, BEP or CFE announced) waits for its TIP */
@@ -112,7 +118,7 @@ static int a_parting_point_between(const uint8_t *trace, size_t n, uint64_t from
     }
     /* the trace ends on an event whose TIP it cut off: ptcodec ends there
        (the instruction at the FUP did not run), libipt runs on */
-    return seen || (to >= n && event_open);
+    return seen || stale_mode || (to >= n && event_open);
 }
 
 /* Whether the packet at offset is a TNT or a FUP: ptcodec's no_tip there
