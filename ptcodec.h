@@ -2528,7 +2528,8 @@ typedef struct ptc_flow_block {
                           asynchronous event may take it elsewhere before
                           the instruction there runs: the next block says);
                           with PTC_FLOW_STOPPED the TIP.PGD's IP (0 when it
-                          has none); 0 when an error follows */
+                          has none); 0 when an error follows or the trace
+                          ends before it says */
     uint64_t offset;   /* the stream offset of the last packet read before it */
     uint64_t sizes;    /* 4 bits an instruction */
     uint8_t count;     /* instructions, 1..PTC_FLOW_BLOCK_MAX */
@@ -11432,7 +11433,7 @@ PTCDEF ptc_status ptc_flow_next_block(ptc_flow *f, ptc_flow_block *block)
     if (f->at.stopped) {
         block->flags |= PTC_FLOW_STOPPED;
         block->next_ip = f->at.stopped_at;
-    } else if (f->error.status == PTC_OK) {
+    } else if (f->error.status == PTC_OK && !f->at.finished) { /* else the trace does not say */
         block->next_ip = f->at.ip;
     }
     return PTC_OK;

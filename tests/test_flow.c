@@ -591,7 +591,7 @@ static void a_changed_image_empties_the_cache(void)
 /* A transaction's begin writes MODE.TSX and a FUP that are no event (the
    flow goes on through the XBEGIN); an abort's MODE.TSX and FUP are one
    (the instruction at the FUP does not run: the TIP says where it went). */
-static void a_tsx_fup_is_an_event_only_for_an_abort(void)
+static void a_tsx_fup_is_an_event_only_for_an_abort_and_the_end_says_nothing(void)
 {
     /* at 0x1000: nop; nop; jz +0 (to 0x1004); ret */
     static uint8_t code[] = { 0x90, 0x90, 0x74, 0x00, 0xC3 };
@@ -623,6 +623,20 @@ static void a_tsx_fup_is_an_event_only_for_an_abort(void)
             if (k >= counts[t]) break;
         }
         CHECK(k == counts[t], "%s: %zu instructions", t ? "abort" : "begin", k);
+    }
+    /* the begin without its TIP.PGD: the RET is the last block, and where it
+       went the trace does not say */
+    {
+        uint8_t trace[64];
+        ptc_flow_block b, last;
+        memcpy(trace, psb_plus, sizeof psb_plus);
+        memcpy(trace + sizeof psb_plus, begin, sizeof begin - 1);
+        CHECK(ptc_flow_init(&flow, NULL, &img, trace, sizeof psb_plus + sizeof begin - 1) == PTC_OK);
+        memset(&last, 0, sizeof last);
+        while (ptc_flow_next_block(&flow, &b) == PTC_OK) last = b;
+        CHECK(last.end_ip == 0x1004 && last.end_class == PTC_X86_RET && last.next_ip == 0 && !(last.flags & PTC_FLOW_STOPPED),
+              "the last block ends at %llx (%s), next_ip %llx, flags %u", (unsigned long long)last.end_ip,
+              ptc_x86_class_name(last.end_class), (unsigned long long)last.next_ip, last.flags);
     }
 }
 
@@ -786,6 +800,6 @@ int main(void)
     RUN(the_flow_of_libxdcs_traces);
     RUN(blocks_and_caches_give_the_same_flow);
     RUN(a_changed_image_empties_the_cache);
-    RUN(a_tsx_fup_is_an_event_only_for_an_abort);
+    RUN(a_tsx_fup_is_an_event_only_for_an_abort_and_the_end_says_nothing);
     TESTLIB_EXIT();
 }
