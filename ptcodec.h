@@ -2610,8 +2610,9 @@ PTCDEF ptc_status ptc_flow_next(ptc_flow *f, ptc_flow_insn *insn);
    block at a time, with the same errors (block->ip says where). The two
    may be mixed: a block then starts at the next instruction not given. */
 PTCDEF ptc_status ptc_flow_next_block(ptc_flow *f, ptc_flow_block *block);
-/* Decodes blocks through cache from now on (NULL: without one). A cache may
-   serve any number of decoders in turn over the same image. */
+/* Decodes blocks through cache from now on (NULL, or a cache
+   ptc_flow_cache_init has not set up: without one). A cache may serve any
+   number of decoders in turn over the same image. */
 PTCDEF void ptc_flow_use_cache(ptc_flow *f, ptc_flow_cache *cache);
 
 /* ===================================================================== */
@@ -11442,8 +11443,8 @@ PTCDEF ptc_status ptc_flow_next_block(ptc_flow *f, ptc_flow_block *block)
 PTCDEF void ptc_flow_use_cache(ptc_flow *f, ptc_flow_cache *cache)
 {
     if (!f) return;
-    f->cache = cache;
-    if (cache && cache->blocks) ptc__flow_cache_take(cache, f->image);
+    f->cache = cache && cache->blocks ? cache : NULL; /* one never initialised is none */
+    if (f->cache) ptc__flow_cache_take(cache, f->image);
 }
 
 PTCDEF ptc_status ptc_flow_cache_init(ptc_flow_cache *cache, ptc_flow_cached_block *storage, size_t count)

@@ -546,6 +546,24 @@ static void blocks_and_caches_on(const struct libxdc_pair *p, const uint8_t *tra
 
 static void blocks_and_caches_give_the_same_flow(void)
 {
+    static flow_way w;
+    ptc_flow_cache zeroed;
+    /* a cache never set up is none: the flow decodes without one */
+    memset(&zeroed, 0, sizeof zeroed);
+    memset(&w, 0, sizeof w);
+    w.by = BY_BLOCK;
+    {
+        static uint8_t code[] = { 0x90, 0xC3 };
+        static const uint8_t trace[] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+                                         0x02, 0x82, 0x02, 0x82, 0x7D, 0x00, 0x10, 0, 0, 0, 0, 0x02, 0x23, 0x01 };
+        ptc_image_section sections[1];
+        ptc_image img;
+        ptc_image_init(&img, sections, 1);
+        CHECK(ptc_image_add(&img, 0x1000, code, sizeof code) == PTC_OK);
+        CHECK(ptc_flow_init(&w.flow, NULL, &img, trace, sizeof trace) == PTC_OK);
+        ptc_flow_use_cache(&w.flow, &zeroed);
+        CHECK(flow_ways_agree("hand-made", "a zeroed cache", &w, &img, trace, sizeof trace) == 2);
+    }
     CHECK(ptc_flow_cache_init(&small_cache, small_blocks, 48) == PTC_ERR_BAD_ARGUMENT);
     CHECK(ptc_flow_cache_init(&small_cache, small_blocks, 1) == PTC_ERR_BAD_ARGUMENT);
     CHECK(ptc_flow_cache_init(&small_cache, small_blocks, 0) == PTC_ERR_BAD_ARGUMENT);
