@@ -42,7 +42,7 @@ CLANG_TESTS  := test_packets test_stream test_golden test_realtraces test_model 
 GCC_TESTS    := test_packets test_stream test_model test_conform
 NOI128_TESTS := test_model test_clock
 LIBIPT_TESTS := test_libipt test_conform_libipt timecmp
-FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h fuzz/x86_oracles.h $(TOOLHDR)
+FUZZHDR := fuzz/fuzz_helpers.h fuzz/fuzz_modelrun.h fuzz/x86_oracles.h fuzz/flow_input.h $(TOOLHDR)
 FUZZLIBS = $(if $(filter fuzz_diff_libipt%,$*),-lipt)
 # targets whose input is a workload program, not PT bytes: their own dictionary
 MODEL_FUZZ_TARGETS := fuzz_model fuzz_clock fuzz_checker fuzz_nav fuzz_events fuzz_libipt22_time

@@ -20,6 +20,7 @@
      first error it counted, and sets no more slots than it counts edges. */
 #include "../ptcodec.h"
 #include "fuzz_helpers.h"
+#include "flow_input.h"
 
 #include <string.h>
 
@@ -112,22 +113,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_status other_st;
     ptc_image_section storage[2];
     ptc_image img;
-    fuzz_input in;
-    size_t code_size;
-    uint64_t base, count = 0;
+    const uint8_t *trace;
+    size_t trace_size;
+    uint64_t count = 0;
     ptc_flow_insn insn;
     ptc_status st;
     if (size > FUZZ_MAX_INPUT) return 0;
-    in.data = data;
-    in.size = size;
-    code_size = fuzz_take(&in, 0, 0xFFFF);
-    base = fuzz_take(&in, 0, 1) ? 0x1000 : 0x400000;
-    if (code_size > in.size) code_size = in.size;
-    ptc_image_init(&img, storage, 2);
-    FUZZ_ASSERT(ptc_image_add(&img, base, data, code_size) == PTC_OK, "the image");
-    FUZZ_ASSERT(ptc_flow_init(&flow, NULL, &img, data + code_size, in.size - code_size) == PTC_OK, "init");
+    flow_input(data, size, &img, storage, &trace, &trace_size);
+    FUZZ_ASSERT(ptc_flow_init(&flow, NULL, &img, trace, trace_size) == PTC_OK, "init");
     memset(&blocks, 0, sizeof blocks);
-    FUZZ_ASSERT(ptc_flow_init(&blocks.flow, NULL, &img, data + code_size, in.size - code_size) == PTC_OK, "init");
+    FUZZ_ASSERT(ptc_flow_init(&blocks.flow, NULL, &img, trace, trace_size) == PTC_OK, "init");
     FUZZ_ASSERT(ptc_flow_cache_init(&cache, cached, 8) == PTC_OK, "cache init");
     ptc_flow_use_cache(&blocks.flow, &cache);
     for (;;) {
@@ -153,6 +148,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (st == PTC_END) FUZZ_ASSERT(ptc_flow_next(&flow, &insn) == PTC_END, "after the end");
     /* a run the cap did not stop: coverage over it is bounded too */
-    if (st == PTC_END) coverage_holds(&img, data + code_size, in.size - code_size);
+    if (st == PTC_END) coverage_holds(&img, trace, trace_size);
     return 0;
 }

@@ -42,6 +42,7 @@
 #include "../ptcodec.h"
 #include <intel-pt.h>
 #include "fuzz_helpers.h"
+#include "flow_input.h"
 #define X86_ORACLE_LIBIPT22_DIFFERENCES
 #include "x86_oracles.h"
 
@@ -154,9 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static ptc_flow flow;
     ptc_image_section storage[2];
     ptc_image img;
-    fuzz_input in;
-    size_t code_size;
-    uint64_t base, k;
+    uint64_t k;
     const uint8_t *trace;
     size_t trace_size;
     struct pt_config cfg;
@@ -165,15 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_status st;
     int status;
     if (size > FUZZ_MAX_INPUT) return 0;
-    in.data = data;
-    in.size = size;
-    code_size = fuzz_take(&in, 0, 0xFFFF);
-    base = fuzz_take(&in, 0, 1) ? 0x1000 : 0x400000;
-    if (code_size > in.size) code_size = in.size;
-    ptc_image_init(&img, storage, 2);
-    FUZZ_ASSERT(ptc_image_add(&img, base, data, code_size) == PTC_OK, "the image");
-    trace = data + code_size;
-    trace_size = in.size - code_size;
+    flow_input(data, size, &img, storage, &trace, &trace_size);
     FUZZ_ASSERT(ptc_flow_init(&flow, NULL, &img, trace, trace_size) == PTC_OK, "init");
     pt_config_init(&cfg);
     cfg.begin = (uint8_t *)(uintptr_t)trace;
