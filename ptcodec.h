@@ -2580,7 +2580,9 @@ typedef struct ptc_flow {
     struct { uint64_t bits; uint8_t count; } tnt;                           /* TNT bits read, not yet used */
     struct { uint64_t ip[PTC_FLOW_CALL_DEPTH]; uint8_t top, depth; } calls; /* RET compression's calls */
     struct {                                                                 /* the next packet that steers */
-        ptc_item item;
+        uint64_t ip;              /* an IP packet's (0 when suppressed) */
+        uint8_t type;             /* ptc_packet_type */
+        uint8_t ip_known;         /* as ptc_item's */
         uint8_t have;
         uint8_t psb_fup;          /* item is a PSB+'s FUP (a check, not an event) */
         uint8_t mode, have_mode;  /* a MODE.Exec for the next IP packet */
@@ -4070,52 +4072,76 @@ typedef struct ptc__bat_ip_row { uint64_t keep, ip, gives; uint64_t sext; } ptc_
       PTC__DEC_IS_IP(b) && (b) >> 5 == PTC_IPC_SEXT_48 ? 1u : 0u }
 static const ptc__bat_ip_row ptc__bat_ip[256] = { PTC__DEC_R256(PTC__BAT_IP_ROW) };
 
-/* The hot loop: packets of the fast table (ptc__dec_fast) with a whole
-   packet's worth of bytes ahead in the chunk, outside PEBS blocks and
-   with no PSB hint. It keeps the position and the last IP in registers
-   and stops at the first packet it cannot take, which ptc_decoder_next()
-   then reads. These packets, and the CYCs of two bytes it also takes, do
-   not change the decoder's state beyond the last IP (none has
-   PTC_PC_DEC_STATE), and it leaves a CYC that SKD007 may have cut to
-   ptc_decoder_next: each record equals the item ptc_decoder_next() would
-   give. Returns the records written. */
+/* One packet of the fast table (ptc__dec_fast), or a CYC of two bytes,
+   at p, with a whole packet's worth of bytes from p in the chunk, outside
+   PEBS blocks: its type (0 when it is none of them, or a PSB may begin
+   inside it, or it is a CYC that erratum SKD007 may have cut: the general
+   path decides), *size, and *value and *info as a record has them; an IP
+   packet updates *last_ip and *known. These packets change the decoder's
+   state in nothing but the last IP (none has PTC_PC_DEC_STATE), so what
+   this gives equals ptc_decoder_next's item. The batch loop and the flow
+   decoder's reading (9.3) share it. */
+static PTC__INLINE uint8_t ptc__bat_fast_one(const uint8_t *p, unsigned flags, uint64_t *last_ip, uint64_t *known,
+                                              uint64_t *value, uint8_t *info, uint8_t *size)
+{
+    const ptc__dec_fast_row *f = &ptc__dec_fast[p[0]];
+    const ptc__bat_ip_row *ipr = &ptc__bat_ip[p[0]];
+    uint64_t v, sext;
+    uint8_t in, type = f->type, n = f->size;
+    if (type != 0) {
+        v = (ptc__byte_load64(p + 1) & f->vmask) | f->vconst;
+        in = (uint8_t)(f->small | (p[1] & f->small_mask));
+    } else if ((p[0] & PTC_OP_CYC_MASK) == PTC_OP_CYC && !(p[1] & PTC_OP_CYC_EXP) &&
+               !((flags & PTC_DECODE_SKD007) && p[1] == PTC_OP_EXT)) {
+        /* a CYC of two bytes, as ptc__dec_packet reads it (most CYCs of a
+           trace with CYC on); one that erratum SKD007 may have cut goes to
+           ptc_decoder_next */
+        type = PTC_CYC;
+        n = 2;
+        v = (uint64_t)(p[0] >> 3) | (uint64_t)(p[1] >> 1) << 5;
+        in = 0;
+    } else {
+        return 0;
+    }
+    if (ptc__str_psb_hint(p, n)) return 0;
+    /* ptc__str_track_ip, with no branch (ptc__bat_ip_row) */
+    sext = ((uint64_t)0 - ((v >> 47) & ipr->sext)) & ~UINT64_C(0xFFFFFFFFFFFF);
+    *last_ip = (*last_ip & ipr->keep) | (v & ipr->ip) | sext;
+    *known |= ~ipr->keep;
+    *value = (v & ~ipr->ip) | (*last_ip & ipr->gives);
+    *info = (uint8_t)(in | (PTC_RECORD_IP_KNOWN & (0u - (unsigned)((ipr->gives & 1) && *known == ~UINT64_C(0)))));
+    *size = n;
+    return type;
+}
+
+/* Where the fast packets may be read: decoding (not searching), inside
+   the current chunk with a whole packet's worth of bytes ahead, outside
+   PEBS blocks. The first byte there, or NULL. */
+static PTC__INLINE const uint8_t *ptc__bat_fast_at(const ptc_decoder *dec)
+{
+    if (dec->searching || dec->pos < dec->chunk_off || dec->block != PTC_BLOCK_NONE || dec->pos >= dec->end_off ||
+        dec->chunk_len - (size_t)(dec->pos - dec->chunk_off) < PTC_MAX_PACKET_SIZE)
+        return NULL;
+    return dec->chunk + (size_t)(dec->pos - dec->chunk_off);
+}
+
+/* The hot loop: fast packets (ptc__bat_fast_one) one after another. It
+   keeps the position and the last IP in registers and stops at the first
+   packet it cannot take, which ptc_decoder_next() then reads: each record
+   equals the item ptc_decoder_next() would give. Returns the records
+   written. */
 static size_t ptc__bat_fast(ptc_decoder *dec, ptc_record *recs, size_t cap)
 {
-    const uint8_t *p, *last;
+    const uint8_t *p = ptc__bat_fast_at(dec), *last;
     uint64_t last_ip = dec->last_ip, known = dec->last_ip_known;
     ptc_record *rec = recs, *rec_end = recs + cap;
-    if (dec->searching || dec->pos < dec->chunk_off || dec->block != PTC_BLOCK_NONE ||
-        dec->chunk_len < PTC_MAX_PACKET_SIZE)
-        return 0;
-    p = dec->chunk + (size_t)(dec->pos - dec->chunk_off);
+    unsigned flags = dec->flags; /* (read once: the records' stores might alias it) */
+    if (!p) return 0;
     last = dec->chunk + (dec->chunk_len - PTC_MAX_PACKET_SIZE); /* the last byte with 16 bytes from it on */
     while (rec < rec_end && p <= last) {
-        const ptc__dec_fast_row *f = &ptc__dec_fast[p[0]];
-        const ptc__bat_ip_row *ipr = &ptc__bat_ip[p[0]];
-        uint64_t v, sext;
-        uint8_t info, type = f->type, size = f->size;
-        if (type != 0) {
-            v = (ptc__byte_load64(p + 1) & f->vmask) | f->vconst;
-            info = (uint8_t)(f->small | (p[1] & f->small_mask));
-        } else if ((p[0] & PTC_OP_CYC_MASK) == PTC_OP_CYC && !(p[1] & PTC_OP_CYC_EXP) &&
-                   !((dec->flags & PTC_DECODE_SKD007) && p[1] == PTC_OP_EXT)) {
-            /* a CYC of two bytes, as ptc__dec_packet reads it (most CYCs
-               of a trace with CYC on); one that erratum SKD007 may have
-               cut goes to ptc_decoder_next */
-            type = PTC_CYC;
-            size = 2;
-            v = (uint64_t)(p[0] >> 3) | (uint64_t)(p[1] >> 1) << 5;
-            info = 0;
-        } else {
-            break;
-        }
-        if (ptc__str_psb_hint(p, size)) break;
-        /* ptc__str_track_ip, with no branch (ptc__bat_ip_row) */
-        sext = ((uint64_t)0 - ((v >> 47) & ipr->sext)) & ~UINT64_C(0xFFFFFFFFFFFF);
-        last_ip = (last_ip & ipr->keep) | (v & ipr->ip) | sext;
-        known |= ~ipr->keep;
-        v = (v & ~ipr->ip) | (last_ip & ipr->gives);
-        info = (uint8_t)(info | (PTC_RECORD_IP_KNOWN & (0u - (unsigned)((ipr->gives & 1) && known == ~UINT64_C(0)))));
+        uint64_t v;
+        uint8_t info, size, type = ptc__bat_fast_one(p, flags, &last_ip, &known, &v, &info, &size);
+        if (!type) break;
         /* 16 bytes: the packet's (and unspecified ones after it), then the
            five fields after bytes[], written next */
         memcpy(rec->bytes, p, PTC_MAX_PACKET_SIZE);
@@ -10887,6 +10913,17 @@ static void ptc__flow_forget(ptc_flow *f)
     f->ahead.skip_fup = 0;
 }
 
+/* The packet that steers next is held: an IP packet's type and IP, or an
+   OVF's. */
+static void ptc__flow_hold(ptc_flow *f, uint8_t type, uint64_t ip, int ip_known)
+{
+    f->ahead.type = type;
+    f->ahead.ip = ip;
+    f->ahead.ip_known = (uint8_t)ip_known;
+    f->ahead.have = 1;
+    f->ahead.psb_fup = 0;
+}
+
 /* A PSB+: its MODE.Exec and its FUP (tracing is on at that IP), up to its
    PSBEND or an OVF. Without a FUP tracing is off there. */
 static ptc_status ptc__flow_psb(ptc_flow *f)
@@ -10907,14 +10944,11 @@ static ptc_status ptc__flow_psb(ptc_flow *f)
             f->ahead.have_mode = 1;
             break;
         case PTC_FUP:
-            f->ahead.item = it;
-            f->ahead.have = 1;
+            ptc__flow_hold(f, PTC_FUP, it.ip, it.ip_known);
             f->ahead.psb_fup = 1;
             break;
         case PTC_OVF: /* it ends the PSB+: the FUP after it says where tracing resumes */
-            f->ahead.item = it;
-            f->ahead.have = 1;
-            f->ahead.psb_fup = 0;
+            ptc__flow_hold(f, PTC_OVF, 0, 0);
             return PTC_OK;
         default: break;
         }
@@ -10923,25 +10957,40 @@ static ptc_status ptc__flow_psb(ptc_flow *f)
 
 /* Reads packets until one steers the flow: TNT bits (kept in f->tnt), or
    a TIP, TIP.PGE, TIP.PGD, FUP, OVF or a PSB+'s FUP (kept in f->ahead).
-   Does nothing while bits or a packet are held. PTC_END at the end. */
+   Does nothing while bits or a packet are held. PTC_END at the end. The
+   common packets (PAD, TNT-8, the IP packets, MTC, TSC, CYC) are read
+   straight from the buffer by the batch loop's reader, the rest by
+   ptc_decoder_next: a trace's packets cost the flow a few nanoseconds
+   each rather than a decoder item each (bench/README.md). */
 static ptc_status ptc__flow_fill(ptc_flow *f)
 {
     ptc_item it;
     while (!f->tnt.count && !f->ahead.have) {
-        ptc_status st = f->at.ended ? PTC_END : ptc_decoder_next(&f->dec, &it);
-        if (st == PTC_END) f->at.ended = 1; /* and stays: the stream decoder is done */
-        if (st != PTC_OK) return st;
-        if (it.error != PTC_OK) {
+        const uint8_t *p = ptc__bat_fast_at(&f->dec);
+        uint64_t value = 0;
+        uint8_t type = 0, info = 0, size = 0;
+        if (p) type = ptc__bat_fast_one(p, f->dec.flags, &f->dec.last_ip, &f->dec.last_ip_known, &value, &info, &size);
+        if (type) {
+            f->last_offset = f->dec.pos;
+            f->dec.pos += size;
+        } else {
+            ptc_status st = f->at.ended ? PTC_END : ptc_decoder_next(&f->dec, &it);
+            if (st == PTC_END) f->at.ended = 1; /* and stays: the stream decoder is done */
+            if (st != PTC_OK) return st;
             f->last_offset = it.offset;
-            return it.error;
+            if (it.error != PTC_OK) return it.error;
+            type = (uint8_t)it.pkt.type;
+            value = (it.pkt.type == PTC_TNT8 || it.pkt.type == PTC_TNT64) ? it.pkt.u.tnt.bits : it.ip;
+            info = (uint8_t)((it.pkt.type == PTC_TNT8 || it.pkt.type == PTC_TNT64) ? it.pkt.u.tnt.count
+                                                                                 : it.ip_known ? PTC_RECORD_IP_KNOWN : 0);
         }
-        f->last_offset = it.offset;
         f->packets++;
-        switch (it.pkt.type) {
+        switch (type) {
         case PTC_TNT8: case PTC_TNT64:
-            f->tnt.bits = it.pkt.u.tnt.bits;
-            f->tnt.count = it.pkt.u.tnt.count;
+            f->tnt.bits = value;
+            f->tnt.count = info;
             break;
+        /* the rest come from ptc_decoder_next: `it` holds them */
         case PTC_MODE_EXEC:
             f->ahead.mode = ptc__flow_mode_of(&it.pkt);
             f->ahead.have_mode = 1;
@@ -10960,14 +11009,13 @@ static ptc_status ptc__flow_fill(ptc_flow *f)
             }
             /* fall through */
         case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_OVF:
-            f->ahead.item = it;
-            f->ahead.have = 1;
-            f->ahead.psb_fup = 0;
+            ptc__flow_hold(f, type, value, (info & PTC_RECORD_IP_KNOWN) != 0);
             break;
-        case PTC_PSB:
-            st = ptc__flow_psb(f);
+        case PTC_PSB: {
+            ptc_status st = ptc__flow_psb(f);
             if (st != PTC_OK) return st;
             break;
+        }
         default: break; /* timing, CBR, PAD, PIP, VMCS, power, ... */
         }
     }
@@ -10979,7 +11027,7 @@ static ptc_status ptc__flow_fill(ptc_flow *f)
 static void ptc__flow_take_ip(ptc_flow *f)
 {
     f->packets++;
-    f->at.ip = f->ahead.item.ip;
+    f->at.ip = f->ahead.ip;
     if (f->ahead.have_mode) f->at.mode = f->ahead.mode;
     f->ahead.have_mode = 0;
     f->ahead.have = 0;
@@ -10995,7 +11043,7 @@ static ptc_status ptc__flow_resume(ptc_flow *f)
         st = ptc__flow_fill(f);
         if (st != PTC_OK) return st;
         if (!f->ahead.have) continue;
-        switch (f->ahead.item.pkt.type) {
+        switch (f->ahead.type) {
         case PTC_OVF:
             ptc__flow_forget(f);
             f->at.lost = 0;
@@ -11004,8 +11052,8 @@ static ptc_status ptc__flow_resume(ptc_flow *f)
         case PTC_TIP_PGE: case PTC_FUP:
             /* a FUP turns tracing on only as a PSB+'s or right after an
                OVF; after an error, only a PSB+ will do */
-            if ((f->ahead.item.pkt.type == PTC_FUP && !f->ahead.psb_fup && !f->at.after_ovf) ||
-                (f->at.lost && !f->ahead.psb_fup) || !f->ahead.item.ip_known) {
+            if ((f->ahead.type == PTC_FUP && !f->ahead.psb_fup && !f->at.after_ovf) ||
+                (f->at.lost && !f->ahead.psb_fup) || !f->ahead.ip_known) {
                 f->ahead.have = 0;
                 break;
             }
@@ -11031,7 +11079,7 @@ static int ptc__flow_tnt_bit(ptc_flow *f, int *pgd)
         f->packets++;
         return (int)((f->tnt.bits >> f->tnt.count) & 1);
     }
-    *pgd = f->ahead.have && f->ahead.item.pkt.type == PTC_TIP_PGD;
+    *pgd = f->ahead.have && f->ahead.type == PTC_TIP_PGD;
     return -1;
 }
 
@@ -11041,7 +11089,7 @@ static void ptc__flow_stop(ptc_flow *f)
     f->ahead.have = 0;
     f->at.enabled = 0;
     f->at.stopped = 1;
-    f->at.stopped_at = f->ahead.item.ip_known ? f->ahead.item.ip : 0;
+    f->at.stopped_at = f->ahead.ip_known ? f->ahead.ip : 0;
 }
 
 /* Where an indirect branch or a far transfer went: its TIP, or a TIP.PGD
@@ -11049,9 +11097,9 @@ static void ptc__flow_stop(ptc_flow *f)
 static ptc_status ptc__flow_tip(ptc_flow *f)
 {
     if (f->tnt.count || !f->ahead.have) return PTC_ERR_NO_TIP;
-    switch (f->ahead.item.pkt.type) {
+    switch (f->ahead.type) {
     case PTC_TIP:
-        if (!f->ahead.item.ip_known) return PTC_ERR_NO_TIP;
+        if (!f->ahead.ip_known) return PTC_ERR_NO_TIP;
         ptc__flow_take_ip(f);
         return PTC_OK;
     case PTC_TIP_PGD: /* a MODE.Exec before it stays for the next IP */
@@ -11117,7 +11165,7 @@ static ptc_status ptc__flow_step(ptc_flow *f, const ptc_x86_insn *in)
 static int ptc__flow_event_here(ptc_flow *f, ptc_status *st)
 {
     *st = PTC_OK;
-    if (!f->ahead.have || f->ahead.item.pkt.type != PTC_FUP || f->ahead.item.ip != f->at.ip) return 0;
+    if (!f->ahead.have || f->ahead.type != PTC_FUP || f->ahead.ip != f->at.ip) return 0;
     f->ahead.have = 0;
     if (f->ahead.psb_fup) return 1;
     *st = ptc__flow_fill(f);
@@ -11179,7 +11227,7 @@ static ptc_status ptc__flow_ready(ptc_flow *f)
                up to the first instruction that needs a packet */
             if (st != PTC_OK && st != PTC_END) return st;
         }
-        if (f->ahead.have && f->ahead.item.pkt.type == PTC_OVF) {
+        if (f->ahead.have && f->ahead.type == PTC_OVF) {
             ptc__flow_forget(f);
             f->at.after_ovf = 1;
             continue;
@@ -11187,8 +11235,8 @@ static ptc_status ptc__flow_ready(ptc_flow *f)
         /* a TIP.PGE while tracing is on: tracing (re)starts at its IP. KVM
            tracers write one right after a PSB+ that said tracing was on,
            at the same IP (libxdc's traces; SPEC 9.3) */
-        if (f->ahead.have && f->ahead.item.pkt.type == PTC_TIP_PGE && !f->tnt.count) {
-            if (f->ahead.item.ip_known) {
+        if (f->ahead.have && f->ahead.type == PTC_TIP_PGE && !f->tnt.count) {
+            if (f->ahead.ip_known) {
                 ptc__flow_take_ip(f);
                 f->at.resumed = 1;
             } else {
@@ -11305,10 +11353,10 @@ static void ptc__flow_cut_at_event(const ptc_flow *f, ptc_flow_cached_block *b)
 {
     uint64_t ip = b->ip;
     unsigned k;
-    if (f->tnt.count || !f->ahead.have || f->ahead.item.pkt.type != PTC_FUP) return;
+    if (f->tnt.count || !f->ahead.have || f->ahead.type != PTC_FUP) return;
     for (k = 1; k < b->count; k++) {
         ip += (b->sizes >> (4 * (k - 1))) & 15;
-        if (ip == f->ahead.item.ip) {
+        if (ip == f->ahead.ip) {
             b->count = (uint8_t)k;
             b->last = (uint8_t)(ip - b->ip - ((b->sizes >> (4 * (k - 1))) & 15));
             b->sizes &= ((uint64_t)1 << (4 * k)) - 1;
@@ -11386,6 +11434,23 @@ static ptc_status ptc__flow_before(ptc_flow *f, uint64_t *ip, uint64_t *offset)
     return st;
 }
 
+/* The rest of the current block is given: its last instruction's step is
+   taken. Where that sent execution goes to *next_ip: with *stopped set, the
+   TIP.PGD's IP (0 without one); else the next IP, or 0 when an error
+   follows or the trace ends before it says. Returns the last
+   instruction's IP. */
+static uint64_t ptc__flow_give_rest(ptc_flow *f, uint64_t *next_ip, uint8_t *stopped)
+{
+    const ptc_flow_cached_block *b = &f->block.now;
+    uint64_t end_ip = b->ip + b->last;
+    f->block.given = b->count;
+    f->block.ip = end_ip + ((b->sizes >> (4 * (b->count - 1))) & 15);
+    ptc__flow_end_block(f, end_ip);
+    *stopped = f->at.stopped;
+    *next_ip = f->at.stopped ? f->at.stopped_at : f->error.status == PTC_OK && !f->at.finished ? f->at.ip : 0;
+    return end_ip;
+}
+
 PTCDEF ptc_status ptc_flow_next(ptc_flow *f, ptc_flow_insn *insn)
 {
     const ptc_flow_cached_block *b;
@@ -11412,6 +11477,7 @@ PTCDEF ptc_status ptc_flow_next_block(ptc_flow *f, ptc_flow_block *block)
 {
     const ptc_flow_cached_block *b;
     unsigned k, left;
+    uint8_t stopped;
     ptc_status st;
     if (!f || !block) return PTC_ERR_BAD_ARGUMENT;
     memset(block, 0, sizeof *block);
@@ -11428,15 +11494,8 @@ PTCDEF ptc_status ptc_flow_next_block(ptc_flow *f, ptc_flow_block *block)
     block->end_class = b->end_class;
     block->mode = b->mode;
     block->flags = (uint8_t)(k ? 0 : f->block.flags);
-    f->block.given = b->count;
-    f->block.ip = block->end_ip + ((block->sizes >> (4 * (left - 1))) & 15);
-    ptc__flow_end_block(f, block->end_ip);
-    if (f->at.stopped) {
-        block->flags |= PTC_FLOW_STOPPED;
-        block->next_ip = f->at.stopped_at;
-    } else if (f->error.status == PTC_OK && !f->at.finished) { /* else the trace does not say */
-        block->next_ip = f->at.ip;
-    }
+    ptc__flow_give_rest(f, &block->next_ip, &stopped);
+    if (stopped) block->flags |= PTC_FLOW_STOPPED;
     return PTC_OK;
 }
 
@@ -11516,26 +11575,36 @@ static int ptc__cov_branches(uint8_t iclass)
 
 PTCDEF ptc_status ptc_coverage_flow(ptc_coverage *cov, ptc_flow *f)
 {
-    ptc_flow_block b;
     ptc_status st;
     /* the block before, when it did not branch: its last instruction and
        the next one, where execution goes unless an event takes it away */
     uint64_t from = 0, straight_on = 0;
     int fell_through = 0;
     if (!cov || !cov->map || !f) return PTC_ERR_BAD_ARGUMENT;
-    while ((st = ptc_flow_next_block(f, &b)) != PTC_END) {
+    /* ptc_flow_next_block's steps, without filling in a block for the
+       caller: the blocks' edges are all that is needed here */
+    for (;;) {
+        uint64_t ip, offset, end_ip, next_ip;
+        uint8_t end_class, stopped;
+        int resumed;
+        st = ptc__flow_before(f, &ip, &offset);
+        if (st == PTC_END) break;
         if (st != PTC_OK) {
             ptc__cov_error(cov, st);
             fell_through = 0;
             continue;
         }
-        if (b.flags & PTC_FLOW_RESUMED) ptc__cov_count(cov, 0, b.ip);
-        else if (fell_through && b.ip != straight_on) ptc__cov_count(cov, from, b.ip); /* an event */
+        ip = f->block.ip;
+        resumed = f->block.given == 0 && (f->block.flags & PTC_FLOW_RESUMED);
+        end_class = f->block.now.end_class;
+        end_ip = ptc__flow_give_rest(f, &next_ip, &stopped);
+        if (resumed) ptc__cov_count(cov, 0, ip);
+        else if (fell_through && ip != straight_on) ptc__cov_count(cov, from, ip); /* an event */
         /* a branch's edge, a TIP.PGD's IP included: whatever comes next */
-        fell_through = !ptc__cov_branches(b.end_class);
-        if (!fell_through && b.next_ip) ptc__cov_count(cov, b.end_ip, b.next_ip);
-        from = b.end_ip;
-        straight_on = b.next_ip;
+        fell_through = !ptc__cov_branches(end_class);
+        if (!fell_through && next_ip) ptc__cov_count(cov, end_ip, next_ip);
+        from = end_ip;
+        straight_on = next_ip;
     }
     return cov->errors ? cov->first_error : PTC_OK;
 }

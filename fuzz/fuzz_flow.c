@@ -17,7 +17,10 @@
      code's blocks push each other out of) give the same instructions, with
      the same statuses, as ptc_flow_next without a cache;
    - coverage (SPEC 9.5), from the flow and from the packets, returns the
-     first error it counted, and sets no more slots than it counts edges. */
+     first error it counted, and sets no more slots than it counts edges;
+   - coverage from the flow equals the map, edges and errors built here by
+     SPEC 9.5's words from ptc_flow_next_block's blocks (without a cache):
+     ptc_coverage_flow takes the flow's own steps, not the blocks. */
 #include "../ptcodec.h"
 #include "fuzz_helpers.h"
 #include "flow_input.h"
@@ -73,8 +76,52 @@ static ptc_status next_by_blocks(by_blocks *b, ptc_flow_insn *insn)
     return PTC_OK;
 }
 
+/* SPEC 9.5: every class but these is a branch */
+static int branches(uint8_t iclass)
+{
+    return iclass != PTC_X86_OTHER && iclass != PTC_X86_REP && iclass != PTC_X86_PTWRITE && iclass != PTC_X86_MOV_CR3 &&
+           iclass != PTC_X86_VMPTRLD && iclass != PTC_X86_TSX;
+}
+
+static void count_edge(uint8_t *map, size_t mask, uint64_t *edges, uint64_t from, uint64_t to)
+{
+    uint8_t *slot = &map[ptc_coverage_slot(from, to, mask)];
+    if (*slot != 0xFF) (*slot)++;
+    (*edges)++;
+}
+
+/* The flow's edges by SPEC 9.5's words, from its blocks: from a branch to
+   its block's next_ip; from a block that did not branch to the next block
+   when that is not where it went on to (an asynchronous event); from 0 to
+   a block where tracing resumed. After an error, nothing is known. */
+static void edges_from_blocks(const ptc_image *img, const uint8_t *trace, size_t n, uint8_t *map, size_t mask,
+                              uint64_t *edges, uint64_t *errors)
+{
+    static ptc_flow flow;
+    ptc_flow_block b;
+    ptc_status st;
+    uint64_t from = 0, went_on_to = 0;
+    int fell_through = 0;
+    FUZZ_ASSERT(ptc_flow_init(&flow, NULL, img, trace, n) == PTC_OK, "init");
+    while ((st = ptc_flow_next_block(&flow, &b)) != PTC_END) {
+        if (st != PTC_OK) {
+            (*errors)++;
+            fell_through = 0;
+            continue;
+        }
+        if (b.flags & PTC_FLOW_RESUMED) count_edge(map, mask, edges, 0, b.ip);
+        else if (fell_through && b.ip != went_on_to) count_edge(map, mask, edges, from, b.ip);
+        fell_through = !branches(b.end_class);
+        if (!fell_through && b.next_ip) count_edge(map, mask, edges, b.end_ip, b.next_ip);
+        from = b.end_ip;
+        went_on_to = b.next_ip;
+    }
+}
+
 static void coverage_holds(const ptc_image *img, const uint8_t *trace, size_t n)
 {
+    static uint8_t expected[256];
+    uint64_t expected_edges = 0, expected_errors = 0;
     static uint8_t map[256];
     static ptc_flow flow;
     ptc_flow_cached_block blocks[8];
@@ -91,6 +138,12 @@ static void coverage_holds(const ptc_image *img, const uint8_t *trace, size_t n)
             FUZZ_ASSERT(ptc_flow_cache_init(&cache, blocks, 8) == PTC_OK, "cache init");
             ptc_flow_use_cache(&flow, &cache);
             st = ptc_coverage_flow(&cov, &flow);
+            memset(expected, 0, sizeof expected);
+            edges_from_blocks(img, trace, n, expected, sizeof expected - 1, &expected_edges, &expected_errors);
+            FUZZ_ASSERT(cov.edges == expected_edges && cov.errors == expected_errors && !memcmp(map, expected, sizeof map),
+                        "coverage: %llu edges and %llu errors, the blocks say %llu and %llu%s", (unsigned long long)cov.edges,
+                        (unsigned long long)cov.errors, (unsigned long long)expected_edges,
+                        (unsigned long long)expected_errors, memcmp(map, expected, sizeof map) ? ", maps differ" : "");
         } else {
             st = ptc_coverage_packets(&cov, NULL, trace, n);
         }
