@@ -32,7 +32,7 @@
        public only so that they can live anywhere; use their functions.
      - Sizes on x86-64: ptc_clock about 62 KiB (it holds PTC_CLOCK_WINDOW
        items: keep it off the stack), ptc_events about 33 KiB (likewise,
-       PTC_EVENTS_WINDOW), ptc_model 2.7 KiB, ptc_flow 888 bytes, ptc_conform 560 bytes,
+       PTC_EVENTS_WINDOW), ptc_model 2.7 KiB, ptc_flow 912 bytes, ptc_conform 560 bytes,
        ptc_decoder 128 bytes.
      - Bad input is never an abort or an assert: every function returns a
        status with a name (ptc_status_name).
@@ -736,9 +736,10 @@ PTCDEF int ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt);
 #define PTC_CLOCK_WINDOW 512
 #endif
 
-/* The errata of Intel PT that touch time (SPEC 3.12), named as libipt
-   names them: X(enum, bit, name, what the library does about it; the
-   clock, the stream decoder and the conformance checker, part 7). */
+/* The errata of Intel PT the library knows, named as libipt names them:
+   those that touch time (SPEC 3.12) and SKL014, the flow decoder's (9.3).
+   X(enum, bit, name, what the library does about it: the clock, the
+   stream decoder, the conformance checker of part 7, the flow decoder). */
 #define PTC_ERRATA_LIST(X) \
     X(PTC_ERRATUM_SKL168, 0x1u, "skl168", \
       "a PSB can drop the CYC right before it and an MTC: cycle counts do not span a PSB, one more MTC may be missing") \
@@ -753,7 +754,10 @@ PTCDEF int ptc_checker_packet(ptc_checker *c, const ptc_packet *pkt);
     X(PTC_ERRATUM_SKD010, 0x10u, "skd010", \
       "an OVF can have no FUP or TIP.PGE after it: the conformance checker's ovf_follower is this erratum") \
     X(PTC_ERRATUM_APL11, 0x20u, "apl11", \
-      "an OVF can have a TIP.PGD after it: the conformance checker's ovf_follower on a TIP.PGD is this erratum")
+      "an OVF can have a TIP.PGD after it: the conformance checker's ovf_follower on a TIP.PGD is this erratum") \
+    X(PTC_ERRATUM_SKL014, 0x40u, "skl014", \
+      "a direct JMP or CALL that leaves the IP filter ranges can write its TIP.PGD without the IP: with the ranges " \
+      "known (PTC_KNOW_FILTERS), the flow decoder binds such a TIP.PGD to the first that does")
 
 enum {
 #define PTC__X(e, bit, name, what) e = bit,
@@ -2569,7 +2573,7 @@ typedef struct ptc_flow_cache {
 PTCDEF ptc_status ptc_flow_cache_init(ptc_flow_cache *cache, ptc_flow_cached_block *storage, size_t count);
 PTCDEF void ptc_flow_cache_clear(ptc_flow_cache *cache);
 
-/* All fields are private. 888 bytes on x86-64. */
+/* All fields are private. 912 bytes on x86-64. */
 typedef struct ptc_flow {
     ptc_decoder dec;
     const ptc_image *image;
@@ -2593,12 +2597,17 @@ typedef struct ptc_flow {
     struct { uint64_t ip, packets; uint32_t power, steps; } loop; /* Brent's cycle finder over packet-free runs */
     uint64_t packets;                                        /* TNT bits and packets used so far */
     ptc_flow_cache *cache;                                   /* may be NULL */
+    /* the IP filter ranges, kept when the trace's CPU has erratum SKL014
+       (count 0 else): where a TIP.PGD without its IP binds */
+    ptc_ip_filters skl014_filters;
     struct { ptc_flow_cached_block now; uint64_t ip, offset; uint8_t given, flags; } block; /* the block being given */
 } ptc_flow;
 
 /* A flow decoder over the trace in buf[0..len) (SPEC 9.3) and the code in
    image, which must outlive it. trace may be NULL (nothing known); its
-   errata flags go to the stream decoder. */
+   errata flags go to the stream decoder, and with erratum SKL014 and the
+   filter ranges known (PTC_KNOW_FILTERS) the ranges say where a TIP.PGD
+   without its IP binds. */
 PTCDEF ptc_status ptc_flow_init(ptc_flow *f, const ptc_trace_config *trace, const ptc_image *image, const uint8_t *buf,
                                 size_t len);
 /* The next instruction, in *insn. PTC_END when the trace is done: after
@@ -4368,19 +4377,20 @@ PTCDEF uint32_t ptc_errata_for_cpu(unsigned family, unsigned model, unsigned ste
     /* by CPUID family and model, as libipt's pt_errata selects them (no
        erratum here depends on the stepping) */
     enum {
-        SKL = PTC_ERRATUM_BDM70 | PTC_ERRATUM_SKD007 | PTC_ERRATUM_SKD010 | PTC_ERRATUM_SKL168,
+        SKL = PTC_ERRATUM_BDM70 | PTC_ERRATUM_SKD007 | PTC_ERRATUM_SKD010 | PTC_ERRATUM_SKL168 | PTC_ERRATUM_SKL014,
         SKX = PTC_ERRATUM_BDM70 | PTC_ERRATUM_SKZ84,
+        SKX14 = SKX | PTC_ERRATUM_SKL014,
+        CNL = PTC_ERRATUM_BDM70 | PTC_ERRATUM_SKL014,
         ICL = PTC_ERRATUM_BDM70 | PTC_ERRATUM_APL11
     };
     static const struct { uint8_t family, model; uint32_t errata; } cpus[] = {
         { 6, 0x3d, PTC_ERRATUM_BDM70 }, { 6, 0x47, PTC_ERRATUM_BDM70 }, { 6, 0x4f, PTC_ERRATUM_BDM70 },
         { 6, 0x56, PTC_ERRATUM_BDM70 },
         { 6, 0x4e, SKL }, { 6, 0x5e, SKL }, { 6, 0x8e, SKL }, { 6, 0x9e, SKL }, { 6, 0xa5, SKL }, { 6, 0xa6, SKL },
-        { 6, 0x55, SKX }, { 6, 0x6a, SKX }, { 6, 0x6c, SKX }, { 6, 0x8f, SKX }, { 6, 0xcf, SKX }, { 6, 0xad, SKX },
+        { 6, 0x55, SKX14 }, { 6, 0x6a, SKX14 }, { 6, 0x6c, SKX14 }, { 6, 0x8f, SKX }, { 6, 0xcf, SKX }, { 6, 0xad, SKX },
         { 6, 0xae, SKX }, { 19, 0x01, SKX },
-        { 6, 0x66, PTC_ERRATUM_BDM70 }, { 6, 0x7d, PTC_ERRATUM_BDM70 }, { 6, 0x7e, PTC_ERRATUM_BDM70 },
-        { 6, 0x8c, PTC_ERRATUM_BDM70 }, { 6, 0x8d, PTC_ERRATUM_BDM70 }, { 6, 0xa7, PTC_ERRATUM_BDM70 },
-        { 6, 0xa8, PTC_ERRATUM_BDM70 },
+        { 6, 0x66, CNL }, { 6, 0x7d, CNL }, { 6, 0x7e, CNL }, { 6, 0x8c, CNL }, { 6, 0x8d, CNL }, { 6, 0xa7, CNL },
+        { 6, 0xa8, CNL },
         { 6, 0x97, ICL }, { 6, 0x9a, ICL }, { 6, 0xba, ICL }, { 6, 0xb7, ICL }, { 6, 0xbf, ICL }, { 6, 0xc5, ICL },
         { 6, 0xc6, ICL }, { 6, 0xb5, ICL }, { 6, 0xaa, ICL }, { 6, 0xac, ICL }, { 6, 0xbd, ICL }, { 6, 0xcc, ICL },
         { 6, 0xd5, ICL }, { 18, 0x01, ICL }, { 18, 0x03, ICL },
@@ -11092,6 +11102,29 @@ static void ptc__flow_stop(ptc_flow *f)
     f->at.stopped_at = f->ahead.ip_known ? f->ahead.ip : 0;
 }
 
+/* A TIP.PGD is held with no TNT bit before it: the next instruction that
+   can disable tracing takes it. With its IP, that is where execution
+   reaches the IP (a direct JMP or CALL, or the code itself, leaving the
+   IP filter ranges: SDM 36.2.5.5); without, an instruction that changes
+   CR3 or the CPL (a context left), or a far transfer; with erratum SKL014
+   also a direct branch leaving the ranges. */
+static int ptc__flow_pgd_next(const ptc_flow *f, int with_ip)
+{
+    return !f->tnt.count && f->ahead.have && f->ahead.type == PTC_TIP_PGD && f->ahead.ip_known == with_ip;
+}
+
+/* Erratum SKL014 (PTC_ERRATUM_SKL014, with the filter ranges known): a
+   direct branch to ip leaves the ranges, and a TIP.PGD without its IP is
+   held for it. */
+static int ptc__flow_skl014_stops(const ptc_flow *f, uint64_t ip)
+{
+    unsigned i;
+    if (!f->skl014_filters.count || !ptc__flow_pgd_next(f, 0)) return 0;
+    for (i = 0; i < f->skl014_filters.count && i < 4; i++)
+        if (ip >= f->skl014_filters.lo[i] && ip < f->skl014_filters.hi[i]) return 0;
+    return 1;
+}
+
 /* Where an indirect branch or a far transfer went: its TIP, or a TIP.PGD
    (tracing stopped there). NO_TIP for anything else. */
 static ptc_status ptc__flow_tip(ptc_flow *f)
@@ -11126,16 +11159,24 @@ static ptc_status ptc__flow_step(ptc_flow *f, const ptc_x86_insn *in)
         if (bit < 0) return PTC_ERR_NO_TNT;
         f->at.ip = bit ? in->target : next;
         return PTC_OK;
-    case PTC_X86_JMP: f->at.ip = in->target; return PTC_OK;
+    case PTC_X86_JMP:
+        f->at.ip = in->target;
+        if (ptc__flow_skl014_stops(f, in->target)) ptc__flow_stop(f);
+        return PTC_OK;
     case PTC_X86_CALL: case PTC_X86_CALL_IND:
         f->calls.ip[f->calls.top] = next;
         f->calls.top = (uint8_t)((f->calls.top + 1) % PTC_FLOW_CALL_DEPTH);
         if (f->calls.depth < PTC_FLOW_CALL_DEPTH) f->calls.depth++;
         if (in->iclass == PTC_X86_CALL) {
             f->at.ip = in->target;
+            if (ptc__flow_skl014_stops(f, in->target)) ptc__flow_stop(f);
             return PTC_OK;
         }
         break;
+    case PTC_X86_MOV_CR3: /* a context left: a TIP.PGD without its IP binds here */
+        f->at.ip = next;
+        if (ptc__flow_pgd_next(f, 0)) ptc__flow_stop(f);
+        return PTC_OK;
     case PTC_X86_RET:
         if (!f->tnt.count && (st = ptc__flow_fill(f)) != PTC_OK) return st;
         if (f->tnt.count) { /* compressed: a taken bit, to the last call's return */
@@ -11204,6 +11245,7 @@ PTCDEF ptc_status ptc_flow_init(ptc_flow *f, const ptc_trace_config *trace, cons
     memset(f, 0, sizeof *f);
     f->image = image;
     f->at.mode = PTC_X86_64;
+    if (trace && (trace->known & PTC_KNOW_FILTERS) && (trace->errata & PTC_ERRATUM_SKL014)) f->skl014_filters = trace->filters;
     ptc_decoder_init_buffer(&f->dec, trace ? ptc_errata_decode_flags(trace->errata) : 0, buf, len);
     return PTC_OK;
 }
@@ -11242,6 +11284,11 @@ static ptc_status ptc__flow_ready(ptc_flow *f)
             } else {
                 f->ahead.have = 0;
             }
+            continue;
+        }
+        /* a TIP.PGD for this IP, read only now: tracing stops here */
+        if (ptc__flow_pgd_next(f, 1) && f->ahead.ip == f->at.ip) {
+            ptc__flow_stop(f);
             continue;
         }
         if (!f->tnt.count && ptc__flow_event_here(f, &st)) {
@@ -11347,13 +11394,14 @@ static ptc_status ptc__flow_block_at(ptc_flow *f, ptc_flow_cached_block *b)
 }
 
 /* A FUP held for an IP inside the block (with no TNT bit left, the packets
-   stay as they are until the block's end) is an event there: the block
-   ends at the instruction before it. */
+   stay as they are until the block's end) is an event there, and a
+   TIP.PGD's IP is where tracing stops (the code left the filter ranges):
+   the block ends at the instruction before it. */
 static void ptc__flow_cut_at_event(const ptc_flow *f, ptc_flow_cached_block *b)
 {
     uint64_t ip = b->ip;
     unsigned k;
-    if (f->tnt.count || !f->ahead.have || f->ahead.type != PTC_FUP) return;
+    if (f->tnt.count || !f->ahead.have || (f->ahead.type != PTC_FUP && !ptc__flow_pgd_next(f, 1))) return;
     for (k = 1; k < b->count; k++) {
         ip += (b->sizes >> (4 * (k - 1))) & 15;
         if (ip == f->ahead.ip) {
@@ -11398,6 +11446,7 @@ static void ptc__flow_end_block(ptc_flow *f, uint64_t ip)
     in.iclass = b->end_class;
     in.target = b->target;
     st = ptc__flow_step(f, &in);
+    if (st == PTC_OK && f->at.enabled && ptc__flow_pgd_next(f, 1) && f->ahead.ip == f->at.ip) ptc__flow_stop(f);
     if (st == PTC_END) { /* it needs a packet and none is left: the flow ends */
         f->at.finished = 1;
     } else if (st != PTC_OK) {

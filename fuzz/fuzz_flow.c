@@ -94,15 +94,15 @@ static void count_edge(uint8_t *map, size_t mask, uint64_t *edges, uint64_t from
    its block's next_ip; from a block that did not branch to the next block
    when that is not where it went on to (an asynchronous event); from 0 to
    a block where tracing resumed. After an error, nothing is known. */
-static void edges_from_blocks(const ptc_image *img, const uint8_t *trace, size_t n, uint8_t *map, size_t mask,
-                              uint64_t *edges, uint64_t *errors)
+static void edges_from_blocks(const ptc_trace_config *tc, const ptc_image *img, const uint8_t *trace, size_t n,
+                              uint8_t *map, size_t mask, uint64_t *edges, uint64_t *errors)
 {
     static ptc_flow flow;
     ptc_flow_block b;
     ptc_status st;
     uint64_t from = 0, went_on_to = 0;
     int fell_through = 0;
-    FUZZ_ASSERT(ptc_flow_init(&flow, NULL, img, trace, n) == PTC_OK, "init");
+    FUZZ_ASSERT(ptc_flow_init(&flow, tc, img, trace, n) == PTC_OK, "init");
     while ((st = ptc_flow_next_block(&flow, &b)) != PTC_END) {
         if (st != PTC_OK) {
             (*errors)++;
@@ -118,7 +118,7 @@ static void edges_from_blocks(const ptc_image *img, const uint8_t *trace, size_t
     }
 }
 
-static void coverage_holds(const ptc_image *img, const uint8_t *trace, size_t n)
+static void coverage_holds(const ptc_trace_config *tc, const ptc_image *img, const uint8_t *trace, size_t n)
 {
     static uint8_t expected[256];
     uint64_t expected_edges = 0, expected_errors = 0;
@@ -134,18 +134,18 @@ static void coverage_holds(const ptc_image *img, const uint8_t *trace, size_t n)
         memset(map, 0, sizeof map);
         FUZZ_ASSERT(ptc_coverage_init(&cov, map, sizeof map) == PTC_OK, "coverage init");
         if (pass == 0) {
-            FUZZ_ASSERT(ptc_flow_init(&flow, NULL, img, trace, n) == PTC_OK, "init");
+            FUZZ_ASSERT(ptc_flow_init(&flow, tc, img, trace, n) == PTC_OK, "init");
             FUZZ_ASSERT(ptc_flow_cache_init(&cache, blocks, 8) == PTC_OK, "cache init");
             ptc_flow_use_cache(&flow, &cache);
             st = ptc_coverage_flow(&cov, &flow);
             memset(expected, 0, sizeof expected);
-            edges_from_blocks(img, trace, n, expected, sizeof expected - 1, &expected_edges, &expected_errors);
+            edges_from_blocks(tc, img, trace, n, expected, sizeof expected - 1, &expected_edges, &expected_errors);
             FUZZ_ASSERT(cov.edges == expected_edges && cov.errors == expected_errors && !memcmp(map, expected, sizeof map),
                         "coverage: %llu edges and %llu errors, the blocks say %llu and %llu%s", (unsigned long long)cov.edges,
                         (unsigned long long)cov.errors, (unsigned long long)expected_edges,
                         (unsigned long long)expected_errors, memcmp(map, expected, sizeof map) ? ", maps differ" : "");
         } else {
-            st = ptc_coverage_packets(&cov, NULL, trace, n);
+            st = ptc_coverage_packets(&cov, tc, trace, n);
         }
         FUZZ_ASSERT(allowed(st) && st != PTC_END, "coverage: status %s", ptc_status_name(st));
         FUZZ_ASSERT((st == PTC_OK) == (cov.errors == 0) && (st == PTC_OK || st == cov.first_error), "coverage: %s, %llu errors",
@@ -166,16 +166,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ptc_status other_st;
     ptc_image_section storage[2];
     ptc_image img;
+    ptc_trace_config tc;
     const uint8_t *trace;
     size_t trace_size;
     uint64_t count = 0;
     ptc_flow_insn insn;
     ptc_status st;
     if (size > FUZZ_MAX_INPUT) return 0;
-    flow_input(data, size, &img, storage, &trace, &trace_size);
-    FUZZ_ASSERT(ptc_flow_init(&flow, NULL, &img, trace, trace_size) == PTC_OK, "init");
+    flow_input(data, size, &img, storage, &trace, &trace_size, &tc);
+    FUZZ_ASSERT(ptc_flow_init(&flow, &tc, &img, trace, trace_size) == PTC_OK, "init");
     memset(&blocks, 0, sizeof blocks);
-    FUZZ_ASSERT(ptc_flow_init(&blocks.flow, NULL, &img, trace, trace_size) == PTC_OK, "init");
+    FUZZ_ASSERT(ptc_flow_init(&blocks.flow, &tc, &img, trace, trace_size) == PTC_OK, "init");
     FUZZ_ASSERT(ptc_flow_cache_init(&cache, cached, 8) == PTC_OK, "cache init");
     ptc_flow_use_cache(&blocks.flow, &cache);
     for (;;) {
@@ -201,6 +202,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (st == PTC_END) FUZZ_ASSERT(ptc_flow_next(&flow, &insn) == PTC_END, "after the end");
     /* a run the cap did not stop: coverage over it is bounded too */
-    if (st == PTC_END) coverage_holds(&img, trace, trace_size);
+    if (st == PTC_END) coverage_holds(&tc, &img, trace, trace_size);
     return 0;
 }

@@ -3,9 +3,12 @@
    (conditional branches), a direct CALL and a compressed RET, an indirect
    JMP (TIP), a SYSCALL leaving the traced context (TIP.PGD) and tracing
    on again (TIP.PGE); an interrupt (FUP, TIP) in the loop; an OVF and the
-   FUP after it; the same code in 32-bit mode at 0x1000. Each input is the
-   code, the trace, then the settings fuzz_take reads from the end: the
-   base's bit, and the code's length (high byte last).
+   FUP after it; the same code in 32-bit mode at 0x1000; a direct CALL out
+   of an IP filter range with erratum SKL014's TIP.PGD (no IP). Each input
+   is the code, the trace, then the settings fuzz_take reads from the end
+   (fuzz/flow_input.h): the filter range's end less one past the base
+   (high byte last) when filtered, the filtered bit, the base's bit, and
+   the code's length (high byte last).
    usage: gen_flow_seeds DIR */
 #define PTCODEC_IMPLEMENTATION
 #include "../ptcodec.h"
@@ -75,20 +78,27 @@ static void psb(out *o, int bits64, uint64_t ip)
     put(o, PTC_PSBEND, 0, 0);
 }
 
-static int write_seed(const char *dir, const char *name, const out *trace, uint64_t base)
+/* filter_size 0: not filtered; else the range [base, base + filter_size) */
+static int write_seed(const char *dir, const char *name, const out *trace, uint64_t base, unsigned filter_size)
 {
     char path[512];
     FILE *f;
-    uint8_t tail[3];
+    uint8_t tail[6];
+    size_t n = 0;
     snprintf(path, sizeof path, "%s/%s", dir, name);
     f = fopen(path, "wb");
     if (!f) return 0;
-    tail[0] = (uint8_t)(base == 0x1000);
-    tail[1] = (uint8_t)(sizeof code64 & 0xFF);
-    tail[2] = (uint8_t)(sizeof code64 >> 8);
+    if (filter_size) {
+        tail[n++] = (uint8_t)((filter_size - 1) & 0xFF);
+        tail[n++] = (uint8_t)((filter_size - 1) >> 8);
+    }
+    tail[n++] = (uint8_t)(filter_size != 0);
+    tail[n++] = (uint8_t)(base == 0x1000);
+    tail[n++] = (uint8_t)(sizeof code64 & 0xFF);
+    tail[n++] = (uint8_t)(sizeof code64 >> 8);
     fwrite(code64, 1, sizeof code64, f);
     fwrite(trace->b, 1, trace->n, f);
-    fwrite(tail, 1, sizeof tail, f);
+    fwrite(tail, 1, n, f);
     return fclose(f) == 0;
 }
 
@@ -109,7 +119,7 @@ int main(int argc, char **argv)
     put(&o, PTC_TIP_PGD, 0, 0);
     put(&o, PTC_TIP_PGE, 0x400022, 6);
     tnt(&o, 4, 0xD);
-    ok &= write_seed(argv[1], "seed-flow-64", &o, 0x400000);
+    ok &= write_seed(argv[1], "seed-flow-64", &o, 0x400000, 0);
     /* an interrupt at the CMP in the second round: FUP there, TIP away */
     memset(&o, 0, sizeof o);
     psb(&o, 1, 0x400000);
@@ -117,7 +127,7 @@ int main(int argc, char **argv)
     put(&o, PTC_FUP, 0x400006, 6);
     put(&o, PTC_TIP, 0x400020, 6);
     put(&o, PTC_TIP_PGD, 0, 0);
-    ok &= write_seed(argv[1], "seed-flow-interrupt", &o, 0x400000);
+    ok &= write_seed(argv[1], "seed-flow-interrupt", &o, 0x400000, 0);
     /* an overflow: everything lost, on again at the FUP after it */
     memset(&o, 0, sizeof o);
     psb(&o, 1, 0x400000);
@@ -125,11 +135,20 @@ int main(int argc, char **argv)
     put(&o, PTC_OVF, 0, 0);
     put(&o, PTC_FUP, 0x400003, 6);
     tnt(&o, 3, 6);
-    ok &= write_seed(argv[1], "seed-flow-ovf", &o, 0x400000);
+    ok &= write_seed(argv[1], "seed-flow-ovf", &o, 0x400000, 0);
     /* 32-bit mode at 0x1000: the same bytes read as 32-bit code */
     memset(&o, 0, sizeof o);
     psb(&o, 0, 0x1003);
     tnt(&o, 3, 6);
-    ok &= write_seed(argv[1], "seed-flow-32", &o, 0x1000);
+    ok &= write_seed(argv[1], "seed-flow-32", &o, 0x1000, 0);
+    /* filtered to [0x400000, 0x400016): the CALL to 0x400016 leaves the
+       range, and its TIP.PGD has no IP (erratum SKL014) */
+    memset(&o, 0, sizeof o);
+    psb(&o, 1, 0x400000);
+    tnt(&o, 3, 6); /* taken, taken, not taken */
+    put(&o, PTC_TIP_PGD, 0, 0);
+    put(&o, PTC_TIP_PGE, 0x400022, 6);
+    tnt(&o, 3, 6);
+    ok &= write_seed(argv[1], "seed-flow-skl014", &o, 0x400000, 0x16);
     return ok ? 0 : 1;
 }

@@ -699,6 +699,14 @@ insn_refuses map_size_odd "a power of two" --coverage "$tmp/map" --map-size 1000
 insn_refuses map_size_zero "a power of two" --coverage "$tmp/map" --map-size 0 "$tmp/insn.pt"
 insn_refuses coverage_unwritable "cannot write $tmp/no/map" --coverage "$tmp/no/map" "$tmp/insn.pt"
 insn_refuses coverage_no_value "--coverage" "$tmp/insn.pt" --coverage
+# --filter (the trace's IP filter ranges, for the flow): LO-HI, LO below HI,
+# at most four, and only for the flow; a clock setting has no use there
+insn_refuses filter_not_a_range "is not LO-HI" --insn --filter 0x2000 --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt"
+insn_refuses filter_backwards "is not LO-HI with LO below HI" --insn --filter 0x2000-0x1000 --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt"
+insn_refuses filter_five "at most 4 filter ranges" --insn --filter 1-2 --filter 3-4 --filter 5-6 --filter 7-8 --filter 9-10 \
+  --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt"
+insn_refuses filter_without_flow "none of which is given" --filter 0x1000-0x2000 "$tmp/insn.pt"
+insn_refuses insn_with_clock "--mtc-freq is a clock setting" --insn --mtc-freq 3 --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt"
 timeout 20 "$b/ptdump" --blocks --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt" > "$tmp/blocks.out" 2>&1
 if cmp -s "$tmp/insn.out" "$tmp/blocks.out"; then pass blocks_print_what_insn_prints
 else fail blocks_print_what_insn_prints "$(diff "$tmp/insn.out" "$tmp/blocks.out" | head -3)"; fi

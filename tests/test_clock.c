@@ -408,10 +408,12 @@ static void errata_keep_the_truth_inside(void)
 {
     int wi;
     uint32_t e;
-    /* (as libipt's pt_errata: Skylake, Skylake-X, Sapphire Rapids, Alder Lake, Goldmont) */
-    CHECK(ptc_errata_for_cpu(6, 78, 3) ==
-                  (PTC_ERRATUM_SKL168 | PTC_ERRATUM_SKD007 | PTC_ERRATUM_BDM70 | PTC_ERRATUM_SKD010) &&
-              ptc_errata_for_cpu(6, 85, 4) == (PTC_ERRATUM_SKZ84 | PTC_ERRATUM_BDM70) &&
+    /* (as libipt's pt_errata: Skylake, Skylake-X, Sapphire Rapids, Cannon Lake, Alder Lake, Goldmont) */
+    CHECK(ptc_errata_for_cpu(6, 78, 3) == (PTC_ERRATUM_SKL168 | PTC_ERRATUM_SKD007 | PTC_ERRATUM_BDM70 |
+                                           PTC_ERRATUM_SKD010 | PTC_ERRATUM_SKL014) &&
+              ptc_errata_for_cpu(6, 85, 4) == (PTC_ERRATUM_SKZ84 | PTC_ERRATUM_BDM70 | PTC_ERRATUM_SKL014) &&
+              ptc_errata_for_cpu(6, 143, 8) == (PTC_ERRATUM_SKZ84 | PTC_ERRATUM_BDM70) &&
+              ptc_errata_for_cpu(6, 102, 3) == (PTC_ERRATUM_BDM70 | PTC_ERRATUM_SKL014) &&
               ptc_errata_for_cpu(19, 1, 0) == (PTC_ERRATUM_SKZ84 | PTC_ERRATUM_BDM70) &&
               ptc_errata_for_cpu(6, 151, 2) == (PTC_ERRATUM_BDM70 | PTC_ERRATUM_APL11) &&
               ptc_errata_for_cpu(6, 92, 9) == PTC_ERRATUM_APL11 && ptc_errata_for_cpu(6, 42, 7) == 0 &&

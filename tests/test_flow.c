@@ -338,6 +338,17 @@ static int read_through_image(uint8_t *buffer, size_t size, const struct pt_asid
     return n ? (int)n : -pte_nomap;
 }
 
+/* libipt's next instruction, the events pending before it taken first:
+   its status. */
+static int libipt_next(struct pt_insn_decoder *dec, int status, struct pt_insn *li)
+{
+    while (status >= 0 && (status & pts_event_pending)) {
+        struct pt_event ev;
+        status = pt_insn_event(dec, &ev, sizeof ev);
+    }
+    return status < 0 ? status : pt_insn_next(dec, li, sizeof *li);
+}
+
 /* libipt's instructions, one after another, up to its first error or the
    end; ptcodec's next instruction must be each of them. */
 static void the_same_as_libipt_on(const struct libxdc_pair *p, const uint8_t *trace, size_t n, const ptc_image *img)
@@ -359,12 +370,7 @@ static void the_same_as_libipt_on(const struct libxdc_pair *p, const uint8_t *tr
     CHECK(ptc_flow_init(&flow, NULL, img, trace, n) == PTC_OK);
     for (status = pt_insn_sync_forward(dec); status >= 0;) {
         struct pt_insn li;
-        while (status >= 0 && (status & pts_event_pending)) {
-            struct pt_event ev;
-            status = pt_insn_event(dec, &ev, sizeof ev);
-        }
-        if (status < 0) break;
-        status = pt_insn_next(dec, &li, sizeof li);
+        status = libipt_next(dec, status, &li);
         if (status < 0) break;
         st = ptc_flow_next(&flow, &in);
         if (st != PTC_OK || in.ip != li.ip) break;
@@ -658,6 +664,146 @@ static void a_tsx_fup_is_an_event_only_for_an_abort_and_the_end_says_nothing(voi
     }
 }
 
+/* Where a TIP.PGD binds (SPEC 9.3): with its IP, where execution reaches
+   it (a direct branch or the code itself leaving the IP filter ranges);
+   without, at a MOV CR3 (a context left); with erratum SKL014 and the
+   ranges known, at a direct branch whose target they leave out. Each case
+   as libipt's instruction decoder has it (built with -DTEST_FLOW_LIBIPT:
+   the same trace, code and filter configuration). */
+typedef struct pgd_case {
+    const char *name;
+    uint64_t start;          /* the PSB+'s FUP */
+    uint8_t pgd[8];          /* the TIP.PGD */
+    size_t pgd_size;
+    int filtered;            /* the filter [0x1000, 0x1100) and SKL014 known */
+    uint64_t want[5];
+    size_t count;
+    /* libipt 2.0.5's, where it is not 2.2's (which is want): it binds a
+       TIP.PGD with an IP at the next conditional branch, not at its IP,
+       and gives up before the branch where nothing says where it stopped */
+    uint64_t libipt205[5];
+    size_t libipt205_count;
+} pgd_case;
+
+static size_t pgd_trace(const pgd_case *c, uint8_t *trace)
+{
+    static const uint8_t psb[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+                                     0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
+    size_t n = 0;
+    int i;
+    memcpy(trace, psb, sizeof psb);
+    n += sizeof psb;
+    trace[n++] = 0x99; /* MODE.Exec, 64-bit (libipt needs to be told) */
+    trace[n++] = 0x01;
+    trace[n++] = 0x7D; /* FUP, 6 bytes sign-extended */
+    for (i = 0; i < 6; i++) trace[n++] = (uint8_t)(c->start >> (8 * i));
+    trace[n++] = 0x02;
+    trace[n++] = 0x23;
+    memcpy(trace + n, c->pgd, c->pgd_size);
+    return n + c->pgd_size;
+}
+
+#ifdef TEST_FLOW_LIBIPT
+static size_t libipt_ips(const uint8_t *trace, size_t n, const ptc_image *img, int filtered, uint64_t *ips, size_t cap)
+{
+    struct pt_config cfg;
+    struct pt_insn_decoder *dec;
+    size_t k = 0;
+    int status;
+    pt_config_init(&cfg);
+    cfg.begin = (uint8_t *)trace;
+    cfg.end = (uint8_t *)trace + n;
+    if (filtered) {
+        cfg.addr_filter.config.ctl.addr0_cfg = 1; /* ADDRn_CFG 1: a filter range */
+        cfg.addr_filter.addr0_a = 0x1000;
+        cfg.addr_filter.addr0_b = 0x10FF; /* (libipt's ranges hold their last byte) */
+        cfg.errata.skl014 = 1;
+    }
+    dec = pt_insn_alloc_decoder(&cfg);
+    libipt_reads = img;
+    if (!dec || pt_image_set_callback(pt_insn_get_image(dec), read_through_image, NULL) != 0) return (size_t)-1;
+    for (status = pt_insn_sync_forward(dec); status >= 0 && k < cap;) {
+        struct pt_insn li;
+        status = libipt_next(dec, status, &li);
+        if (status < 0) break;
+        ips[k++] = li.ip;
+    }
+    pt_insn_free_decoder(dec);
+    return k;
+}
+#endif
+
+static void a_tip_pgd_binds_where_tracing_stopped(void)
+{
+    /* 0x1000 nop; jmp 0x2000; 0x1006 mov cr3, rax; nop; jz +0; ret
+       0x2000 nop; jz +0; ret */
+    static uint8_t code[0x1004];
+    static const uint8_t low[] = { 0x90, 0xE9, 0xFA, 0x0F, 0x00, 0x00, 0x0F, 0x22, 0xD8, 0x90, 0x74, 0x00, 0xC3 };
+    static const uint8_t high[] = { 0x90, 0x74, 0x00, 0xC3 };
+    static const pgd_case cases[] = {
+        { "a direct JMP out, TIP.PGD(0x2000)", 0x1000, { 0x61, 0x00, 0x20, 0, 0, 0, 0 }, 7, 0, { 0x1000, 0x1001 }, 2, { 0 }, 0 },
+        { "the code runs out, TIP.PGD(0x2001)", 0x2000, { 0x61, 0x01, 0x20, 0, 0, 0, 0 }, 7, 0, { 0x2000 }, 1,
+          { 0x2000, 0x2001 }, 2 },
+        { "a MOV CR3, TIP.PGD()", 0x1006, { 0x01 }, 1, 0, { 0x1006 }, 1, { 0 }, 0 },
+        { "a direct JMP out, TIP.PGD(), SKL014", 0x1000, { 0x01 }, 1, 1, { 0x1000, 0x1001 }, 2, { 0 }, 0 },
+        { "a direct JMP out, TIP.PGD(), nothing known", 0x1000, { 0x01 }, 1, 0, { 0x1000, 0x1001, 0x2000, 0x2001 }, 4,
+          { 0x1000, 0x1001, 0x2000 }, 3 },
+    };
+    ptc_image_section storage[2];
+    ptc_image img;
+    static ptc_flow flow;
+    size_t c;
+    memcpy(code, low, sizeof low);
+    memcpy(code + 0x1000, high, sizeof high);
+    ptc_image_init(&img, storage, 2);
+    CHECK(ptc_image_add(&img, 0x1000, code, sizeof code) == PTC_OK);
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const pgd_case *pc = &cases[c];
+        uint8_t trace[64];
+        size_t n = pgd_trace(pc, trace), k;
+        ptc_trace_config tc;
+        ptc_flow_block b, last;
+        ptc_flow_insn in;
+        ptc_status st;
+        memset(&tc, 0, sizeof tc);
+        if (pc->filtered) {
+            tc.known = PTC_KNOW_FILTERS | PTC_KNOW_CPU;
+            tc.filters.count = 1;
+            tc.filters.lo[0] = 0x1000;
+            tc.filters.hi[0] = 0x1100;
+            tc.errata = PTC_ERRATUM_SKL014;
+        }
+        CHECK(ptc_flow_init(&flow, &tc, &img, trace, n) == PTC_OK);
+        for (k = 0; (st = ptc_flow_next(&flow, &in)) != PTC_END && k <= pc->count; k++)
+            CHECK(st == PTC_OK && k < pc->count && in.ip == pc->want[k], "%s: instruction %zu: %s at %llx", pc->name, k,
+                  ptc_status_name(st), (unsigned long long)in.ip);
+        CHECK(k == pc->count, "%s: %zu instructions, not %zu", pc->name, k, pc->count);
+        /* the last block says tracing stopped, and where */
+        CHECK(ptc_flow_init(&flow, &tc, &img, trace, n) == PTC_OK);
+        memset(&last, 0, sizeof last);
+        while (ptc_flow_next_block(&flow, &b) == PTC_OK) last = b;
+        CHECK((last.flags & PTC_FLOW_STOPPED) && last.next_ip == (pc->pgd_size > 1 ? (pc->pgd[1] | (uint64_t)pc->pgd[2] << 8) : 0),
+              "%s: the last block's flags %u, next_ip %llx", pc->name, last.flags, (unsigned long long)last.next_ip);
+#ifdef TEST_FLOW_LIBIPT
+        {
+            uint64_t ips[8];
+            size_t m = libipt_ips(trace, n, &img, pc->filtered, ips, 8), i;
+            const uint64_t *want = pc->want;
+            size_t count = pc->count;
+#if LIBIPT_VERSION < 0x202
+            if (pc->libipt205_count) {
+                want = pc->libipt205;
+                count = pc->libipt205_count;
+            }
+#endif
+            CHECK(m == count, "%s: libipt gives %zu instructions", pc->name, m);
+            for (i = 0; i < m && i < count; i++)
+                CHECK(ips[i] == want[i], "%s: libipt's instruction %zu at %llx", pc->name, i, (unsigned long long)ips[i]);
+        }
+#endif
+    }
+}
+
 #ifdef TEST_FLOW_LIBXDC
 /* Edges, as libxdc's callback and ptc_coverage's give them. */
 typedef struct edge { uint64_t from, to; } edge;
@@ -819,5 +965,6 @@ int main(void)
     RUN(blocks_and_caches_give_the_same_flow);
     RUN(a_changed_image_empties_the_cache);
     RUN(a_tsx_fup_is_an_event_only_for_an_abort_and_the_end_says_nothing);
+    RUN(a_tip_pgd_binds_where_tracing_stopped);
     TESTLIB_EXIT();
 }

@@ -3,7 +3,8 @@
    --image FILE:ADDR, --elf FILE[:BASE], --pagecache PREFIX, in the order
    given (a later one replaces what it overlaps). The files are read
    whole and kept for the image's life; a file that cannot be read or
-   used is refused by name. */
+   used is refused by name. And what else the flow decoder is told of the
+   trace: --filter LO-HI, the IP filter ranges it was recorded with. */
 #ifndef PTCODEC_IMAGEOPTS_H
 #define PTCODEC_IMAGEOPTS_H
 
@@ -23,6 +24,7 @@ typedef struct image_options {
     ptc_image_section sections[IMAGEOPTS_MAX_SECTIONS];
     unsigned char *files[IMAGEOPTS_MAX_FILES];
     size_t nfiles, given;
+    ptc_ip_filters filters; /* --filter's */
 } image_options;
 
 #define IMAGEOPTS_USAGE \
@@ -31,7 +33,10 @@ typedef struct image_options {
     "  --elf FILE[:BASE]  FILE's PT_LOAD segments at their addresses, or moved\n" \
     "              so that the lowest starts at BASE, as ptxed --elf\n" \
     "  --pagecache PREFIX  libxdc's page cache PREFIX.addr and PREFIX.dump (the\n" \
-    "              QEMU plugin writes OUT.code.addr and .dump)\n"
+    "              QEMU plugin writes OUT.code.addr and .dump)\n" \
+    "  --filter LO-HI  the trace was recorded with this IP filter range, [LO, HI)\n" \
+    "              (up to 4); with --cpu F/M or --errata skl014, a TIP.PGD\n" \
+    "              without its IP binds to the direct branch that leaves them\n"
 
 UTIL_FN void imageopts_init(image_options *o)
 {
@@ -80,8 +85,28 @@ UTIL_FN int imageopts_split(const char *option, char *text, int need, uint64_t *
     return util_parse_u64(option, colon + 1, UINT64_MAX, number);
 }
 
-/* Takes argv[*i] when it is an image option: 1 taken, 0 not one, -1
-   refused (said on standard error). */
+/* --filter LO-HI: one more range, [LO, HI) with LO < HI, at most 4. */
+UTIL_FN int imageopts_filter(image_options *o, const char *text)
+{
+    const char *dash = strchr(text, '-');
+    uint64_t lo, hi;
+    if (!dash || !util_parse_u64_n(text, (size_t)(dash - text), UINT64_MAX, &lo) ||
+        !util_parse_u64_n(dash + 1, strlen(dash + 1), UINT64_MAX, &hi) || lo >= hi) {
+        fprintf(stderr, "%s: --filter: '%s' is not LO-HI with LO below HI\n", util_prog, text);
+        return 0;
+    }
+    if (o->filters.count == 4) {
+        fprintf(stderr, "%s: --filter %s: Intel PT has at most 4 filter ranges\n", util_prog, text);
+        return 0;
+    }
+    o->filters.lo[o->filters.count] = lo;
+    o->filters.hi[o->filters.count] = hi;
+    o->filters.count++;
+    return 1;
+}
+
+/* Takes argv[*i] when it is an image option or --filter: 1 taken, 0 not
+   one, -1 refused (said on standard error). */
 UTIL_FN int imageopts_take(image_options *o, int argc, char **argv, int *i)
 {
     const char *opt = argv[*i];
@@ -90,11 +115,14 @@ UTIL_FN int imageopts_take(image_options *o, int argc, char **argv, int *i)
     int has;
     size_t n, m;
     unsigned char *b, *d;
-    if (strcmp(opt, "--image") != 0 && strcmp(opt, "--elf") != 0 && strcmp(opt, "--pagecache") != 0) return 0;
+    if (strcmp(opt, "--image") != 0 && strcmp(opt, "--elf") != 0 && strcmp(opt, "--pagecache") != 0 &&
+        strcmp(opt, "--filter") != 0)
+        return 0;
     if (*i + 1 >= argc) {
         fprintf(stderr, "%s: %s needs a value\n", util_prog, opt);
         return -1;
     }
+    if (strcmp(opt, "--filter") == 0) return imageopts_filter(o, argv[++*i]) ? 1 : -1;
     if (strlen(argv[++*i]) >= sizeof arg) {
         fprintf(stderr, "%s: %s: the path is too long\n", util_prog, opt);
         return -1;

@@ -1320,7 +1320,8 @@ static ptc_flow_cached_block flow_cache_blocks[1 << 16];
    (--blocks takes them a block at a time, through a block cache: the
    same lines); an error is a line "[error: NAME: offset N, ip IP]" and
    the decoder goes on from the next PSB+. Exit status 1 after an error. */
-static int dump_flow(const char *path, const char *option, const ptc_image *image, unsigned flags)
+static int dump_flow(const char *path, const char *option, const ptc_trace_config *tc, const ptc_image *image,
+                     unsigned flags)
 {
     static ptc_flow flow;
     ptc_flow_cache cache;
@@ -1331,7 +1332,7 @@ static int dump_flow(const char *path, const char *option, const ptc_image *imag
     int errors = 0, blocks = strcmp(option, "--blocks") == 0;
     unsigned char *trace = read_raw_trace(path, option, flags, &n);
     if (!trace) return 2;
-    ptc_flow_init(&flow, NULL, image, trace, n);
+    ptc_flow_init(&flow, tc, image, trace, n);
     if (blocks) {
         ptc_flow_cache_init(&cache, flow_cache_blocks, sizeof flow_cache_blocks / sizeof flow_cache_blocks[0]);
         ptc_flow_use_cache(&flow, &cache);
@@ -1356,10 +1357,31 @@ static int dump_flow(const char *path, const char *option, const ptc_image *imag
     return errors;
 }
 
+/* What --insn, --blocks and --coverage tell the flow decoder of the
+   trace: --filter's ranges, --cpu's or --errata's errata (the stream
+   decoder's among them). A clock setting is refused: they have no clock.
+   0 (said) when refused. */
+static int flow_trace_config(const clock_options *opt, const image_options *images, const char *mine,
+                             ptc_trace_config *tc)
+{
+    int k;
+    for (k = 0; k < CLOCKOPT_NUMS; k++) {
+        if (!opt->numset[k]) continue;
+        fprintf(stderr, "ptdump: %s is a clock setting, and %s has no clock\n", clockopt_nums[k].name, mine);
+        return 0;
+    }
+    memset(tc, 0, sizeof *tc);
+    tc->filters = images->filters;
+    tc->errata = opt->errata;
+    tc->known = (images->filters.count ? (uint32_t)PTC_KNOW_FILTERS : 0u) | (opt->cpu_known ? (uint32_t)PTC_KNOW_CPU : 0u);
+    return 1;
+}
+
 /* --coverage MAP: the trace's edges counted into a map of map_size bytes
    (SPEC 9.5), from the flow with an image, else from the packets alone;
    the map written to MAP and a line said. Exit status 1 after an error. */
-static int dump_coverage(const char *path, const ptc_image *image, const char *map_path, size_t map_size, unsigned flags)
+static int dump_coverage(const char *path, const ptc_trace_config *tc, const ptc_image *image, const char *map_path,
+                         size_t map_size, unsigned flags)
 {
     static ptc_flow flow;
     ptc_flow_cache cache;
@@ -1376,12 +1398,12 @@ static int dump_coverage(const char *path, const ptc_image *image, const char *m
     }
     ptc_coverage_init(&cov, map, map_size);
     if (image) {
-        ptc_flow_init(&flow, NULL, image, trace, n);
+        ptc_flow_init(&flow, tc, image, trace, n);
         ptc_flow_cache_init(&cache, flow_cache_blocks, sizeof flow_cache_blocks / sizeof flow_cache_blocks[0]);
         ptc_flow_use_cache(&flow, &cache);
         ptc_coverage_flow(&cov, &flow);
     } else {
-        ptc_coverage_packets(&cov, NULL, trace, n);
+        ptc_coverage_packets(&cov, tc, trace, n);
     }
     free(trace);
     out = fopen(map_path, "wb");
@@ -1500,6 +1522,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "ptdump: --coverage writes a map: it does not go with %s\n", flow_option);
         return 2;
     }
+    if (images.filters.count && !flow_option && !coverage) {
+        fprintf(stderr, "ptdump: --filter tells the flow decoder of the trace, for --insn, --blocks or --coverage, none "
+                        "of which is given\n");
+        return 2;
+    }
     if (images.given && !flow_option && !coverage) {
         fprintf(stderr, "ptdump: --image, --elf and --pagecache give the code for --insn, --blocks or --coverage, none "
                         "of which is given\n");
@@ -1511,6 +1538,7 @@ int main(int argc, char **argv)
     }
     if (flow_option || coverage) {
         const char *mine = coverage ? "--coverage" : flow_option;
+        ptc_trace_config flow_tc;
         const char *other = timed ? "--time" : pr.check ? "--check" : pr.stats ? "--stats" : pr.events ? "--events"
                           : pr.sideband ? "--sideband" : pr.jsonl ? "--jsonl" : config ? "--config" : NULL;
         if (other) {
@@ -1523,8 +1551,9 @@ int main(int argc, char **argv)
                     flow_option);
             return 2;
         }
-        st = coverage ? dump_coverage(path, images.given ? &images.image : NULL, coverage, (size_t)map_size, flags)
-                      : dump_flow(path, flow_option, &images.image, flags);
+        if (!flow_trace_config(&opt, &images, mine, &flow_tc)) return 2;
+        st = coverage ? dump_coverage(path, &flow_tc, images.given ? &images.image : NULL, coverage, (size_t)map_size, flags)
+                      : dump_flow(path, flow_option, &flow_tc, &images.image, flags);
         imageopts_free(&images);
         return st;
     }
