@@ -449,6 +449,10 @@ $(BUILD)/bench_decode_libipt22: bench/bench_decode.c bench/encgen.h $(HDR) harne
 BENCH_XDC := $(if $(and $(LIBXDC_TAR),$(HAVE_CAPSTONE)),yes)
 $(BUILD)/bench_flow: bench/bench_flow.c $(HDR) harness/util.h $(if $(BENCH_XDC),$(LIBXDC)) | $(BUILD)
 	gcc -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $< -lipt $(if $(BENCH_XDC),-DBENCH_FLOW_LIBXDC -I$(BUILD)/libxdc -flto $(LIBXDC) -lcapstone)
+# the same, against libipt 2.2 built from the shared tarball (make bench runs both)
+$(BUILD)/bench_flow_libipt22: bench/bench_flow.c $(HDR) harness/util.h $(LIBIPT22) $(if $(BENCH_XDC),$(LIBXDC)) | $(BUILD)
+	gcc -std=c99 -O2 -DNDEBUG $(WARN) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
+	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt $(if $(BENCH_XDC),-DBENCH_FLOW_LIBXDC -I$(BUILD)/libxdc -flto $(LIBXDC) -lcapstone)
 SHARED_DIR := $(firstword $(foreach d,$(PTCODEC_SHARED) ../shared /work/shared,$(wildcard $(d)/flow)))
 
 $(BUILD)/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)
@@ -462,10 +466,11 @@ $(BUILD)/timecmp22: $(TIMECMP_SRC) $(LIBIPT22) | $(BUILD)
 
 BENCH22 := $(if $(and $(LIBIPT22_TAR),$(shell command -v cmake 2>/dev/null)),$(BUILD)/bench_decode_libipt22)
 TIMECMP22 := $(if $(BENCH22),$(BUILD)/timecmp22)
+BENCH_FLOW22 := $(if $(BENCH22),$(BUILD)/bench_flow_libipt22)
 # the model's clock settings by libipt's names (ptsim's defaults), for its traces
 BENCH_MODEL_CLOCK := --mtc-freq 3 --nom-freq 24 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 200 --cyc-thresh 0
 bench: deps
-	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/bench_flow $(BUILD)/timecmp $(BENCH22) $(TIMECMP22) \
+	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/bench_flow $(BUILD)/timecmp $(BENCH22) $(TIMECMP22) $(BENCH_FLOW22) \
 	  $(BUILD)/ptdump $(BUILD)/ptgen $(BUILD)/ptsim
 	@$(BUILD)/bench_decode
 	@echo
@@ -482,6 +487,7 @@ bench: deps
 	@$(BUILD)/bench_model
 	@echo
 	@$(if $(SHARED_DIR),$(BUILD)/bench_flow $(dir $(SHARED_DIR)) && echo,echo "bench_flow: ../shared/flow not found, skipped")
+	@$(if $(and $(SHARED_DIR),$(BENCH_FLOW22)),$(BENCH_FLOW22) $(dir $(SHARED_DIR)) && echo,echo "bench_flow against libipt 2.2: ../shared/flow, its tarball or cmake missing, skipped")
 	@$(BUILD)/timecmp --real-clocks --check
 	@$(if $(TIMECMP22),echo && $(TIMECMP22) --encoder-only --whole-only --no-perf,echo "timecmp against libipt 2.2: its tarball or cmake missing, skipped")
 

@@ -1,17 +1,22 @@
 /* bench_flow - the flow decoder (SPEC.md 9.3, 9.5) against libipt's
    instruction and block decoders and libxdc on libxdc's real traces with
    their page caches (../shared: pt-traces/ and flow/), one core, best of
-   five decodes of each trace.
+   five decodes of each trace. Built against Debian's libipt 2.0.5, and as
+   bench_flow_libipt22 against 2.2 from the shared tarball; it prints
+   which.
      bench_flow SHARED_DIR
    Two tables. The instruction listing: ptcodec's ptc_flow_next without a
-   cache and through a warm block cache, against libipt 2.0.5's instruction
+   cache and through a warm block cache, against libipt's instruction
    flow decoder (libipt reads the code from the page cache's dump file, its
    sections as pt_image_add_file makes them). Edges: ptcodec's coverage map
    (ptc_coverage_flow) cold (a fresh decoder and an empty cache, the
    first decode) and warm (the cache kept), against libipt's block decoder
    and libxdc's bitmap, cold (libxdc_init for the decode) and warm (its
    caches kept). MB/s of trace; where a decoder stops early (libipt on
-   avscript_32), what it decoded counts. Built with -DBENCH_FLOW_LIBXDC
+   avscript_32), what it decoded counts. Beside them, the packets alone:
+   the batch decoder (ptc_decoder_next_batch) over the trace, the fastest
+   way ptcodec has to read its packets, which bounds any edge decoder
+   built on them. Built with -DBENCH_FLOW_LIBXDC
    (the Makefile does when libxdc's tarball and capstone are there). */
 #define _POSIX_C_SOURCE 200809L
 #define PTCODEC_IMPLEMENTATION
@@ -71,6 +76,18 @@ static void libipt_image(struct pt_image *image, const ptc_image *img, const uin
     for (i = 0; i < img->count; i++)
         pt_image_add_file(image, dump_path, (uint64_t)(img->sections[i].bytes - dump), img->sections[i].size, NULL,
                           img->sections[i].base);
+}
+
+/* The packets alone, through the batch decoder: the records read */
+static uint64_t packets_alone(const uint8_t *trace, size_t n)
+{
+    static ptc_record recs[256];
+    ptc_decoder dec;
+    size_t got;
+    uint64_t k = 0;
+    ptc_decoder_init_buffer(&dec, 0, trace, n);
+    while (ptc_decoder_next_batch(&dec, recs, 256, &got) == PTC_OK && got) k += got;
+    return k;
 }
 
 /* libipt's block decoder: the instructions of its blocks, events taken as
@@ -182,7 +199,7 @@ int main(int argc, char **argv)
         { "qemu_trace1", "qemu__page_cache", 0x555555554000, 0x555555d60000 },
         { "avscript_32_failed_trace_12709_1", "avscript_32__page_cache", 0x1000, 0x7ffffffff000 },
     };
-    static struct { double insn_plain, insn_warm, insn_libipt, cold, warm, blocks, xdc_cold, xdc_warm; uint64_t insns, edges; } row[5];
+    static struct { double insn_plain, insn_warm, insn_libipt, cold, warm, blocks, xdc_cold, xdc_warm, packets; uint64_t insns, edges; } row[5];
     size_t p;
     util_prog = "bench_flow";
     if (argc != 2) {
@@ -220,6 +237,8 @@ int main(int argc, char **argv)
         row[p].cold = tn / best / 1e6;
         BEST_OF_5(best, k, ptcodec_edges(&img, t, tn, 0));
         row[p].warm = tn / best / 1e6;
+        BEST_OF_5(best, k, packets_alone(t, tn));
+        row[p].packets = tn / best / 1e6;
         BEST_OF_5(best, kl, libipt_blocks(&img, d, dp, t, tn));
         row[p].blocks = tn * ((double)kl / (double)row[p].insns) / best / 1e6;
 #ifdef BENCH_FLOW_LIBXDC
@@ -249,6 +268,7 @@ int main(int argc, char **argv)
         free(a);
         free(d);
     }
+    printf("libipt %u.%u (its columns)\n\n", pt_library_version().major, pt_library_version().minor);
     printf("The instruction listing on libxdc's real traces (one core, best of 5; MB/s of trace):\n");
     printf("%-34s %10s | %9s %9s | %9s | %6s %6s\n", "trace", "insns", "ptcodec", "warm", "libipt", "ratio", "warm");
     for (p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
@@ -256,22 +276,22 @@ int main(int argc, char **argv)
                row[p].insn_plain, row[p].insn_warm, row[p].insn_libipt, row[p].insn_plain / row[p].insn_libipt,
                row[p].insn_warm / row[p].insn_libipt);
     printf("\nEdges (ptc_coverage_flow) against libipt's block decoder and libxdc (MB/s of trace):\n");
-    printf("%-34s %9s | %9s %9s | %9s | %9s %9s | %s\n", "trace", "edges", "cold", "warm", "libipt", "xdc cold",
-           "xdc warm", "cold/xdc, cold/libipt, warm/xdc");
+    printf("%-34s %9s | %9s %9s | %9s | %9s %9s | %9s | %s\n", "trace", "edges", "cold", "warm", "libipt", "xdc cold",
+           "xdc warm", "packets", "cold/xdc, cold/libipt, warm/xdc, packets/xdc");
     for (p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
         printf("%-34s %9llu | %9.1f %9.1f | %9.1f | ", pairs[p].trace, (unsigned long long)row[p].edges, row[p].cold,
                row[p].warm, row[p].blocks);
 #ifdef BENCH_FLOW_LIBXDC
-        printf("%9.1f %9.1f | %.2fx ", row[p].xdc_cold, row[p].xdc_warm, row[p].cold / row[p].xdc_cold);
+        printf("%9.1f %9.1f | %9.1f | %.2fx ", row[p].xdc_cold, row[p].xdc_warm, row[p].packets, row[p].cold / row[p].xdc_cold);
 #else
-        printf("%9s %9s | - ", "-", "-");
+        printf("%9s %9s | %9.1f | - ", "-", "-", row[p].packets);
 #endif
         if (row[p].blocks > 0) printf("%.2fx ", row[p].cold / row[p].blocks);
         else printf("(libipt stops at the start) ");
 #ifdef BENCH_FLOW_LIBXDC
-        printf("%.2fx\n", row[p].warm / row[p].xdc_warm);
+        printf("%.2fx %.2fx\n", row[p].warm / row[p].xdc_warm, row[p].packets / row[p].xdc_warm);
 #else
-        printf("-\n");
+        printf("- -\n");
 #endif
     }
 #ifndef BENCH_FLOW_LIBXDC

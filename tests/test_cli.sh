@@ -707,6 +707,13 @@ insn_refuses filter_five "at most 4 filter ranges" --insn --filter 1-2 --filter 
   --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt"
 insn_refuses filter_without_flow "none of which is given" --filter 0x1000-0x2000 "$tmp/insn.pt"
 insn_refuses insn_with_clock "--mtc-freq is a clock setting" --insn --mtc-freq 3 --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt"
+# --insn on a perf.data takes the code from its MMAP records; ptsim's has none:
+# said, and every instruction needed is no_code (exit 1)
+"$b/ptsim" --workload dense --cycles 200000 -o "$tmp/sim.pt" --perf-data "$tmp/sim.data" --quiet
+"$b/ptdump" --insn "$tmp/sim.data" > "$tmp/out" 2> "$tmp/err"; st=$?
+if [ $st = 1 ] && grep -q "has no MMAP record" "$tmp/err" && grep -q '^\[perf.data queue 0 ' "$tmp/out" &&
+   grep -q '^\[error: no_code: ' "$tmp/out"; then pass insn_perf_data_without_mmaps
+else fail insn_perf_data_without_mmaps "status $st: $(head -c 300 "$tmp/err")"; fi
 timeout 20 "$b/ptdump" --blocks --image "$tmp/loop.bin:0x1000" "$tmp/insn.pt" > "$tmp/blocks.out" 2>&1
 if cmp -s "$tmp/insn.out" "$tmp/blocks.out"; then pass blocks_print_what_insn_prints
 else fail blocks_print_what_insn_prints "$(diff "$tmp/insn.out" "$tmp/blocks.out" | head -3)"; fi

@@ -162,6 +162,22 @@ perf_agrees() { # label settings program args...
     total=$((total + $(wc -l < "$log"))); k=$((k + 1))
   done
   echo "ok - perf_decodes_every_instruction: $label [$settings]: $total instructions in $k thread(s), the same as QEMU ran"
+  # ptdump --insn on the same perf.data (SPEC.md 9.4): the code from its
+  # MMAP records' files, each queue's instructions those its thread ran
+  "$b/san/ptdump" --insn "$tmp/f.data" > "$tmp/ours.out" 2> "$tmp/ours.err" ||
+    { fail "ptdump_insn_from_perf_data: $label: status $?: $(head -3 "$tmp/ours.err")"; return; }
+  k=0
+  for log in "$tmp"/f.insns "$tmp"/f.insns.t[0-9]*; do
+    [ -f "$log" ] || continue
+    awk -v q=$k 'BEGIN { cur = -1 } /^\[perf.data queue / { cur = $3 + 0; next } cur == q { sub(/^0+/, ""); print }' \
+      "$tmp/ours.out" > "$tmp/ours.ips"
+    if ! cmp -s "$tmp/ours.ips" "$log"; then
+      fail "ptdump_insn_from_perf_data: $label [$settings] thread $k: $(wc -l < "$tmp/ours.ips") instructions, QEMU ran $(wc -l < "$log")"
+      cmp "$tmp/ours.ips" "$log" | head -2; return
+    fi
+    k=$((k + 1))
+  done
+  echo "ok - ptdump_insn_from_perf_data: $label [$settings]: $total instructions in $k thread(s), the same as QEMU ran"
 }
 if command -v perf >/dev/null 2>&1 && perf version >/dev/null 2>&1; then
   for set in "$A" "$B"; do

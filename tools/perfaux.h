@@ -38,6 +38,8 @@ typedef struct perfaux_file {
     size_t n;
     perfaux_side *side;         /* COMM, MMAP, ITRACE_START, SWITCH records, by time; free() it */
     size_t nside;
+    ptc_perf_mmap *mmaps;  /* every MMAP and MMAP2 record, in file order (names in the file's buffer); free() it */
+    size_t nmmaps;
     ptc_perf_pt_info info; /* the AUXTRACE_INFO (perf time from TSC), when there is one */
     int have_info;         /* the file has Intel PT's AUXTRACE_INFO: cc and conf are what it records */
     ptc_clock_config cc;   /* what the file says (ptc_clock_config_from_perf), else the defaults */
@@ -149,14 +151,38 @@ static int perfaux_keep_side(perfaux_file *f, size_t *cap, const perfaux_side *e
     return 1;
 }
 
+/* Gives back what perfaux_collect kept. */
+UTIL_FN void perfaux_free(perfaux_file *f)
+{
+    free(f->chunks);
+    free(f->side);
+    free(f->mmaps);
+    f->chunks = NULL;
+    f->side = NULL;
+    f->mmaps = NULL;
+}
+
+/* Keeps an MMAP record's mapping; 0 when out of memory. */
+static int perfaux_keep_mmap(perfaux_file *f, size_t *cap, const ptc_perf_record *r)
+{
+    if (f->nmmaps == *cap) {
+        ptc_perf_mmap *w = (ptc_perf_mmap *)realloc(f->mmaps, (*cap = *cap ? 2 * *cap : 16) * sizeof *w);
+        if (!w) return 0;
+        f->mmaps = w;
+    }
+    f->mmaps[f->nmmaps].addr = r->u.mmap.addr;
+    f->mmaps[f->nmmaps].len = r->u.mmap.len;
+    f->mmaps[f->nmmaps].pgoff = r->u.mmap.pgoff;
+    f->mmaps[f->nmmaps].filename = r->u.mmap.filename;
+    f->nmmaps++;
+    return 1;
+}
+
 /* Gives back what was collected; 0, for perfaux_collect to return. */
 static int perfaux_out_of_memory(perfaux_file *f)
 {
     fprintf(stderr, "%s: out of memory\n", util_prog);
-    free(f->chunks);
-    free(f->side);
-    f->chunks = NULL;
-    f->side = NULL;
+    perfaux_free(f);
     return 0;
 }
 
@@ -166,7 +192,7 @@ UTIL_FN int perfaux_collect(const uint8_t *buf, size_t len, perfaux_file *f, per
 {
     ptc_perf_reader rd;
     ptc_perf_record r;
-    size_t cap = 0, samples = 0, side_cap = 0;
+    size_t cap = 0, samples = 0, side_cap = 0, mmap_cap = 0;
     ptc_status st = ptc_perf_open(&rd, buf, len);
     memset(f, 0, sizeof *f);
     if (st != PTC_OK) {
@@ -182,6 +208,8 @@ UTIL_FN int perfaux_collect(const uint8_t *buf, size_t len, perfaux_file *f, per
         int has = perfaux_chunk_of(&rd, &r, samples, &c);
         if (on_record && perfaux_is_loss(&r)) on_record(user, &r, has ? c.size : 0);
         if (perfaux_side_of(&r, &e) && !perfaux_keep_side(f, &side_cap, &e)) return perfaux_out_of_memory(f);
+        if (r.error == PTC_OK && (r.type == PTC_PERF_MMAP || r.type == PTC_PERF_MMAP2) && !perfaux_keep_mmap(f, &mmap_cap, &r))
+            return perfaux_out_of_memory(f);
         if (!has) continue;
         samples += c.sample;
         if (f->n == cap) {

@@ -51,8 +51,9 @@ static const char usage_head[] =
 static char usage[sizeof usage_head + 4096];
 static const char usage_tail[] =
     "  --insn      the instructions the trace ran (SPEC.md 9.4), from the code\n"
-    "              the image options below give: one IP a line (as libipt's\n"
-    "              ptxed prints them without disassembly), a line per error\n"
+    "              the image options below give, or a perf.data's MMAP records:\n"
+    "              one IP a line (as libipt's ptxed prints them without\n"
+    "              disassembly), a line per error\n"
     "  --blocks    the same lines, decoded a basic block at a time through a\n"
     "              block cache (SPEC.md 9.3)\n"
     "  --coverage MAP  write the trace's edges to the file MAP, a byte a slot as\n"
@@ -542,15 +543,26 @@ static void print_perf_record(void *user, const ptc_perf_record *r, uint64_t len
 
 /* The line before a queue's items; with --jsonl it also sets the fields
    every line of the queue starts with. */
+/* A queue's line: "[perf.data queue Q (cpu C, tid T): B bytes in K chunks]". */
+static void queue_title(char *out, size_t cap, const perf_chunk *c, size_t from, size_t to)
+{
+    uint64_t bytes = 0;
+    size_t i, n = to - from;
+    for (i = from; i < to; i++) bytes += c[i].size;
+    snprintf(out, cap, "[perf.data %s %llu (cpu %d, tid %d): %llu bytes in %zu chunk%s]", c[from].sample ? "aux sample" : "queue",
+             (unsigned long long)c[from].queue, c[from].cpu == UINT32_MAX ? -1 : (int)c[from].cpu,
+             c[from].tid == UINT32_MAX ? -1 : (int)c[from].tid, (unsigned long long)bytes, n, n == 1 ? "" : "s");
+}
+
 static void queue_header(printer *pr, const perf_chunk *c, size_t from, size_t to)
 {
     uint64_t bytes = 0;
     size_t i, n = to - from;
     for (i = from; i < to; i++) bytes += c[i].size;
     if (!pr->jsonl) {
-        out_printf(pr, "[perf.data %s %llu (cpu %d, tid %d): %llu bytes in %zu chunk%s]\n", c[from].sample ? "aux sample" : "queue",
-               (unsigned long long)c[from].queue, c[from].cpu == UINT32_MAX ? -1 : (int)c[from].cpu,
-               c[from].tid == UINT32_MAX ? -1 : (int)c[from].tid, (unsigned long long)bytes, n, n == 1 ? "" : "s");
+        char title[200];
+        queue_title(title, sizeof title, c, from, to);
+        out_printf(pr, "%s\n", title);
         return;
     }
     snprintf(pr->tag, sizeof pr->tag, "\"queue\":%llu%s", (unsigned long long)c[from].queue, c[from].sample ? ",\"sample\":true" : "");
@@ -683,8 +695,7 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
         static ptc_clock probe;
         if (ptc_clock_init(&probe, &pf.cc) != PTC_OK) {
             fprintf(stderr, "ptdump: --time: the perf.data's clock settings with the options are not usable\n");
-            free(pf.chunks);
-            free(pf.side);
+            perfaux_free(&pf);
             free(buf);
             return 2;
         }
@@ -703,13 +714,11 @@ static int dump_perf(printer *pr, const clock_options *o, const ptc_mtc_policy *
     }
     if (n && only_queue >= 0 && !shown) { /* (as ptnav says it) */
         fprintf(stderr, "ptdump: --cpu %ld: %s has no AUX queue of that cpu\n", only_queue, path);
-        free(pf.chunks);
-        free(pf.side);
+        perfaux_free(&pf);
         free(buf);
         return 2;
     }
-    free(pf.chunks);
-    free(pf.side);
+    perfaux_free(&pf);
     free(buf);
     st = finish_output(pr);
     out_flush(pr);
@@ -1283,29 +1292,6 @@ static int dump_parallel(printer *pr, unsigned flags, FILE *in, reader *rd, unsi
     return rc;
 }
 
-/* A raw trace for --insn, --blocks and --coverage, read whole; NULL (said)
-   when it cannot be read, is a perf.data, or --no-sync is given. */
-static unsigned char *read_raw_trace(const char *path, const char *option, unsigned flags, size_t *n)
-{
-    unsigned char *trace = util_read_file(path, n);
-    if (!trace) {
-        fprintf(stderr, "ptdump: cannot read %s\n", path);
-        return NULL;
-    }
-    if (perfaux_is_perf_magic(trace) && *n >= 8) {
-        fprintf(stderr, "ptdump: %s reads a raw trace; %s is a perf.data (its MMAP records are not read yet)\n", option,
-                path);
-        free(trace);
-        return NULL;
-    }
-    if (flags & PTC_DECODE_NO_SYNC) {
-        fprintf(stderr, "ptdump: %s starts at the first PSB: it does not go with --no-sync\n", option);
-        free(trace);
-        return NULL;
-    }
-    return trace;
-}
-
 static void print_flow_error(ptc_status st, uint64_t offset, uint64_t ip)
 {
     printf("[error: %s: offset %llu, ip %016llx]\n", ptc_status_name(st), (unsigned long long)offset,
@@ -1316,32 +1302,44 @@ static void print_flow_error(ptc_status st, uint64_t offset, uint64_t ip)
    2 MiB, the code of a large program. */
 static ptc_flow_cached_block flow_cache_blocks[1 << 16];
 
+/* --insn, --blocks or --coverage over one trace or more (a perf.data's
+   queues): what they were asked, and what they found. */
+typedef struct flow_job {
+    int blocks, coverage;        /* --blocks; --coverage (else --insn) */
+    const ptc_trace_config *tc;
+    const ptc_image *image;      /* NULL: coverage from the packets alone */
+    ptc_flow_cache cache;
+    ptc_coverage cov;            /* --coverage's, over every trace */
+    int errors;
+} flow_job;
+
 /* --insn and --blocks: every instruction the trace ran, one IP a line
-   (--blocks takes them a block at a time, through a block cache: the
+   (--blocks takes them a block at a time, through the block cache: the
    same lines); an error is a line "[error: NAME: offset N, ip IP]" and
-   the decoder goes on from the next PSB+. Exit status 1 after an error. */
-static int dump_flow(const char *path, const char *option, const ptc_trace_config *tc, const ptc_image *image,
-                     unsigned flags)
+   the decoder goes on from the next PSB+. --coverage: the trace's edges
+   counted into the job's map (SPEC 9.5), from the flow with an image, else
+   from the packets alone. */
+static void flow_one_trace(flow_job *job, const uint8_t *trace, size_t n)
 {
     static ptc_flow flow;
-    ptc_flow_cache cache;
     ptc_flow_insn in;
     ptc_flow_block b;
     ptc_status st;
-    size_t n = 0;
-    int errors = 0, blocks = strcmp(option, "--blocks") == 0;
-    unsigned char *trace = read_raw_trace(path, option, flags, &n);
-    if (!trace) return 2;
-    ptc_flow_init(&flow, tc, image, trace, n);
-    if (blocks) {
-        ptc_flow_cache_init(&cache, flow_cache_blocks, sizeof flow_cache_blocks / sizeof flow_cache_blocks[0]);
-        ptc_flow_use_cache(&flow, &cache);
+    if (job->coverage && !job->image) {
+        ptc_coverage_packets(&job->cov, job->tc, trace, n);
+        return;
     }
-    while ((st = blocks ? ptc_flow_next_block(&flow, &b) : ptc_flow_next(&flow, &in)) != PTC_END) {
+    ptc_flow_init(&flow, job->tc, job->image, trace, n);
+    if (job->blocks || job->coverage) ptc_flow_use_cache(&flow, &job->cache);
+    if (job->coverage) {
+        ptc_coverage_flow(&job->cov, &flow);
+        return;
+    }
+    while ((st = job->blocks ? ptc_flow_next_block(&flow, &b) : ptc_flow_next(&flow, &in)) != PTC_END) {
         if (st != PTC_OK) {
-            print_flow_error(st, blocks ? b.offset : in.offset, blocks ? b.ip : in.ip);
-            errors = 1;
-        } else if (blocks) {
+            print_flow_error(st, job->blocks ? b.offset : in.offset, job->blocks ? b.ip : in.ip);
+            job->errors = 1;
+        } else if (job->blocks) {
             uint64_t ip = b.ip;
             unsigned k;
             for (k = 0; k < b.count; k++) {
@@ -1352,9 +1350,81 @@ static int dump_flow(const char *path, const char *option, const ptc_trace_confi
             printf("%016llx\n", (unsigned long long)in.ip);
         }
     }
-    free(trace);
-    if (fflush(stdout) != 0) return 2;
-    return errors;
+}
+
+/* A perf.data's code for the flow (SPEC 9.4): each MMAP record's file (a
+   path: the kernel's and [vdso] are none) from its page offset at its
+   address, in the file's order, over what the image options gave. One
+   address space: the mappings of every process in the file. A file that
+   cannot be read is said, and its code is not in the image. */
+static void perf_image(image_options *images, const perfaux_file *pf)
+{
+    const char *names[IMAGEOPTS_MAX_FILES];
+    const unsigned char *bytes[IMAGEOPTS_MAX_FILES];
+    size_t sizes[IMAGEOPTS_MAX_FILES], nread = 0, i, k;
+    if (!images->given && !pf->nmmaps) fprintf(stderr, "ptdump: the perf.data has no MMAP record: no code is known\n");
+    for (i = 0; i < pf->nmmaps; i++) {
+        const ptc_perf_mmap *m = &pf->mmaps[i];
+        ptc_status st;
+        if (m->filename[0] != '/') continue;
+        for (k = 0; k < nread && strcmp(names[k], m->filename) != 0; k++) {}
+        if (k == nread) {
+            if (nread == IMAGEOPTS_MAX_FILES) {
+                fprintf(stderr, "ptdump: MMAP %s: more than %d files mapped, its code is not in the image\n", m->filename,
+                        IMAGEOPTS_MAX_FILES);
+                continue;
+            }
+            names[k] = m->filename;
+            bytes[k] = imageopts_file(images, "MMAP", m->filename, &sizes[k]);
+            nread++;
+        }
+        if (!bytes[k] || m->pgoff >= sizes[k]) continue; /* (said once, when it was read) */
+        st = ptc_image_add(&images->image, m->addr, bytes[k] + m->pgoff,
+                           m->len < sizes[k] - m->pgoff ? m->len : sizes[k] - m->pgoff);
+        if (st != PTC_OK)
+            fprintf(stderr, "ptdump: MMAP %s at %llx: %s, its code is not in the image\n", m->filename,
+                    (unsigned long long)m->addr, ptc_status_name(st));
+    }
+}
+
+/* Every AUX queue of a perf.data through the job, its code from the MMAP
+   records: a queue's line as the packet listing has it (--insn and
+   --blocks), then each run of its chunks with no AUX bytes missing as one
+   trace. 0 (said) when the file cannot be read. */
+static int flow_perf(flow_job *job, const uint8_t *buf, size_t len, const char *path, image_options *images)
+{
+    perfaux_file pf;
+    size_t from, i;
+    if (!perfaux_collect(buf, len, &pf, NULL, NULL, path)) return 0;
+    perf_image(images, &pf);
+    job->image = &images->image;
+    for (from = 0; from < pf.n; from = i) {
+        const perf_chunk *c = pf.chunks;
+        size_t run, to;
+        for (i = from + 1; i < pf.n && c[i].queue == c[from].queue && c[i].sample == c[from].sample; i++) {}
+        if (!job->coverage) {
+            char title[200];
+            queue_title(title, sizeof title, c, from, i);
+            printf("%s\n", title);
+        }
+        for (run = from; run < i; run = to) {
+            uint8_t *trace;
+            size_t n = 0, at = 0, k;
+            for (to = run + 1; to < i && !pf.snapshot && c[to].offset == c[to - 1].offset + c[to - 1].size; to++) {}
+            for (k = run; k < to; k++) n += (size_t)c[k].size;
+            trace = (uint8_t *)malloc(n ? n : 1);
+            if (!trace) {
+                fprintf(stderr, "ptdump: out of memory\n");
+                perfaux_free(&pf);
+                return 0;
+            }
+            for (k = run; k < to; k++, at += (size_t)c[k - 1].size) memcpy(trace + at, c[k].data, (size_t)c[k].size);
+            flow_one_trace(job, trace, n);
+            free(trace);
+        }
+    }
+    perfaux_free(&pf);
+    return 1;
 }
 
 /* What --insn, --blocks and --coverage tell the flow decoder of the
@@ -1377,49 +1447,70 @@ static int flow_trace_config(const clock_options *opt, const image_options *imag
     return 1;
 }
 
-/* --coverage MAP: the trace's edges counted into a map of map_size bytes
-   (SPEC 9.5), from the flow with an image, else from the packets alone;
-   the map written to MAP and a line said. Exit status 1 after an error. */
-static int dump_coverage(const char *path, const ptc_trace_config *tc, const ptc_image *image, const char *map_path,
-                         size_t map_size, unsigned flags)
+/* --insn, --blocks, --coverage MAP (SPEC 9.4) on a raw trace or a
+   perf.data. --coverage writes the map of map_size bytes to MAP and says
+   a line. Exit status 1 after an error. */
+static int run_flow(const char *path, const char *option, const ptc_trace_config *tc, image_options *images,
+                    const char *map_path, size_t map_size, unsigned flags)
 {
-    static ptc_flow flow;
-    ptc_flow_cache cache;
-    ptc_coverage cov;
     size_t n = 0, i, set = 0;
-    uint8_t *map = calloc(map_size, 1);
-    unsigned char *trace = read_raw_trace(path, "--coverage", flags, &n);
+    unsigned char *file = util_read_file(path, &n);
+    uint8_t *map = NULL;
     FILE *out;
-    if (!trace || !map) {
-        if (!map) fprintf(stderr, "ptdump: --map-size %zu: out of memory\n", map_size);
-        free(trace);
+    static flow_job job;
+    int perf = file && n >= 8 && perfaux_is_perf_magic(file);
+    memset(&job, 0, sizeof job);
+    job.blocks = strcmp(option, "--blocks") == 0;
+    job.coverage = map_path != NULL;
+    job.tc = tc;
+    job.image = images->given ? &images->image : NULL;
+    ptc_flow_cache_init(&job.cache, flow_cache_blocks, sizeof flow_cache_blocks / sizeof flow_cache_blocks[0]);
+    if (!file) {
+        fprintf(stderr, "ptdump: cannot read %s\n", path);
+        return 2;
+    }
+    if (flags & PTC_DECODE_NO_SYNC) {
+        fprintf(stderr, "ptdump: %s starts at the first PSB: it does not go with --no-sync\n", option);
+        free(file);
+        return 2;
+    }
+    if (!perf && !job.image && !job.coverage) {
+        fprintf(stderr, "ptdump: %s needs the code: --image FILE:ADDR, --elf FILE[:BASE] or --pagecache PREFIX\n", option);
+        free(file);
+        return 2;
+    }
+    if (job.coverage) {
+        map = (uint8_t *)calloc(map_size, 1);
+        if (!map) {
+            fprintf(stderr, "ptdump: --map-size %zu: out of memory\n", map_size);
+            free(file);
+            return 2;
+        }
+        ptc_coverage_init(&job.cov, map, map_size);
+    }
+    if (perf ? !flow_perf(&job, file, n, path, images) : (flow_one_trace(&job, file, n), 0)) {
+        free(file);
         free(map);
         return 2;
     }
-    ptc_coverage_init(&cov, map, map_size);
-    if (image) {
-        ptc_flow_init(&flow, tc, image, trace, n);
-        ptc_flow_cache_init(&cache, flow_cache_blocks, sizeof flow_cache_blocks / sizeof flow_cache_blocks[0]);
-        ptc_flow_use_cache(&flow, &cache);
-        ptc_coverage_flow(&cov, &flow);
-    } else {
-        ptc_coverage_packets(&cov, tc, trace, n);
-    }
-    free(trace);
-    out = fopen(map_path, "wb");
-    if (!out || fwrite(map, 1, map_size, out) != map_size || fclose(out) != 0) {
-        fprintf(stderr, "ptdump: --coverage: cannot write %s\n", map_path);
-        if (out) fclose(out);
+    free(file);
+    if (job.coverage) {
+        out = fopen(map_path, "wb");
+        if (!out || fwrite(map, 1, map_size, out) != map_size || fclose(out) != 0) {
+            fprintf(stderr, "ptdump: --coverage: cannot write %s\n", map_path);
+            if (out) fclose(out);
+            free(map);
+            return 2;
+        }
+        for (i = 0; i < map_size; i++) set += map[i] != 0;
         free(map);
-        return 2;
+        printf("coverage (%s): %llu edges, %zu of %zu slots set, %llu errors%s%s\n", job.image ? "the flow" : "the packets",
+               (unsigned long long)job.cov.edges, set, map_size, (unsigned long long)job.cov.errors,
+               job.cov.errors ? ", the first " : "", job.cov.errors ? ptc_status_name(job.cov.first_error) : "");
+        job.errors = job.cov.errors != 0;
     }
-    for (i = 0; i < map_size; i++) set += map[i] != 0;
-    free(map);
-    printf("coverage (%s): %llu edges, %zu of %zu slots set, %llu errors%s%s\n", image ? "the flow" : "the packets",
-           (unsigned long long)cov.edges, set, map_size, (unsigned long long)cov.errors, cov.errors ? ", the first " : "",
-           cov.errors ? ptc_status_name(cov.first_error) : "");
     if (fflush(stdout) != 0) return 2;
-    return cov.errors ? 1 : 0;
+    return job.errors;
 }
 
 int main(int argc, char **argv)
@@ -1546,14 +1637,8 @@ int main(int argc, char **argv)
                     coverage ? "writes a map" : "prints instructions", other);
             return 2;
         }
-        if (flow_option && !images.given) {
-            fprintf(stderr, "ptdump: %s needs the code: --image FILE:ADDR, --elf FILE[:BASE] or --pagecache PREFIX\n",
-                    flow_option);
-            return 2;
-        }
         if (!flow_trace_config(&opt, &images, mine, &flow_tc)) return 2;
-        st = coverage ? dump_coverage(path, &flow_tc, images.given ? &images.image : NULL, coverage, (size_t)map_size, flags)
-                      : dump_flow(path, flow_option, &flow_tc, &images.image, flags);
+        st = run_flow(path, mine, &flow_tc, &images, coverage, (size_t)map_size, flags);
         imageopts_free(&images);
         return st;
     }

@@ -91,8 +91,7 @@ static uint8_t *perf_queue(const char *path, long want, ptc_clock_config *cc, si
     }
     *cc = pf.cc;
     *len = at;
-    free(pf.chunks);
-    free(pf.side);
+    perfaux_free(&pf);
     free(file);
     return out;
 }
