@@ -1488,7 +1488,9 @@ static int run_flow(const char *path, const char *option, const ptc_trace_config
         }
         ptc_coverage_init(&job.cov, map, map_size);
     }
-    if (perf ? !flow_perf(&job, file, n, path, images) : (flow_one_trace(&job, file, n), 0)) {
+    if (!perf) {
+        flow_one_trace(&job, file, n);
+    } else if (!flow_perf(&job, file, n, path, images)) {
         free(file);
         free(map);
         return 2;
