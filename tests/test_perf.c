@@ -105,7 +105,7 @@ static void round_trip(const void *arg)
     CHECK(ptc_clock_config_from_perf(&cc, &rd) == PTC_OK);
     CHECK(cc.trace.ctl.mtc_freq == w.cfg.trace.ctl.mtc_freq && cc.trace.ratios.cpuid_15_eax == w.cfg.trace.ratios.cpuid_15_eax && cc.trace.ratios.cpuid_15_ebx == w.cfg.trace.ratios.cpuid_15_ebx &&
           cc.trace.ratios.nom_num == ptc_model_nom_freq(&w.cfg) && !cc.trace.ratios.nom_exact && cc.trace.ctl.cyc_en == w.cfg.trace.ctl.cyc_en &&
-          cc.trace.ctl.cyc_thresh == w.cfg.trace.ctl.cyc_thresh && cc.trace.errata == (PTC_ERRATUM_SKZ84 | PTC_ERRATUM_BDM70),
+          cc.trace.ctl.cyc_thresh == w.cfg.trace.ctl.cyc_thresh && cc.trace.errata == ptc_errata_for_cpu(6, 85, 4),
           "clock settings from the file");
     {   /* the whole IA32_RTIT_CTL but the privilege levels goes out and back */
         ptc_trace_config t;
