@@ -187,6 +187,9 @@ TEST_PROGRAMS += $(BUILD)/test/clang/test_conform_libipt22 $(BUILD)/test/clang/t
 LIBIPT22_REPLAY := $(BUILD)/replay/fuzz_libipt22 $(BUILD)/replay/fuzz_libipt22_time $(BUILD)/replay/fuzz_flow_libipt22
 endif
 endif
+# (defined before the test they decide: make reads an ifneq where it stands)
+LIBXDC_TAR := $(firstword $(foreach d,$(PTCODEC_SHARED) ../shared /work/shared,$(wildcard $(d)/reference/libxdc-*.tar.gz)))
+HAVE_CAPSTONE := $(shell test -f /usr/include/capstone/capstone.h && echo yes)
 ifneq ($(and $(LIBXDC_TAR),$(HAVE_CAPSTONE),$(HAVE_LIBIPT)),)
 TEST_PROGRAMS += $(BUILD)/test/gcc/test_flow_xdc
 endif
@@ -255,8 +258,6 @@ $(LIBIPT22): $(LIBIPT22_TAR) | $(BUILD)
 # libxdc, the decoder of kAFL and Nyx, built from the shared reference tarball
 # into $(BUILD) with its own flags and Debian's capstone (libcapstone-dev):
 # test_flow_xdc holds ptcodec's coverage edges to its, bench_flow times both
-LIBXDC_TAR := $(firstword $(foreach d,$(PTCODEC_SHARED) ../shared /work/shared,$(wildcard $(d)/reference/libxdc-*.tar.gz)))
-HAVE_CAPSTONE := $(shell test -f /usr/include/capstone/capstone.h && echo yes)
 LIBXDC := $(BUILD)/libxdc/libxdc.a
 $(LIBXDC): $(LIBXDC_TAR) | $(BUILD)
 	rm -rf $(BUILD)/libxdc && tar xzf $(LIBXDC_TAR) -C $(BUILD)
