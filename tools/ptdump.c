@@ -1418,7 +1418,10 @@ static int flow_perf(flow_job *job, const uint8_t *buf, size_t len, const char *
                 perfaux_free(&pf);
                 return 0;
             }
-            for (k = run; k < to; k++, at += (size_t)c[k - 1].size) memcpy(trace + at, c[k].data, (size_t)c[k].size);
+            for (k = run; k < to; k++) {
+                memcpy(trace + at, c[k].data, (size_t)c[k].size);
+                at += (size_t)c[k].size;
+            }
             flow_one_trace(job, trace, n);
             free(trace);
         }
