@@ -4459,6 +4459,18 @@ PTCDEF const char *ptc_trace_config_error(const ptc_trace_config *t)
     return NULL;
 }
 
+/* Whether ip is inside one of the filter ranges, or no range is set
+   (FilterEn, SDM 36.2.5.5): the model's packet enables and the flow
+   decoder's erratum SKL014 ask it. */
+static PTC__INLINE int ptc__trace_filter_en(const ptc_ip_filters *filters, uint64_t ip)
+{
+    unsigned i;
+    if (!filters->count) return 1;
+    for (i = 0; i < filters->count; i++)
+        if (ip >= filters->lo[i] && ip < filters->hi[i]) return 1;
+    return 0;
+}
+
 /* The CYC mode as the clock, the events decoder and navigation read it, in
    their private copy of the configuration: an unknown CycEn is on (what the
    CYCs in the trace show), an unknown CycThresh is PTC__CYC_THRESH_UNKNOWN
@@ -7167,11 +7179,7 @@ static int ptc__mdl_context_en(const ptc_model *m)
 
 static int ptc__mdl_filter_en(const ptc_model *m, uint64_t ip)
 {
-    unsigned i;
-    if (!m->cfg.trace.filters.count) return 1;
-    for (i = 0; i < m->cfg.trace.filters.count; i++)
-        if (ip >= m->cfg.trace.filters.lo[i] && ip < m->cfg.trace.filters.hi[i]) return 1;
-    return 0;
+    return ptc__trace_filter_en(&m->cfg.trace.filters, ip);
 }
 
 static int ptc__mdl_packet_en(const ptc_model *m, uint64_t ip)
@@ -10975,6 +10983,7 @@ static ptc_status ptc__flow_psb(ptc_flow *f)
 static ptc_status ptc__flow_fill(ptc_flow *f)
 {
     ptc_item it;
+    ptc_record rec;
     while (!f->tnt.count && !f->ahead.have) {
         const uint8_t *p = ptc__bat_fast_at(&f->dec);
         uint64_t value = 0;
@@ -10989,10 +10998,13 @@ static ptc_status ptc__flow_fill(ptc_flow *f)
             if (st != PTC_OK) return st;
             f->last_offset = it.offset;
             if (it.error != PTC_OK) return it.error;
+            /* its value and info as the fast reader gives them: a record's */
+            rec.value = 0;
+            rec.info = 0;
+            ptc__bat_fields(&rec, &it);
             type = (uint8_t)it.pkt.type;
-            value = (it.pkt.type == PTC_TNT8 || it.pkt.type == PTC_TNT64) ? it.pkt.u.tnt.bits : it.ip;
-            info = (uint8_t)((it.pkt.type == PTC_TNT8 || it.pkt.type == PTC_TNT64) ? it.pkt.u.tnt.count
-                                                                                 : it.ip_known ? PTC_RECORD_IP_KNOWN : 0);
+            value = rec.value;
+            info = rec.info;
         }
         f->packets++;
         switch (type) {
@@ -11118,11 +11130,14 @@ static int ptc__flow_pgd_next(const ptc_flow *f, int with_ip)
    held for it. */
 static int ptc__flow_skl014_stops(const ptc_flow *f, uint64_t ip)
 {
-    unsigned i;
-    if (!f->skl014_filters.count || !ptc__flow_pgd_next(f, 0)) return 0;
-    for (i = 0; i < f->skl014_filters.count && i < 4; i++)
-        if (ip >= f->skl014_filters.lo[i] && ip < f->skl014_filters.hi[i]) return 0;
-    return 1;
+    return f->skl014_filters.count && ptc__flow_pgd_next(f, 0) && !ptc__trace_filter_en(&f->skl014_filters, ip);
+}
+
+/* A TIP.PGD with its IP is held for the IP execution is at: tracing
+   stopped there. */
+static int ptc__flow_pgd_here(const ptc_flow *f)
+{
+    return ptc__flow_pgd_next(f, 1) && f->ahead.ip == f->at.ip;
 }
 
 /* Where an indirect branch or a far transfer went: its TIP, or a TIP.PGD
@@ -11287,7 +11302,7 @@ static ptc_status ptc__flow_ready(ptc_flow *f)
             continue;
         }
         /* a TIP.PGD for this IP, read only now: tracing stops here */
-        if (ptc__flow_pgd_next(f, 1) && f->ahead.ip == f->at.ip) {
+        if (ptc__flow_pgd_here(f)) {
             ptc__flow_stop(f);
             continue;
         }
@@ -11446,7 +11461,7 @@ static void ptc__flow_end_block(ptc_flow *f, uint64_t ip)
     in.iclass = b->end_class;
     in.target = b->target;
     st = ptc__flow_step(f, &in);
-    if (st == PTC_OK && f->at.enabled && ptc__flow_pgd_next(f, 1) && f->ahead.ip == f->at.ip) ptc__flow_stop(f);
+    if (st == PTC_OK && f->at.enabled && ptc__flow_pgd_here(f)) ptc__flow_stop(f);
     if (st == PTC_END) { /* it needs a packet and none is left: the flow ends */
         f->at.finished = 1;
     } else if (st != PTC_OK) {
@@ -11483,23 +11498,6 @@ static ptc_status ptc__flow_before(ptc_flow *f, uint64_t *ip, uint64_t *offset)
     return st;
 }
 
-/* The rest of the current block is given: its last instruction's step is
-   taken. Where that sent execution goes to *next_ip: with *stopped set, the
-   TIP.PGD's IP (0 without one); else the next IP, or 0 when an error
-   follows or the trace ends before it says. Returns the last
-   instruction's IP. */
-static uint64_t ptc__flow_give_rest(ptc_flow *f, uint64_t *next_ip, uint8_t *stopped)
-{
-    const ptc_flow_cached_block *b = &f->block.now;
-    uint64_t end_ip = b->ip + b->last;
-    f->block.given = b->count;
-    f->block.ip = end_ip + ((b->sizes >> (4 * (b->count - 1))) & 15);
-    ptc__flow_end_block(f, end_ip);
-    *stopped = f->at.stopped;
-    *next_ip = f->at.stopped ? f->at.stopped_at : f->error.status == PTC_OK && !f->at.finished ? f->at.ip : 0;
-    return end_ip;
-}
-
 PTCDEF ptc_status ptc_flow_next(ptc_flow *f, ptc_flow_insn *insn)
 {
     const ptc_flow_cached_block *b;
@@ -11526,7 +11524,6 @@ PTCDEF ptc_status ptc_flow_next_block(ptc_flow *f, ptc_flow_block *block)
 {
     const ptc_flow_cached_block *b;
     unsigned k, left;
-    uint8_t stopped;
     ptc_status st;
     if (!f || !block) return PTC_ERR_BAD_ARGUMENT;
     memset(block, 0, sizeof *block);
@@ -11543,8 +11540,15 @@ PTCDEF ptc_status ptc_flow_next_block(ptc_flow *f, ptc_flow_block *block)
     block->end_class = b->end_class;
     block->mode = b->mode;
     block->flags = (uint8_t)(k ? 0 : f->block.flags);
-    ptc__flow_give_rest(f, &block->next_ip, &stopped);
-    if (stopped) block->flags |= PTC_FLOW_STOPPED;
+    f->block.given = b->count;
+    f->block.ip = block->end_ip + ((block->sizes >> (4 * (left - 1))) & 15);
+    ptc__flow_end_block(f, block->end_ip);
+    if (f->at.stopped) {
+        block->flags |= PTC_FLOW_STOPPED;
+        block->next_ip = f->at.stopped_at;
+    } else if (f->error.status == PTC_OK && !f->at.finished) { /* else the trace does not say */
+        block->next_ip = f->at.ip;
+    }
     return PTC_OK;
 }
 
@@ -11624,36 +11628,26 @@ static int ptc__cov_branches(uint8_t iclass)
 
 PTCDEF ptc_status ptc_coverage_flow(ptc_coverage *cov, ptc_flow *f)
 {
+    ptc_flow_block b;
     ptc_status st;
     /* the block before, when it did not branch: its last instruction and
        the next one, where execution goes unless an event takes it away */
     uint64_t from = 0, straight_on = 0;
     int fell_through = 0;
     if (!cov || !cov->map || !f) return PTC_ERR_BAD_ARGUMENT;
-    /* ptc_flow_next_block's steps, without filling in a block for the
-       caller: the blocks' edges are all that is needed here */
-    for (;;) {
-        uint64_t ip, offset, end_ip, next_ip;
-        uint8_t end_class, stopped;
-        int resumed;
-        st = ptc__flow_before(f, &ip, &offset);
-        if (st == PTC_END) break;
+    while ((st = ptc_flow_next_block(f, &b)) != PTC_END) {
         if (st != PTC_OK) {
             ptc__cov_error(cov, st);
             fell_through = 0;
             continue;
         }
-        ip = f->block.ip;
-        resumed = f->block.given == 0 && (f->block.flags & PTC_FLOW_RESUMED);
-        end_class = f->block.now.end_class;
-        end_ip = ptc__flow_give_rest(f, &next_ip, &stopped);
-        if (resumed) ptc__cov_count(cov, 0, ip);
-        else if (fell_through && ip != straight_on) ptc__cov_count(cov, from, ip); /* an event */
+        if (b.flags & PTC_FLOW_RESUMED) ptc__cov_count(cov, 0, b.ip);
+        else if (fell_through && b.ip != straight_on) ptc__cov_count(cov, from, b.ip); /* an event */
         /* a branch's edge, a TIP.PGD's IP included: whatever comes next */
-        fell_through = !ptc__cov_branches(end_class);
-        if (!fell_through && next_ip) ptc__cov_count(cov, end_ip, next_ip);
-        from = end_ip;
-        straight_on = next_ip;
+        fell_through = !ptc__cov_branches(b.end_class);
+        if (!fell_through && b.next_ip) ptc__cov_count(cov, b.end_ip, b.next_ip);
+        from = b.end_ip;
+        straight_on = b.next_ip;
     }
     return cov->errors ? cov->first_error : PTC_OK;
 }

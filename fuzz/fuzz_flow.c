@@ -20,7 +20,7 @@
      first error it counted, and sets no more slots than it counts edges;
    - coverage from the flow equals the map, edges and errors built here by
      SPEC 9.5's words from ptc_flow_next_block's blocks (without a cache):
-     ptc_coverage_flow takes the flow's own steps, not the blocks. */
+     the rules written a second time, apart from ptc_coverage_flow's. */
 #include "../ptcodec.h"
 #include "fuzz_helpers.h"
 #include "flow_input.h"

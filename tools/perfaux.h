@@ -232,6 +232,25 @@ UTIL_FN int perfaux_collect(const uint8_t *buf, size_t len, perfaux_file *f, per
     return 1;
 }
 
+/* Whether chunk c[i] of a queue goes on where c[i - 1] ended: no AUX
+   bytes missing between them, none given twice. */
+UTIL_FN int perfaux_follows(const perf_chunk *c, size_t i)
+{
+    return c[i].offset == c[i - 1].offset + c[i - 1].size;
+}
+
+/* The bytes of chunks c[from..to) one after another, in out (which holds
+   them all): how many. */
+UTIL_FN size_t perfaux_join(const perf_chunk *c, size_t from, size_t to, uint8_t *out)
+{
+    size_t at = 0, k;
+    for (k = from; k < to; k++) {
+        memcpy(out + at, c[k].data, (size_t)c[k].size);
+        at += (size_t)c[k].size;
+    }
+    return at;
+}
+
 /* A perf.data's first 8 bytes, in either byte order. */
 static int perfaux_is_perf_magic(const void *head8)
 {

@@ -594,7 +594,7 @@ static void dump_queue(printer *pr, const ptc_clock_config *cc, int timed, unsig
     pr->next_side = 0;
     if (pr->sideband && !timed) print_sideband(pr, UINT64_MAX);
     for (i = from; i <= to; i++) {
-        int gap = i < to && open && !snapshot && c[i].offset != c[i - 1].offset + c[i - 1].size;
+        int gap = i < to && open && !snapshot && !perfaux_follows(c, i);
         if (open && (i == to || gap || snapshot)) { /* the end of a contiguous run */
             ptc_decoder_finish(&dec);
             drain_decoder(pr, &dec, &clk, timed);
@@ -1409,8 +1409,8 @@ static int flow_perf(flow_job *job, const uint8_t *buf, size_t len, const char *
         }
         for (run = from; run < i; run = to) {
             uint8_t *trace;
-            size_t n = 0, at = 0, k;
-            for (to = run + 1; to < i && !pf.snapshot && c[to].offset == c[to - 1].offset + c[to - 1].size; to++) {}
+            size_t n = 0, k;
+            for (to = run + 1; to < i && !pf.snapshot && perfaux_follows(c, to); to++) {}
             for (k = run; k < to; k++) n += (size_t)c[k].size;
             trace = (uint8_t *)malloc(n ? n : 1);
             if (!trace) {
@@ -1418,11 +1418,7 @@ static int flow_perf(flow_job *job, const uint8_t *buf, size_t len, const char *
                 perfaux_free(&pf);
                 return 0;
             }
-            for (k = run; k < to; k++) {
-                memcpy(trace + at, c[k].data, (size_t)c[k].size);
-                at += (size_t)c[k].size;
-            }
-            flow_one_trace(job, trace, n);
+            flow_one_trace(job, trace, perfaux_join(c, run, to, trace));
             free(trace);
         }
     }
@@ -1467,7 +1463,8 @@ static int run_flow(const char *path, const char *option, const ptc_trace_config
     job.coverage = map_path != NULL;
     job.tc = tc;
     job.image = images->given ? &images->image : NULL;
-    ptc_flow_cache_init(&job.cache, flow_cache_blocks, sizeof flow_cache_blocks / sizeof flow_cache_blocks[0]);
+    if (job.blocks || job.coverage)
+        ptc_flow_cache_init(&job.cache, flow_cache_blocks, sizeof flow_cache_blocks / sizeof flow_cache_blocks[0]);
     if (!file) {
         fprintf(stderr, "ptdump: cannot read %s\n", path);
         return 2;

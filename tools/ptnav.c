@@ -78,16 +78,15 @@ static uint8_t *perf_queue(const char *path, long want, ptc_clock_config *cc, si
     else if (queue < 0)
         fprintf(stderr, "ptnav: %s has no AUX queue of cpu (or idx) %ld\n", path, want);
     else out = (uint8_t *)malloc(flen ? flen : 1); /* no queue holds more than the file */
-    for (i = 0; out && i < pf.n; i++) {
-        const perf_chunk *c = &pf.chunks[i];
-        if (c->sample || c->queue != (uint64_t)queue) continue;
-        if (at && c->offset != pf.chunks[i - 1].offset + pf.chunks[i - 1].size) {
+    for (i = 0; out && i < pf.n && (pf.chunks[i].sample || pf.chunks[i].queue != (uint64_t)queue); i++) {}
+    if (out) { /* its chunks are together (perfaux_collect sorts them): up to the first gap */
+        size_t end = i + 1;
+        while (end < pf.n && !pf.chunks[end].sample && pf.chunks[end].queue == (uint64_t)queue && perfaux_follows(pf.chunks, end))
+            end++;
+        if (end < pf.n && !pf.chunks[end].sample && pf.chunks[end].queue == (uint64_t)queue)
             fprintf(stderr, "ptnav: queue %ld has a gap at AUX offset %llx: only the part before it is navigated\n",
-                    queue, (unsigned long long)c->offset);
-            break;
-        }
-        memcpy(out + at, c->data, (size_t)c->size);
-        at += (size_t)c->size;
+                    queue, (unsigned long long)pf.chunks[end].offset);
+        at = perfaux_join(pf.chunks, i, end, out);
     }
     *cc = pf.cc;
     *len = at;
