@@ -2552,16 +2552,40 @@ typedef struct ptc_flow_cached_block {
     uint8_t count, end_class, mode, last;
 } ptc_flow_cached_block;
 
+/* The distinct edges a run of blocks holds at most (ptc_flow_cached_run). */
+#define PTC_FLOW_RUN_SLOTS 15
+
+/* A run the cache keeps for ptc_coverage_flow (its fields are private):
+   from a block start with TNT bits waiting, the edges those bits take
+   execution through, up to the last conditional branch they decide, and
+   where it is then. An edge met again in a run (a loop's) is kept once
+   with its count, which the map adds at once. 128 bytes. */
+typedef struct ptc_flow_cached_run {
+    uint64_t ip, bits, end_ip;  /* where it starts, the bits waiting (count of them), where it ends */
+    uint64_t calls[2];          /* the return addresses its CALLs pushed, in order */
+    uint32_t stamp;             /* valid when the cache's */
+    uint8_t mode, count, used;  /* used: the bits it takes */
+    uint8_t slots, pushes;
+    uint16_t edges;                    /* the sum of hits */
+    uint32_t slot[PTC_FLOW_RUN_SLOTS]; /* each edge's slot in a map of 2^32 bytes */
+    uint8_t hits[PTC_FLOW_RUN_SLOTS];  /* and how many times it was taken */
+} ptc_flow_cached_run;
+
 /* The caller's block cache: decoded blocks by address and mode, kept
    across decoders and decodes of the same image, so that a trace decoded
-   again costs a lookup a block. All fields but the counters are private. */
+   again costs a lookup a block; and, when given storage for them, runs of
+   blocks for coverage, so that it costs a lookup a TNT packet. All fields
+   but the counters are private. */
 typedef struct ptc_flow_cache {
     ptc_flow_cached_block *blocks; /* the caller's, a power of two of them */
     size_t mask;
+    ptc_flow_cached_run *runs;     /* the caller's, a power of two of them; may be NULL */
+    size_t run_mask;
     const ptc_image *image;        /* the image, and its generation, they were read from */
     uint64_t fingerprint;          /* of the image's sections: another image at the same address */
-    uint32_t generation, stamp;    /* a block is valid when its stamp is the cache's */
+    uint32_t generation, stamp;    /* a block or run is valid when its stamp is the cache's */
     uint64_t hits, misses;         /* lookups that found their block, and that decoded it */
+    uint64_t run_hits, run_misses; /* ptc_coverage_flow's lookups of runs */
 } ptc_flow_cache;
 
 /* A cache over storage[0..count): count a power of two, at least 2 (else
@@ -2571,6 +2595,10 @@ typedef struct ptc_flow_cache {
    what a read callback gives, are taken to stay the same:
    ptc_flow_cache_clear when they change. */
 PTCDEF ptc_status ptc_flow_cache_init(ptc_flow_cache *cache, ptc_flow_cached_block *storage, size_t count);
+/* Keeps runs for ptc_coverage_flow in storage[0..count) from now on: count
+   a power of two, at least 2 (else PTC_ERR_BAD_ARGUMENT, and none kept).
+   They are emptied and made stale with the blocks. */
+PTCDEF ptc_status ptc_flow_cache_keep_runs(ptc_flow_cache *cache, ptc_flow_cached_run *storage, size_t count);
 PTCDEF void ptc_flow_cache_clear(ptc_flow_cache *cache);
 
 /* All fields are private. 912 bytes on x86-64. */
@@ -10973,46 +11001,79 @@ static ptc_status ptc__flow_psb(ptc_flow *f)
     }
 }
 
+/* What a packet read does to the flow: TNT bits are kept in f->tnt; a
+   TIP, TIP.PGE, TIP.PGD, FUP (but a FUP a PTW, EXSTOP, ... announced) or
+   OVF is held in f->ahead; the rest steer nothing here. */
+static void ptc__flow_take_packet(ptc_flow *f, uint8_t type, uint64_t value, uint8_t info)
+{
+    switch (type) {
+    case PTC_TNT8: case PTC_TNT64:
+        f->tnt.bits = value;
+        f->tnt.count = info;
+        break;
+    case PTC_FUP:
+        if (f->ahead.skip_fup) {
+            f->ahead.skip_fup = 0;
+            break;
+        }
+        /* fall through */
+    case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_OVF:
+        ptc__flow_hold(f, type, value, (info & PTC_RECORD_IP_KNOWN) != 0);
+        break;
+    default: break;
+    }
+}
+
+/* ptc__flow_fill's common case: the packets the batch loop's reader
+   takes (PAD, TNT-8, the IP packets, MTC, TSC, CYC), read straight from
+   the buffer until one steers the flow. Stops with nothing read at the
+   first other packet, where ptc__flow_fill goes on: a trace's packets
+   cost the flow a few nanoseconds each rather than a decoder item each
+   (bench/README.md). A run of PADs (a third of the bytes of libxdc's
+   traces) is stepped over at once. */
+static void ptc__flow_fill_fast(ptc_flow *f)
+{
+    while (!f->tnt.count && !f->ahead.have) {
+        const uint8_t *p = ptc__bat_fast_at(&f->dec);
+        uint64_t value = 0;
+        uint8_t type, info = 0, size = 0;
+        if (!p) return;
+        if (*p == PTC_OP_PAD) {
+            size_t n = 1, left = f->dec.chunk_len - (size_t)(f->dec.pos - f->dec.chunk_off);
+            if (f->dec.end_off - f->dec.pos < left) left = (size_t)(f->dec.end_off - f->dec.pos);
+            while (n < left && p[n] == PTC_OP_PAD) n++;
+            f->last_offset = f->dec.pos + n - 1;
+            f->dec.pos += n;
+            f->packets += n;
+            continue;
+        }
+        type = ptc__bat_fast_one(p, f->dec.flags, &f->dec.last_ip, &f->dec.last_ip_known, &value, &info, &size);
+        if (!type) return;
+        f->last_offset = f->dec.pos;
+        f->dec.pos += size;
+        f->packets++;
+        ptc__flow_take_packet(f, type, value, info);
+    }
+}
+
 /* Reads packets until one steers the flow: TNT bits (kept in f->tnt), or
    a TIP, TIP.PGE, TIP.PGD, FUP, OVF or a PSB+'s FUP (kept in f->ahead).
-   Does nothing while bits or a packet are held. PTC_END at the end. The
-   common packets (PAD, TNT-8, the IP packets, MTC, TSC, CYC) are read
-   straight from the buffer by the batch loop's reader, the rest by
-   ptc_decoder_next: a trace's packets cost the flow a few nanoseconds
-   each rather than a decoder item each (bench/README.md). */
+   Does nothing while bits or a packet are held. PTC_END at the end. */
 static ptc_status ptc__flow_fill(ptc_flow *f)
 {
     ptc_item it;
     ptc_record rec;
-    while (!f->tnt.count && !f->ahead.have) {
-        const uint8_t *p = ptc__bat_fast_at(&f->dec);
-        uint64_t value = 0;
-        uint8_t type = 0, info = 0, size = 0;
-        if (p) type = ptc__bat_fast_one(p, f->dec.flags, &f->dec.last_ip, &f->dec.last_ip_known, &value, &info, &size);
-        if (type) {
-            f->last_offset = f->dec.pos;
-            f->dec.pos += size;
-        } else {
-            ptc_status st = f->at.ended ? PTC_END : ptc_decoder_next(&f->dec, &it);
-            if (st == PTC_END) f->at.ended = 1; /* and stays: the stream decoder is done */
-            if (st != PTC_OK) return st;
-            f->last_offset = it.offset;
-            if (it.error != PTC_OK) return it.error;
-            /* its value and info as the fast reader gives them: a record's */
-            rec.value = 0;
-            rec.info = 0;
-            ptc__bat_fields(&rec, &it);
-            type = (uint8_t)it.pkt.type;
-            value = rec.value;
-            info = rec.info;
-        }
+    for (;;) {
+        ptc_status st;
+        ptc__flow_fill_fast(f);
+        if (f->tnt.count || f->ahead.have) return PTC_OK;
+        st = f->at.ended ? PTC_END : ptc_decoder_next(&f->dec, &it);
+        if (st == PTC_END) f->at.ended = 1; /* and stays: the stream decoder is done */
+        if (st != PTC_OK) return st;
+        f->last_offset = it.offset;
+        if (it.error != PTC_OK) return it.error;
         f->packets++;
-        switch (type) {
-        case PTC_TNT8: case PTC_TNT64:
-            f->tnt.bits = value;
-            f->tnt.count = info;
-            break;
-        /* the rest come from ptc_decoder_next: `it` holds them */
+        switch (it.pkt.type) {
         case PTC_MODE_EXEC:
             f->ahead.mode = ptc__flow_mode_of(&it.pkt);
             f->ahead.have_mode = 1;
@@ -11024,24 +11085,19 @@ static ptc_status ptc__flow_fill(ptc_flow *f)
         case PTC_EXSTOP: f->ahead.skip_fup = it.pkt.u.exstop.ip; break;
         case PTC_BEP: f->ahead.skip_fup = it.pkt.u.bep.ip; break;
         case PTC_CFE: f->ahead.skip_fup = it.pkt.u.cfe.ip; break;
-        case PTC_FUP:
-            if (f->ahead.skip_fup) {
-                f->ahead.skip_fup = 0;
-                break;
-            }
-            /* fall through */
-        case PTC_TIP: case PTC_TIP_PGE: case PTC_TIP_PGD: case PTC_OVF:
-            ptc__flow_hold(f, type, value, (info & PTC_RECORD_IP_KNOWN) != 0);
-            break;
-        case PTC_PSB: {
-            ptc_status st = ptc__flow_psb(f);
+        case PTC_PSB:
+            st = ptc__flow_psb(f);
             if (st != PTC_OK) return st;
             break;
-        }
-        default: break; /* timing, CBR, PAD, PIP, VMCS, power, ... */
+        default:
+            /* its value and info as the fast reader gives them: a record's */
+            rec.value = 0;
+            rec.info = 0;
+            ptc__bat_fields(&rec, &it);
+            ptc__flow_take_packet(f, (uint8_t)it.pkt.type, rec.value, rec.info);
+            break;
         }
     }
-    return PTC_OK;
 }
 
 /* The held packet is used: an IP packet moves execution to its IP, in the
@@ -11157,6 +11213,15 @@ static ptc_status ptc__flow_tip(ptc_flow *f)
     }
 }
 
+/* A CALL's return address, for RET compression: the oldest is lost past
+   PTC_FLOW_CALL_DEPTH. */
+static void ptc__flow_push(ptc_flow *f, uint64_t ip)
+{
+    f->calls.ip[f->calls.top] = ip;
+    f->calls.top = (uint8_t)((f->calls.top + 1) % PTC_FLOW_CALL_DEPTH);
+    if (f->calls.depth < PTC_FLOW_CALL_DEPTH) f->calls.depth++;
+}
+
 /* Execution at insn: where it goes next, by its class and the packets. */
 static ptc_status ptc__flow_step(ptc_flow *f, const ptc_x86_insn *in)
 {
@@ -11179,9 +11244,7 @@ static ptc_status ptc__flow_step(ptc_flow *f, const ptc_x86_insn *in)
         if (ptc__flow_skl014_stops(f, in->target)) ptc__flow_stop(f);
         return PTC_OK;
     case PTC_X86_CALL: case PTC_X86_CALL_IND:
-        f->calls.ip[f->calls.top] = next;
-        f->calls.top = (uint8_t)((f->calls.top + 1) % PTC_FLOW_CALL_DEPTH);
-        if (f->calls.depth < PTC_FLOW_CALL_DEPTH) f->calls.depth++;
+        ptc__flow_push(f, next);
         if (in->iclass == PTC_X86_CALL) {
             f->at.ip = in->target;
             if (ptc__flow_skl014_stops(f, in->target)) ptc__flow_stop(f);
@@ -11230,12 +11293,20 @@ static int ptc__flow_event_here(ptc_flow *f, ptc_status *st)
     return 1;
 }
 
+/* Whether execution is back at the IP the cycle finder keeps with no
+   packet used since it looked (ptc__flow_loops), without moving it. */
+static int ptc__flow_cycle_here(const ptc_flow *f)
+{
+    return f->loop.packets == f->packets && f->loop.power && f->at.ip == f->loop.ip;
+}
+
 /* Whether execution came back to an IP it was at with no packet used in
    between (Brent's cycle finder, restarted at every packet used): a loop
    the held packet, for another IP, never ends. Without the check a
    mismatched trace would make the decoder give instructions forever. */
 static int ptc__flow_loops(ptc_flow *f)
 {
+    if (ptc__flow_cycle_here(f)) return 1;
     if (f->loop.packets != f->packets || !f->loop.power) {
         f->loop.packets = f->packets;
         f->loop.ip = f->at.ip;
@@ -11243,7 +11314,6 @@ static int ptc__flow_loops(ptc_flow *f)
         f->loop.steps = 0;
         return 0;
     }
-    if (f->at.ip == f->loop.ip) return 1;
     if (++f->loop.steps == f->loop.power) {
         f->loop.ip = f->at.ip;
         f->loop.power = f->loop.power < 0x40000000u ? f->loop.power * 2 : f->loop.power;
@@ -11368,10 +11438,39 @@ static void ptc__flow_cache_take(ptc_flow_cache *c, const ptc_image *img)
     c->fingerprint = fingerprint;
 }
 
+/* Before a lookup: the cache empties itself when it was for another
+   image or generation (ptc__flow_cache_take). */
+static void ptc__flow_cache_check(ptc_flow_cache *c, const ptc_image *img)
+{
+    if (c->image != img || c->generation != img->generation) ptc__flow_cache_take(c, img);
+}
+
 /* The slot of the block at ip: the multiplicative hash's high bits. */
 static size_t ptc__flow_slot(const ptc_flow_cache *c, uint64_t ip)
 {
     return (size_t)((ip * 0x9E3779B97F4A7C15ull) >> 32) & c->mask;
+}
+
+/* The cache's block at the current IP and mode, or NULL. Two ways a set:
+   a block found in the second moves to the first, a new one goes to the
+   first and pushes the first to the second, so two blocks that hash alike
+   (a loop's two ends) both stay. */
+static const ptc_flow_cached_block *ptc__flow_cached(ptc_flow_cache *c, const ptc_flow *f)
+{
+    ptc_flow_cached_block *set = &c->blocks[ptc__flow_slot(c, f->at.ip) & ~(size_t)1];
+    int way;
+    for (way = 0; way < 2; way++) {
+        if (set[way].stamp == c->stamp && set[way].ip == f->at.ip && set[way].mode == f->at.mode) {
+            c->hits++;
+            if (way) {
+                ptc_flow_cached_block found = set[1];
+                set[1] = set[0];
+                set[0] = found;
+            }
+            return &set[0];
+        }
+    }
+    return NULL;
 }
 
 /* The block at the current IP, from the cache when one is used and holds
@@ -11379,30 +11478,21 @@ static size_t ptc__flow_slot(const ptc_flow_cache *c, uint64_t ip)
 static ptc_status ptc__flow_block_at(ptc_flow *f, ptc_flow_cached_block *b)
 {
     ptc_flow_cache *c = f->cache;
+    const ptc_flow_cached_block *found;
     ptc_flow_cached_block *set;
     ptc_status st;
-    int way;
     if (!c) return ptc__flow_decode_block(f->image, f->at.ip, f->at.mode, b);
-    if (c->image != f->image || c->generation != f->image->generation) ptc__flow_cache_take(c, f->image);
-    /* two ways a set: a block found in the second moves to the first, a
-       new one goes to the first and pushes the first to the second, so
-       two blocks that hash alike (a loop's two ends) both stay */
-    set = &c->blocks[ptc__flow_slot(c, f->at.ip) & ~(size_t)1];
-    for (way = 0; way < 2; way++) {
-        if (set[way].stamp == c->stamp && set[way].ip == f->at.ip && set[way].mode == f->at.mode) {
-            c->hits++;
-            *b = set[way];
-            if (way) {
-                set[1] = set[0];
-                set[0] = *b;
-            }
-            return PTC_OK;
-        }
+    ptc__flow_cache_check(c, f->image);
+    found = ptc__flow_cached(c, f);
+    if (found) {
+        *b = *found;
+        return PTC_OK;
     }
     c->misses++;
     st = ptc__flow_decode_block(f->image, f->at.ip, f->at.mode, b);
     if (st != PTC_OK) return st;
     b->stamp = c->stamp;
+    set = &c->blocks[ptc__flow_slot(c, f->at.ip) & ~(size_t)1];
     set[1] = set[0];
     set[0] = *b;
     return PTC_OK;
@@ -11470,6 +11560,20 @@ static void ptc__flow_end_block(ptc_flow *f, uint64_t ip)
         f->error.offset = f->last_offset;
         ptc__flow_forget(f);
         f->at.lost = 1;
+    }
+}
+
+/* After a block's last instruction: where it went, in block->next_ip and
+   PTC_FLOW_STOPPED. */
+static void ptc__flow_block_went(const ptc_flow *f, ptc_flow_block *block)
+{
+    if (f->at.stopped) {
+        block->flags |= PTC_FLOW_STOPPED;
+        block->next_ip = f->at.stopped_at;
+    } else if (f->error.status == PTC_OK && !f->at.finished) { /* else the trace does not say */
+        block->next_ip = f->at.ip;
+    } else {
+        block->next_ip = 0;
     }
 }
 
@@ -11543,12 +11647,7 @@ PTCDEF ptc_status ptc_flow_next_block(ptc_flow *f, ptc_flow_block *block)
     f->block.given = b->count;
     f->block.ip = block->end_ip + ((block->sizes >> (4 * (left - 1))) & 15);
     ptc__flow_end_block(f, block->end_ip);
-    if (f->at.stopped) {
-        block->flags |= PTC_FLOW_STOPPED;
-        block->next_ip = f->at.stopped_at;
-    } else if (f->error.status == PTC_OK && !f->at.finished) { /* else the trace does not say */
-        block->next_ip = f->at.ip;
-    }
+    ptc__flow_block_went(f, block);
     return PTC_OK;
 }
 
@@ -11570,12 +11669,25 @@ PTCDEF ptc_status ptc_flow_cache_init(ptc_flow_cache *cache, ptc_flow_cached_blo
     return PTC_OK;
 }
 
+PTCDEF ptc_status ptc_flow_cache_keep_runs(ptc_flow_cache *cache, ptc_flow_cached_run *storage, size_t count)
+{
+    if (!cache || !cache->blocks) return PTC_ERR_BAD_ARGUMENT;
+    cache->runs = NULL;
+    cache->run_mask = 0;
+    if (!storage || count < 2 || (count & (count - 1))) return PTC_ERR_BAD_ARGUMENT;
+    memset(storage, 0, count * sizeof *storage);
+    cache->runs = storage;
+    cache->run_mask = count - 1;
+    return PTC_OK;
+}
+
 PTCDEF void ptc_flow_cache_clear(ptc_flow_cache *cache)
 {
     if (!cache || !cache->blocks) return;
-    /* a new stamp makes every block stale; when it wraps, they are wiped */
+    /* a new stamp makes every block and run stale; when it wraps, they are wiped */
     if (++cache->stamp == 0) {
         memset(cache->blocks, 0, (cache->mask + 1) * sizeof *cache->blocks);
+        if (cache->runs) memset(cache->runs, 0, (cache->run_mask + 1) * sizeof *cache->runs);
         cache->stamp = 1;
     }
 }
@@ -11601,10 +11713,15 @@ PTCDEF size_t ptc_coverage_slot(uint64_t from, uint64_t to, size_t mask)
     return (size_t)((ptc__cov_mix(to) ^ (ptc__cov_mix(from) >> 1)) & mask);
 }
 
+/* One more hit on a map byte, which stays at 255 once there. */
+static void ptc__cov_bump(uint8_t *slot)
+{
+    *slot = (uint8_t)(*slot + (*slot != 0xFF));
+}
+
 static void ptc__cov_count(ptc_coverage *cov, uint64_t from, uint64_t to)
 {
-    uint8_t *slot = &cov->map[ptc_coverage_slot(from, to, cov->mask)];
-    *slot = (uint8_t)(*slot + (*slot != 0xFF));
+    ptc__cov_bump(&cov->map[ptc_coverage_slot(from, to, cov->mask)]);
     cov->edges++;
     if (cov->on_edge) cov->on_edge(cov->ctx, from, to);
 }
@@ -11626,29 +11743,214 @@ static int ptc__cov_branches(uint8_t iclass)
     }
 }
 
+/* ptc_coverage_flow's state between blocks: the block before, when it
+   did not branch (its last instruction, and the next one, where execution
+   goes unless an event takes it away), and the run being recorded: in
+   now, its key and all its blocks so far; in kept, up to the last
+   conditional branch among them, where the run ends when the next block
+   is not part of it. */
+typedef struct ptc__cov_walk {
+    uint64_t from, straight_on;
+    int fell_through;
+    struct {
+        ptc_flow_cached_run *slot; /* where it goes in the cache; NULL: none is recorded */
+        ptc_flow_cached_run now, kept;
+        uint64_t next_ip;          /* where its next block must start */
+        uint8_t full;              /* an edge did not fit */
+    } rec;
+} ptc__cov_walk;
+
+/* An edge of the run recorded: one more hit on its slot, or a new slot. */
+static void ptc__cov_record_edge(ptc__cov_walk *w, uint64_t from, uint64_t to)
+{
+    ptc_flow_cached_run *run = &w->rec.now;
+    uint32_t slot = (uint32_t)ptc_coverage_slot(from, to, 0xFFFFFFFFu);
+    unsigned k;
+    for (k = 0; k < run->slots && run->slot[k] != slot; k++) continue;
+    if (k == PTC_FLOW_RUN_SLOTS || (k < run->slots && run->hits[k] == 0xFF) || run->edges == 0xFFFF) {
+        w->rec.full = 1;
+        return;
+    }
+    if (k == run->slots) {
+        run->slot[run->slots++] = slot;
+        run->hits[k] = 0;
+    }
+    run->hits[k]++;
+    run->edges++;
+}
+
+static void ptc__cov_edge(ptc_coverage *cov, ptc__cov_walk *w, uint64_t from, uint64_t to)
+{
+    if (w->rec.slot) ptc__cov_record_edge(w, from, to);
+    ptc__cov_count(cov, from, to);
+}
+
+/* A block's edges: where it branched to, or where an event took execution
+   from the block before; from 0 when tracing resumed at it. */
+static void ptc__cov_block(ptc_coverage *cov, ptc__cov_walk *w, const ptc_flow_block *b)
+{
+    if (b->flags & PTC_FLOW_RESUMED) ptc__cov_edge(cov, w, 0, b->ip);
+    else if (w->fell_through && b->ip != w->straight_on) ptc__cov_edge(cov, w, w->from, b->ip); /* an event */
+    /* a branch's edge, a TIP.PGD's IP included: whatever comes next */
+    w->fell_through = !ptc__cov_branches(b->end_class);
+    if (!w->fell_through && b->next_ip) ptc__cov_edge(cov, w, b->end_ip, b->next_ip);
+    w->from = b->end_ip;
+    w->straight_on = b->next_ip;
+}
+
+/* The run recorded is kept, up to its last conditional branch. */
+static void ptc__cov_record_end(ptc__cov_walk *w)
+{
+    if (w->rec.slot && w->rec.kept.used) *w->rec.slot = w->rec.kept;
+    w->rec.slot = NULL;
+}
+
+/* After block b (st its status, bits the TNT bits waiting before it) of a
+   run recorded: whether it is part of the run (a whole block of the
+   general path's, with TNT bits waiting, that took none but its
+   conditional branch's and no packet, and that ends in a JCC, a JMP, a
+   CALL or the 16th instruction); the run ends at the first that is not,
+   and when no bit is left. */
+static void ptc__cov_record(ptc__cov_walk *w, const ptc_flow *f, const ptc_flow_block *b, ptc_status st, uint8_t bits)
+{
+    ptc_flow_cached_run *run = &w->rec.now;
+    int jcc = b->end_class == PTC_X86_JCC;
+    int part = st == PTC_OK && !b->flags && bits && !w->rec.full && b->ip == w->rec.next_ip && b->next_ip &&
+               f->tnt.count == bits - jcc &&
+               (jcc || b->end_class == PTC_X86_JMP || b->end_class == PTC_X86_CALL || b->end_class == PTC_X86_OTHER);
+    if (part && b->end_class == PTC_X86_CALL) {
+        if (run->pushes < 2)
+            run->calls[run->pushes++] = b->end_ip + ((b->sizes >> (4 * (b->count - 1))) & 15);
+        else
+            part = 0;
+    }
+    if (!part) {
+        ptc__cov_record_end(w);
+        return;
+    }
+    w->rec.next_ip = b->next_ip;
+    if (jcc) {
+        run->used++;
+        run->end_ip = b->next_ip;
+        w->rec.kept = *run;
+    }
+    if (!f->tnt.count) ptc__cov_record_end(w);
+}
+
+/* Where the run from the current IP and mode with these TNT bits waiting
+   is kept. */
+static ptc_flow_cached_run *ptc__cov_run_at(const ptc_flow_cache *c, const ptc_flow *f, uint64_t bits)
+{
+    uint64_t h = f->at.ip ^ (bits * 0xD6E8FEB86659FD93ull) ^ ((uint64_t)f->tnt.count << 56) ^ ((uint64_t)f->at.mode << 48);
+    return &c->runs[(size_t)((h * 0x9E3779B97F4A7C15ull) >> 32) & c->run_mask];
+}
+
+/* The run the cache keeps for the current IP and mode with the TNT bits
+   waiting is applied: its edges counted, its bits taken, its calls
+   pushed, execution where it ends; returns 1. Else 0, and the run is
+   recorded from this block on. */
+static int ptc__cov_run(ptc_coverage *cov, ptc_flow *f, ptc__cov_walk *w)
+{
+    ptc_flow_cache *c = f->cache;
+    const ptc_flow_cached_run *run;
+    uint64_t bits = f->tnt.bits & (((uint64_t)1 << f->tnt.count) - 1);
+    unsigned k;
+    run = ptc__cov_run_at(c, f, bits);
+    if (run->stamp != c->stamp || run->ip != f->at.ip || run->bits != bits || run->count != f->tnt.count ||
+        run->mode != f->at.mode) {
+        c->run_misses++;
+        memset(&w->rec, 0, sizeof w->rec);
+        w->rec.slot = (ptc_flow_cached_run *)(uintptr_t)run;
+        w->rec.now.ip = w->rec.next_ip = f->at.ip;
+        w->rec.now.bits = bits;
+        w->rec.now.count = f->tnt.count;
+        w->rec.now.mode = f->at.mode;
+        w->rec.now.stamp = c->stamp;
+        return 0;
+    }
+    c->run_hits++;
+    (void)ptc__flow_loops(f); /* as the run's first block would: it finds no cycle here */
+    f->tnt.count = (uint8_t)(f->tnt.count - run->used);
+    f->packets += run->used;
+    for (k = 0; k < run->pushes; k++) ptc__flow_push(f, run->calls[k]);
+    f->at.ip = run->end_ip;
+    for (k = 0; k < run->slots; k++) {
+        uint8_t *slot = &cov->map[run->slot[k] & cov->mask];
+        unsigned hits = *slot + run->hits[k];
+        *slot = (uint8_t)(hits < 0xFF ? hits : 0xFF); /* as that many ptc__cov_bump */
+    }
+    cov->edges += run->edges;
+    w->fell_through = 0; /* it ended at a branch */
+    return 1;
+}
+
+/* One block as ptc_flow_next_block gives it, less what cannot happen
+   here: its start has nothing to take first (TNT bits waiting and no
+   packet held, or a TIP held and no bit), and the block is in the cache.
+   Returns 1 when it was taken. */
+static int ptc__cov_step(ptc_coverage *cov, ptc_flow *f, ptc__cov_walk *w)
+{
+    const ptc_flow_cached_block *cached;
+    ptc_flow_block b;
+    if (f->tnt.count ? f->ahead.have : !f->ahead.have || f->ahead.type != PTC_TIP) return 0;
+    cached = ptc__flow_cached(f->cache, f);
+    if (!cached) return 0;
+    (void)ptc__flow_loops(f); /* the caller saw no cycle here */
+    f->block.now = *cached;
+    f->block.given = cached->count;
+    f->at.stopped = 0;
+    b.ip = cached->ip;
+    b.end_ip = cached->ip + cached->last;
+    b.end_class = cached->end_class;
+    b.flags = 0;
+    ptc__flow_end_block(f, b.end_ip);
+    ptc__flow_block_went(f, &b);
+    ptc__cov_block(cov, w, &b);
+    return 1;
+}
+
+/* Coverage's common case with a block cache (9.5): at a block start with
+   tracing on and nothing to give first (no error, no block part-given, no
+   resumption, not finished), the packets the fast reader takes read as
+   the block's start would, and no cycle to name here, a run the cache
+   keeps (ptc__cov_run: a lookup for a TNT packet's blocks) or the next
+   block (ptc__cov_step). Returns 1 when one was taken; else the general
+   path, ptc_flow_next_block, takes the next block. Runs are off while
+   on_edge is set (a run keeps slots, not IPs). */
+static int ptc__cov_fast(ptc_coverage *cov, ptc_flow *f, ptc__cov_walk *w)
+{
+    if (!f->cache || w->rec.slot || !f->at.enabled || f->at.resumed || f->at.finished || f->error.status != PTC_OK ||
+        f->block.given < f->block.now.count)
+        return 0;
+    if (!f->tnt.count && !f->ahead.have) ptc__flow_fill_fast(f);
+    if (ptc__flow_cycle_here(f)) return 0;
+    ptc__flow_cache_check(f->cache, f->image);
+    if (f->cache->runs && !cov->on_edge && f->tnt.count && !f->ahead.have) return ptc__cov_run(cov, f, w);
+    return ptc__cov_step(cov, f, w);
+}
+
 PTCDEF ptc_status ptc_coverage_flow(ptc_coverage *cov, ptc_flow *f)
 {
+    ptc__cov_walk w;
     ptc_flow_block b;
     ptc_status st;
-    /* the block before, when it did not branch: its last instruction and
-       the next one, where execution goes unless an event takes it away */
-    uint64_t from = 0, straight_on = 0;
-    int fell_through = 0;
     if (!cov || !cov->map || !f) return PTC_ERR_BAD_ARGUMENT;
-    while ((st = ptc_flow_next_block(f, &b)) != PTC_END) {
-        if (st != PTC_OK) {
+    memset(&w, 0, sizeof w);
+    for (;;) {
+        uint8_t bits;
+        if (ptc__cov_fast(cov, f, &w)) continue;
+        bits = f->tnt.count;
+        st = ptc_flow_next_block(f, &b);
+        if (st == PTC_END) break;
+        if (st == PTC_OK) {
+            ptc__cov_block(cov, &w, &b);
+        } else {
             ptc__cov_error(cov, st);
-            fell_through = 0;
-            continue;
+            w.fell_through = 0;
         }
-        if (b.flags & PTC_FLOW_RESUMED) ptc__cov_count(cov, 0, b.ip);
-        else if (fell_through && b.ip != straight_on) ptc__cov_count(cov, from, b.ip); /* an event */
-        /* a branch's edge, a TIP.PGD's IP included: whatever comes next */
-        fell_through = !ptc__cov_branches(b.end_class);
-        if (!fell_through && b.next_ip) ptc__cov_count(cov, b.end_ip, b.next_ip);
-        from = b.end_ip;
-        straight_on = b.next_ip;
+        if (w.rec.slot) ptc__cov_record(&w, f, &b, st, bits);
     }
+    ptc__cov_record_end(&w);
     return cov->errors ? cov->first_error : PTC_OK;
 }
 

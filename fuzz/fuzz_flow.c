@@ -20,7 +20,10 @@
      first error it counted, and sets no more slots than it counts edges;
    - coverage from the flow equals the map, edges and errors built here by
      SPEC 9.5's words from ptc_flow_next_block's blocks (without a cache):
-     the rules written a second time, apart from ptc_coverage_flow's. */
+     the rules written a second time, apart from ptc_coverage_flow's; so
+     does coverage through a cache of 8 blocks (whose common blocks it
+     takes apart from ptc_flow_next_block), and with 4 runs kept there,
+     cold and warm (a TNT packet's blocks applied at once). */
 #include "../ptcodec.h"
 #include "fuzz_helpers.h"
 #include "flow_input.h"
@@ -124,25 +127,28 @@ static void coverage_holds(const ptc_trace_config *tc, const ptc_image *img, con
     uint64_t expected_edges = 0, expected_errors = 0;
     static uint8_t map[256];
     static ptc_flow flow;
+    static const char *const ways[] = { "a cache of 8 blocks", "4 runs kept, cold", "4 runs kept, warm" };
     ptc_flow_cached_block blocks[8];
+    ptc_flow_cached_run runs[4];
     ptc_flow_cache cache;
     ptc_coverage cov;
     ptc_status st;
     size_t i, set;
     int pass;
-    for (pass = 0; pass < 2; pass++) {
+    memset(expected, 0, sizeof expected);
+    edges_from_blocks(tc, img, trace, n, expected, sizeof expected - 1, &expected_edges, &expected_errors);
+    FUZZ_ASSERT(ptc_flow_cache_init(&cache, blocks, 8) == PTC_OK, "cache init");
+    for (pass = 0; pass < 4; pass++) {
         memset(map, 0, sizeof map);
         FUZZ_ASSERT(ptc_coverage_init(&cov, map, sizeof map) == PTC_OK, "coverage init");
-        if (pass == 0) {
+        if (pass < 3) { /* through the cache (the common blocks taken apart from ptc_flow_next_block), then runs */
+            if (pass == 1) FUZZ_ASSERT(ptc_flow_cache_keep_runs(&cache, runs, 4) == PTC_OK, "runs");
             FUZZ_ASSERT(ptc_flow_init(&flow, tc, img, trace, n) == PTC_OK, "init");
-            FUZZ_ASSERT(ptc_flow_cache_init(&cache, blocks, 8) == PTC_OK, "cache init");
             ptc_flow_use_cache(&flow, &cache);
             st = ptc_coverage_flow(&cov, &flow);
-            memset(expected, 0, sizeof expected);
-            edges_from_blocks(tc, img, trace, n, expected, sizeof expected - 1, &expected_edges, &expected_errors);
             FUZZ_ASSERT(cov.edges == expected_edges && cov.errors == expected_errors && !memcmp(map, expected, sizeof map),
-                        "coverage: %llu edges and %llu errors, the blocks say %llu and %llu%s", (unsigned long long)cov.edges,
-                        (unsigned long long)cov.errors, (unsigned long long)expected_edges,
+                        "coverage, %s: %llu edges and %llu errors, the blocks say %llu and %llu%s", ways[pass],
+                        (unsigned long long)cov.edges, (unsigned long long)cov.errors, (unsigned long long)expected_edges,
                         (unsigned long long)expected_errors, memcmp(map, expected, sizeof map) ? ", maps differ" : "");
         } else {
             st = ptc_coverage_packets(&cov, tc, trace, n);

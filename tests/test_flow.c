@@ -612,6 +612,127 @@ static void a_changed_image_empties_the_cache(void)
     CHECK(flow_ways_agree("hand-made", "code b", &w, &img, trace, sizeof trace) >= 3);
 }
 
+/* Coverage through a cache takes its common blocks without
+   ptc_flow_next_block, and with runs kept, a TNT packet's blocks with one
+   lookup (SPEC 9.5): the map, the edges and the errors are what the
+   flow's blocks without a cache give. */
+typedef struct coverage_result {
+    uint64_t edges, errors, map_sum;
+    ptc_status st;
+} coverage_result;
+
+static uint8_t coverage_map[1 << 16], reference_map[1 << 16];
+
+static void count_edge_calls(void *ctx, uint64_t from, uint64_t to)
+{
+    (void)from;
+    (void)to;
+    (*(uint64_t *)ctx)++;
+}
+
+static coverage_result coverage_of(const uint8_t *trace, size_t n, const ptc_image *img, ptc_flow_cache *cache,
+                                   int with_on_edge)
+{
+    static ptc_flow flow;
+    coverage_result r;
+    ptc_coverage cov;
+    uint64_t calls = 0;
+    size_t i;
+    memset(coverage_map, 0, sizeof coverage_map);
+    CHECK(ptc_coverage_init(&cov, coverage_map, sizeof coverage_map) == PTC_OK);
+    if (with_on_edge) cov.on_edge = count_edge_calls;
+    cov.ctx = &calls;
+    CHECK(ptc_flow_init(&flow, NULL, img, trace, n) == PTC_OK);
+    ptc_flow_use_cache(&flow, cache);
+    r.st = ptc_coverage_flow(&cov, &flow);
+    if (with_on_edge) CHECK(calls == cov.edges, "on_edge called %llu times for %llu edges", (unsigned long long)calls,
+                            (unsigned long long)cov.edges);
+    r.edges = cov.edges;
+    r.errors = cov.errors;
+    for (i = 0, r.map_sum = 0; i < sizeof coverage_map; i++) r.map_sum += coverage_map[i];
+    return r;
+}
+
+static ptc_flow_cached_run big_runs[1 << 14], small_runs[2];
+
+/* way: what was used; want: the reference, whose map is reference_map */
+static void coverage_agrees(const char *name, const char *way, coverage_result got, coverage_result want)
+{
+    CHECK(got.st == want.st && got.edges == want.edges && got.errors == want.errors &&
+              !memcmp(coverage_map, reference_map, sizeof coverage_map),
+          "%s, %s: %s, %llu edges, %llu errors, the map %s; without a cache: %s, %llu edges, %llu errors", name, way,
+          ptc_status_name(got.st), (unsigned long long)got.edges, (unsigned long long)got.errors,
+          memcmp(coverage_map, reference_map, sizeof coverage_map) ? "differs" : "the same", ptc_status_name(want.st),
+          (unsigned long long)want.edges, (unsigned long long)want.errors);
+}
+
+static uint64_t run_hits(const ptc_flow_cache *c) { return c->run_hits; }
+
+static coverage_result coverage_ways_agree(const char *name, const uint8_t *trace, size_t n, const ptc_image *img)
+{
+    coverage_result want = coverage_of(trace, n, img, NULL, 0), got;
+    uint64_t hits;
+    memcpy(reference_map, coverage_map, sizeof reference_map);
+    CHECK(ptc_flow_cache_init(&big_cache, big_blocks, 1 << 16) == PTC_OK);
+    CHECK(ptc_flow_cache_init(&small_cache, small_blocks, 64) == PTC_OK);
+    got = coverage_of(trace, n, img, &big_cache, 0);
+    coverage_agrees(name, "a block cache, cold", got, want);
+    got = coverage_of(trace, n, img, &big_cache, 0);
+    coverage_agrees(name, "a block cache, warm", got, want);
+    CHECK(ptc_flow_cache_keep_runs(&big_cache, big_runs, 1 << 14) == PTC_OK);
+    got = coverage_of(trace, n, img, &big_cache, 0);
+    coverage_agrees(name, "runs, cold", got, want);
+    hits = run_hits(&big_cache);
+    got = coverage_of(trace, n, img, &big_cache, 0);
+    coverage_agrees(name, "runs, warm", got, want);
+    /* a warm decode finds its runs: no more recorded than found */
+    CHECK(big_cache.run_hits - hits >= big_cache.run_misses / 2, "%s: warm, %llu runs found, %llu recorded in all", name,
+          (unsigned long long)(big_cache.run_hits - hits), (unsigned long long)big_cache.run_misses);
+    got = coverage_of(trace, n, img, &big_cache, 1);
+    coverage_agrees(name, "runs kept and on_edge set (no run used)", got, want);
+    CHECK(ptc_flow_cache_keep_runs(&small_cache, small_runs, 2) == PTC_OK);
+    got = coverage_of(trace, n, img, &small_cache, 0);
+    coverage_agrees(name, "64 blocks and 2 runs, pushing each other out", got, want);
+    got = coverage_of(trace, n, img, &small_cache, 0);
+    coverage_agrees(name, "64 blocks and 2 runs, again", got, want);
+    return want;
+}
+
+static void coverage_ways_on(const struct libxdc_pair *p, const uint8_t *trace, size_t n, const ptc_image *img)
+{
+    coverage_result want = coverage_ways_agree(p->trace, trace, n, img);
+    printf("  %s: %llu edges, %llu errors, the same seven ways; %llu runs found\n", p->trace,
+           (unsigned long long)want.edges, (unsigned long long)want.errors, (unsigned long long)big_cache.run_hits);
+}
+
+static void coverage_through_caches_and_runs_is_the_blocks(void)
+{
+    /* at 0x1000: jz 0x1003; nop; call 0x100b; jz 0x1000; ret;
+       at 0x100b: jz 0x100d; ret (compressed: back to 0x1008) */
+    static uint8_t code[] = { 0x74, 0x01, 0x90, 0xE8, 0x03, 0x00, 0x00, 0x00, 0x74, 0xF6, 0xC3, 0x74, 0x00, 0xC3 };
+    /* PSB, PSBEND, TIP.PGE 0x1000, TNT 101110, TNT 10, TIP.PGD, padding */
+    static const uint8_t trace[] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+                                     0x02, 0x82, 0x02, 0x23, 0x71, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0xDC, 0x0C, 0x01,
+                                     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+    ptc_image_section storage[1];
+    ptc_image img;
+    coverage_result want;
+    uint64_t hits;
+    ptc_image_init(&img, storage, 1);
+    CHECK(ptc_image_add(&img, 0x1000, code, sizeof code) == PTC_OK);
+    want = coverage_ways_agree("hand-made", trace, sizeof trace, &img);
+    /* from 0 to 0x1000, then twice: the JZ taken, the CALL, the JZ not
+       taken, the RET, the JZ at 0x1008 (taken, then not) */
+    CHECK(want.st == PTC_OK && want.edges == 11, "%s, %llu edges", ptc_status_name(want.st), (unsigned long long)want.edges);
+    /* the run from 0x1000 holds the CALL: its return address is pushed for the RET */
+    hits = big_cache.run_hits;
+    coverage_agrees("hand-made", "runs, once more", coverage_of(trace, sizeof trace, &img, &big_cache, 0), want);
+    CHECK(big_cache.run_hits > hits);
+    CHECK(ptc_flow_cache_keep_runs(&big_cache, big_runs, 3) == PTC_ERR_BAD_ARGUMENT && !big_cache.runs);
+    CHECK(ptc_flow_cache_keep_runs(&big_cache, NULL, 4) == PTC_ERR_BAD_ARGUMENT);
+    on_libxdc_pairs(coverage_ways_on);
+}
+
 /* A transaction's begin writes MODE.TSX and a FUP that are no event (the
    flow goes on through the XBEGIN); an abort's MODE.TSX and FUP are one
    (the instruction at the FUP does not run: the TIP says where it went). */
@@ -1013,6 +1134,7 @@ int main(void)
     RUN(the_flow_of_libxdcs_traces);
     RUN(blocks_and_caches_give_the_same_flow);
     RUN(a_changed_image_empties_the_cache);
+    RUN(coverage_through_caches_and_runs_is_the_blocks);
     RUN(a_tsx_fup_is_an_event_only_for_an_abort_and_the_end_says_nothing);
     RUN(a_tip_pgd_binds_where_tracing_stopped);
     TESTLIB_EXIT();
