@@ -2683,7 +2683,10 @@ PTCDEF size_t ptc_coverage_slot(uint64_t from, uint64_t to, size_t mask);
    IP included; from the last instruction before an asynchronous event to
    where the event sent execution; from 0 to where tracing started or
    resumed. PTC_OK, or the first error the flow decoder met (all are
-   counted in errors, and decoding goes on). */
+   counted in errors, and decoding goes on). Through a cache that keeps
+   runs (ptc_flow_cache_keep_runs) and with on_edge not set, a TNT
+   packet's blocks decoded before cost one lookup: the same map and counts
+   (SPEC 9.5). */
 PTCDEF ptc_status ptc_coverage_flow(ptc_coverage *cov, ptc_flow *f);
 /* Edges without an image, from the packets alone: from the IP of the last
    IP packet (0 at the start and after an OVF) to each TIP's, TIP.PGE's,

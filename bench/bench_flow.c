@@ -9,8 +9,10 @@
    cache and through a warm block cache, against libipt's instruction
    flow decoder (libipt reads the code from the page cache's dump file, its
    sections as pt_image_add_file makes them). Edges: ptcodec's coverage map
-   (ptc_coverage_flow) cold (a fresh decoder and an empty cache, the
-   first decode) and warm (the cache kept), against libipt's block decoder
+   (ptc_coverage_flow) cold (a fresh decoder and an empty cache of 65 536
+   blocks and 16 384 runs, the first decode) and warm (the cache kept),
+   and warm through a cache that keeps no runs (blocks alone: "no runs"),
+   against libipt's block decoder
    and libxdc's bitmap, cold (libxdc_init for the decode) and warm (its
    caches kept). MB/s of trace; where a decoder stops early (libipt on
    avscript_32), what it decoded counts. Beside them, the packets alone:
@@ -39,8 +41,9 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static ptc_flow_cached_block cache_blocks[1 << 16];
-static ptc_flow_cache cache;
+static ptc_flow_cached_block cache_blocks[1 << 16], plain_blocks[1 << 16];
+static ptc_flow_cached_run cache_runs[1 << 14];
+static ptc_flow_cache cache, plain_cache; /* with runs kept, and blocks alone */
 static uint8_t map[1 << 16];
 
 /* ptcodec's instructions; through the cache when it is given */
@@ -56,14 +59,25 @@ static uint64_t ptcodec_insns(const ptc_image *img, const uint8_t *trace, size_t
     return k;
 }
 
-/* ptcodec's coverage map; cold: the cache emptied first */
+static uint64_t ptcodec_edges_through(const ptc_image *img, const uint8_t *trace, size_t n, ptc_flow_cache *c);
+
+/* ptcodec's coverage map through the cache with runs kept; cold: set up
+   (and so emptied) first */
 static uint64_t ptcodec_edges(const ptc_image *img, const uint8_t *trace, size_t n, int cold)
+{
+    if (cold) {
+        ptc_flow_cache_init(&cache, cache_blocks, sizeof cache_blocks / sizeof cache_blocks[0]);
+        ptc_flow_cache_keep_runs(&cache, cache_runs, sizeof cache_runs / sizeof cache_runs[0]);
+    }
+    return ptcodec_edges_through(img, trace, n, &cache);
+}
+
+static uint64_t ptcodec_edges_through(const ptc_image *img, const uint8_t *trace, size_t n, ptc_flow_cache *c)
 {
     static ptc_flow flow;
     ptc_coverage cov;
-    if (cold) ptc_flow_cache_init(&cache, cache_blocks, sizeof cache_blocks / sizeof cache_blocks[0]);
     ptc_flow_init(&flow, NULL, img, trace, n);
-    ptc_flow_use_cache(&flow, &cache);
+    ptc_flow_use_cache(&flow, c);
     ptc_coverage_init(&cov, map, sizeof map);
     ptc_coverage_flow(&cov, &flow);
     return cov.edges;
@@ -199,7 +213,7 @@ int main(int argc, char **argv)
         { "qemu_trace1", "qemu__page_cache", 0x555555554000, 0x555555d60000 },
         { "avscript_32_failed_trace_12709_1", "avscript_32__page_cache", 0x1000, 0x7ffffffff000 },
     };
-    static struct { double insn_plain, insn_warm, insn_libipt, cold, warm, blocks, xdc_cold, xdc_warm, packets; uint64_t insns, edges; } row[5];
+    static struct { double insn_plain, insn_warm, insn_libipt, cold, warm, warm_blocks, blocks, xdc_cold, xdc_warm, packets; uint64_t insns, edges; } row[5];
     size_t p;
     util_prog = "bench_flow";
     if (argc != 2) {
@@ -237,6 +251,10 @@ int main(int argc, char **argv)
         row[p].cold = tn / best / 1e6;
         BEST_OF_5(best, k, ptcodec_edges(&img, t, tn, 0));
         row[p].warm = tn / best / 1e6;
+        ptc_flow_cache_init(&plain_cache, plain_blocks, sizeof plain_blocks / sizeof plain_blocks[0]);
+        ptcodec_edges_through(&img, t, tn, &plain_cache);
+        BEST_OF_5(best, k, ptcodec_edges_through(&img, t, tn, &plain_cache));
+        row[p].warm_blocks = tn / best / 1e6;
         BEST_OF_5(best, k, packets_alone(t, tn));
         row[p].packets = tn / best / 1e6;
         BEST_OF_5(best, kl, libipt_blocks(&img, d, dp, t, tn));
@@ -276,11 +294,11 @@ int main(int argc, char **argv)
                row[p].insn_plain, row[p].insn_warm, row[p].insn_libipt, row[p].insn_plain / row[p].insn_libipt,
                row[p].insn_warm / row[p].insn_libipt);
     printf("\nEdges (ptc_coverage_flow) against libipt's block decoder and libxdc (MB/s of trace):\n");
-    printf("%-34s %9s | %9s %9s | %9s | %9s %9s | %9s | %s\n", "trace", "edges", "cold", "warm", "libipt", "xdc cold",
-           "xdc warm", "packets", "cold/xdc, cold/libipt, warm/xdc, packets/xdc");
+    printf("%-34s %9s | %9s %9s %9s | %9s | %9s %9s | %9s | %s\n", "trace", "edges", "cold", "warm", "no runs",
+           "libipt", "xdc cold", "xdc warm", "packets", "cold/xdc, cold/libipt, warm/xdc, packets/xdc");
     for (p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
-        printf("%-34s %9llu | %9.1f %9.1f | %9.1f | ", pairs[p].trace, (unsigned long long)row[p].edges, row[p].cold,
-               row[p].warm, row[p].blocks);
+        printf("%-34s %9llu | %9.1f %9.1f %9.1f | %9.1f | ", pairs[p].trace, (unsigned long long)row[p].edges,
+               row[p].cold, row[p].warm, row[p].warm_blocks, row[p].blocks);
 #ifdef BENCH_FLOW_LIBXDC
         printf("%9.1f %9.1f | %9.1f | %.2fx ", row[p].xdc_cold, row[p].xdc_warm, row[p].packets, row[p].cold / row[p].xdc_cold);
 #else

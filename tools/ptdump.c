@@ -1299,8 +1299,10 @@ static void print_flow_error(ptc_status st, uint64_t offset, uint64_t ip)
 }
 
 /* The blocks --blocks decodes through, and --coverage with an image:
-   2 MiB, the code of a large program. */
+   2 MiB, the code of a large program; and --coverage's runs (2 MiB): a
+   loop's rounds after the first cost a lookup a TNT packet. */
 static ptc_flow_cached_block flow_cache_blocks[1 << 16];
+static ptc_flow_cached_run flow_cache_runs[1 << 14];
 
 /* --insn, --blocks or --coverage over one trace or more (a perf.data's
    queues): what they were asked, and what they found. */
@@ -1465,6 +1467,8 @@ static int run_flow(const char *path, const char *option, const ptc_trace_config
     job.image = images->given ? &images->image : NULL;
     if (job.blocks || job.coverage)
         ptc_flow_cache_init(&job.cache, flow_cache_blocks, sizeof flow_cache_blocks / sizeof flow_cache_blocks[0]);
+    if (job.coverage)
+        ptc_flow_cache_keep_runs(&job.cache, flow_cache_runs, sizeof flow_cache_runs / sizeof flow_cache_runs[0]);
     if (!file) {
         fprintf(stderr, "ptdump: cannot read %s\n", path);
         return 2;
