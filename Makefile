@@ -454,6 +454,10 @@ $(BUILD)/bench_flow: bench/bench_flow.c $(HDR) harness/util.h $(if $(BENCH_XDC),
 $(BUILD)/bench_flow_libipt22: bench/bench_flow.c $(HDR) harness/util.h $(LIBIPT22) $(if $(BENCH_XDC),$(LIBXDC)) | $(BUILD)
 	gcc -std=c99 -O2 -DNDEBUG $(WARN) -I$(LIBIPT22_DIR)/b/libipt/include -o $@ $< -L$(LIBIPT22_DIR)/b/lib \
 	  -Wl,-rpath,$(abspath $(LIBIPT22_DIR)/b/lib) -lipt $(if $(BENCH_XDC),-DBENCH_FLOW_LIBXDC -I$(BUILD)/libxdc -flto $(LIBXDC) -lcapstone)
+# one trace's coverage decoded again and again through one cache (the warm
+# loop alone, for perf record; bench/README.md)
+$(BUILD)/coverage_loop: bench/coverage_loop.c $(HDR) harness/util.h | $(BUILD)
+	$(CC) -std=c99 -O2 -DNDEBUG $(WARN) -o $@ $<
 SHARED_DIR := $(firstword $(foreach d,$(PTCODEC_SHARED) ../shared /work/shared,$(wildcard $(d)/flow)))
 
 $(BUILD)/bench_model: bench/bench_model.c $(HDR) $(TOOLHDR) | $(BUILD)
@@ -471,7 +475,7 @@ BENCH_FLOW22 := $(if $(BENCH22),$(BUILD)/bench_flow_libipt22)
 # the model's clock settings by libipt's names (ptsim's defaults), for its traces
 BENCH_MODEL_CLOCK := --mtc-freq 3 --nom-freq 24 --cpuid-0x15.eax 2 --cpuid-0x15.ebx 200 --cyc-thresh 0
 bench: deps
-	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/bench_flow $(BUILD)/timecmp $(BENCH22) $(TIMECMP22) $(BENCH_FLOW22) \
+	@$(MAKE) --no-print-directory $(BUILD)/bench_decode $(BUILD)/bench_model $(BUILD)/bench_flow $(BUILD)/coverage_loop $(BUILD)/timecmp $(BENCH22) $(TIMECMP22) $(BENCH_FLOW22) \
 	  $(BUILD)/ptdump $(BUILD)/ptgen $(BUILD)/ptsim
 	@$(BUILD)/bench_decode
 	@echo
