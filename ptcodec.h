@@ -11855,7 +11855,7 @@ static ptc_flow_cached_run *ptc__cov_run_at(const ptc_flow_cache *c, const ptc_f
 static int ptc__cov_run(ptc_coverage *cov, ptc_flow *f, ptc__cov_walk *w)
 {
     ptc_flow_cache *c = f->cache;
-    const ptc_flow_cached_run *run;
+    ptc_flow_cached_run *run;
     uint64_t bits = f->tnt.bits & (((uint64_t)1 << f->tnt.count) - 1);
     unsigned k;
     run = ptc__cov_run_at(c, f, bits);
@@ -11863,7 +11863,7 @@ static int ptc__cov_run(ptc_coverage *cov, ptc_flow *f, ptc__cov_walk *w)
         run->mode != f->at.mode) {
         c->run_misses++;
         memset(&w->rec, 0, sizeof w->rec);
-        w->rec.slot = (ptc_flow_cached_run *)(uintptr_t)run;
+        w->rec.slot = run;
         w->rec.now.ip = w->rec.next_ip = f->at.ip;
         w->rec.now.bits = bits;
         w->rec.now.count = f->tnt.count;
