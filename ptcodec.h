@@ -11523,6 +11523,18 @@ static void ptc__flow_cut_at_event(const ptc_flow *f, ptc_flow_cached_block *b)
     }
 }
 
+/* f->block.now, at the current IP, is the block being given from now on:
+   none of it given yet, from the last packet read, resumed or not. */
+static void ptc__flow_begin_block(ptc_flow *f)
+{
+    f->block.ip = f->at.ip;
+    f->block.given = 0;
+    f->block.offset = f->last_offset;
+    f->block.flags = (uint8_t)(f->at.resumed ? PTC_FLOW_RESUMED : 0);
+    f->at.resumed = 0;
+    f->at.stopped = 0;
+}
+
 /* The next block starts at the current IP: f->block holds it. */
 static ptc_status ptc__flow_start_block(ptc_flow *f)
 {
@@ -11532,12 +11544,7 @@ static ptc_status ptc__flow_start_block(ptc_flow *f)
     st = ptc__flow_block_at(f, &f->block.now);
     if (st != PTC_OK) return st;
     ptc__flow_cut_at_event(f, &f->block.now);
-    f->block.ip = f->at.ip;
-    f->block.given = 0;
-    f->block.offset = f->last_offset;
-    f->block.flags = (uint8_t)(f->at.resumed ? PTC_FLOW_RESUMED : 0);
-    f->at.resumed = 0;
-    f->at.stopped = 0;
+    ptc__flow_begin_block(f);
     return PTC_OK;
 }
 
@@ -11578,6 +11585,26 @@ static void ptc__flow_block_went(const ptc_flow *f, ptc_flow_block *block)
     } else {
         block->next_ip = 0;
     }
+}
+
+/* What is left of the block being given, in *block (every field), and
+   its last instruction's step taken: where it went. */
+static void ptc__flow_give_rest(ptc_flow *f, ptc_flow_block *block)
+{
+    const ptc_flow_cached_block *b = &f->block.now;
+    unsigned k = f->block.given, left = b->count - k;
+    block->ip = f->block.ip;
+    block->offset = f->block.offset;
+    block->sizes = b->sizes >> (4 * k);
+    block->count = (uint8_t)left;
+    block->end_ip = b->ip + b->last;
+    block->end_class = b->end_class;
+    block->mode = b->mode;
+    block->flags = (uint8_t)(k ? 0 : f->block.flags);
+    f->block.given = b->count;
+    f->block.ip = block->end_ip + ((block->sizes >> (4 * (left - 1))) & 15);
+    ptc__flow_end_block(f, block->end_ip);
+    ptc__flow_block_went(f, block);
 }
 
 /* Common to both calls: the end, an error waiting, or the next block
@@ -11629,28 +11656,12 @@ PTCDEF ptc_status ptc_flow_next(ptc_flow *f, ptc_flow_insn *insn)
 
 PTCDEF ptc_status ptc_flow_next_block(ptc_flow *f, ptc_flow_block *block)
 {
-    const ptc_flow_cached_block *b;
-    unsigned k, left;
     ptc_status st;
     if (!f || !block) return PTC_ERR_BAD_ARGUMENT;
     memset(block, 0, sizeof *block);
     st = ptc__flow_before(f, &block->ip, &block->offset);
     if (st != PTC_OK) return st;
-    b = &f->block.now;
-    k = f->block.given;
-    left = b->count - k;
-    block->ip = f->block.ip;
-    block->offset = f->block.offset;
-    block->sizes = b->sizes >> (4 * k);
-    block->count = (uint8_t)left;
-    block->end_ip = b->ip + b->last;
-    block->end_class = b->end_class;
-    block->mode = b->mode;
-    block->flags = (uint8_t)(k ? 0 : f->block.flags);
-    f->block.given = b->count;
-    f->block.ip = block->end_ip + ((block->sizes >> (4 * (left - 1))) & 15);
-    ptc__flow_end_block(f, block->end_ip);
-    ptc__flow_block_went(f, block);
+    ptc__flow_give_rest(f, block);
     return PTC_OK;
 }
 
@@ -11900,14 +11911,8 @@ static int ptc__cov_step(ptc_coverage *cov, ptc_flow *f, ptc__cov_walk *w)
     if (!cached) return 0;
     (void)ptc__flow_loops(f); /* the caller saw no cycle here */
     f->block.now = *cached;
-    f->block.given = cached->count;
-    f->at.stopped = 0;
-    b.ip = cached->ip;
-    b.end_ip = cached->ip + cached->last;
-    b.end_class = cached->end_class;
-    b.flags = 0;
-    ptc__flow_end_block(f, b.end_ip);
-    ptc__flow_block_went(f, &b);
+    ptc__flow_begin_block(f);
+    ptc__flow_give_rest(f, &b);
     ptc__cov_block(cov, w, &b);
     return 1;
 }

@@ -59,7 +59,17 @@ static uint64_t ptcodec_insns(const ptc_image *img, const uint8_t *trace, size_t
     return k;
 }
 
-static uint64_t ptcodec_edges_through(const ptc_image *img, const uint8_t *trace, size_t n, ptc_flow_cache *c);
+/* ptcodec's coverage map through cache c */
+static uint64_t ptcodec_edges_through(const ptc_image *img, const uint8_t *trace, size_t n, ptc_flow_cache *c)
+{
+    static ptc_flow flow;
+    ptc_coverage cov;
+    ptc_flow_init(&flow, NULL, img, trace, n);
+    ptc_flow_use_cache(&flow, c);
+    ptc_coverage_init(&cov, map, sizeof map);
+    ptc_coverage_flow(&cov, &flow);
+    return cov.edges;
+}
 
 /* ptcodec's coverage map through the cache with runs kept; cold: set up
    (and so emptied) first */
@@ -70,17 +80,6 @@ static uint64_t ptcodec_edges(const ptc_image *img, const uint8_t *trace, size_t
         ptc_flow_cache_keep_runs(&cache, cache_runs, sizeof cache_runs / sizeof cache_runs[0]);
     }
     return ptcodec_edges_through(img, trace, n, &cache);
-}
-
-static uint64_t ptcodec_edges_through(const ptc_image *img, const uint8_t *trace, size_t n, ptc_flow_cache *c)
-{
-    static ptc_flow flow;
-    ptc_coverage cov;
-    ptc_flow_init(&flow, NULL, img, trace, n);
-    ptc_flow_use_cache(&flow, c);
-    ptc_coverage_init(&cov, map, sizeof map);
-    ptc_coverage_flow(&cov, &flow);
-    return cov.edges;
 }
 
 /* libipt's image: the sections, each from its place in the dump file */
